@@ -1,0 +1,15 @@
+/**
+ * \file samplekit.cuh
+ * \brief Umbrella header for device code: every device primitive and the C API (needs nvcc).
+ */
+#ifndef SAMPLEKIT_SAMPLEKIT_CUH
+#define SAMPLEKIT_SAMPLEKIT_CUH
+
+#include "samplekit.h"
+#include "warp_lane.cuh"
+#include "warp_scan.cuh"
+#include "warp_vote.cuh"
+#include "warp_sample_prefix.cuh"
+#include "rng.cuh"
+
+#endif /* SAMPLEKIT_SAMPLEKIT_CUH */

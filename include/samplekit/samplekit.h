@@ -1,0 +1,16 @@
+/**
+ * \file samplekit.h
+ * \brief Umbrella header of the C API: include this from C or C++ host code and link samplekit::kernels.
+ *
+ * Compiles as C99 (`gcc -std=c99 -pedantic -Wall -Werror`) and needs no CUDA header.
+ */
+#ifndef SAMPLEKIT_SAMPLEKIT_H
+#define SAMPLEKIT_SAMPLEKIT_H
+
+#include "sk_config.h"
+#include "sk_status.h"
+#include "sk_version.h"
+#include "sk_device.h"
+#include "rng.h"
+
+#endif /* SAMPLEKIT_SAMPLEKIT_H */

@@ -1,0 +1,29 @@
+# Run by ctest (see CMakeLists.txt here). Fails with a message naming the step that failed.
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_consumer: ${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "install_consumer: ${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+if(NOT CONFIG)
+  set(CONFIG Release)
+endif()
+step("install" ${CMAKE_COMMAND} --install ${SAMPLEKIT_BINARY_DIR} --prefix ${prefix} --config ${CONFIG})
+
+foreach(project c cuda)
+  step("configure the ${project} consumer"
+       ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}/${project} -B ${WORK_DIR}/${project}
+       -DCMAKE_PREFIX_PATH=${prefix})
+  step("build the ${project} consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/${project})
+endforeach()
+
+step("run the C consumer" ${WORK_DIR}/c/c_consumer)
+if(NOT step_output MATCHES "samplekit [0-9]+\\.[0-9]+\\.[0-9]+: success")
+  message(FATAL_ERROR "install_consumer: unexpected output from the C consumer: ${step_output}")
+endif()
+message(STATUS "install_consumer: C consumer printed: ${step_output}")
