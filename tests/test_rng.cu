@@ -224,11 +224,11 @@ static void test_against_curand(void) {
     SK_CHECK(h_f64[c] == sk_rng_uniform_f64(cases[c].seed, cases[c].stream, cases[c].offset),
              "sk_rng_uniform_f64 differs between device and host");
   }
-  cudaFree(d_cases);
-  cudaFree(d_out);
-  cudaFree(d_out4);
-  cudaFree(d_sk);
-  cudaFree(d_f64);
+  SK_CHECK_CUDA(cudaFree(d_cases));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  SK_CHECK_CUDA(cudaFree(d_out4));
+  SK_CHECK_CUDA(cudaFree(d_sk));
+  SK_CHECK_CUDA(cudaFree(d_f64));
 }
 
 // The same index range computed under several launch shapes gives the same bits, equal to the host's.
@@ -252,7 +252,7 @@ static void test_launch_shapes(void) {
     sk_test_context("launch shape %d x %d", shapes[s][0], shapes[s][1]);
     SK_CHECK(bad == n, "index %d differs from the host", bad);
   }
-  cudaFree(d);
+  SK_CHECK_CUDA(cudaFree(d));
   free(h);
 }
 
@@ -280,7 +280,7 @@ static void test_fill_api(void) {
       for (size_t g = 0; g < guard; ++g) guard_ok &= sk_test_f32_bits(h[n + g]) == 0xffffffffu;
       SK_CHECK(guard_ok, "wrote past the end of the range");
     }
-  cudaFree(d);
+  SK_CHECK_CUDA(cudaFree(d));
   free(h);
 }
 
@@ -294,7 +294,7 @@ static void test_uniformity_device(void) {
   SK_CHECK_LAUNCH();
   SK_CHECK_CUDA(cudaMemcpy(h, d, sizeof(float) * n, cudaMemcpyDeviceToHost));
   check_uniform(h, n, "device float uniforms");
-  cudaFree(d);
+  SK_CHECK_CUDA(cudaFree(d));
   free(h);
 }
 
@@ -309,7 +309,7 @@ static void test_usage_snippet(void) {
   while (bad < kTokens && sk_test_f32_bits_equal(h[bad], sk_rng_uniform4_f32(123, (uint64_t)bad, 4).x)) ++bad;
   sk_test_context("usage snippet");
   SK_CHECK(bad == kTokens, "token %d differs from the host", bad);
-  cudaFree(d);
+  SK_CHECK_CUDA(cudaFree(d));
 }
 
 int main(int argc, char **argv) {

@@ -205,10 +205,10 @@ static void test_device_exact(int seed) {
       sk_test_check_lanes(out + (size_t)o * num_cases * 32 + (size_t)c * 32, lanes, k->mask);
     }
   }
-  cudaFree(d_cases);
-  cudaFree(d_w_f);
-  cudaFree(d_w_u);
-  cudaFree(d_out);
+  SK_CHECK_CUDA(cudaFree(d_cases));
+  SK_CHECK_CUDA(cudaFree(d_w_f));
+  SK_CHECK_CUDA(cudaFree(d_w_u));
+  SK_CHECK_CUDA(cudaFree(d_out));
   free(cases);
   free(w_f);
   free(w_u);
@@ -262,8 +262,8 @@ static void test_goodness_of_fit(void) {
   SK_CHECK(x_bug > threshold, "planted off-by-one gave chi-square %.1f, not above %.1f", x_bug, threshold);
   printf("goodness of fit: chi-square %.1f, threshold %.1f (%d dof); planted off-by-one %.3g\n", x, threshold,
          cells - 1, x_bug);
-  cudaFree(d_w);
-  cudaFree(d_counts);
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_counts));
 }
 
 // Runs the documentation's usage snippet and compares with the reference, uniforms drawn on the host.
@@ -289,8 +289,8 @@ static void test_usage_snippet(void) {
     sk_test_context("usage snippet row %d", r);
     SK_CHECK(h_out[r] == want, "got %d want %d", h_out[r], want);
   }
-  cudaFree(d_w);
-  cudaFree(d_out);
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_out));
   free(h_w);
 }
 

@@ -143,11 +143,11 @@ static void test_device(int seed) {
     }
   }
 
-  cudaFree(d_masks);
-  cudaFree(d_in_f);
-  cudaFree(d_in_u);
-  cudaFree(d_out_f);
-  cudaFree(d_out_u);
+  SK_CHECK_CUDA(cudaFree(d_masks));
+  SK_CHECK_CUDA(cudaFree(d_in_f));
+  SK_CHECK_CUDA(cudaFree(d_in_u));
+  SK_CHECK_CUDA(cudaFree(d_out_f));
+  SK_CHECK_CUDA(cudaFree(d_out_u));
   free(h_masks);
   free(h_in_f);
   free(h_in_u);
@@ -180,9 +180,9 @@ static void test_usage_snippet(void) {
     ok &= h_totals[w] == run;
   }
   SK_CHECK(ok, "offsets or warp totals differ from a serial sum");
-  cudaFree(d_counts);
-  cudaFree(d_offsets);
-  cudaFree(d_totals);
+  SK_CHECK_CUDA(cudaFree(d_counts));
+  SK_CHECK_CUDA(cudaFree(d_offsets));
+  SK_CHECK_CUDA(cudaFree(d_totals));
 }
 
 int main(int argc, char **argv) {

@@ -127,11 +127,11 @@ static void test_device(int seed) {
     }
   }
 
-  cudaFree(d_masks);
-  cudaFree(d_src);
-  cudaFree(d_pred);
-  cudaFree(d_val);
-  cudaFree(d_out);
+  SK_CHECK_CUDA(cudaFree(d_masks));
+  SK_CHECK_CUDA(cudaFree(d_src));
+  SK_CHECK_CUDA(cudaFree(d_pred));
+  SK_CHECK_CUDA(cudaFree(d_val));
+  SK_CHECK_CUDA(cudaFree(d_out));
   free(h_masks);
   free(h_src);
   free(h_pred);
@@ -157,8 +157,8 @@ static void test_usage_snippet(void) {
     sk_test_context("usage snippet, first entry above the threshold at %d", answers[a]);
     SK_CHECK(found == answers[a], "found %d", found);
   }
-  cudaFree(d_row);
-  cudaFree(d_found);
+  SK_CHECK_CUDA(cudaFree(d_row));
+  SK_CHECK_CUDA(cudaFree(d_found));
 }
 
 // The vote references against definitions by counting (they are simple enough to check exhaustively

@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
   }
   printf("%d draws, seed %llu; largest |drawn - expected| = %.4f (zero-weight indices drawn: %s)\n", kDraws,
          (unsigned long long)seed, worst, counts[9] + counts[19] + counts[29] + counts[39] ? "YES, a bug" : "none");
-  cudaFree(d_weights);
-  cudaFree(d_counts);
+  if ((err = cudaFree(d_weights)) != cudaSuccess || (err = cudaFree(d_counts)) != cudaSuccess)
+    return fail("cudaFree", err);
   return 0;
 }
