@@ -30,6 +30,9 @@
 #include "samplekit/warp_scan.cuh"
 #include "samplekit/warp_vote.cuh"
 
+#define BENCH_NAME "bench_warp"
+#include "bench_common.h"
+
 // ---------------------------------------------------------------------------------------------------
 // Parameters of the method (STYLE.md, "Benchmarks").
 
@@ -48,35 +51,9 @@
 #define BENCH_BROADCAST_LANE 5  // any member works; the same for both variants
 #define BENCH_HEADLINE_TARGET 0.95
 
-// Exit codes: 77 is ctest's SKIP_RETURN_CODE, used when there is no GPU to run on.
-#define BENCH_EXIT_MISMATCH 1
-#define BENCH_EXIT_USAGE 2
-#define BENCH_EXIT_NO_GPU 77
-
-// ---------------------------------------------------------------------------------------------------
-// CUDA error checking: a benchmark cannot recover from a failed call, so report where and exit.
-
-static void bench_cuda_check(cudaError_t err, const char *call, const char *file, int line) {
-  if (err == cudaSuccess) return;
-  fprintf(stderr, "bench_warp: CUDA error %s (%s)\n  in %s\n  at %s:%d\n", cudaGetErrorName(err),
-          cudaGetErrorString(err), call, file, line);
-  exit(EXIT_FAILURE);
-}
-
-#define BENCH_CUDA(call) bench_cuda_check((call), #call, __FILE__, __LINE__)
-
 // ---------------------------------------------------------------------------------------------------
 // Inputs: a hash of the thread index, usable on the host (check inputs) and the device (timing).
 
-// lowbias32 (C. Wellons): a cheap integer hash whose output bits all depend on every input bit.
-static __host__ __device__ inline uint32_t bench_hash_u32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
 
 // A float in [-1, 1): 24 random bits, so the value is exact and never a NaN or an infinity.
 static __host__ __device__ inline float bench_unit_signed_f32(uint32_t h) {
@@ -843,13 +820,6 @@ static void bench_usage(FILE *f) {
 }
 
 // Accepts a decimal int in [min, max] with nothing after the digits.
-static bool bench_parse_int(const char *s, int min, int max, int *out) {
-  char *end = NULL;
-  const long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < min || v > max) return false;
-  *out = (int)v;
-  return true;
-}
 
 static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->outer_iters = BENCH_DEFAULT_ITERS;
@@ -923,7 +893,7 @@ int main(int argc, char **argv) {
   if (!all_ok) {
     printf("\nbench_warp: FAILED: samplekit and the baseline disagree (see above); nothing timed\n");
     bench_close_device(&ctx);
-    return BENCH_EXIT_MISMATCH;
+    return BENCH_EXIT_FAILED;
   }
 
   bench_warm_gpu(&ctx, pairs[0].sk.chain_kernel);

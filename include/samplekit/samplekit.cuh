@@ -10,6 +10,8 @@
 #include "warp_scan.cuh"
 #include "warp_vote.cuh"
 #include "warp_sample_prefix.cuh"
+#include "butterfly.cuh"
 #include "rng.cuh"
+#include "wary_tree.cuh"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_CUH */

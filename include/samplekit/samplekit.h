@@ -12,5 +12,7 @@
 #include "sk_version.h"
 #include "sk_device.h"
 #include "rng.h"
+#include "wary_tree.h"
+#include "sample_categorical.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */

@@ -1,0 +1,377 @@
+// sk_sample_categorical_*: one draw per row of a weight matrix, or per item of a product theta[d] * phi[w].
+// The order of every addition is documented in sample_categorical.h; tests/ref/categorical_ref.c replays it.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "samplekit/butterfly.cuh"
+#include "samplekit/rng.cuh"
+#include "samplekit/sample_categorical.h"
+#include "samplekit/warp_scan.cuh"
+#include "sk_detail_cuda.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarpsPerBlock = kThreads / SK_WARP_SIZE;
+constexpr int kPrefetchRounds = 4;  // rounds whose loads are in flight together (one warp, one row)
+// The butterfly needs ~80 registers; capping it at 3 blocks of 256 per SM measured fastest
+// (bench_butterfly: 3.57 against 4.69 ns per draw at K = 1024 on an H200).
+constexpr int kButterflyMinBlocks = 3;
+
+// --- Where a row's weights come from ----------------------------------------------------------------
+
+struct MatrixRow {
+  const float *w;
+  __device__ float at(int k) const { return __ldg(w + k); }
+  __device__ float4 at4(int k) const { return __ldg(reinterpret_cast<const float4 *>(w + k)); }
+};
+
+// Products rounded once: __fmul_rn keeps the compiler from fusing them into the following adds.
+struct ProductRow {
+  const float *theta, *phi;
+  __device__ float at(int k) const { return __fmul_rn(__ldg(theta + k), __ldg(phi + k)); }
+  __device__ float4 at4(int k) const {
+    const float4 a = __ldg(reinterpret_cast<const float4 *>(theta + k));
+    const float4 b = __ldg(reinterpret_cast<const float4 *>(phi + k));
+    return make_float4(__fmul_rn(a.x, b.x), __fmul_rn(a.y, b.y), __fmul_rn(a.z, b.z), __fmul_rn(a.w, b.w));
+  }
+};
+
+// The V entries lane `lane` holds in round j; entries past K read as 0.
+template <int V, class Row>
+__device__ void load_round(const Row &row, int K, int j, int lane, float (&v)[V]) {
+  const int k0 = (j * SK_WARP_SIZE + lane) * V;
+  if (V == 4 && k0 + 3 < K) {
+    const float4 q = row.at4(k0);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+#pragma unroll
+    for (int c = 0; c < V; ++c) v[c] = k0 + c < K ? row.at(k0 + c) : 0.0f;
+  }
+}
+
+// Lane serial partial sums pre[c], and the lane's exclusive position e (see the header's order).
+template <int V>
+__device__ float round_positions(const float (&v)[V], float (&pre)[V]) {
+  pre[0] = v[0];
+#pragma unroll
+  for (int c = 1; c < V; ++c) pre[c] = pre[c - 1] + v[c];
+  return sk_warp_exclusive_sum_f32(SK_FULL_MASK, pre[V - 1]);
+}
+
+// First (lane, c) in this round with v > 0 and carry + (e + pre[c]) > u, as an index, or -1.
+template <int V>
+__device__ int first_hit_in_round(const float (&v)[V], float carry, float u, int round_base, int lane) {
+  float pre[V];
+  const float e = round_positions<V>(v, pre);
+  int c_hit = V;
+#pragma unroll
+  for (int c = V - 1; c >= 0; --c)
+    if (v[c] > 0.0f && carry + (e + pre[c]) > u) c_hit = c;
+  const unsigned hits = __ballot_sync(SK_FULL_MASK, c_hit < V);
+  if (hits == 0u) return -1;
+  const int hit_lane = __ffs((int)hits) - 1;
+  return round_base + hit_lane * V + __shfl_sync(SK_FULL_MASK, c_hit, hit_lane);
+}
+
+// The last entry with a positive weight, scanning rounds from the end (rare: only when rounding put u
+// at or past the total).
+template <int V, class Row>
+__device__ int last_positive(const Row &row, int K, int rounds, int lane) {
+  for (int j = rounds - 1; j >= 0; --j) {
+    float v[V];
+    load_round<V>(row, K, j, lane, v);
+    int c_last = -1;
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      if (v[c] > 0.0f) c_last = c;
+    const unsigned any = __ballot_sync(SK_FULL_MASK, c_last >= 0);
+    if (any != 0u) {
+      const int l = 31 - __clz((int)any);
+      return (j * SK_WARP_SIZE + l) * V + __shfl_sync(SK_FULL_MASK, c_last, l);
+    }
+  }
+  return -1;
+}
+
+// One warp draws from one row; `ends` is this warp's shared array of ceil(K / (32 V)) round end sums.
+template <int V, class Row>
+__device__ int warp_row_sample(const Row &row, int K, float uniform, float *ends, float *total_out) {
+  const int lane = sk_lane_id();
+  const int per_round = SK_WARP_SIZE * V;
+  const int rounds = (K + per_round - 1) / per_round;
+  float carry = 0.0f;
+  for (int j0 = 0; j0 < rounds; j0 += kPrefetchRounds) {
+    float v[kPrefetchRounds][V];
+#pragma unroll
+    for (int r = 0; r < kPrefetchRounds; ++r)
+      if (j0 + r < rounds) load_round<V>(row, K, j0 + r, lane, v[r]);
+#pragma unroll
+    for (int r = 0; r < kPrefetchRounds; ++r) {
+      if (j0 + r >= rounds) break;
+      float pre[V];
+      const float e = round_positions<V>(v[r], pre);
+      carry = carry + __shfl_sync(SK_FULL_MASK, e + pre[V - 1], SK_WARP_SIZE - 1);
+      if (lane == 0) ends[j0 + r] = carry;
+    }
+  }
+  __syncwarp();
+  const float total = carry;
+  *total_out = total;
+  if (!(total > 0.0f) || !(total < INFINITY)) return -1;
+  const float u = uniform * total;
+
+  // Upper level: the first round whose end sum exceeds u.
+  int j = -1;
+  for (int base = 0; base < rounds && j < 0; base += SK_WARP_SIZE) {
+    const unsigned hits = __ballot_sync(SK_FULL_MASK, base + lane < rounds && ends[base + lane] > u);
+    if (hits != 0u) j = base + __ffs((int)hits) - 1;
+  }
+  // Lower level: that round (and, only if rounding left no positive entry above u there, later ones).
+  for (; j >= 0 && j < rounds; ++j) {
+    float v[V];
+    load_round<V>(row, K, j, lane, v);
+    const int hit = first_hit_in_round<V>(v, j == 0 ? 0.0f : ends[j - 1], u, j * per_round, lane);
+    if (hit >= 0) return hit;
+  }
+  return last_positive<V>(row, K, rounds, lane);
+}
+
+__device__ void report_bad_row(const char *what, size_t item, float total) {
+#ifndef NDEBUG
+  printf("samplekit: %s: item %llu has total %g (not > 0 or not finite): its index is -1\n", what,
+         (unsigned long long)item, total);
+#else
+  (void)what, (void)item, (void)total;
+#endif
+}
+
+// --- Kernels ----------------------------------------------------------------------------------------
+
+// Where item i's uniform comes from: the counter-based RNG, or an array the caller filled.
+struct RngUniforms {
+  uint64_t seed, offset;
+  __device__ float operator()(size_t i) const { return sk_rng_uniform_f32(seed, 0, offset + i); }
+};
+struct GivenUniforms {
+  const float *u;
+  __device__ float operator()(size_t i) const { return u[i]; }
+};
+
+struct MatrixArgs {
+  const float *w;
+  size_t ld;
+};
+struct ProductArgs {
+  const float *theta, *phi;
+  size_t ld_theta, ld_phi;
+  int num_docs, num_words;
+  const int *docs, *words;
+};
+
+// Row of item i, or false when its ids are out of range.
+__device__ bool item_row(const MatrixArgs &a, size_t i, MatrixRow *row) {
+  row->w = a.w + i * a.ld;
+  return true;
+}
+__device__ bool item_row(const ProductArgs &a, size_t i, ProductRow *row) {
+  const int d = a.docs[i], w = a.words[i];
+  if (d < 0 || d >= a.num_docs || w < 0 || w >= a.num_words) return false;
+  row->theta = a.theta + (size_t)d * a.ld_theta;
+  row->phi = a.phi + (size_t)w * a.ld_phi;
+  return true;
+}
+
+template <int V, class Args, class Row, class Uniforms>
+__global__ void __launch_bounds__(kThreads) warp_row_kernel(Args args, size_t num_items, int K, Uniforms uniforms,
+                                                            int *out) {
+  extern __shared__ float ends_all[];
+  const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
+  float *ends = ends_all + (size_t)(threadIdx.x / SK_WARP_SIZE) * rounds;
+  const size_t warps = (size_t)gridDim.x * kWarpsPerBlock;
+  for (size_t i = (size_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / SK_WARP_SIZE; i < num_items; i += warps) {
+    Row row;
+    int k = -1;
+    if (item_row(args, i, &row)) {  // the same for the whole warp
+      float total;
+      k = warp_row_sample<V>(row, K, uniforms(i), ends, &total);
+      if (k < 0 && sk_lane_id() == 0) report_bad_row("sk_sample_categorical", i, total);
+    }
+    if (sk_lane_id() == 0) out[i] = k;
+    __syncwarp();  // `ends` is reused by the next item
+  }
+}
+
+template <class Uniforms>
+__global__ void __launch_bounds__(kThreads, kButterflyMinBlocks) butterfly_matrix_kernel(MatrixArgs a, size_t num_rows, int K,
+                                                                    Uniforms uniforms, int *out) {
+  const size_t warps = (size_t)gridDim.x * kWarpsPerBlock;
+  for (size_t w = (size_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / SK_WARP_SIZE; w * 32 < num_rows; w += warps) {
+    const size_t first = w * 32, i = first + (size_t)sk_lane_id();
+    const int rows_here = num_rows - first < 32 ? (int)(num_rows - first) : 32;
+    const float uniform = i < num_rows ? uniforms(i) : 0.0f;
+    float total;
+    const int k = sk_warp_butterfly_sample_rows_f32(a.w + first * a.ld, a.ld, rows_here, K, uniform, &total);
+    if (i < num_rows) {
+      if (k < 0) report_bad_row("sk_sample_categorical", i, total);
+      out[i] = k;
+    }
+  }
+}
+
+template <class Uniforms>
+__global__ void __launch_bounds__(kThreads, kButterflyMinBlocks) butterfly_product_kernel(ProductArgs a, size_t num_items, int K,
+                                                                     Uniforms uniforms, int *out) {
+  const size_t warps = (size_t)gridDim.x * kWarpsPerBlock;
+  for (size_t w = (size_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / SK_WARP_SIZE; w * 32 < num_items; w += warps) {
+    const size_t i = w * 32 + (size_t)sk_lane_id();
+    int d = 0, word = 0, active = 0;
+    if (i < num_items) {
+      d = a.docs[i], word = a.words[i];
+      active = d >= 0 && d < a.num_docs && word >= 0 && word < a.num_words;
+    }
+    if (!active) d = 0, word = 0;  // an inactive lane still helps; its ids must be safe to read
+    const float uniform = i < num_items ? uniforms(i) : 0.0f;
+    float total;
+    const int k = sk_warp_butterfly_sample_product_f32(a.theta, a.ld_theta, a.phi, a.ld_phi, d, word, active, K,
+                                                       uniform, &total);
+    if (i < num_items) {
+      if (k < 0 && active) report_bad_row("sk_sample_categorical_product", i, total);
+      out[i] = k;
+    }
+  }
+}
+
+// --- Launching --------------------------------------------------------------------------------------
+
+unsigned grid_for(size_t warps_needed) {
+  const size_t blocks = (warps_needed + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  return blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX;
+}
+
+template <int V, class Args, class Row, class Uniforms>
+sk_status launch_warp_row(const Args &args, size_t num_items, int K, Uniforms uniforms, int *out, sk_stream stream) {
+  const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
+  const size_t smem = sizeof(float) * (size_t)rounds * kWarpsPerBlock;
+  auto kernel = warp_row_kernel<V, Args, Row, Uniforms>;
+  if (smem > 48 * 1024)
+    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  kernel<<<grid_for(num_items), kThreads, smem, stream>>>(args, num_items, K, uniforms, out);
+  return sk_detail_check_launch();
+}
+
+bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+bool use_butterfly(sk_categorical_algorithm algorithm, int K) {
+  return algorithm == SK_CATEGORICAL_BUTTERFLY ||
+         (algorithm == SK_CATEGORICAL_AUTO && K <= SK_CATEGORICAL_BUTTERFLY_MAX_K);
+}
+
+bool valid_algorithm(sk_categorical_algorithm a) { return a >= SK_CATEGORICAL_AUTO && a <= SK_CATEGORICAL_WARP_ROW; }
+
+template <class Uniforms>
+sk_status sample_matrix(const float *d_weights, size_t ld, size_t num_rows, int K, sk_categorical_algorithm algorithm,
+                        Uniforms uniforms, int *d_out, sk_stream stream) {
+  const sk_status pending = sk_detail_check_pending();
+  if (pending != SK_SUCCESS) return pending;
+  const MatrixArgs args = {d_weights, ld};
+  if (use_butterfly(algorithm, K)) {
+    butterfly_matrix_kernel<<<grid_for((num_rows + 31) / 32), kThreads, 0, stream>>>(args, num_rows, K, uniforms,
+                                                                                     d_out);
+    return sk_detail_check_launch();
+  }
+  if (ld % 4 == 0 && aligned16(d_weights))
+    return launch_warp_row<4, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
+  return launch_warp_row<1, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
+}
+
+template <class Uniforms>
+sk_status sample_product(const ProductArgs &args, size_t num_items, int K, sk_categorical_algorithm algorithm,
+                         Uniforms uniforms, int *d_out, sk_stream stream) {
+  const sk_status pending = sk_detail_check_pending();
+  if (pending != SK_SUCCESS) return pending;
+  if (use_butterfly(algorithm, K)) {
+    butterfly_product_kernel<<<grid_for((num_items + 31) / 32), kThreads, 0, stream>>>(args, num_items, K, uniforms,
+                                                                                       d_out);
+    return sk_detail_check_launch();
+  }
+  if (args.ld_theta % 4 == 0 && args.ld_phi % 4 == 0 && aligned16(args.theta) && aligned16(args.phi))
+    return launch_warp_row<4, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
+  return launch_warp_row<1, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
+}
+
+// Argument checks shared by every entry point; SK_SUCCESS means "go on" (and num_items > 0).
+sk_status check_matrix(const float *d_weights, size_t ld, size_t num_rows, int K, sk_categorical_algorithm algorithm,
+                       const int *d_out) {
+  if (K < 1 || K > SK_CATEGORICAL_MAX_K || ld < (size_t)K || !valid_algorithm(algorithm)) return SK_ERROR_INVALID_VALUE;
+  if (num_rows > 0 && (d_weights == nullptr || d_out == nullptr)) return SK_ERROR_NULL_POINTER;
+  return SK_SUCCESS;
+}
+
+sk_status check_product(const ProductArgs &a, size_t num_items, int K, sk_categorical_algorithm algorithm,
+                        const int *d_out) {
+  if (K < 1 || K > SK_CATEGORICAL_MAX_K || a.ld_theta < (size_t)K || a.ld_phi < (size_t)K || a.num_docs < 0 ||
+      a.num_words < 0 || !valid_algorithm(algorithm))
+    return SK_ERROR_INVALID_VALUE;
+  if (num_items > 0 && (a.theta == nullptr || a.phi == nullptr || a.docs == nullptr || a.words == nullptr ||
+                        d_out == nullptr))
+    return SK_ERROR_NULL_POINTER;
+  return SK_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" sk_status sk_sample_categorical_ex_f32(const float *d_weights, size_t ld, size_t num_rows, int K,
+                                                  sk_categorical_algorithm algorithm, uint64_t seed,
+                                                  uint64_t offset, int *d_out, sk_stream stream) {
+  sk_status st = check_matrix(d_weights, ld, num_rows, K, algorithm, d_out);
+  if (st == SK_SUCCESS && offset > UINT64_MAX - (uint64_t)num_rows) st = SK_ERROR_INVALID_VALUE;
+  if (st != SK_SUCCESS || num_rows == 0) return st;
+  return sample_matrix(d_weights, ld, num_rows, K, algorithm, RngUniforms{seed, offset}, d_out, stream);
+}
+
+extern "C" sk_status sk_sample_categorical_f32(const float *d_weights, size_t ld, size_t num_rows, int K,
+                                               uint64_t seed, uint64_t offset, int *d_out, sk_stream stream) {
+  return sk_sample_categorical_ex_f32(d_weights, ld, num_rows, K, SK_CATEGORICAL_AUTO, seed, offset, d_out, stream);
+}
+
+extern "C" sk_status sk_sample_categorical_with_uniforms_f32(const float *d_weights, size_t ld, size_t num_rows,
+                                                             int K, sk_categorical_algorithm algorithm,
+                                                             const float *d_uniforms, int *d_out, sk_stream stream) {
+  sk_status st = check_matrix(d_weights, ld, num_rows, K, algorithm, d_out);
+  if (st == SK_SUCCESS && num_rows > 0 && d_uniforms == nullptr) st = SK_ERROR_NULL_POINTER;
+  if (st != SK_SUCCESS || num_rows == 0) return st;
+  return sample_matrix(d_weights, ld, num_rows, K, algorithm, GivenUniforms{d_uniforms}, d_out, stream);
+}
+
+extern "C" sk_status sk_sample_categorical_product_ex_f32(const float *d_theta, size_t ld_theta, int num_docs,
+                                                          const float *d_phi, size_t ld_phi, int num_words, int K,
+                                                          const int *d_docs, const int *d_words, size_t num_items,
+                                                          sk_categorical_algorithm algorithm, uint64_t seed,
+                                                          uint64_t offset, int *d_out, sk_stream stream) {
+  const ProductArgs args = {d_theta, d_phi, ld_theta, ld_phi, num_docs, num_words, d_docs, d_words};
+  sk_status st = check_product(args, num_items, K, algorithm, d_out);
+  if (st == SK_SUCCESS && offset > UINT64_MAX - (uint64_t)num_items) st = SK_ERROR_INVALID_VALUE;
+  if (st != SK_SUCCESS || num_items == 0) return st;
+  return sample_product(args, num_items, K, algorithm, RngUniforms{seed, offset}, d_out, stream);
+}
+
+extern "C" sk_status sk_sample_categorical_product_f32(const float *d_theta, size_t ld_theta, int num_docs,
+                                                       const float *d_phi, size_t ld_phi, int num_words, int K,
+                                                       const int *d_docs, const int *d_words, size_t num_items,
+                                                       uint64_t seed, uint64_t offset, int *d_out, sk_stream stream) {
+  return sk_sample_categorical_product_ex_f32(d_theta, ld_theta, num_docs, d_phi, ld_phi, num_words, K, d_docs,
+                                              d_words, num_items, SK_CATEGORICAL_AUTO, seed, offset, d_out, stream);
+}
+
+extern "C" sk_status sk_sample_categorical_product_with_uniforms_f32(
+    const float *d_theta, size_t ld_theta, int num_docs, const float *d_phi, size_t ld_phi, int num_words, int K,
+    const int *d_docs, const int *d_words, size_t num_items, sk_categorical_algorithm algorithm,
+    const float *d_uniforms, int *d_out, sk_stream stream) {
+  const ProductArgs args = {d_theta, d_phi, ld_theta, ld_phi, num_docs, num_words, d_docs, d_words};
+  sk_status st = check_product(args, num_items, K, algorithm, d_out);
+  if (st == SK_SUCCESS && num_items > 0 && d_uniforms == nullptr) st = SK_ERROR_NULL_POINTER;
+  if (st != SK_SUCCESS || num_items == 0) return st;
+  return sample_product(args, num_items, K, algorithm, GivenUniforms{d_uniforms}, d_out, stream);
+}
