@@ -75,7 +75,7 @@ def main():
                 if r["algorithm"] == "auto":
                     sk[int(r["K"])] = float(r["ms"])
         print("\nsamplekit (auto) against the faster PyTorch method, same GPU, same run:")
-        for K in sorted(sk):
+        for K in sorted(k for k in sk if any(r["K"] == k for r in rows)):
             best = min((r for r in rows if r["K"] == K), key=lambda r: r["ms"])
             print(f"  K={K:>6}: samplekit {sk[K]:.4f} ms, {best['method']} {best['ms']:.4f} ms: "
                   f"{best['ms'] / sk[K]:.1f}x faster")

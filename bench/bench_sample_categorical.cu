@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
   if (csv) fprintf(csv, "gpu,K,M,algorithm,ms,samples_per_s,effective_GBs,copy_GBs,fraction_of_copy\n");
   printf("%6s %9s %-10s %10s %14s %12s %10s\n", "K", "M", "algorithm", "ms", "samples/s", "eff GB/s", "of copy");
   const int Ks[] = {32, 64, 128, 256, 512, 1024, 10240};  // the issue's four, and the crossover region
-  const char *names[] = {"auto", "butterfly", "warp-row"};
+  const char *names[] = {"auto", "butterfly", "group-row"};
   int *d_out;
   BENCH_CUDA(cudaMalloc(&d_out, (kFloats / 32) * sizeof(int)));
   std::vector<int> h_out;

@@ -38,104 +38,133 @@ struct ProductRow {
   }
 };
 
-// The V entries lane `lane` holds in round j; entries past K read as 0.
-template <int V, class Row>
-__device__ void load_round(const Row &row, int K, int j, int lane, float (&v)[V]) {
-  const int k0 = (j * SK_WARP_SIZE + lane) * V;
-  if (V == 4 && k0 + 3 < K) {
+// --- The group-row algorithm: a group of G lanes per row, 32 / G rows per warp ----------------------
+//
+// All 32 lanes run the same loops (every row of a launch has the same K), so shuffles and ballots are
+// warp-wide; the shuffles use width G, so each group only ever sees its own row. A group without a
+// row (past the end, bad ids) reads zeros and keeps helping.
+
+// Mask of the G bits of `ballot` that belong to the calling lane's group, shifted down to bit 0.
+template <int G>
+__device__ unsigned group_bits(unsigned ballot, int lane) {
+  return G == SK_WARP_SIZE ? ballot : (ballot >> (lane & ~(G - 1))) & ((1u << (G & 31)) - 1u);
+}
+
+// The V entries lane gl of its group holds in round j (entries past K, or of no row, read as 0).
+template <int G, int V, class Row>
+__device__ void load_round(const Row &row, bool has_row, int K, int j, int gl, float (&v)[V]) {
+  const int k0 = (j * G + gl) * V;
+  if (V == 4 && has_row && k0 + 3 < K) {
     const float4 q = row.at4(k0);
     v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
   } else {
 #pragma unroll
-    for (int c = 0; c < V; ++c) v[c] = k0 + c < K ? row.at(k0 + c) : 0.0f;
+    for (int c = 0; c < V; ++c) v[c] = has_row && k0 + c < K ? row.at(k0 + c) : 0.0f;
   }
 }
 
-// Lane serial partial sums pre[c], and the lane's exclusive position e (see the header's order).
-template <int V>
-__device__ float round_positions(const float (&v)[V], float (&pre)[V]) {
+// The lane's serial partial sums pre[c], and its exclusive position e among the G lanes of its group:
+// Kogge-Stone over the group (steps 1, 2, 4, ... < G), then the inclusive sum of the lane below.
+template <int G, int V>
+__device__ float round_positions(const float (&v)[V], float (&pre)[V], int gl) {
   pre[0] = v[0];
 #pragma unroll
   for (int c = 1; c < V; ++c) pre[c] = pre[c - 1] + v[c];
-  return sk_warp_exclusive_sum_f32(SK_FULL_MASK, pre[V - 1]);
+  float x = pre[V - 1];
+#pragma unroll
+  for (int d = 1; d < G; d <<= 1) {
+    const float y = __shfl_up_sync(SK_FULL_MASK, x, d, G);
+    if (gl >= d) x = y + x;
+  }
+  const float below = __shfl_up_sync(SK_FULL_MASK, x, 1, G);
+  return gl == 0 ? 0.0f : below;
 }
 
-// First (lane, c) in this round with v > 0 and carry + (e + pre[c]) > u, as an index, or -1.
-template <int V>
-__device__ int first_hit_in_round(const float (&v)[V], float carry, float u, int round_base, int lane) {
+// First entry of round j with v > 0 and carry + (e + pre[c]) > u for the calling lane's group, or -1.
+template <int G, int V>
+__device__ int first_hit_in_round(const float (&v)[V], float carry, float u, int j, int lane) {
+  const int gl = lane & (G - 1);
   float pre[V];
-  const float e = round_positions<V>(v, pre);
+  const float e = round_positions<G, V>(v, pre, gl);
   int c_hit = V;
 #pragma unroll
   for (int c = V - 1; c >= 0; --c)
     if (v[c] > 0.0f && carry + (e + pre[c]) > u) c_hit = c;
-  const unsigned hits = __ballot_sync(SK_FULL_MASK, c_hit < V);
-  if (hits == 0u) return -1;
-  const int hit_lane = __ffs((int)hits) - 1;
-  return round_base + hit_lane * V + __shfl_sync(SK_FULL_MASK, c_hit, hit_lane);
+  const unsigned hits = group_bits<G>(__ballot_sync(SK_FULL_MASK, c_hit < V), lane);
+  const int hit_gl = __ffs((int)hits) - 1;
+  const int c = __shfl_sync(SK_FULL_MASK, c_hit, hit_gl < 0 ? 0 : hit_gl, G);
+  return hits == 0u ? -1 : (j * G + hit_gl) * V + c;
 }
 
-// The last entry with a positive weight, scanning rounds from the end (rare: only when rounding put u
-// at or past the total).
-template <int V, class Row>
-__device__ int last_positive(const Row &row, int K, int rounds, int lane) {
-  for (int j = rounds - 1; j >= 0; --j) {
+// The group's last entry with a positive weight, for groups with `need` set (rare: only when rounding
+// put u at or past the total); scans rounds from the end.
+template <int G, int V, class Row>
+__device__ int last_positive(const Row &row, bool need, int K, int rounds, int lane) {
+  const int gl = lane & (G - 1);
+  int found = -1;
+  for (int j = rounds - 1; j >= 0 && __any_sync(SK_FULL_MASK, need && found < 0); --j) {
     float v[V];
-    load_round<V>(row, K, j, lane, v);
+    load_round<G, V>(row, need && found < 0, K, j, gl, v);
     int c_last = -1;
 #pragma unroll
     for (int c = 0; c < V; ++c)
       if (v[c] > 0.0f) c_last = c;
-    const unsigned any = __ballot_sync(SK_FULL_MASK, c_last >= 0);
-    if (any != 0u) {
-      const int l = 31 - __clz((int)any);
-      return (j * SK_WARP_SIZE + l) * V + __shfl_sync(SK_FULL_MASK, c_last, l);
-    }
+    const unsigned any = group_bits<G>(__ballot_sync(SK_FULL_MASK, c_last >= 0), lane);
+    const int l = 31 - __clz((int)any);
+    const int c = __shfl_sync(SK_FULL_MASK, c_last, l < 0 ? 0 : l, G);
+    if (need && found < 0 && any != 0u) found = (j * G + l) * V + c;
   }
-  return -1;
+  return found;
 }
 
-// One warp draws from one row; `ends` is this warp's shared array of ceil(K / (32 V)) round end sums.
-template <int V, class Row>
-__device__ int warp_row_sample(const Row &row, int K, float uniform, float *ends, float *total_out) {
-  const int lane = sk_lane_id();
-  const int per_round = SK_WARP_SIZE * V;
+// Each group draws from its row; `ends` is the group's shared array of ceil(K / (G V)) round end sums.
+template <int G, int V, class Row>
+__device__ int group_row_sample(const Row &row, bool has_row, int K, float uniform, float *ends, float *total_out) {
+  const int lane = sk_lane_id(), gl = lane & (G - 1);
+  const int per_round = G * V;
   const int rounds = (K + per_round - 1) / per_round;
   float carry = 0.0f;
   for (int j0 = 0; j0 < rounds; j0 += kPrefetchRounds) {
     float v[kPrefetchRounds][V];
 #pragma unroll
     for (int r = 0; r < kPrefetchRounds; ++r)
-      if (j0 + r < rounds) load_round<V>(row, K, j0 + r, lane, v[r]);
+      if (j0 + r < rounds) load_round<G, V>(row, has_row, K, j0 + r, gl, v[r]);
 #pragma unroll
     for (int r = 0; r < kPrefetchRounds; ++r) {
       if (j0 + r >= rounds) break;
       float pre[V];
-      const float e = round_positions<V>(v[r], pre);
-      carry = carry + __shfl_sync(SK_FULL_MASK, e + pre[V - 1], SK_WARP_SIZE - 1);
-      if (lane == 0) ends[j0 + r] = carry;
+      const float e = round_positions<G, V>(v[r], pre, gl);
+      carry = carry + __shfl_sync(SK_FULL_MASK, e + pre[V - 1], G - 1, G);
+      if (gl == 0) ends[j0 + r] = carry;
     }
   }
   __syncwarp();
   const float total = carry;
   *total_out = total;
-  if (!(total > 0.0f) || !(total < INFINITY)) return -1;
+  const bool valid = has_row && total > 0.0f && total < INFINITY;
   const float u = uniform * total;
 
-  // Upper level: the first round whose end sum exceeds u.
-  int j = -1;
-  for (int base = 0; base < rounds && j < 0; base += SK_WARP_SIZE) {
-    const unsigned hits = __ballot_sync(SK_FULL_MASK, base + lane < rounds && ends[base + lane] > u);
-    if (hits != 0u) j = base + __ffs((int)hits) - 1;
+  // Upper level: the first round whose end sum exceeds u (rounds, an invalid group, when none).
+  int j = rounds;
+  for (int base = 0; base < rounds; base += G) {
+    const bool hit = valid && base + gl < rounds && ends[base + gl] > u;
+    const unsigned hits = group_bits<G>(__ballot_sync(SK_FULL_MASK, hit), lane);
+    if (j == rounds && hits != 0u) j = base + __ffs((int)hits) - 1;
   }
   // Lower level: that round (and, only if rounding left no positive entry above u there, later ones).
-  for (; j >= 0 && j < rounds; ++j) {
+  int found = -1;
+  bool searching = valid && j < rounds;
+  while (__any_sync(SK_FULL_MASK, searching)) {
     float v[V];
-    load_round<V>(row, K, j, lane, v);
-    const int hit = first_hit_in_round<V>(v, j == 0 ? 0.0f : ends[j - 1], u, j * per_round, lane);
-    if (hit >= 0) return hit;
+    load_round<G, V>(row, searching, K, j, gl, v);
+    const int hit = first_hit_in_round<G, V>(v, j == 0 ? 0.0f : ends[j - 1], u, j, lane);
+    if (searching) {
+      if (hit >= 0) found = hit, searching = false;
+      else if (++j == rounds) searching = false;
+    }
   }
-  return last_positive<V>(row, K, rounds, lane);
+  const int fallback = last_positive<G, V>(row, valid && found < 0, K, rounds, lane);
+  return !valid ? -1 : found >= 0 ? found : fallback;
 }
 
 __device__ void report_bad_row(const char *what, size_t item, float total) {
@@ -183,23 +212,27 @@ __device__ bool item_row(const ProductArgs &a, size_t i, ProductRow *row) {
   return true;
 }
 
-template <int V, class Args, class Row, class Uniforms>
-__global__ void __launch_bounds__(kThreads) warp_row_kernel(Args args, size_t num_items, int K, Uniforms uniforms,
-                                                            int *out) {
+template <int G, int V, class Args, class Row, class Uniforms>
+__global__ void __launch_bounds__(kThreads) group_row_kernel(Args args, size_t num_items, int K, Uniforms uniforms,
+                                                             int *out) {
   extern __shared__ float ends_all[];
-  const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
-  float *ends = ends_all + (size_t)(threadIdx.x / SK_WARP_SIZE) * rounds;
-  const size_t warps = (size_t)gridDim.x * kWarpsPerBlock;
-  for (size_t i = (size_t)blockIdx.x * kWarpsPerBlock + threadIdx.x / SK_WARP_SIZE; i < num_items; i += warps) {
-    Row row;
-    int k = -1;
-    if (item_row(args, i, &row)) {  // the same for the whole warp
-      float total;
-      k = warp_row_sample<V>(row, K, uniforms(i), ends, &total);
-      if (k < 0 && sk_lane_id() == 0) report_bad_row("sk_sample_categorical", i, total);
+  const int rounds = (K + G * V - 1) / (G * V);
+  const int lane = sk_lane_id();
+  float *ends = ends_all + (size_t)(threadIdx.x / G) * rounds;  // one array per group
+  const size_t groups = (size_t)gridDim.x * (kThreads / G);
+  // The loop runs the same number of times on every lane of a warp: the warp's first group decides.
+  for (size_t first = ((size_t)blockIdx.x * kThreads + (threadIdx.x & ~31u)) / G; first < num_items;
+       first += groups) {
+    const size_t i = first + (size_t)(lane / G);
+    Row row = {};
+    const bool has_row = i < num_items && item_row(args, i, &row);
+    float total;
+    const int k = group_row_sample<G, V>(row, has_row, K, has_row ? uniforms(i) : 0.0f, ends, &total);
+    if (i < num_items && (lane & (G - 1)) == 0) {
+      if (k < 0 && has_row) report_bad_row("sk_sample_categorical", i, total);
+      out[i] = k;
     }
-    if (sk_lane_id() == 0) out[i] = k;
-    __syncwarp();  // `ends` is reused by the next item
+    __syncwarp();  // `ends` is reused by the next rows
   }
 }
 
@@ -250,15 +283,29 @@ unsigned grid_for(size_t warps_needed) {
   return blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX;
 }
 
-template <int V, class Args, class Row, class Uniforms>
-sk_status launch_warp_row(const Args &args, size_t num_items, int K, Uniforms uniforms, int *out, sk_stream stream) {
-  const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
-  const size_t smem = sizeof(float) * (size_t)rounds * kWarpsPerBlock;
-  auto kernel = warp_row_kernel<V, Args, Row, Uniforms>;
+template <int G, int V, class Args, class Row, class Uniforms>
+sk_status launch_group_row(const Args &args, size_t num_items, int K, Uniforms uniforms, int *out, sk_stream stream) {
+  const int rounds = (K + G * V - 1) / (G * V);
+  const size_t smem = sizeof(float) * (size_t)rounds * (kThreads / G);
+  auto kernel = group_row_kernel<G, V, Args, Row, Uniforms>;
   if (smem > 48 * 1024)
     SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  kernel<<<grid_for(num_items), kThreads, smem, stream>>>(args, num_items, K, uniforms, out);
+  const size_t rows_per_block = kThreads / G;
+  const size_t blocks = (num_items + rows_per_block - 1) / rows_per_block;
+  kernel<<<blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX, kThreads, smem, stream>>>(
+      args, num_items, K, uniforms, out);
   return sk_detail_check_launch();
+}
+
+// G lanes per row so that a row takes about 4 rounds of G V entries (documented in the header).
+template <int V, class Args, class Row, class Uniforms>
+sk_status launch_group_row(const Args &args, size_t num_items, int K, Uniforms uniforms, int *out, sk_stream stream) {
+  switch (sk_sample_categorical_group_lanes(K, V)) {
+    case 4: return launch_group_row<4, V, Args, Row>(args, num_items, K, uniforms, out, stream);
+    case 8: return launch_group_row<8, V, Args, Row>(args, num_items, K, uniforms, out, stream);
+    case 16: return launch_group_row<16, V, Args, Row>(args, num_items, K, uniforms, out, stream);
+    default: return launch_group_row<32, V, Args, Row>(args, num_items, K, uniforms, out, stream);
+  }
 }
 
 bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
@@ -268,7 +315,7 @@ bool use_butterfly(sk_categorical_algorithm algorithm, int K) {
          (algorithm == SK_CATEGORICAL_AUTO && K <= SK_CATEGORICAL_BUTTERFLY_MAX_K);
 }
 
-bool valid_algorithm(sk_categorical_algorithm a) { return a >= SK_CATEGORICAL_AUTO && a <= SK_CATEGORICAL_WARP_ROW; }
+bool valid_algorithm(sk_categorical_algorithm a) { return a >= SK_CATEGORICAL_AUTO && a <= SK_CATEGORICAL_GROUP_ROW; }
 
 template <class Uniforms>
 sk_status sample_matrix(const float *d_weights, size_t ld, size_t num_rows, int K, sk_categorical_algorithm algorithm,
@@ -282,8 +329,8 @@ sk_status sample_matrix(const float *d_weights, size_t ld, size_t num_rows, int 
     return sk_detail_check_launch();
   }
   if (ld % 4 == 0 && aligned16(d_weights))
-    return launch_warp_row<4, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
-  return launch_warp_row<1, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
+    return launch_group_row<4, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
+  return launch_group_row<1, MatrixArgs, MatrixRow>(args, num_rows, K, uniforms, d_out, stream);
 }
 
 template <class Uniforms>
@@ -297,8 +344,8 @@ sk_status sample_product(const ProductArgs &args, size_t num_items, int K, sk_ca
     return sk_detail_check_launch();
   }
   if (args.ld_theta % 4 == 0 && args.ld_phi % 4 == 0 && aligned16(args.theta) && aligned16(args.phi))
-    return launch_warp_row<4, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
-  return launch_warp_row<1, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
+    return launch_group_row<4, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
+  return launch_group_row<1, ProductArgs, ProductRow>(args, num_items, K, uniforms, d_out, stream);
 }
 
 // Argument checks shared by every entry point; SK_SUCCESS means "go on" (and num_items > 0).

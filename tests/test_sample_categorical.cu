@@ -78,14 +78,15 @@ static float row_uniform(int r, float boundary, uint64_t *rng) {
   }
 }
 
-// The reference for one row under an algorithm (V: entries per lane of the warp-row path).
+// The reference for one row under an algorithm (V: entries per lane of the group-row path).
 static int reference_index(const float *w, int K, sk_categorical_algorithm alg, int V, float uniform, float *total) {
   return alg == SK_CATEGORICAL_BUTTERFLY ? sk_ref_butterfly_sample_f32(w, K, uniform, total)
-                                         : sk_ref_categorical_warp_row_f32(w, K, V, uniform, total);
+                                         : sk_ref_categorical_group_row_f32(w, K, sk_sample_categorical_group_lanes(K, V), V,
+                                                                            uniform, total);
 }
 
 // Runs the matrix form with given uniforms on rows stored with stride ld (ld % 4 decides the entries
-// per lane of the warp-row path) and compares with the reference.
+// per lane of the group-row path) and compares with the reference.
 static void exact_matrix_case(int K, size_t ld, int V, sk_categorical_algorithm alg, int seed) {
   const int rows = K >= 10000 ? 2 * kRowKinds : K >= 1000 ? 4 * kRowKinds : 16 * kRowKinds;
   uint64_t rng = 0xc47e0000u + (uint64_t)seed * 1000003u + (uint64_t)K;
@@ -114,7 +115,7 @@ static void exact_matrix_case(int K, size_t ld, int V, sk_categorical_algorithm 
     float total;
     const float *w = h_w + (size_t)r * ld;
     const int want = reference_index(w, K, alg, V, h_u[r], &total);
-    sk_test_context("matrix K=%d ld=%zu algorithm=%d (%d per lane) seed=%d row=%d kind=%s uniform=%a", K, ld,
+    sk_test_context("matrix K=%d ld=%zu algorithm=%d (V=%d) seed=%d row=%d kind=%s uniform=%a", K, ld,
                     (int)alg, V, seed, r, kRowKindNames[r % kRowKinds], (double)h_u[r]);
     SK_CHECK(h_out[r] == want, "got %d, want %d (total %g)", h_out[r], want, (double)total);
     if (want >= 0) SK_CHECK(w[want] > 0.0f, "the reference chose a zero-weight entry %d", want);
@@ -173,7 +174,7 @@ static void exact_product_case(int K, size_t ld, int V, sk_categorical_algorithm
       sk_ref_butterfly_product_f32(h_theta + h_docs[i] * ld, h_phi + h_words[i] * ld, K, row);
       want = reference_index(row, K, alg, V, h_u[i], &total);
     }
-    sk_test_context("product K=%d ld=%zu algorithm=%d (%d per lane) seed=%d item=%d doc=%d word=%d uniform=%a", K,
+    sk_test_context("product K=%d ld=%zu algorithm=%d (V=%d) seed=%d item=%d doc=%d word=%d uniform=%a", K,
                     ld, (int)alg, V, seed, i, h_docs[i], h_words[i], (double)h_u[i]);
     SK_CHECK(h_out[i] == want, "got %d, want %d (total %g)", h_out[i], want, (double)total);
   }
@@ -192,18 +193,18 @@ static void exact_product_case(int K, size_t ld, int V, sk_categorical_algorithm
   free(h_out);
 }
 
-// Row strides that select each warp-row variant: a multiple of 4 (float4 rounds), and not (scalar).
+// Row strides that select each group-row variant: a multiple of 4 (float4 rounds), and not (scalar).
 static size_t ld_vec4(int K) { return ((size_t)K + 3) & ~(size_t)3; }
 static size_t ld_scalar(int K) { return (size_t)K + ((K + 1) % 4 == 0 ? 2 : 1); }
 
 static void test_exact(int seed) {
   for (int a = 0; a < kNumKs; ++a) {
     const int K = kKs[a];
-    exact_matrix_case(K, ld_vec4(K), 4, SK_CATEGORICAL_WARP_ROW, seed);
-    exact_matrix_case(K, ld_scalar(K), 1, SK_CATEGORICAL_WARP_ROW, seed);
+    exact_matrix_case(K, ld_vec4(K), 4, SK_CATEGORICAL_GROUP_ROW, seed);
+    exact_matrix_case(K, ld_scalar(K), 1, SK_CATEGORICAL_GROUP_ROW, seed);
     exact_matrix_case(K, ld_scalar(K), 1, SK_CATEGORICAL_BUTTERFLY, seed);
-    exact_product_case(K, ld_vec4(K), 4, SK_CATEGORICAL_WARP_ROW, seed);
-    exact_product_case(K, ld_scalar(K), 1, SK_CATEGORICAL_WARP_ROW, seed);
+    exact_product_case(K, ld_vec4(K), 4, SK_CATEGORICAL_GROUP_ROW, seed);
+    exact_product_case(K, ld_scalar(K), 1, SK_CATEGORICAL_GROUP_ROW, seed);
     exact_product_case(K, ld_vec4(K), 4, SK_CATEGORICAL_BUTTERFLY, seed);
   }
 }
@@ -258,7 +259,7 @@ static void test_goodness_of_fit(void) {
     SK_CHECK_CUDA(cudaMalloc(&d_ids, sizeof(int) * n));
     SK_CHECK_CUDA(cudaMemcpy(d_row, w, sizeof(float) * K, cudaMemcpyHostToDevice));
     SK_CHECK_CUDA(cudaMemset(d_ids, 0, sizeof(int) * n));  // every item: document 0, word 0
-    const sk_categorical_algorithm algs[2] = {SK_CATEGORICAL_BUTTERFLY, SK_CATEGORICAL_WARP_ROW};
+    const sk_categorical_algorithm algs[2] = {SK_CATEGORICAL_BUTTERFLY, SK_CATEGORICAL_GROUP_ROW};
     for (int g = 0; g < 2; ++g) {
       char what[64];
       if (K <= 64) {  // the matrix form: n copies of the row (kept small: n K floats)
@@ -270,7 +271,7 @@ static void test_goodness_of_fit(void) {
                  "launch");
         SK_CHECK_LAUNCH();
         SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(int) * n, cudaMemcpyDeviceToHost));
-        snprintf(what, sizeof what, "matrix, %s", g ? "warp-row" : "butterfly");
+        snprintf(what, sizeof what, "matrix, %s", g ? "group-row" : "butterfly");
         check_fit(h_out, n, w, K, what);
         SK_CHECK_CUDA(cudaFree(d_w));
       }
@@ -286,7 +287,7 @@ static void test_goodness_of_fit(void) {
                "launch");
       SK_CHECK_LAUNCH();
       SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(int) * n, cudaMemcpyDeviceToHost));
-      snprintf(what, sizeof what, "product, %s", g ? "warp-row" : "butterfly");
+      snprintf(what, sizeof what, "product, %s", g ? "group-row" : "butterfly");
       check_fit(h_out, n, w, K, what);
       SK_CHECK_CUDA(cudaFree(d_ones));
       free(ones);
@@ -317,7 +318,7 @@ static void test_usage_snippet(void) {
   for (int r = 0; r < kM; ++r) {
     float total;
     const sk_categorical_algorithm chosen =
-        kK <= SK_CATEGORICAL_BUTTERFLY_MAX_K ? SK_CATEGORICAL_BUTTERFLY : SK_CATEGORICAL_WARP_ROW;
+        kK <= SK_CATEGORICAL_BUTTERFLY_MAX_K ? SK_CATEGORICAL_BUTTERFLY : SK_CATEGORICAL_GROUP_ROW;
     bad += h_out[r] != reference_index(h_w + r * kK, kK, chosen, 4, sk_rng_uniform_f32(3, 0, 77 + r), &total);
   }
   SK_CHECK(bad == 0, "%d rows differ from the reference", bad);
@@ -368,7 +369,7 @@ static void test_reference(void) {
       fill_row(w, K, kind, &rng, &boundary);
       float total;
       const float u = boundary >= 0.0f ? boundary : sk_test_rand_unit_f32(&rng);
-      const int got = sk_ref_categorical_warp_row_f32(w, K, 4, u, &total);
+      const int got = sk_ref_categorical_group_row_f32(w, K, sk_sample_categorical_group_lanes(K, 4), 4, u, &total);
       sk_test_context("reference self-check K=%d kind=%s", K, kRowKindNames[kind]);
       int any_positive = 0;
       for (int k = 0; k < K; ++k) any_positive |= w[k] > 0.0f;

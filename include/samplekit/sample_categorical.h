@@ -21,54 +21,77 @@
  * the same rows, advance `offset` by the number of items. Results are a pure function of the weights,
  * seed and offset: the same on every run and every GPU.
  *
- * **Algorithms** (#sk_categorical_algorithm; `SK_CATEGORICAL_AUTO` picks by K):
- * - `SK_CATEGORICAL_BUTTERFLY`, K <= #SK_CATEGORICAL_BUTTERFLY_MAX_K under AUTO: one row per lane, 32
- *   rows per warp, transposed coalesced reads and butterfly-patterned partial sums
- *   (sk_warp_butterfly_sample_rows_f32(); Steele and Tristan, PPoPP'17). Few shuffles per row, which is
- *   what short rows need.
- * - `SK_CATEGORICAL_WARP_ROW`, larger K: one warp per row. The warp reads the row once in rounds of
- *   32 x 4 entries (one float4 per lane, coalesced; 32 x 1 entries when rows are not 16-byte aligned),
- *   sums each lane's entries serially, and keeps the running sum at the end of every round in shared
- *   memory: the upper level of a two-level W-ary tree built on the fly. The search finds the first round
- *   whose end sum exceeds u there, re-reads that one round (one 512-byte line, usually from L1) and
- *   finds the entry. So the weights are read from memory once.
+ * **Algorithms** (#sk_categorical_algorithm; `SK_CATEGORICAL_AUTO` picks the measured faster one,
+ * see #SK_CATEGORICAL_BUTTERFLY_MAX_K):
+ * - `SK_CATEGORICAL_GROUP_ROW`: a group of G lanes per row, 32 / G rows per warp, G from
+ *   sk_sample_categorical_group_lanes() (4 to 32, so that a row takes about four rounds). The group reads
+ *   the row once, in rounds of G x V entries (V = 4: one float4 per lane; V = 1 when rows are not
+ *   16-byte aligned), sums each lane's entries serially and keeps the running sum at the end of every
+ *   round in shared memory: the upper level of a two-level W-ary tree built on the fly. The search finds
+ *   the first round whose end sum exceeds u, re-reads that one round (from L1, usually) and finds the
+ *   entry. So the weights are read from memory once, and short rows keep several rows in flight per warp.
+ * - `SK_CATEGORICAL_BUTTERFLY`: one row per lane, 32 rows per warp, transposed coalesced reads and
+ *   butterfly-patterned partial sums (sk_warp_butterfly_sample_rows_f32(); Steele and Tristan, PPoPP'17).
  *
- * **Order of the running sums (`SK_CATEGORICAL_WARP_ROW`).** With V entries per lane (4 or 1), round j
- * covers entries [32 V j, 32 V (j + 1)); lane l holds entries 32 V j + V l + c, c = 0..V-1 (entries past
- * K read as 0). pre_c = serial sum of the lane's first c + 1 entries; s_l = pre_{V-1}; e_l = exclusive
- * warp sum of s over the lanes (sk_warp_exclusive_sum_f32(), full warp); P(entry) = carry_j + (e_l +
- * pre_c); the round's end sum C_j = carry_j + (e_31 + s_31) and carry_{j+1} = C_j (carry_0 = 0); total =
- * the last C. The result is the first entry at or after the start of the first round with C_j > u whose
- * weight is > 0 and whose P > u; when there is none (rounding can put u at the total), the last entry
- * with a positive weight. So u exactly on a running sum goes to a later entry, and an entry of weight
- * 0 is never returned. `SK_CATEGORICAL_BUTTERFLY` has its own documented order (see butterfly.cuh).
+ * **Order of the running sums (`SK_CATEGORICAL_GROUP_ROW`).** Round j covers entries [G V j, G V (j +
+ * 1)); lane l (0 to G - 1) of the group holds entries G V j + V l + c, c = 0..V-1 (entries past K read as
+ * 0). pre_c = serial sum of the lane's first c + 1 entries; s_l = pre_{V-1}; e_l = exclusive sum of s over
+ * the group's lanes, taken as the inclusive Kogge-Stone sum (steps 1, 2, 4, ... < G, the order of
+ * sk_warp_inclusive_sum_f32() over lanes 0..G-1) of lane l - 1, and 0 for lane 0; P(entry) = carry_j +
+ * (e_l + pre_c); the round's end sum C_j = carry_j + (e_{G-1} + s_{G-1}) and carry_{j+1} = C_j (carry_0 =
+ * 0); total = the last C. The result is the first entry at or after the start of the first round with
+ * C_j > u whose weight is > 0 and whose P > u; when there is none (rounding can put u at the total), the
+ * last entry with a positive weight. So u exactly on a running sum goes to a later entry, and an entry
+ * of weight 0 is never returned. `SK_CATEGORICAL_BUTTERFLY` has its own documented order (butterfly.cuh).
  *
  * **Preconditions and bad rows.** Weights non-negative. A row whose total is not > 0 (all zeros) or
  * not finite (an infinity or a NaN among its weights, or a total that overflows) gives index -1; with
  * the library built without NDEBUG, the kernel also prints each such row. Negative weights are not
  * detected: the result is then some index of the row.
  *
- * **Cost.** Bytes: M K 4 read (twice K for the product form) plus 4 M written, and at most one extra
- * 512-byte round per row (warp-row) from cache. Shuffles per row: about 7 per 128 entries (warp-row);
- * about 31 per 32 x 32 block per 32 rows plus the search (butterfly). Asynchronous on `stream`.
+ * **Cost.** Bytes: M K 4 read (twice K for the product form) plus 4 M written, and one extra round
+ * per row (group-row) from cache. Shuffles: about log2(G) + 3 per round of G V entries and per 32 / G
+ * rows (group-row); 31 per 32 x 32 block plus about 60 for the search, per 32 rows (butterfly).
+ * Asynchronous on `stream`.
  *
  * Usage:
  * \snippet test_sample_categorical.cu sample_categorical_usage
  * @{
  */
 
-/** \brief Rows of at most this many entries use the butterfly under `SK_CATEGORICAL_AUTO`. */
-#define SK_CATEGORICAL_BUTTERFLY_MAX_K 64
+/**
+ * \brief Under `SK_CATEGORICAL_AUTO`, rows of at most this many entries use the butterfly, longer ones
+ * group-row (0: group-row always).
+ */
+#define SK_CATEGORICAL_BUTTERFLY_MAX_K 0
 
-/** \brief Largest K the kernels accept (the warp-row path keeps K / 128 floats per warp in shared memory). */
-#define SK_CATEGORICAL_MAX_K 1048576
+/**
+ * \brief Largest K the kernels accept: group-row keeps ceil(K / (G V)) running sums per row in shared
+ * memory, K bytes per block of 256 threads at worst (V = 1), which must fit the 227 KiB a block can get.
+ */
+#define SK_CATEGORICAL_MAX_K 131072
 
 /** \brief Which algorithm draws the samples; see the group's description. */
 typedef enum sk_categorical_algorithm {
-  SK_CATEGORICAL_AUTO = 0,      /**< butterfly for K <= #SK_CATEGORICAL_BUTTERFLY_MAX_K, else warp-row */
+  SK_CATEGORICAL_AUTO = 0,      /**< butterfly for K <= #SK_CATEGORICAL_BUTTERFLY_MAX_K, else group-row */
   SK_CATEGORICAL_BUTTERFLY = 1, /**< one row per lane, butterfly-patterned partial sums */
-  SK_CATEGORICAL_WARP_ROW = 2   /**< one warp per row, two-level running sums */
+  SK_CATEGORICAL_GROUP_ROW = 2  /**< a group of G lanes per row, two-level running sums */
 } sk_categorical_algorithm;
+
+/**
+ * \brief The number of lanes G that `SK_CATEGORICAL_GROUP_ROW` gives each row: the smallest power of two
+ * >= K / (4 V), kept between 4 and 32, so that a row takes about four rounds of G V entries.
+ * \param K entries per row, >= 1.
+ * \param entries_per_lane V: 4 when rows are 16-byte aligned (ld % 4 == 0 and an aligned pointer), else 1.
+ * \return 4, 8, 16 or 32.
+ */
+SK_HOST_DEVICE int sk_sample_categorical_group_lanes(int K, int entries_per_lane) {
+  const int per_lane = entries_per_lane > 1 ? entries_per_lane : 1;
+  const int wanted = (K + 4 * per_lane - 1) / (4 * per_lane);
+  int g = 4;
+  while (g < wanted && g < 32) g *= 2;
+  return g;
+}
 
 SK_EXTERN_C_BEGIN
 
