@@ -51,41 +51,83 @@ __device__ unsigned group_bits(unsigned ballot, int lane) {
 }
 
 // The V entries lane gl of its group holds in round j (entries past K, or of no row, read as 0).
+// `row` is always readable (a group without a valid row reads a real one, see the kernel), so a full round loads
+// unconditionally and masks with a select: no branch that differs between lanes stands between the
+// shuffles of the first pass, which would make the compiler guard every shuffle with a divergence test.
 template <int G, int V, class Row>
 __device__ void load_round(const Row &row, bool has_row, int K, int j, int gl, float (&v)[V]) {
   const int k0 = (j * G + gl) * V;
-  if (V == 4 && has_row && k0 + 3 < K) {
-    const float4 q = row.at4(k0);
-    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  if ((j + 1) * G * V <= K) {  // a full round: the same for every lane of the warp in the first pass
+    if (V == 4) {
+      const float4 q = row.at4(k0);
+      const float q4[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = q4[c];
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = row.at(k0 + c);
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c) v[c] = has_row ? v[c] : 0.0f;
   } else {
 #pragma unroll
     for (int c = 0; c < V; ++c) v[c] = has_row && k0 + c < K ? row.at(k0 + c) : 0.0f;
   }
 }
 
+// Width-G shuffles as inline PTX: the shuffle's own predicate says whether the source lane is in the
+// segment, as in warp_scan.cuh. (The __shfl_*_sync intrinsics get a divergence test and a slow path
+// before every shuffle here, which tripled the kernel's instruction count.) The c operand holds the
+// segment mask (32 - G) << 8 and the clamp: 0 for up, 31 for idx.
+template <int G>
+__device__ float group_shfl_up_add(float x, int delta) {
+  float r;
+  asm volatile("{\n\t.reg .pred p;\n\t"
+               "shfl.sync.up.b32 %0|p, %1, %2, %3, -1;\n\t"
+               "@p add.f32 %0, %0, %1;\n\t}"
+               : "=f"(r)
+               : "f"(x), "r"(delta), "r"((SK_WARP_SIZE - G) << 8));
+  return r;
+}
+
+// The value of the lane below in the segment, 0 for the segment's first lane.
+template <int G>
+__device__ float group_shfl_below(float x) {
+  float r;
+  asm volatile("{\n\t.reg .pred p;\n\t"
+               "shfl.sync.up.b32 %0|p, %1, 1, %2, -1;\n\t"
+               "@!p mov.b32 %0, 0f00000000;\n\t}"
+               : "=f"(r)
+               : "f"(x), "r"((SK_WARP_SIZE - G) << 8));
+  return r;
+}
+
+// The value of the segment's lane `src`.
+template <int G>
+__device__ float group_shfl_idx(float x, int src) {
+  float r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, %3, -1;" : "=f"(r) : "f"(x), "r"(src), "r"(((SK_WARP_SIZE - G) << 8) | 31));
+  return r;
+}
+
 // The lane's serial partial sums pre[c], and its exclusive position e among the G lanes of its group:
 // Kogge-Stone over the group (steps 1, 2, 4, ... < G), then the inclusive sum of the lane below.
 template <int G, int V>
-__device__ float round_positions(const float (&v)[V], float (&pre)[V], int gl) {
+__device__ float round_positions(const float (&v)[V], float (&pre)[V]) {
   pre[0] = v[0];
 #pragma unroll
   for (int c = 1; c < V; ++c) pre[c] = pre[c - 1] + v[c];
   float x = pre[V - 1];
 #pragma unroll
-  for (int d = 1; d < G; d <<= 1) {
-    const float y = __shfl_up_sync(SK_FULL_MASK, x, d, G);
-    if (gl >= d) x = y + x;
-  }
-  const float below = __shfl_up_sync(SK_FULL_MASK, x, 1, G);
-  return gl == 0 ? 0.0f : below;
+  for (int d = 1; d < G; d <<= 1) x = group_shfl_up_add<G>(x, d);
+  return group_shfl_below<G>(x);
 }
 
 // First entry of round j with v > 0 and carry + (e + pre[c]) > u for the calling lane's group, or -1.
 template <int G, int V>
 __device__ int first_hit_in_round(const float (&v)[V], float carry, float u, int j, int lane) {
-  const int gl = lane & (G - 1);
   float pre[V];
-  const float e = round_positions<G, V>(v, pre, gl);
+  const float e = round_positions<G, V>(v, pre);
   int c_hit = V;
 #pragma unroll
   for (int c = V - 1; c >= 0; --c)
@@ -133,8 +175,8 @@ __device__ int group_row_sample(const Row &row, bool has_row, int K, float unifo
     for (int r = 0; r < kPrefetchRounds; ++r) {
       if (j0 + r >= rounds) break;
       float pre[V];
-      const float e = round_positions<G, V>(v[r], pre, gl);
-      carry = carry + __shfl_sync(SK_FULL_MASK, e + pre[V - 1], G - 1, G);
+      const float e = round_positions<G, V>(v[r], pre);
+      carry = carry + group_shfl_idx<G>(e + pre[V - 1], G - 1);
       if (gl == 0) ends[j0 + r] = carry;
     }
   }
@@ -199,17 +241,18 @@ struct ProductArgs {
   const int *docs, *words;
 };
 
-// Row of item i, or false when its ids are out of range.
+// Row of item i (i < the item count), or false (and row 0) when its ids are out of range. Written
+// without branches: lanes must not diverge before the group-row kernel's shuffles.
 __device__ bool item_row(const MatrixArgs &a, size_t i, MatrixRow *row) {
   row->w = a.w + i * a.ld;
   return true;
 }
 __device__ bool item_row(const ProductArgs &a, size_t i, ProductRow *row) {
   const int d = a.docs[i], w = a.words[i];
-  if (d < 0 || d >= a.num_docs || w < 0 || w >= a.num_words) return false;
-  row->theta = a.theta + (size_t)d * a.ld_theta;
-  row->phi = a.phi + (size_t)w * a.ld_phi;
-  return true;
+  const bool ok = d >= 0 && d < a.num_docs && w >= 0 && w < a.num_words;
+  row->theta = a.theta + (ok ? (size_t)d * a.ld_theta : 0);
+  row->phi = a.phi + (ok ? (size_t)w * a.ld_phi : 0);
+  return ok;
 }
 
 template <int G, int V, class Args, class Row, class Uniforms>
@@ -224,10 +267,13 @@ __global__ void __launch_bounds__(kThreads) group_row_kernel(Args args, size_t n
   for (size_t first = ((size_t)blockIdx.x * kThreads + (threadIdx.x & ~31u)) / G; first < num_items;
        first += groups) {
     const size_t i = first + (size_t)(lane / G);
-    Row row = {};
-    const bool has_row = i < num_items && item_row(args, i, &row);
+    // Groups past the end work on the last item and discard the result: every lane runs the same code
+    // (see load_round), and its row is readable.
+    const size_t item = i < num_items ? i : num_items - 1;
+    Row row;
+    const bool has_row = item_row(args, item, &row) && i < num_items;
     float total;
-    const int k = group_row_sample<G, V>(row, has_row, K, has_row ? uniforms(i) : 0.0f, ends, &total);
+    const int k = group_row_sample<G, V>(row, has_row, K, uniforms(item), ends, &total);
     if (i < num_items && (lane & (G - 1)) == 0) {
       if (k < 0 && has_row) report_bad_row("sk_sample_categorical", i, total);
       out[i] = k;
@@ -338,6 +384,10 @@ sk_status sample_product(const ProductArgs &args, size_t num_items, int K, sk_ca
                          Uniforms uniforms, int *d_out, sk_stream stream) {
   const sk_status pending = sk_detail_check_pending();
   if (pending != SK_SUCCESS) return pending;
+  // No documents or no words: every id is out of range, so every index is -1 (all bytes 0xff). The
+  // kernels may then assume that row 0 of theta and of phi can be read.
+  if (args.num_docs == 0 || args.num_words == 0)
+    return sk_status_from_cuda_error((int)cudaMemsetAsync(d_out, 0xff, num_items * sizeof(int), stream));
   if (use_butterfly(algorithm, K)) {
     butterfly_product_kernel<<<grid_for((num_items + 31) / 32), kThreads, 0, stream>>>(args, num_items, K, uniforms,
                                                                                        d_out);
