@@ -116,6 +116,41 @@ int main(int argc, char **argv) {
                 copy_gbs, eff / copy_gbs);
     }
   }
+  // The product form, the LDA shape: theta and phi of D = V = 100,000 rows, a random document and word
+  // per item (rows gathered from all over both matrices), 2^22 items.
+  const int kRowsDV = 100000;
+  const size_t kItems = (size_t)1 << 22;
+  int *d_docs, *d_words;
+  BENCH_CUDA(cudaMalloc(&d_docs, kItems * sizeof(int)));
+  BENCH_CUDA(cudaMalloc(&d_words, kItems * sizeof(int)));
+  {
+    std::vector<int> ids(kItems);
+    uint64_t h = 12345;
+    for (size_t i = 0; i < kItems; ++i) h = h * 6364136223846793005ull + 1442695040888963407ull, ids[i] = (int)((h >> 33) % kRowsDV);
+    BENCH_CUDA(cudaMemcpy(d_docs, ids.data(), kItems * sizeof(int), cudaMemcpyHostToDevice));
+    for (size_t i = 0; i < kItems; ++i) h = h * 6364136223846793005ull + 1442695040888963407ull, ids[i] = (int)((h >> 33) % kRowsDV);
+    BENCH_CUDA(cudaMemcpy(d_words, ids.data(), kItems * sizeof(int), cudaMemcpyHostToDevice));
+  }
+  printf("\nproduct form: theta and phi %d x K each (weights in d_w[0] and d_w[1]), %zu items, random doc and word\n",
+         kRowsDV, kItems);
+  printf("%6s %-10s %10s %14s %12s\n", "K", "algorithm", "ms", "samples/s", "ns/sample");
+  int *d_pout;
+  BENCH_CUDA(cudaMalloc(&d_pout, kItems * sizeof(int)));
+  for (int K : {64, 256, 1024}) {
+    for (int a = 1; a < 3; ++a) {
+      const sk_categorical_algorithm alg = (sk_categorical_algorithm)a;
+      const double ms = median_ms(reps, [&](int r) {
+        BENCH_SK(sk_sample_categorical_product_ex_f32(d_w[0], (size_t)K, kRowsDV, d_w[1], (size_t)K, kRowsDV, K, d_docs,
+                                                      d_words, kItems, alg, 2, (uint64_t)r * kItems, d_pout, 0));
+      });
+      printf("%6d %-10s %10.4f %14.4g %12.3f\n", K, names[a], ms, kItems / (ms * 1e-3), ms * 1e6 / kItems);
+      if (csv)
+        fprintf(csv, "\"%s\",%d,%zu,product-%s,%.5f,%.6g,,,\n", info.name, K, kItems, names[a], ms, kItems / (ms * 1e-3));
+    }
+  }
+  BENCH_CUDA(cudaFree(d_pout));
+  BENCH_CUDA(cudaFree(d_docs));
+  BENCH_CUDA(cudaFree(d_words));
   if (csv) fclose(csv);
   BENCH_CUDA(cudaFree(d_out));
   BENCH_CUDA(cudaFree(d_w[0]));
