@@ -197,7 +197,49 @@ static void exact_product_case(int K, size_t ld, int V, sk_categorical_algorithm
 static size_t ld_vec4(int K) { return ((size_t)K + 3) & ~(size_t)3; }
 static size_t ld_scalar(int K) { return (size_t)K + ((K + 1) % 4 == 0 ? 2 : 1); }
 
+// Enough rows that every warp of the group-row kernel takes several in turn (its grid is capped at a
+// few blocks per SM and it loads the next rows during the current search): all rows against the
+// reference, with a bad row now and then.
+static void exact_many_rows(int K, size_t rows, int seed) {
+  uint64_t rng = 0x3a11ull * (uint64_t)(seed + 1) + (uint64_t)K;
+  float *h_w = (float *)malloc(sizeof(float) * rows * K), *h_u = (float *)malloc(sizeof(float) * rows);
+  int *h_out = (int *)malloc(sizeof(int) * rows);
+  for (size_t r = 0; r < rows; ++r) {
+    float boundary;
+    fill_row(h_w + r * K, K, r % 997 == 5 ? 8 : (int)(r % 3), &rng, &boundary);
+    h_u[r] = sk_test_rand_unit_f32(&rng);
+  }
+  float *d_w, *d_u;
+  int *d_out;
+  SK_CHECK_CUDA(cudaMalloc(&d_w, sizeof(float) * rows * K));
+  SK_CHECK_CUDA(cudaMalloc(&d_u, sizeof(float) * rows));
+  SK_CHECK_CUDA(cudaMalloc(&d_out, sizeof(int) * rows));
+  SK_CHECK_CUDA(cudaMemcpy(d_w, h_w, sizeof(float) * rows * K, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_u, h_u, sizeof(float) * rows, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_out, SK_TEST_POISON_BYTE, sizeof(int) * rows));
+  sk_test_context("many rows: K=%d rows=%zu seed=%d", K, rows, seed);
+  SK_CHECK(sk_sample_categorical_with_uniforms_f32(d_w, (size_t)K, rows, K, SK_CATEGORICAL_GROUP_ROW, d_u, d_out, 0) ==
+               SK_SUCCESS, "launch");
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(int) * rows, cudaMemcpyDeviceToHost));
+  size_t bad = 0, first_bad = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    float total;
+    const int want = reference_index(h_w + r * K, K, SK_CATEGORICAL_GROUP_ROW, 4, h_u[r], &total);
+    if (h_out[r] != want && bad++ == 0) first_bad = r;
+  }
+  SK_CHECK(bad == 0, "%zu rows differ from the reference, the first at row %zu", bad, first_bad);
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_u));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  free(h_w);
+  free(h_u);
+  free(h_out);
+}
+
 static void test_exact(int seed) {
+  exact_many_rows(64, 300000, seed);
+  exact_many_rows(1024, 40000, seed);
   for (int a = 0; a < kNumKs; ++a) {
     const int K = kKs[a];
     exact_matrix_case(K, ld_vec4(K), 4, SK_CATEGORICAL_GROUP_ROW, seed);
