@@ -15,7 +15,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarpsPerBlock = kThreads / SK_WARP_SIZE;
 constexpr int kPrefetchRounds = 4;  // rounds whose loads are in flight together (one warp, one row)
-constexpr int kBlocksPerSmInGrid = 16;  // group-row grid: about 3 waves of resident blocks, rows looped
 // The butterfly needs ~80 registers; capping it at 3 blocks of 256 per SM measured fastest
 // (bench_butterfly: 3.57 against 4.69 ns per draw at K = 1024 on an H200).
 constexpr int kButterflyMinBlocks = 3;
@@ -160,47 +159,33 @@ __device__ int last_positive(const Row &row, bool need, int K, int rounds, int l
   return found;
 }
 
-// The first kPrefetchRounds rounds of a row, loaded together (the kernel issues them one row ahead).
+// Each group draws from its row; `ends` is the group's shared array of ceil(K / (G V)) round end sums.
 template <int G, int V, class Row>
-__device__ void load_first_batch(const Row &row, bool has_row, int K, int gl, float (&v)[kPrefetchRounds][V]) {
-  const int rounds = (K + G * V - 1) / (G * V);
-#pragma unroll
-  for (int r = 0; r < kPrefetchRounds; ++r)
-    if (r < rounds) load_round<G, V>(row, has_row, K, r, gl, v[r]);
-}
-
-// Pass 1: the round end sums into the group's `ends` (ceil(K / (G V)) floats) and the row total. The
-// first batch of rounds comes in `batch`, already loaded; later batches are loaded here.
-template <int G, int V, class Row>
-__device__ float group_row_first_pass(const Row &row, bool has_row, int K, float (&batch)[kPrefetchRounds][V],
-                                      float *ends) {
-  const int gl = sk_lane_id() & (G - 1);
-  const int rounds = (K + G * V - 1) / (G * V);
+__device__ int group_row_sample(const Row &row, bool has_row, int K, float uniform, float *ends, float *total_out) {
+  const int lane = sk_lane_id(), gl = lane & (G - 1);
+  const int per_round = G * V;
+  const int rounds = (K + per_round - 1) / per_round;
   float carry = 0.0f;
   for (int j0 = 0; j0 < rounds; j0 += kPrefetchRounds) {
-    if (j0 > 0) {
+    float v[kPrefetchRounds][V];
 #pragma unroll
-      for (int r = 0; r < kPrefetchRounds; ++r)
-        if (j0 + r < rounds) load_round<G, V>(row, has_row, K, j0 + r, gl, batch[r]);
-    }
+    for (int r = 0; r < kPrefetchRounds; ++r)
+      if (j0 + r < rounds) load_round<G, V>(row, has_row, K, j0 + r, gl, v[r]);
 #pragma unroll
     for (int r = 0; r < kPrefetchRounds; ++r) {
       if (j0 + r >= rounds) break;
       float pre[V];
-      const float e = round_positions<G, V>(batch[r], pre);
+      const float e = round_positions<G, V>(v[r], pre);
       carry = carry + group_shfl_idx<G>(e + pre[V - 1], G - 1);
       if (gl == 0) ends[j0 + r] = carry;
     }
   }
   __syncwarp();
-  return carry;
-}
+  const float total = carry;
+  *total_out = total;
+  const bool valid = has_row && total > 0.0f && total < INFINITY;
+  const float u = uniform * total;
 
-// The search for u in a row whose pass 1 filled `ends`; -1 for a group that is not `valid`.
-template <int G, int V, class Row>
-__device__ int group_row_search(const Row &row, bool valid, int K, float u, const float *ends) {
-  const int lane = sk_lane_id(), gl = lane & (G - 1);
-  const int rounds = (K + G * V - 1) / (G * V);
   // Upper level: the first round whose end sum exceeds u (rounds, an invalid group, when none).
   int j = rounds;
   for (int base = 0; base < rounds; base += G) {
@@ -270,50 +255,30 @@ __device__ bool item_row(const ProductArgs &a, size_t i, ProductRow *row) {
   return ok;
 }
 
-// Software-pipelined over the warp's rows: the first rounds of the next rows are loaded before the
-// search of the current ones, so that a warp keeps loads in flight while it searches. Without that a
-// warp's memory traffic stopped for the whole search (Philox, shuffles, one dependent re-read): at
-// K = 128 to 512 the kernel reached 2.5 TB/s, about 0.6x the copy rate.
 template <int G, int V, class Args, class Row, class Uniforms>
 __global__ void __launch_bounds__(kThreads) group_row_kernel(Args args, size_t num_items, int K, Uniforms uniforms,
                                                              int *out) {
   extern __shared__ float ends_all[];
   const int rounds = (K + G * V - 1) / (G * V);
-  const int lane = sk_lane_id(), gl = lane & (G - 1);
+  const int lane = sk_lane_id();
   float *ends = ends_all + (size_t)(threadIdx.x / G) * rounds;  // one array per group
   const size_t groups = (size_t)gridDim.x * (kThreads / G);
-  // The warp's first row index is the same on every lane, so every loop runs alike on the whole warp.
-  size_t first = ((size_t)blockIdx.x * kThreads + (threadIdx.x & ~31u)) / G;
-  if (first >= num_items) return;
-
-  // Groups past the end work on the last item and discard the result: every lane runs the same code
-  // (see load_round), and its row is readable.
-  size_t i = first + (size_t)(lane / G);
-  Row row;
-  bool has_row = item_row(args, i < num_items ? i : num_items - 1, &row) && i < num_items;
-  float batch[kPrefetchRounds][V];
-  load_first_batch<G, V>(row, has_row, K, gl, batch);
-  for (; first < num_items; first += groups) {
-    const float total = group_row_first_pass<G, V>(row, has_row, K, batch, ends);
-    const bool valid = has_row && total > 0.0f && total < INFINITY;
-    const float u = uniforms(i < num_items ? i : num_items - 1) * total;
-
-    // The next rows' first batch, in flight during this search.
-    const size_t next_i = i + groups;
-    Row next_row = row;
-    bool next_has = false;
-    if (first + groups < num_items) {
-      next_has = item_row(args, next_i < num_items ? next_i : num_items - 1, &next_row) && next_i < num_items;
-      load_first_batch<G, V>(next_row, next_has, K, gl, batch);
-    }
-
-    const int k = group_row_search<G, V>(row, valid, K, u, ends);
-    if (i < num_items && gl == 0) {
+  // The loop runs the same number of times on every lane of a warp: the warp's first group decides.
+  for (size_t first = ((size_t)blockIdx.x * kThreads + (threadIdx.x & ~31u)) / G; first < num_items;
+       first += groups) {
+    const size_t i = first + (size_t)(lane / G);
+    // Groups past the end work on the last item and discard the result: every lane runs the same code
+    // (see load_round), and its row is readable.
+    const size_t item = i < num_items ? i : num_items - 1;
+    Row row;
+    const bool has_row = item_row(args, item, &row) && i < num_items;
+    float total;
+    const int k = group_row_sample<G, V>(row, has_row, K, uniforms(item), ends, &total);
+    if (i < num_items && (lane & (G - 1)) == 0) {
       if (k < 0 && has_row) report_bad_row("sk_sample_categorical", i, total);
       out[i] = k;
     }
     __syncwarp();  // `ends` is reused by the next rows
-    row = next_row, has_row = next_has, i = next_i;
   }
 }
 
@@ -371,15 +336,10 @@ sk_status launch_group_row(const Args &args, size_t num_items, int K, Uniforms u
   auto kernel = group_row_kernel<G, V, Args, Row, Uniforms>;
   if (smem > 48 * 1024)
     SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  // A few blocks' worth per SM, so that each warp takes several rows in turn (see the kernel).
-  int device = 0, sms = 0;
-  SK_DETAIL_CUDA_TRY(cudaGetDevice(&device));
-  SK_DETAIL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const size_t rows_per_block = kThreads / G;
-  const size_t wanted = (num_items + rows_per_block - 1) / rows_per_block;
-  const size_t cap = (size_t)sms * kBlocksPerSmInGrid;
-  const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
-  kernel<<<blocks, kThreads, smem, stream>>>(args, num_items, K, uniforms, out);
+  const size_t blocks = (num_items + rows_per_block - 1) / rows_per_block;
+  kernel<<<blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX, kThreads, smem, stream>>>(
+      args, num_items, K, uniforms, out);
   return sk_detail_check_launch();
 }
 

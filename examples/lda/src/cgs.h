@@ -1,0 +1,33 @@
+/*
+ * Serial collapsed Gibbs sampling for LDA (Griffiths and Steyvers, "Finding scientific topics", PNAS
+ * 2004): the textbook reference sampler. Each token in turn is removed from the counts, given a topic
+ * drawn from its full conditional, and added back.
+ */
+#ifndef SK_LDA_CGS_H
+#define SK_LDA_CGS_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * One sweep over every token t = 0 .. T-1 in corpus order. For token t of document d with word v and
+ * topic z, after removing it from the counts (n_dk, n_vk, n_k each lose one for k = z):
+ *     p(k) proportional to p_k = (n_dk + alpha) (n_vk + beta) / (n_k + V beta),   k = 0 .. K-1,
+ * computed in double; with u = sk_rng_uniform_f64(m->seed, iteration, t) and W = sum_k p_k (summed in
+ * increasing k), the new topic is the first k whose running sum exceeds u W (K-1 if rounding leaves
+ * none); it is added back to the counts. Deterministic for (model state, seed, iteration).
+ * Returns 0, or non-zero with err filled when m is NULL / not initialised, iteration >= 2^63, or
+ * scratch memory runs out (the model is then unchanged). Work O(T K); serial.
+ */
+int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_CGS_H */

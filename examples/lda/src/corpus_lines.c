@@ -1,0 +1,241 @@
+/* Line source, vocabulary reader and small helpers shared by the corpus readers (corpus_lines.h). */
+#include "corpus_lines.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  SK_LDA_LINES_FIRST_CAP = 1 << 22, /* 4 MiB: gzread calls stay few and large */
+  SK_LDA_LINES_GZBUFFER = 1 << 18
+};
+/* A longer line is an error rather than an ever-growing buffer. */
+#define SK_LDA_LINES_MAX_LINE ((size_t)1 << 30)
+
+int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_lda_error *err) {
+  memset(lines, 0, sizeof *lines);
+  lines->name = path;
+  errno = 0;
+  lines->gz = gzopen(path, "rb");
+  if (lines->gz == NULL)
+    return sk_lda_fail(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+  gzbuffer(lines->gz, SK_LDA_LINES_GZBUFFER);
+  lines->buf = malloc(SK_LDA_LINES_FIRST_CAP);
+  if (lines->buf == NULL) {
+    gzclose(lines->gz);
+    lines->gz = NULL;
+    return sk_lda_fail(err, "%s: out of memory for the read buffer", path);
+  }
+  lines->cap = SK_LDA_LINES_FIRST_CAP;
+  lines->data = lines->buf;
+  return 0;
+}
+
+void sk_lda_detail_lines_memory(sk_lda_detail_lines *lines, const sk_lda_buffer *buffer) {
+  memset(lines, 0, sizeof *lines);
+  lines->name = buffer->name != NULL ? buffer->name : "(memory)";
+  lines->data = buffer->data != NULL ? buffer->data : "";
+  lines->size = buffer->data != NULL ? buffer->size : 0;
+  lines->at_eof = 1;
+}
+
+void sk_lda_detail_lines_close(sk_lda_detail_lines *lines) {
+  if (lines->gz != NULL) gzclose(lines->gz);
+  free(lines->buf);
+  memset(lines, 0, sizeof *lines);
+}
+
+/* Reads more bytes behind the unread ones (gz only). 0 on success (at_eof set when there were none). */
+static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
+  const size_t avail = lines->size - lines->pos;
+  if (lines->pos > 0) {
+    memmove(lines->buf, lines->buf + lines->pos, avail);
+    lines->pos = 0;
+    lines->size = avail;
+  }
+  if (lines->size == lines->cap) {
+    char *grown;
+    if (lines->cap >= SK_LDA_LINES_MAX_LINE)
+      return sk_lda_fail(err, "%s:%lld: line longer than %zu bytes", lines->name, (long long)lines->line_no + 1,
+                         SK_LDA_LINES_MAX_LINE);
+    grown = realloc(lines->buf, lines->cap * 2);
+    if (grown == NULL)
+      return sk_lda_fail(err, "%s:%lld: out of memory for a line", lines->name, (long long)lines->line_no + 1);
+    lines->buf = grown;
+    lines->cap *= 2;
+  }
+  lines->data = lines->buf;
+  {
+    const size_t room = lines->cap - lines->size;
+    const int got = gzread(lines->gz, lines->buf + lines->size, (unsigned)(room > INT_MAX ? INT_MAX : room));
+    int errnum = Z_OK;
+    const char *message = gzerror(lines->gz, &errnum);
+    if (got < 0 || errnum != Z_OK) {
+      if (errnum == Z_ERRNO)
+        return sk_lda_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
+                           strerror(errno));
+      return sk_lda_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name,
+                         (long long)lines->line_no + 1, message != NULL ? message : "unknown zlib error");
+    }
+    if (got == 0) lines->at_eof = 1;
+    lines->size += (size_t)got;
+  }
+  return 0;
+}
+
+int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_lda_error *err) {
+  size_t scanned = 0; /* bytes of the partial line already searched for '\n' */
+  for (;;) {
+    const char *start = lines->data + lines->pos;
+    const size_t avail = lines->size - lines->pos;
+    const char *nl = avail > scanned ? memchr(start + scanned, '\n', avail - scanned) : NULL;
+    size_t n;
+    if (nl != NULL) {
+      n = (size_t)(nl - start);
+      lines->pos += n + 1;
+    } else if (lines->at_eof) {
+      if (avail == 0) return 0;
+      n = avail;
+      lines->pos = lines->size;
+    } else {
+      scanned = avail;
+      if (lines_refill(lines, err) != 0) return -1;
+      continue;
+    }
+    if (n > 0 && start[n - 1] == '\r') --n;
+    ++lines->line_no;
+    *line = start;
+    *len = n;
+    return 1;
+  }
+}
+
+int sk_lda_detail_blank(const char *p, const char *end) {
+  for (; p < end; ++p)
+    if (!sk_lda_detail_is_blank(*p)) return 0;
+  return 1;
+}
+
+int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_lda_error *err) {
+  const char *line;
+  size_t len;
+  int r;
+  while ((r = sk_lda_detail_lines_next(lines, &line, &len, err)) == 1)
+    if (!sk_lda_detail_blank(line, line + len)) return 0;
+  return r == 0 ? 1 : -1;
+}
+
+const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap) {
+  size_t i, o = 0;
+  const size_t shown = n > 40 ? 40 : n;
+  if (cap < 48) {
+    if (cap > 0) out[0] = '\0';
+    return out;
+  }
+  out[o++] = '\'';
+  for (i = 0; i < shown; ++i) {
+    const unsigned char c = (unsigned char)p[i];
+    out[o++] = (c >= 32 && c < 127) ? (char)c : '?';
+  }
+  if (shown < n) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o++] = '\'';
+  out[o] = '\0';
+  return out;
+}
+
+void sk_lda_detail_free_vocab(char **vocab, int32_t count) {
+  if (vocab == NULL) return;
+  for (int32_t i = 0; i < count; ++i) free(vocab[i]);
+  free(vocab);
+}
+
+int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem) {
+  int64_t c = *cap;
+  void *grown;
+  if (need <= c) return 0;
+  if (c < 16) c = 16;
+  while (c < need) c = c > INT64_MAX / 2 ? need : c * 2;
+  if ((uint64_t)c > SIZE_MAX / elem) return 1;
+  grown = realloc(*array, (size_t)c * elem);
+  if (grown == NULL) return 1;
+  *array = grown;
+  *cap = c;
+  return 0;
+}
+
+sk_lda_read_limits sk_lda_detail_limits(const sk_lda_read_limits *limits) {
+  sk_lda_read_limits l = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS};
+  if (limits != NULL) {
+    if (limits->max_docs >= 0 && limits->max_docs < l.max_docs) l.max_docs = limits->max_docs;
+    if (limits->max_tokens >= 0 && limits->max_tokens < l.max_tokens) l.max_tokens = limits->max_tokens;
+  }
+  return l;
+}
+
+int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
+                             int64_t max_words, char ***vocab, int32_t *count, sk_lda_error *err) {
+  char **words = NULL;
+  int64_t n = 0, cap = 0;
+  const char *line;
+  size_t len;
+  int r;
+  char q[64];
+  *vocab = NULL;
+  *count = 0;
+  if (expected >= 0 && expected < max_words) max_words = expected;
+  while ((r = sk_lda_detail_lines_next(lines, &line, &len, err)) == 1) {
+    char *word;
+    if (sk_lda_detail_blank(line, line + len)) {
+      const int64_t blank_line = lines->line_no;
+      const int rest = sk_lda_detail_lines_rest_blank(lines, err);
+      if (rest < 0) goto fail;
+      if (rest == 1) break;
+      sk_lda_fail(err, "%s:%lld: empty line inside the vocabulary (one word per line)", lines->name,
+                  (long long)blank_line);
+      goto fail;
+    }
+    if (n >= max_words) {
+      if (expected >= 0)
+        sk_lda_fail(err, "%s:%lld: the vocabulary has more than the %lld words of %s", lines->name,
+                    (long long)lines->line_no, (long long)expected, what_expected);
+      else
+        sk_lda_fail(err, "%s:%lld: the vocabulary has more than %lld words", lines->name,
+                    (long long)lines->line_no, (long long)max_words);
+      goto fail;
+    }
+    if (memchr(line, '\0', len) != NULL) {
+      sk_lda_fail(err, "%s:%lld: NUL byte in word %s", lines->name, (long long)lines->line_no,
+                  sk_lda_detail_quote(line, len, q, sizeof q));
+      goto fail;
+    }
+    if (sk_lda_detail_reserve((void **)&words, &cap, n + 1, sizeof *words) != 0 ||
+        (word = malloc(len + 1)) == NULL) {
+      sk_lda_fail(err, "%s:%lld: out of memory", lines->name, (long long)lines->line_no);
+      goto fail;
+    }
+    memcpy(word, line, len);
+    word[len] = '\0';
+    words[n++] = word;
+  }
+  if (r < 0) goto fail;
+  if (expected >= 0 && n < expected) {
+    sk_lda_fail(err, "%s:%lld: the vocabulary has only %lld lines, fewer than the %lld words of %s", lines->name,
+                (long long)lines->line_no, (long long)n, (long long)expected, what_expected);
+    goto fail;
+  }
+  if (n == 0) {
+    sk_lda_fail(err, "%s:%lld: the vocabulary is empty", lines->name, (long long)lines->line_no);
+    goto fail;
+  }
+  *vocab = words;
+  *count = (int32_t)n;
+  return 0;
+fail:
+  sk_lda_detail_free_vocab(words, (int32_t)n);
+  return 1;
+}

@@ -1,0 +1,84 @@
+/*
+ * Internal to the corpus readers: a line source over a gzFile or a memory buffer, a decimal parser and
+ * the vocabulary reader they share. Not part of the sk-lda interface.
+ */
+#ifndef SK_LDA_CORPUS_LINES_H
+#define SK_LDA_CORPUS_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zlib.h>
+
+#include "corpus_read.h"
+
+typedef struct sk_lda_detail_lines {
+  const char *name;   /* for messages */
+  gzFile gz;          /* NULL when reading from memory */
+  char *buf;          /* gz: owned buffer of cap bytes */
+  size_t cap;
+  const char *data;   /* unread bytes are data[pos .. size) */
+  size_t size, pos;
+  int64_t line_no;    /* number of the line last returned, 1-based */
+  int at_eof;         /* no more bytes beyond data[size) */
+} sk_lda_detail_lines;
+
+/* Opens path through gzopen (plain or gzip). Returns 0, or 1 with err filled. */
+int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_lda_error *err);
+void sk_lda_detail_lines_memory(sk_lda_detail_lines *lines, const sk_lda_buffer *buffer);
+void sk_lda_detail_lines_close(sk_lda_detail_lines *lines);
+
+/* Next line without its "\n" or "\r\n": returns 1 and sets *line, *len (valid until the next call);
+   0 at the end of the input; -1 on a read or gzip error (err filled, naming the line). */
+int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_lda_error *err);
+
+/* Reads what is left of the input and returns 1 if it holds only blank lines, 0 if it holds a
+   non-blank one (lines->line_no is then that line), -1 on a read error (err filled). */
+int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_lda_error *err);
+
+static inline int sk_lda_detail_is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* 1 if [p, end) holds only spaces and tabs. */
+int sk_lda_detail_blank(const char *p, const char *end);
+
+/* Parses decimal digits [p, end): 0 and *value on success; 1 if it is empty or holds any other byte
+   (a sign included); 2 if the value exceeds INT64_MAX. */
+static inline int sk_lda_detail_parse_u63(const char *p, const char *end, int64_t *value) {
+  uint64_t v = 0;
+  if (p == end) return 1;
+  for (; p < end; ++p) {
+    const unsigned d = (unsigned)(unsigned char)*p - (unsigned)'0';
+    if (d > 9) return 1;
+    if (v > ((uint64_t)INT64_MAX - d) / 10) {
+      for (++p; p < end; ++p)
+        if ((unsigned)(unsigned char)*p - (unsigned)'0' > 9) return 1;
+      return 2;
+    }
+    v = v * 10 + d;
+  }
+  *value = (int64_t)v;
+  return 0;
+}
+
+/* Writes [p, p+n) quoted for a message: at most 40 bytes, non-printable bytes as '?'. */
+const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
+
+/*
+ * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. expected >= 0: exactly
+ * that many words are required (fewer: error naming the file and how many lines it has; more: error at
+ * line expected+1), what_expected says where the number came from. expected < 0: any number >= 1, at
+ * most max_words. On success *vocab has *count malloc'ed words (each freed with free()).
+ */
+int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
+                             int64_t max_words, char ***vocab, int32_t *count, sk_lda_error *err);
+
+/* Frees count words and the array. */
+void sk_lda_detail_free_vocab(char **vocab, int32_t count);
+
+/* Grows *array (element size elem) to hold at least need elements; 0 on success, 1 out of memory. */
+int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem);
+
+/* The limits to use: *limits clamped to the defaults, or the defaults when NULL. */
+sk_lda_read_limits sk_lda_detail_limits(const sk_lda_read_limits *limits);
+
+#endif /* SK_LDA_CORPUS_LINES_H */

@@ -1,0 +1,102 @@
+/*
+ * Corpus readers: UCI bag-of-words, Blei's LDA-C and plain text, each into the sk_lda_corpus of corpus.h.
+ *
+ * Common contract of every function here:
+ * - Returns 0 on success and fills *out, which the caller later frees with sk_lda_corpus_free().
+ *   *out is overwritten, not freed, on entry: pass a zeroed or never-filled corpus.
+ * - On failure returns non-zero, leaves *out zeroed (nothing is leaked), and fills *err (when not NULL)
+ *   with one line "FILE:LINE: what was wrong" (or "FILE: ..." for what belongs to no line, such as a
+ *   file that cannot be opened).
+ * - Malformed input of any kind is an error, never a crash. An empty corpus (no documents, or no tokens
+ *   in any document) is an error.
+ * - Files are read through zlib (gzopen/gzread), so each file may be plain text or gzip-compressed;
+ *   truncated or corrupt gzip data is an error naming the line where reading stopped.
+ * - Lines end in "\n" or "\r\n"; a last line without a newline is read. Blank lines after the last
+ *   data line are ignored; inside the data they are errors, except in plain text, where they are
+ *   documents that end up empty.
+ * - Numbers are decimal digits only (no sign, no spaces inside); fields are separated by spaces or tabs.
+ * - Thread safety: the functions share no state; different calls may run concurrently.
+ *
+ * The sk_lda_parse_* functions do the same from memory buffers (the name in each buffer is used in the
+ * messages; the bytes are not gzip-decoded): they let tests and the fuzz targets run without files. The
+ * sk_lda_read_* functions are thin wrappers over the same code. limits may be NULL (the defaults).
+ */
+#ifndef SK_LDA_CORPUS_READ_H
+#define SK_LDA_CORPUS_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits on what a header or a count may make the reader allocate, so that a few bytes of input
+   cannot ask for gigabytes. The sk_lda_read_* functions use SK_LDA_READ_MAX_DOCS and
+   SK_LDA_READ_MAX_TOKENS; going past a limit is an error naming the line. */
+typedef struct sk_lda_read_limits {
+  int64_t max_docs;   /* most documents (D) a corpus may have, at most SK_LDA_READ_MAX_DOCS */
+  int64_t max_tokens; /* most tokens (T) a corpus may have, at most SK_LDA_READ_MAX_TOKENS */
+} sk_lda_read_limits;
+
+#define SK_LDA_READ_MAX_DOCS ((int64_t)INT32_MAX - 1)
+#define SK_LDA_READ_MAX_TOKENS ((int64_t)1 << 40)
+
+/* A named region of memory holding the bytes of one file (it need not end in NUL). */
+typedef struct sk_lda_buffer {
+  const char *name; /* used in messages */
+  const char *data;
+  size_t size;
+} sk_lda_buffer;
+
+/*
+ * UCI bag-of-words. docword: 3 header lines D, W, NNZ, then NNZ lines "docID wordID count" with 1-based
+ * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; it must
+ * have exactly W lines, none of them empty.
+ *
+ * Result: D documents in docID order, each the expansion of its counts into tokens in wordID order
+ * (word ids 0-based); V = W. Documents with no entries are kept, empty, so that document d of the corpus
+ * is docID d+1 of the file. Rejected (error naming the line): a missing or non-numeric header, D = 0,
+ * W = 0, NNZ = 0, more or fewer entry lines than NNZ, docID outside 1..D, wordID outside 1..W, count
+ * outside 1..INT32_MAX, non-numeric or missing fields, trailing text, pairs out of order, and duplicate
+ * (docID, wordID) pairs (rejected, not merged: a repeated pair means the file is broken).
+ */
+int sk_lda_read_uci(const char *docword_path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err);
+int sk_lda_parse_uci(const sk_lda_buffer *docword, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
+                     sk_lda_corpus *out, sk_lda_error *err);
+
+/*
+ * Blei's LDA-C: one document per line, "N id:count id:count ..." with N the number of pairs and 0-based
+ * word ids. vocab (may be NULL): one word per line; when given, V is its number of lines and every id must
+ * be below it; when NULL, V is the largest id + 1 and corpus->vocab is NULL.
+ *
+ * Result: one document per line in file order, each the expansion of its pairs in the order written;
+ * "0" is an empty document and is kept. Rejected: N that disagrees with the pairs on the line, ids out of
+ * range, counts outside 1..INT32_MAX, malformed pairs, trailing text, and a word id written twice on one
+ * line (rejected, not merged, as in UCI).
+ */
+int sk_lda_read_ldac(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err);
+int sk_lda_parse_ldac(const sk_lda_buffer *docs, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
+                      sk_lda_corpus *out, sk_lda_error *err);
+
+/*
+ * Plain text, one document per line, tokenized as ../shared/data/README.md describes: ASCII letters are
+ * lower-cased, a token is a run of letters a-z of length 3 or more (every other byte separates tokens),
+ * words in the stop-word file (may be NULL; one word per line, blank lines ignored) are removed, and then
+ * words seen min_count times or fewer in the whole text are removed (min_count = 0 keeps every word;
+ * the shared corpora used 10). Documents left empty are dropped, so D counts only documents with tokens.
+ * The vocabulary is the kept words in byte order (strcmp), word ids are their positions in it.
+ * Rejected: min_count < 0, and no tokens left at all.
+ */
+int sk_lda_read_text(const char *path, const char *stopwords_path, int64_t min_count, sk_lda_corpus *out,
+                     sk_lda_error *err);
+int sk_lda_parse_text(const sk_lda_buffer *text, const sk_lda_buffer *stopwords, int64_t min_count,
+                      const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_lda_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_CORPUS_READ_H */

@@ -1,0 +1,132 @@
+/*
+ * Synthetic corpora for sk-lda (`sk-lda gen`): a corpus drawn from the LDA generative process with planted
+ * topics, written in UCI bag-of-words form with the planted topics beside it.
+ *
+ * THE GENERATIVE CONSTRUCTION (what sk_lda_generate draws; D documents, V words, K topics)
+ *
+ * 1. Zipf base measure. Word v (0-based id, vocabulary name "w%06d" of v) has Zipf weight
+ *    z_v = (v + 1)^(-s), s = zipf_exponent: word id is frequency rank, so w000000 is the most common word.
+ *
+ * 2. Topics. Topic k has its own support S_k: m = max(1, round(topic_support * V)) distinct words chosen
+ *    uniformly at random (a partial Fisher-Yates shuffle of 0 .. V-1). Its base measure is the Zipf weight
+ *    restricted to the support, b_k(v) = z_v / sum_{u in S_k} z_u for v in S_k and 0 elsewhere, and
+ *        phi_k ~ Dirichlet(beta * V * b_k)   (over S_k; phi_k(v) = 0 outside S_k).
+ *    So beta is the mean per-word concentration over the whole vocabulary: with zipf_exponent = 0 and
+ *    topic_support = 1 this is exactly LDA's symmetric phi_k ~ Dirichlet(beta, ..., beta). E[phi_k] = b_k,
+ *    so every topic favours the frequent words of its support, frequent words lie in many topics, and the
+ *    corpus-wide word frequencies decay like the Zipf weights, as in text; small beta makes each phi_k
+ *    spiky (few words with most of the mass), large beta makes it close to b_k.
+ *
+ * 3. Documents. Document d has length L_d = 1 + floor(Y_d + U_d) with U_d uniform on [0, 1) and Y_d
+ *    log-normal with mean (mean_doc_length - 1) and coefficient of variation doc_length_cv:
+ *    Y_d = (mean_doc_length - 1) exp(sigma N - sigma^2 / 2), sigma^2 = log(1 + cv^2), N standard normal.
+ *    The randomised rounding keeps the mean exact: E[L_d] = mean_doc_length, and L_d >= 1 always. With
+ *    cv = 0 and an integer mean every document has exactly mean_doc_length tokens. (For large means the
+ *    coefficient of variation of L_d is close to cv; it is exactly the cv of L_d - 1 before rounding.)
+ *    theta_d ~ Dirichlet(alpha, ..., alpha) over the K topics, and each of its L_d tokens draws its topic
+ *    z ~ Categorical(theta_d) and then its word w ~ Categorical(phi_z).
+ *
+ * RANDOM NUMBERS AND DETERMINISM
+ * Every draw comes from the counter-based Philox generator of samplekit/rng.h under the caller's seed,
+ * from a stream that belongs to exactly one consumer, so the corpus is a pure function of the parameters
+ * (on one platform: the Dirichlet draws go through libm's log, exp, sqrt and cos) and does not depend on
+ * the order in which documents or topics are made:
+ *   stream SK_LDA_GEN_STREAM_TOPIC + k: topic k; its i-th uniform is sk_rng_uniform_f64(seed, stream, i):
+ *       first the m draws of the support shuffle, then the Gamma draws of phi_k in support order.
+ *   stream SK_LDA_GEN_STREAM_DOC + d: document d; uniforms 0 and 1 give N (Box-Muller), 2 gives U_d,
+ *       then from 3 on the K Gamma draws of theta_d in topic order.
+ *   stream SK_LDA_GEN_STREAM_TOKEN + d: document d's tokens; token j uses block j of sk_rng_u32x4():
+ *       words (x, y) as one 64-bit uniform draw the topic, words (z, w) the word.
+ * Gamma(a) variates: Marsaglia and Tsang (ACM TOMS 26(3), 2000) with Box-Muller normals; for a < 1,
+ * Gamma(a + 1) U^(1/a). They are kept as logarithms and normalised with the maximum subtracted, so tiny
+ * Dirichlet parameters (beta * V * b_k(v) can be 1e-9) give exact zeros or tiny values, never 0/0.
+ * Categorical draws use Walker/Vose alias tables (one per topic over its support, built once: O(K V);
+ * one per document over K topics): a 64-bit uniform x gives the cell floor(x n / 2^64) and, from the
+ * fractional part of x n, the coin of that cell, so a draw is exact to within n / 2^64.
+ *
+ * Complexity: O(K V + D K + T) time for T tokens; memory 4 T bytes of tokens (plus 4 T for the optional
+ * topics), 12 m K bytes of alias tables, 4 K V for the optional phi and 4 D K for the optional theta.
+ * Not thread-safe on one output; distinct calls share nothing.
+ */
+#ifndef SK_LDA_GEN_H
+#define SK_LDA_GEN_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stream ids of the draws (see above); the low 32 bits are the topic or document id. */
+#define SK_LDA_GEN_STREAM_TOPIC (UINT64_C(1) << 32)
+#define SK_LDA_GEN_STREAM_DOC (UINT64_C(2) << 32)
+#define SK_LDA_GEN_STREAM_TOKEN (UINT64_C(3) << 32)
+
+typedef struct sk_lda_gen_params {
+  int32_t num_docs;       /* D >= 1 */
+  int32_t num_words;      /* V >= 1 */
+  int32_t num_topics;     /* K >= 1 */
+  double mean_doc_length; /* mean tokens per document, 1 <= mean <= 2^30 (every document has >= 1 token) */
+  double doc_length_cv;   /* coefficient of variation of the length (of L - 1, see above), 0 <= cv <= 10 */
+  double alpha;           /* theta_d ~ Dirichlet(alpha), alpha > 0 */
+  double beta;            /* phi_k ~ Dirichlet(beta * V * b_k), beta > 0 */
+  double zipf_exponent;   /* s >= 0 of the Zipf base measure (1: classic Zipf; 0: uniform) */
+  double topic_support;   /* fraction of the vocabulary each topic can use, 0 < f <= 1 */
+  uint64_t seed;          /* the Philox key */
+} sk_lda_gen_params;
+
+/* Defaults: D = 1000, V = 5000, K = 20, mean length 100, cv 0.5, alpha 0.1, beta 0.01, Zipf 1.0,
+   support 0.1, seed 1. */
+void sk_lda_gen_params_default(sk_lda_gen_params *params);
+
+/* Checks the parameters without drawing anything; returns 0 when valid, else 1 with a message that
+   names the parameter, its value and the allowed range. */
+int sk_lda_gen_validate(const sk_lda_gen_params *params, sk_lda_error *err);
+
+/*
+ * Draws a corpus (construction above) into `out`, which the caller frees with sk_lda_corpus_free().
+ * `out` is overwritten (not freed first) and left zeroed on failure. The vocabulary is "w000000" ..
+ * (six digits, more when V > 10^6). Tokens of a document are in draw order.
+ * Optional outputs, each skipped when NULL, each malloc'ed and freed by the caller with free():
+ *   phi_out:    K x V floats, row k = phi_k (rows sum to 1 up to float rounding; the alias tables are
+ *               built from these float values, so they are what the tokens were drawn from);
+ *   theta_out:  D x K floats, row d = theta_d (likewise);
+ *   topics_out: T topic ids, the planted topic of each token, aligned with out->tokens.
+ * Returns 0, or 1 with a message on invalid parameters, a length that overflows, or out of memory.
+ */
+int sk_lda_generate(const sk_lda_gen_params *params, sk_lda_corpus *out, float **phi_out, float **theta_out,
+                    int32_t **topics_out, sk_lda_error *err);
+
+/*
+ * Writes `corpus` in UCI bag-of-words form as DIR/docword.NAME.txt and DIR/vocab.NAME.txt:
+ * three header lines D, W (= V) and NNZ, then one "doc word count" line per distinct (document, word),
+ * 1-based ids, counts aggregated, sorted by document then word; documents with no tokens have no lines.
+ * The vocabulary file has V lines (written only when corpus->vocab is not NULL). Each file is written to
+ * NAME + ".tmp" and renamed, so an interrupted run leaves no half file under the final name.
+ * DIR must exist. Returns 0, or 1 with a message naming the file (I/O error, invalid corpus).
+ * Work O(T log(max document length)); memory O(V + max document length).
+ */
+int sk_lda_write_uci(const sk_lda_corpus *corpus, const char *dir, const char *name, sk_lda_error *err);
+
+/*
+ * Writes the planted truth beside the corpus:
+ *   DIR/topics.NAME.planted.txt: '#' comment lines with the parameters, then for each topic k one line
+ *       "topic K" followed by `top_n` lines "<TAB>word<TAB>probability" (the top_n words of phi_k by
+ *       decreasing probability, ties by word id; fewer when the support is smaller; probability with %.6g).
+ *   DIR/phi.NAME.planted.f32: matrix file (below) of phi, K rows x V columns.
+ *   DIR/theta.NAME.planted.f32: matrix file of theta, D rows x K columns (only when theta is not NULL).
+ * Matrix file: 8 bytes magic "SKLDAF32", then uint32 version (1), uint32 rows, uint32 cols, uint32 0
+ *   (reserved), all little-endian, then rows * cols IEEE-754 float32 little-endian, row-major.
+ * `vocab` may be NULL (words are then named by "w%06d" of their id). Same temporary-name rule and
+ * errors as sk_lda_write_uci.
+ */
+int sk_lda_write_planted(const sk_lda_gen_params *params, char *const *vocab, const float *phi, const float *theta,
+                         int top_n, const char *dir, const char *name, sk_lda_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_GEN_H */

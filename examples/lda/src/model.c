@@ -1,0 +1,223 @@
+/* The LDA training state: initialisation, recounting, freeing. */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samplekit/rng.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+double sk_lda_default_alpha(int32_t num_topics) { return num_topics > 0 ? 50.0 / (double)num_topics : 0.0; }
+
+int32_t sk_lda_detail_uniform_index(double u, int64_t n) {
+  int64_t i = (int64_t)(u * (double)n);
+  if (i >= n) i = n - 1; /* u < 1, but u * n can round up to n */
+  return (int32_t)i;
+}
+
+int sk_lda_detail_threads(int threads) {
+#ifdef _OPENMP
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+static int sk_lda_cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void sk_lda_sort_i32(int32_t *a, int32_t n) {
+  if (n <= 24) { /* insertion sort: rows are usually short */
+    for (int32_t i = 1; i < n; ++i) {
+      const int32_t x = a[i];
+      int32_t j = i - 1;
+      while (j >= 0 && a[j] > x) {
+        a[j + 1] = a[j];
+        --j;
+      }
+      a[j + 1] = x;
+    }
+  } else {
+    qsort(a, (size_t)n, sizeof *a, sk_lda_cmp_i32);
+  }
+}
+
+int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
+  const int32_t K = m->num_topics;
+  const sk_lda_corpus *c = m->corpus;
+  int failed = 0;
+  memset(m->n_vk, 0, (size_t)m->num_words * (size_t)K * sizeof *m->n_vk);
+  memset(m->n_k, 0, (size_t)K * sizeof *m->n_k);
+  threads = sk_lda_detail_threads(threads);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    int32_t *cnt = (int32_t *)calloc((size_t)K, sizeof *cnt);
+    int64_t *nk = (int64_t *)calloc((size_t)K, sizeof *nk);
+    if (cnt == NULL || nk == NULL) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
+    } else {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+      for (int32_t d = 0; d < m->num_docs; ++d) {
+        int32_t *row_topic = m->dk_topic + m->dk_start[d];
+        int32_t *row_count = m->dk_count + m->dk_start[d];
+        int32_t nnz = 0;
+        for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
+          const int32_t k = m->z[t];
+          const size_t vk = (size_t)c->tokens[t] * (size_t)K + (size_t)k;
+          if (cnt[k]++ == 0) row_topic[nnz++] = k;
+          ++nk[k];
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+          ++m->n_vk[vk];
+        }
+        sk_lda_sort_i32(row_topic, nnz);
+        for (int32_t i = 0; i < nnz; ++i) {
+          row_count[i] = cnt[row_topic[i]];
+          cnt[row_topic[i]] = 0;
+        }
+        m->dk_nnz[d] = nnz;
+      }
+      for (int32_t k = 0; k < K; ++k)
+        if (nk[k] != 0) {
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+          m->n_k[k] += nk[k];
+        }
+    }
+    free(cnt);
+    free(nk);
+  }
+  if (failed) return sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
+  return 0;
+}
+
+int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
+                      double beta, uint64_t seed, sk_lda_error *err) {
+  if (m == NULL) return sk_lda_fail(err, "model init: model is NULL");
+  memset(m, 0, sizeof *m);
+  if (train == NULL) return sk_lda_fail(err, "model init: corpus is NULL");
+  if (num_topics < 1 || num_topics > SK_LDA_MAX_TOPICS)
+    return sk_lda_fail(err, "number of topics %d is outside 1..%d", (int)num_topics, SK_LDA_MAX_TOPICS);
+  if (!(alpha > 0.0) || !isfinite(alpha)) return sk_lda_fail(err, "alpha %g must be finite and positive", alpha);
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_lda_fail(err, "beta %g must be finite and positive", beta);
+  if (train->num_docs < 0 || train->num_words < 1 || train->num_tokens < 0)
+    return sk_lda_fail(err, "corpus has invalid sizes (D = %d, V = %d, T = %lld)", (int)train->num_docs,
+                       (int)train->num_words, (long long)train->num_tokens);
+  if (train->doc_offsets == NULL || (train->num_tokens > 0 && train->tokens == NULL))
+    return sk_lda_fail(err, "corpus arrays are NULL");
+  if (train->doc_offsets[0] != 0 || train->doc_offsets[train->num_docs] != train->num_tokens)
+    return sk_lda_fail(err, "corpus offsets do not run from 0 to T = %lld", (long long)train->num_tokens);
+  const int32_t D = train->num_docs, V = train->num_words, K = num_topics;
+  const int64_t T = train->num_tokens;
+  if ((uint64_t)V * (uint64_t)K > (uint64_t)SIZE_MAX / 16u)
+    return sk_lda_fail(err, "V * K = %d * %d is too large", (int)V, (int)K);
+  int64_t slots = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
+    if (n < 0) return sk_lda_fail(err, "corpus offsets decrease at document %d", (int)d);
+    slots += n < K ? n : K;
+  }
+  for (int64_t t = 0; t < T; ++t)
+    if (train->tokens[t] < 0 || train->tokens[t] >= V)
+      return sk_lda_fail(err, "token %lld has word id %d outside 0..%d", (long long)t, (int)train->tokens[t],
+                         (int)V - 1);
+
+  m->corpus = train;
+  m->num_topics = K;
+  m->num_words = V;
+  m->num_docs = D;
+  m->num_tokens = T;
+  m->alpha = alpha;
+  m->beta = beta;
+  m->seed = seed;
+  m->z = (int32_t *)malloc((size_t)(T > 0 ? T : 1) * sizeof *m->z);
+  m->dk_start = (int64_t *)malloc((size_t)(D + 1) * sizeof *m->dk_start);
+  m->dk_nnz = (int32_t *)calloc((size_t)(D > 0 ? D : 1), sizeof *m->dk_nnz);
+  m->dk_topic = (int32_t *)malloc((size_t)(slots > 0 ? slots : 1) * sizeof *m->dk_topic);
+  m->dk_count = (int32_t *)malloc((size_t)(slots > 0 ? slots : 1) * sizeof *m->dk_count);
+  m->n_vk = (int32_t *)malloc((size_t)V * (size_t)K * sizeof *m->n_vk);
+  m->n_k = (int64_t *)malloc((size_t)K * sizeof *m->n_k);
+  if (m->z == NULL || m->dk_start == NULL || m->dk_nnz == NULL || m->dk_topic == NULL || m->dk_count == NULL ||
+      m->n_vk == NULL || m->n_k == NULL) {
+    sk_lda_model_free(m);
+    return sk_lda_fail(err, "out of memory for a model with T = %lld, V = %d, K = %d", (long long)T, (int)V,
+                       (int)K);
+  }
+  m->dk_start[0] = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
+    m->dk_start[d + 1] = m->dk_start[d] + (n < K ? n : K);
+  }
+  for (int64_t t = 0; t < T; ++t)
+    m->z[t] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, (uint64_t)t), K);
+  if (sk_lda_model_recount(m, 0, err) != 0) {
+    sk_lda_model_free(m);
+    return 1;
+  }
+  return 0;
+}
+
+void sk_lda_model_free(sk_lda_model *m) {
+  if (m == NULL) return;
+  free(m->z);
+  free(m->dk_start);
+  free(m->dk_nnz);
+  free(m->dk_topic);
+  free(m->dk_count);
+  free(m->n_vk);
+  free(m->n_k);
+  free(m->esca_word_cum);
+  free(m->esca_inv_denom);
+  memset(m, 0, sizeof *m);
+}
+
+int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err) {
+  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "set topics: model is NULL or not initialised");
+  if (z == NULL && m->num_tokens > 0) return sk_lda_fail(err, "set topics: topics are NULL");
+  for (int64_t t = 0; t < m->num_tokens; ++t)
+    if (z[t] < 0 || z[t] >= m->num_topics)
+      return sk_lda_fail(err, "set topics: token %lld has topic %d outside 0..%d", (long long)t, (int)z[t],
+                         (int)m->num_topics - 1);
+  if (m->num_tokens > 0) memcpy(m->z, z, (size_t)m->num_tokens * sizeof *z);
+  return sk_lda_model_recount(m, 0, err);
+}
+
+int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k) {
+  const int32_t *topic = m->dk_topic + m->dk_start[d];
+  int32_t lo = 0, hi = m->dk_nnz[d];
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (topic[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < m->dk_nnz[d] && topic[lo] == k ? m->dk_count[m->dk_start[d] + lo] : 0;
+}
+
+size_t sk_lda_model_bytes(const sk_lda_model *m) {
+  if (m == NULL || m->z == NULL) return 0;
+  const size_t VK = (size_t)m->num_words * (size_t)m->num_topics;
+  const size_t slots = (size_t)m->dk_start[m->num_docs];
+  size_t b = (size_t)m->num_tokens * 4u + (size_t)(m->num_docs + 1) * 8u + (size_t)m->num_docs * 4u + slots * 8u +
+             VK * 4u + (size_t)m->num_topics * 8u;
+  if (m->esca_word_cum != NULL) b += VK * 8u;
+  if (m->esca_inv_denom != NULL) b += (size_t)m->num_topics * 8u;
+  return b;
+}

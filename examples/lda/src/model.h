@@ -1,0 +1,143 @@
+/*
+ * The state of an LDA training run on the CPU: one topic per token (z), the document-topic counts A
+ * (n_dk, one sparse row per document), the word-topic counts B (n_vk, dense V x K) and the topic
+ * totals n_k; plus the RNG stream scheme that every sk-lda part (CPU and, later, GPU) shares.
+ *
+ * Threading: a model is not thread-safe; one caller at a time. The samplers use OpenMP inside.
+ * Errors: functions returning int give 0 on success and non-zero on failure, with err filled (see
+ * corpus.h). The model never changes the corpus it was built on.
+ */
+#ifndef SK_LDA_MODEL_H
+#define SK_LDA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * RNG streams. Every random number in sk-lda is u = sk_rng_uniform_f64(seed, stream, index) from
+ * samplekit/rng.h (Philox4x32-10, a pure function of its arguments), so a result never depends on
+ * thread count, scheduling or device. A uniform u in [0, 1) picks from n equally likely choices as
+ * floor(u * n) (clamped to n - 1), and from a discrete distribution with total mass W as the first
+ * entry whose running sum exceeds u * W (in the sampler's documented order).
+ *
+ *   stream                           index                                   used for
+ *   iteration  (< 2^63)              global token index t of the training    sweep `iteration` of CGS
+ *                                    corpus                                  and of ESCA (one draw per token)
+ *   SK_LDA_STREAM_INIT               t                                       initial topic of token t
+ *   SK_LDA_STREAM_SPLIT_DOCS         step i of the document shuffle          choosing the test documents
+ *   SK_LDA_STREAM_SPLIT_TOKENS       global token index in the full corpus   halving each test document
+ *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic
+ *   SK_LDA_STREAM_FOLDIN(it)         token index in the observed halves      fold-in sweep it
+ *
+ * Streams at or above SK_LDA_STREAM_RESERVED are never sweep streams, so no two uses share numbers.
+ */
+#define SK_LDA_STREAM_RESERVED UINT64_C(0x8000000000000000)
+#define SK_LDA_STREAM_INIT (SK_LDA_STREAM_RESERVED + 0u)
+#define SK_LDA_STREAM_SPLIT_DOCS (SK_LDA_STREAM_RESERVED + 1u)
+#define SK_LDA_STREAM_SPLIT_TOKENS (SK_LDA_STREAM_RESERVED + 2u)
+#define SK_LDA_STREAM_FOLDIN_INIT (SK_LDA_STREAM_RESERVED + 3u)
+#define SK_LDA_STREAM_FOLDIN(it) (SK_LDA_STREAM_RESERVED + UINT64_C(0x100000000) + (uint64_t)(it))
+
+/* Largest number of topics supported. */
+#define SK_LDA_MAX_TOPICS 65536
+/* Default topic-word prior beta. */
+#define SK_LDA_DEFAULT_BETA 0.01
+
+/* Test-only values of sk_lda_model.test_bug (planted bugs that the sampler tests must detect). */
+enum {
+  SK_LDA_TEST_BUG_NONE = 0,
+  /* CGS: the token is not removed from n_dk before its draw (n_dk off by one for its own topic).
+     ESCA: the token's own topic is removed from A_dk in the sparse part (ESCA must not remove it). */
+  SK_LDA_TEST_BUG_DOC_COUNT = 1,
+  /* CGS: the token is not removed from n_vk and n_k before its draw.
+     ESCA: the dense word table leaves out the last topic (loop bound off by one), so Q_v is too small. */
+  SK_LDA_TEST_BUG_WORD_COUNT = 2
+};
+
+/* The training state. Fields are read-only for callers except test_bug. */
+typedef struct sk_lda_model {
+  const sk_lda_corpus *corpus; /* the training corpus, borrowed: must outlive the model */
+  int32_t num_topics;          /* K, 1 .. SK_LDA_MAX_TOPICS */
+  int32_t num_words;           /* V = corpus->num_words */
+  int32_t num_docs;            /* D = corpus->num_docs */
+  int64_t num_tokens;          /* T = corpus->num_tokens */
+  double alpha;                /* symmetric document-topic prior, > 0 */
+  double beta;                 /* symmetric topic-word prior, > 0 */
+  uint64_t seed;               /* the key of every draw */
+
+  int32_t *z; /* T topics, z[t] in [0, K) */
+
+  /* A: document d's nonzero counts are the pairs (dk_topic[i], dk_count[i]) for
+     i in [dk_start[d], dk_start[d] + dk_nnz[d]), topics strictly increasing; dk_start has D + 1
+     entries and reserves min(n_d, K) slots per document. */
+  int64_t *dk_start;
+  int32_t *dk_nnz;
+  int32_t *dk_topic;
+  int32_t *dk_count;
+
+  int32_t *n_vk; /* B: V x K, row-major: n_vk[v * K + k] */
+  int64_t *n_k;  /* K topic totals */
+
+  /* ESCA's per-sweep work space (allocated by the first ESCA sweep; NULL before). */
+  double *esca_word_cum; /* V x K: running sums over k of B_hat[v, k] */
+  double *esca_inv_denom; /* K: 1 / (n_k + V beta) */
+
+  /* Test-only: one of SK_LDA_TEST_BUG_*; 0 (set by init) in every real use. */
+  int test_bug;
+} sk_lda_model;
+
+/* Default document-topic prior: 50 / K. */
+double sk_lda_default_alpha(int32_t num_topics);
+
+/*
+ * Builds a model on `train` (borrowed, must outlive the model) with K topics and priors alpha, beta:
+ * token t starts in topic floor(K * sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)); the counts are
+ * built from these topics. Fails (and leaves *m zeroed) when a pointer is NULL, K is outside
+ * 1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent (offsets
+ * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out.
+ * Work O(T + V K); memory 4 V K + 12 T + 16 D + 8 K bytes (ESCA adds 8 V K + 8 K on its first sweep).
+ */
+int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
+                      double beta, uint64_t seed, sk_lda_error *err);
+
+/* Frees what the model owns and zeroes it (not the corpus); NULL or a zeroed model is fine. */
+void sk_lda_model_free(sk_lda_model *m);
+
+/*
+ * Replaces every topic with z[0 .. T) (for a resume or a test) and rebuilds the counts. Fails, leaving
+ * the model unchanged, when z is NULL or a topic is outside [0, K). Work O(T + V K).
+ */
+int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err);
+
+/*
+ * Rebuilds A, B and n_k from z, over `threads` OpenMP threads (<= 0: the OpenMP default; 1 without
+ * OpenMP). The result does not depend on the thread count. Fails only when scratch memory runs out
+ * (the counts are then unspecified; call again). Work O(T log K + V K).
+ */
+int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err);
+
+/* The count n_dk of topic k in document d (a binary search of the sparse row). */
+int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k);
+
+/* Bytes the model owns (counts, topics and ESCA tables): the memory the trainer's state uses. */
+size_t sk_lda_model_bytes(const sk_lda_model *m);
+
+/* Internal helpers shared by the samplers, the split and the metrics. */
+
+/* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
+int32_t sk_lda_detail_uniform_index(double u, int64_t n);
+
+/* The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without OpenMP. */
+int sk_lda_detail_threads(int threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_MODEL_H */
