@@ -30,6 +30,8 @@
  *   round in shared memory: the upper level of a two-level W-ary tree built on the fly. The search finds
  *   the first round whose end sum exceeds u, re-reads that one round (from L1, usually) and finds the
  *   entry. So the weights are read from memory once, and short rows keep several rows in flight per warp.
+ *   When G = 32 a kernel specialised for one warp per row runs instead; it adds in the same order, so the
+ *   results are the same bit for bit, and it was measured faster for long rows.
  * - `SK_CATEGORICAL_BUTTERFLY`: one row per lane, 32 rows per warp, transposed coalesced reads and
  *   butterfly-patterned partial sums (sk_warp_butterfly_sample_rows_f32(); Steele and Tristan, PPoPP'17).
  *
