@@ -44,14 +44,7 @@ int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err) {
         cum[k] = total;
       }
       const double x = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t) * total;
-      int32_t lo = 0, hi = K - 1; /* first k with cum[k] > x; K-1 when rounding leaves none */
-      while (lo < hi) {
-        const int32_t mid = lo + (hi - lo) / 2;
-        if (cum[mid] > x)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
+      const int32_t lo = sk_lda_detail_first_above(cum, K, x); /* first k with cum[k] > x; K-1 when rounding leaves none */
       const int32_t k = lo;
       m->z[t] = k;
       if (bug == SK_LDA_TEST_BUG_DOC_COUNT) --ndk[old];

@@ -76,8 +76,12 @@ static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
       if (errnum == Z_ERRNO)
         return sk_lda_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
                            strerror(errno));
+      if (message == NULL) message = "unknown zlib error";
+      /* zlib writes "PATH: what"; the path is already at the front of our message. */
+      if (strncmp(message, lines->name, strlen(lines->name)) == 0 && message[strlen(lines->name)] == ':')
+        message += strlen(lines->name) + 1 + (message[strlen(lines->name) + 1] == ' ');
       return sk_lda_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name,
-                         (long long)lines->line_no + 1, message != NULL ? message : "unknown zlib error");
+                         (long long)lines->line_no + 1, message);
     }
     if (got == 0) lines->at_eof = 1;
     lines->size += (size_t)got;
@@ -183,12 +187,11 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
   int64_t n = 0, cap = 0;
   const char *line;
   size_t len;
-  int r;
+  int r = 0;
   char q[64];
   *vocab = NULL;
   *count = 0;
-  if (expected >= 0 && expected < max_words) max_words = expected;
-  while ((r = sk_lda_detail_lines_next(lines, &line, &len, err)) == 1) {
+  while ((expected < 0 || n < expected) && (r = sk_lda_detail_lines_next(lines, &line, &len, err)) == 1) {
     char *word;
     if (sk_lda_detail_blank(line, line + len)) {
       const int64_t blank_line = lines->line_no;
@@ -200,12 +203,8 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
       goto fail;
     }
     if (n >= max_words) {
-      if (expected >= 0)
-        sk_lda_fail(err, "%s:%lld: the vocabulary has more than the %lld words of %s", lines->name,
-                    (long long)lines->line_no, (long long)expected, what_expected);
-      else
-        sk_lda_fail(err, "%s:%lld: the vocabulary has more than %lld words", lines->name,
-                    (long long)lines->line_no, (long long)max_words);
+      sk_lda_fail(err, "%s:%lld: the vocabulary has more than %lld words", lines->name, (long long)lines->line_no,
+                  (long long)max_words);
       goto fail;
     }
     if (memchr(line, '\0', len) != NULL) {
@@ -225,11 +224,11 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
   if (r < 0) goto fail;
   if (expected >= 0 && n < expected) {
     sk_lda_fail(err, "%s:%lld: the vocabulary has only %lld lines, fewer than the %lld words of %s", lines->name,
-                (long long)lines->line_no, (long long)n, (long long)expected, what_expected);
+                sk_lda_detail_last_line(lines), (long long)n, (long long)expected, what_expected);
     goto fail;
   }
   if (n == 0) {
-    sk_lda_fail(err, "%s:%lld: the vocabulary is empty", lines->name, (long long)lines->line_no);
+    sk_lda_fail(err, "%s:%lld: the vocabulary is empty", lines->name, sk_lda_detail_last_line(lines));
     goto fail;
   }
   *vocab = words;
@@ -238,4 +237,53 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
 fail:
   sk_lda_detail_free_vocab(words, (int32_t)n);
   return 1;
+}
+
+int sk_lda_detail_parse_buffers(const char *fn, sk_lda_detail_parser parse, const sk_lda_buffer *input,
+                                const sk_lda_buffer *vocab, const sk_lda_read_limits *limits, sk_lda_corpus *out,
+                                sk_lda_error *err) {
+  sk_lda_detail_lines d, v;
+  if (out == NULL) return sk_lda_fail(err, "%s: out is NULL", fn);
+  memset(out, 0, sizeof *out);
+  if (input == NULL) return sk_lda_fail(err, "%s: the input buffer is NULL", fn);
+  sk_lda_detail_lines_memory(&d, input);
+  if (vocab != NULL) sk_lda_detail_lines_memory(&v, vocab);
+  return parse(&d, vocab != NULL ? &v : NULL, limits, out, err);
+}
+
+int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const char *path, const char *vocab_path,
+                             sk_lda_corpus *out, sk_lda_error *err) {
+  sk_lda_detail_lines d, v;
+  int r;
+  if (out == NULL) return sk_lda_fail(err, "%s: out is NULL", fn);
+  memset(out, 0, sizeof *out);
+  if (path == NULL) return sk_lda_fail(err, "%s: the input path is NULL", fn);
+  if (sk_lda_detail_lines_open(&d, path, err) != 0) return 1;
+  if (vocab_path != NULL && sk_lda_detail_lines_open(&v, vocab_path, err) != 0) {
+    sk_lda_detail_lines_close(&d);
+    return 1;
+  }
+  r = parse(&d, vocab_path != NULL ? &v : NULL, NULL, out, err);
+  sk_lda_detail_lines_close(&d);
+  if (vocab_path != NULL) sk_lda_detail_lines_close(&v);
+  return r;
+}
+
+int sk_lda_detail_parse_number(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what, int64_t lo,
+                        int64_t hi, const char *where, int64_t *value, sk_lda_error *err) {
+  char q[64];
+  const int r = sk_lda_detail_parse_u63(s, e, value);
+  if (r == 1) {
+    if (s < e && *s == '-' && sk_lda_detail_parse_u63(s + 1, e, value) != 1)
+      return sk_lda_fail(err, "%s:%lld: %s %s is negative (must be %lld..%lld%s)", lines->name,
+                         (long long)lines->line_no, what, sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q),
+                         (long long)lo, (long long)hi, where);
+    return sk_lda_fail(err, "%s:%lld: %s %s is not a number", lines->name, (long long)lines->line_no, what,
+                       sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q));
+  }
+  if (r == 2 || *value < lo || *value > hi)
+    return sk_lda_fail(err, "%s:%lld: %s %s is out of range %lld..%lld%s", lines->name, (long long)lines->line_no,
+                       what, sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q), (long long)lo, (long long)hi,
+                       where);
+  return 0;
 }

@@ -36,6 +36,11 @@ int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size
    non-blank one (lines->line_no is then that line), -1 on a read error (err filled). */
 int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_lda_error *err);
 
+/* The line to name in a message about the end of the input: the last line read, or 1 for an empty file. */
+static inline long long sk_lda_detail_last_line(const sk_lda_detail_lines *lines) {
+  return lines->line_no > 0 ? (long long)lines->line_no : 1;
+}
+
 static inline int sk_lda_detail_is_blank(char c) { return c == ' ' || c == '\t'; }
 
 /* 1 if [p, end) holds only spaces and tabs. */
@@ -64,9 +69,9 @@ static inline int sk_lda_detail_parse_u63(const char *p, const char *end, int64_
 const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
 
 /*
- * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. expected >= 0: exactly
- * that many words are required (fewer: error naming the file and how many lines it has; more: error at
- * line expected+1), what_expected says where the number came from. expected < 0: any number >= 1, at
+ * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. expected >= 0: that many
+ * words are required (fewer: error naming the file and how many lines it has, what_expected saying where
+ * the number came from) and lines after them are not read. expected < 0: any number >= 1, at
  * most max_words. On success *vocab has *count malloc'ed words (each freed with free()).
  */
 int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
@@ -74,6 +79,23 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
 
 /* Frees count words and the array. */
 void sk_lda_detail_free_vocab(char **vocab, int32_t count);
+
+/* Parses [s, e) as a whole number `what` in lo..hi; `where` says where hi came from (may be ""). On
+   failure fills err naming the line: not a number, negative, or out of range. Returns 0 or 1. */
+int sk_lda_detail_parse_number(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what,
+                               int64_t lo, int64_t hi, const char *where, int64_t *value, sk_lda_error *err);
+
+/* A format's parser over lines: the main input and an optional vocabulary (NULL when none). */
+typedef int (*sk_lda_detail_parser)(sk_lda_detail_lines *input, sk_lda_detail_lines *vocab,
+                                    const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_lda_error *err);
+
+/* A format's public entry points, written once: parse from memory buffers, and read from files
+   (plain or gzip). `fn` names the public function in messages about NULL arguments. */
+int sk_lda_detail_parse_buffers(const char *fn, sk_lda_detail_parser parse, const sk_lda_buffer *input,
+                                const sk_lda_buffer *vocab, const sk_lda_read_limits *limits, sk_lda_corpus *out,
+                                sk_lda_error *err);
+int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const char *path, const char *vocab_path,
+                             sk_lda_corpus *out, sk_lda_error *err);
 
 /* Grows *array (element size elem) to hold at least need elements; 0 on success, 1 out of memory. */
 int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem);

@@ -53,8 +53,9 @@ typedef struct sk_lda_buffer {
 
 /*
  * UCI bag-of-words. docword: 3 header lines D, W, NNZ, then NNZ lines "docID wordID count" with 1-based
- * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; it must
- * have exactly W lines, none of them empty.
+ * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; its first
+ * W lines are the vocabulary and must not be empty; lines after them are ignored (the original UCI
+ * vocab.kos.txt has one such line, "temp", after its 6906 words).
  *
  * Result: D documents in docID order, each the expansion of its counts into tokens in wordID order
  * (word ids 0-based); V = W. Documents with no entries are kept, empty, so that document d of the corpus

@@ -36,7 +36,7 @@
  *   stream SK_LDA_GEN_STREAM_DOC + d: document d; uniforms 0 and 1 give N (Box-Muller), 2 gives U_d,
  *       then from 3 on the K Gamma draws of theta_d in topic order.
  *   stream SK_LDA_GEN_STREAM_TOKEN + d: document d's tokens; token j uses block j of sk_rng_u32x4():
- *       words (x, y) as one 64-bit uniform draw the topic, words (z, w) the word.
+ *       the 64-bit uniform (x << 32) | y draws the topic, (z << 32) | w the word.
  * Gamma(a) variates: Marsaglia and Tsang (ACM TOMS 26(3), 2000) with Box-Muller normals; for a < 1,
  * Gamma(a + 1) U^(1/a). They are kept as logarithms and normalised with the maximum subtracted, so tiny
  * Dirichlet parameters (beta * V * b_k(v) can be 1e-9) give exact zeros or tiny values, never 0/0.
@@ -46,6 +46,8 @@
  *
  * Complexity: O(K V + D K + T) time for T tokens; memory 4 T bytes of tokens (plus 4 T for the optional
  * topics), 12 m K bytes of alias tables, 4 K V for the optional phi and 4 D K for the optional theta.
+ * Single-threaded. Measured (gcc -O3, one core): D = 300,000, T = 100M, V = 100,000, K = 100, support 0.1
+ * generates in about 10 s and writes its 0.92 GB docword file in about 6 s.
  * Not thread-safe on one output; distinct calls share nothing.
  */
 #ifndef SK_LDA_GEN_H
@@ -82,7 +84,8 @@ typedef struct sk_lda_gen_params {
 void sk_lda_gen_params_default(sk_lda_gen_params *params);
 
 /* Checks the parameters without drawing anything; returns 0 when valid, else 1 with a message that
-   names the parameter, its value and the allowed range. */
+   names the parameter, its value and the allowed range (also when K x V or D x K is too large to address
+   in memory, whether or not phi and theta are asked for). */
 int sk_lda_gen_validate(const sk_lda_gen_params *params, sk_lda_error *err);
 
 /*

@@ -49,13 +49,59 @@ static void sk_lda_sort_i32(int32_t *a, int32_t n) {
   }
 }
 
+/* Rebuilds document d's sparse row from z and adds its tokens to n_vk (atomically when shared) and to
+   the caller's topic totals nk; cnt is K zeroed ints, left zeroed. */
+static void sk_lda_recount_doc(sk_lda_model *m, int32_t d, int32_t *cnt, int64_t *nk, int shared) {
+  const sk_lda_corpus *c = m->corpus;
+  const int32_t K = m->num_topics;
+  int32_t *row_topic = m->dk_topic + m->dk_start[d];
+  int32_t *row_count = m->dk_count + m->dk_start[d];
+  int32_t nnz = 0;
+  for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
+    const int32_t k = m->z[t];
+    int32_t *b = m->n_vk + (size_t)c->tokens[t] * (size_t)K + (size_t)k;
+    if (cnt[k]++ == 0) row_topic[nnz++] = k;
+    ++nk[k];
+    if (shared) {
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+      ++*b;
+    } else {
+      ++*b;
+    }
+  }
+  if ((int64_t)nnz * 16 >= K) { /* many topics: a scan over K is cheaper than a sort */
+    int32_t i = 0;
+    for (int32_t k = 0; k < K; ++k)
+      if (cnt[k] != 0) {
+        row_topic[i] = k;
+        row_count[i++] = cnt[k];
+        cnt[k] = 0;
+      }
+  } else {
+    sk_lda_sort_i32(row_topic, nnz);
+    for (int32_t i = 0; i < nnz; ++i) {
+      row_count[i] = cnt[row_topic[i]];
+      cnt[row_topic[i]] = 0;
+    }
+  }
+  m->dk_nnz[d] = nnz;
+}
+
 int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
   const int32_t K = m->num_topics;
-  const sk_lda_corpus *c = m->corpus;
   int failed = 0;
   memset(m->n_vk, 0, (size_t)m->num_words * (size_t)K * sizeof *m->n_vk);
   memset(m->n_k, 0, (size_t)K * sizeof *m->n_k);
   threads = sk_lda_detail_threads(threads);
+  if (threads == 1 || m->num_docs < 2) { /* no OpenMP runtime at all: matters for tiny models */
+    int32_t *cnt = (int32_t *)calloc((size_t)K, sizeof *cnt);
+    if (cnt == NULL) return sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
+    for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, cnt, m->n_k, 0);
+    free(cnt);
+    return 0;
+  }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
 #endif
@@ -67,31 +113,15 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
 #pragma omp atomic write
 #endif
       failed = 1;
-    } else {
+    }
+#ifdef _OPENMP
+#pragma omp barrier /* every thread sees the same `failed`: all or none enter the worksharing loop */
+#endif
+    if (!failed) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
-      for (int32_t d = 0; d < m->num_docs; ++d) {
-        int32_t *row_topic = m->dk_topic + m->dk_start[d];
-        int32_t *row_count = m->dk_count + m->dk_start[d];
-        int32_t nnz = 0;
-        for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
-          const int32_t k = m->z[t];
-          const size_t vk = (size_t)c->tokens[t] * (size_t)K + (size_t)k;
-          if (cnt[k]++ == 0) row_topic[nnz++] = k;
-          ++nk[k];
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-          ++m->n_vk[vk];
-        }
-        sk_lda_sort_i32(row_topic, nnz);
-        for (int32_t i = 0; i < nnz; ++i) {
-          row_count[i] = cnt[row_topic[i]];
-          cnt[row_topic[i]] = 0;
-        }
-        m->dk_nnz[d] = nnz;
-      }
+      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, cnt, nk, 1);
       for (int32_t k = 0; k < K; ++k)
         if (nk[k] != 0) {
 #ifdef _OPENMP
@@ -220,4 +250,16 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
   if (m->esca_word_cum != NULL) b += VK * 8u;
   if (m->esca_inv_denom != NULL) b += (size_t)m->num_topics * 8u;
   return b;
+}
+
+int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x) {
+  int32_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (cum[mid] > x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
 }

@@ -101,7 +101,8 @@ double sk_lda_default_alpha(int32_t num_topics);
  * built from these topics. Fails (and leaves *m zeroed) when a pointer is NULL, K is outside
  * 1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent (offsets
  * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out.
- * Work O(T + V K); memory 4 V K + 12 T + 16 D + 8 K bytes (ESCA adds 8 V K + 8 K on its first sweep).
+ * Work O(T log K + V K); memory at most 4 V K + 12 T + 12 D + 8 K bytes (ESCA adds 8 V K + 8 K on its
+ * first sweep).
  */
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_lda_error *err);
@@ -110,8 +111,9 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
 void sk_lda_model_free(sk_lda_model *m);
 
 /*
- * Replaces every topic with z[0 .. T) (for a resume or a test) and rebuilds the counts. Fails, leaving
- * the model unchanged, when z is NULL or a topic is outside [0, K). Work O(T + V K).
+ * Replaces every topic with z[0 .. T) (for a resume or a test) and rebuilds the counts. Fails when z
+ * is NULL or a topic is outside [0, K) (the model is then unchanged), or when the recount runs out of
+ * memory (z is then the new one; call sk_lda_model_recount() again). Work O(T log K + V K).
  */
 int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err);
 
@@ -132,6 +134,10 @@ size_t sk_lda_model_bytes(const sk_lda_model *m);
 
 /* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
 int32_t sk_lda_detail_uniform_index(double u, int64_t n);
+
+/* The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves none:
+   the inverse-CDF step every sampler here uses. O(log n). */
+int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x);
 
 /* The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without OpenMP. */
 int sk_lda_detail_threads(int threads);

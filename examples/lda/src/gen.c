@@ -1,0 +1,750 @@
+/* Synthetic LDA corpora with planted topics; the construction and the stream layout are in gen.h. */
+#include "gen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <samplekit/rng.h>
+
+#define GEN_PI 3.14159265358979323846
+
+void sk_lda_gen_params_default(sk_lda_gen_params *p) {
+  if (p == NULL) return;
+  memset(p, 0, sizeof *p);
+  p->num_docs = 1000;
+  p->num_words = 5000;
+  p->num_topics = 20;
+  p->mean_doc_length = 100.0;
+  p->doc_length_cv = 0.5;
+  p->alpha = 0.1;
+  p->beta = 0.01;
+  p->zipf_exponent = 1.0;
+  p->topic_support = 0.1;
+  p->seed = 1;
+}
+
+/* Words in topic k's support. */
+static int32_t support_size(const sk_lda_gen_params *p) {
+  double m = floor(p->topic_support * (double)p->num_words + 0.5);
+  if (m < 1.0) m = 1.0;
+  if (m > (double)p->num_words) m = (double)p->num_words;
+  return (int32_t)m;
+}
+
+/* x finite and lo <= x <= hi (NaN fails). */
+static int in_range(double x, double lo, double hi) { return x >= lo && x <= hi; }
+
+int sk_lda_gen_validate(const sk_lda_gen_params *p, sk_lda_error *err) {
+  if (p == NULL) return sk_lda_fail(err, "gen: parameters are NULL");
+  if (p->num_docs < 1) return sk_lda_fail(err, "gen: number of documents D = %d must be >= 1", (int)p->num_docs);
+  if (p->num_words < 1) return sk_lda_fail(err, "gen: vocabulary size V = %d must be >= 1", (int)p->num_words);
+  if (p->num_topics < 1) return sk_lda_fail(err, "gen: number of topics K = %d must be >= 1", (int)p->num_topics);
+  if (!in_range(p->mean_doc_length, 1.0, 1073741824.0))
+    return sk_lda_fail(err, "gen: mean document length %g must be in [1, 2^30] (every document has >= 1 token)",
+                       p->mean_doc_length);
+  if (!in_range(p->doc_length_cv, 0.0, 10.0))
+    return sk_lda_fail(err, "gen: document length coefficient of variation %g must be in [0, 10]", p->doc_length_cv);
+  if (!in_range(p->alpha, 1e-8, 1e8))
+    return sk_lda_fail(err, "gen: alpha = %g must be in [1e-8, 1e8] (> 0)", p->alpha);
+  if (!in_range(p->beta, 1e-8, 1e8)) return sk_lda_fail(err, "gen: beta = %g must be in [1e-8, 1e8] (> 0)", p->beta);
+  if (!in_range(p->zipf_exponent, 0.0, 10.0))
+    return sk_lda_fail(err, "gen: Zipf exponent %g must be in [0, 10]", p->zipf_exponent);
+  if (!(p->topic_support > 0.0 && p->topic_support <= 1.0))
+    return sk_lda_fail(err, "gen: topic support fraction %g must be in (0, 1]", p->topic_support);
+  {
+    /* Sizes of the K x V phi (4 bytes), the K x m alias tables (12 bytes) and the D x K theta (4 bytes). */
+    const uint64_t K = (uint64_t)p->num_topics, V = (uint64_t)p->num_words, D = (uint64_t)p->num_docs;
+    const uint64_t lim = (uint64_t)(SIZE_MAX / 16);
+    if (K * V > lim)
+      return sk_lda_fail(err, "gen: K x V = %d x %d topic-word matrix is too large for memory", (int)p->num_topics,
+                         (int)p->num_words);
+    if (D * K > lim)
+      return sk_lda_fail(err, "gen: D x K = %d x %d document-topic matrix is too large for memory", (int)p->num_docs,
+                         (int)p->num_topics);
+  }
+  return 0;
+}
+
+/* --- random draws ------------------------------------------------------------------------------------ */
+
+/* Reads stream `stream` as the sequence sk_rng_uniform_f64(seed, stream, 0, 1, ...), one Philox block per
+   two doubles. */
+typedef struct gen_stream {
+  uint64_t seed, stream, next, block;
+  int have;
+  sk_u32x4 bits;
+} gen_stream;
+
+static void gs_init(gen_stream *s, uint64_t seed, uint64_t stream, uint64_t first) {
+  s->seed = seed;
+  s->stream = stream;
+  s->next = first;
+  s->have = 0;
+  s->block = 0;
+}
+
+/* In [0, 1 - 2^-53]. */
+static double gs_uniform(gen_stream *s) {
+  const uint64_t i = s->next++;
+  if (!s->have || s->block != (i >> 1)) {
+    s->block = i >> 1;
+    s->bits = sk_rng_u32x4(s->seed, s->stream, s->block);
+    s->have = 1;
+  }
+  return (i & 1u) ? sk_rng_unit_f64(s->bits.z, s->bits.w) : sk_rng_unit_f64(s->bits.x, s->bits.y);
+}
+
+/* Box-Muller from two uniforms; 1 - u keeps the logarithm's argument in (0, 1]. */
+static double gs_normal(gen_stream *s) {
+  const double u1 = 1.0 - gs_uniform(s), u2 = gs_uniform(s);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * GEN_PI * u2);
+}
+
+/* log of a Gamma(a, 1) variate: Marsaglia-Tsang for a >= 1, Gamma(a + 1) U^(1/a) below. a = 0 gives -inf. */
+static double gs_log_gamma(gen_stream *s, double a) {
+  if (!(a > 0.0)) return -INFINITY;
+  if (a < 1.0) {
+    const double g = gs_log_gamma(s, a + 1.0);
+    return g + log(1.0 - gs_uniform(s)) / a;
+  }
+  {
+    const double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+      const double x = gs_normal(s);
+      double v = 1.0 + c * x, u;
+      if (v <= 0.0) continue;
+      v = v * v * v;
+      u = 1.0 - gs_uniform(s);
+      if (u < 1.0 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) return log(d * v);
+    }
+  }
+}
+
+/* Dirichlet(a[0..n)) into p (normalised doubles), drawing from s; a[i] may be 0 (p[i] = 0). */
+static void gs_dirichlet(gen_stream *s, const double *a, int32_t n, double *p) {
+  double mx = -INFINITY, sum = 0.0;
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    p[i] = gs_log_gamma(s, a[i]);
+    if (p[i] > mx) mx = p[i];
+  }
+  for (i = 0; i < n; ++i) {
+    p[i] = exp(p[i] - mx); /* the maximum gives exactly 1, so sum >= 1 */
+    sum += p[i];
+  }
+  for (i = 0; i < n; ++i) p[i] /= sum;
+}
+
+/* --- alias tables ------------------------------------------------------------------------------------ */
+
+/* Cell floor(x n / 2^64) of a 64-bit uniform x, and in *coin the top 32 bits of the fraction (x n mod 2^64),
+   which given the cell are uniform to within n / 2^64. */
+static inline uint32_t alias_cell(uint64_t x, uint32_t n, uint32_t *coin) {
+  const uint64_t hi = (x >> 32) * n, lo = ((x & 0xffffffffu) * n) >> 32;
+  *coin = (uint32_t)((x * n) >> 32);
+  return (uint32_t)((hi + lo) >> 32);
+}
+
+/* Vose's method: cell i keeps i when coin < thresh[i], else takes alias[i]. w >= 0, sum > 0. Scratch: 2n
+   int32 and n doubles. Full cells get thresh UINT32_MAX and alias i, so they always give i. */
+static void alias_build(const double *w, int32_t n, uint32_t *thresh, int32_t *alias, int32_t *work, double *q) {
+  int32_t *small = work, *large = work + n;
+  int32_t ns = 0, nl = 0, i;
+  double sum = 0.0;
+  for (i = 0; i < n; ++i) sum += w[i];
+  for (i = 0; i < n; ++i) {
+    q[i] = w[i] * (double)n / sum;
+    if (q[i] < 1.0)
+      small[ns++] = i;
+    else
+      large[nl++] = i;
+  }
+  while (ns > 0 && nl > 0) {
+    const int32_t sm = small[--ns], lg = large[--nl];
+    thresh[sm] = (uint32_t)(q[sm] * 4294967296.0);
+    alias[sm] = lg;
+    q[lg] = (q[lg] + q[sm]) - 1.0;
+    if (q[lg] < 1.0)
+      small[ns++] = lg;
+    else
+      large[nl++] = lg;
+  }
+  /* What is left is full up to rounding. */
+  while (nl > 0) {
+    const int32_t c = large[--nl];
+    thresh[c] = UINT32_MAX;
+    alias[c] = c;
+  }
+  while (ns > 0) {
+    const int32_t c = small[--ns];
+    thresh[c] = UINT32_MAX;
+    alias[c] = c;
+  }
+}
+
+/* One cell of a topic's word table: its own word and its alias word. */
+typedef struct word_cell {
+  uint32_t thresh;
+  int32_t word, alias_word;
+} word_cell;
+
+/* --- generation -------------------------------------------------------------------------------------- */
+
+static void *alloc_or_fail(size_t count, size_t size, const char *what, sk_lda_error *err, int *failed) {
+  void *ptr;
+  if (*failed) return NULL;
+  if (count == 0) count = 1;
+  if (count > SIZE_MAX / size) {
+    *failed = sk_lda_fail(err, "gen: %s: size overflows", what);
+    return NULL;
+  }
+  ptr = malloc(count * size);
+  if (ptr == NULL)
+    *failed = sk_lda_fail(err, "gen: out of memory allocating %s (%.3g GB)", what, (double)count * (double)size / 1e9);
+  return ptr;
+}
+
+static int make_vocab(sk_lda_corpus *c, sk_lda_error *err) {
+  int32_t v, width = 6;
+  int64_t top = 1000000;
+  while ((int64_t)c->num_words > top && width < 10) {
+    top *= 10;
+    ++width;
+  }
+  c->vocab = (char **)calloc((size_t)c->num_words, sizeof(char *));
+  if (c->vocab == NULL) return sk_lda_fail(err, "gen: out of memory allocating the vocabulary");
+  for (v = 0; v < c->num_words; ++v) {
+    char tmp[24];
+    const int len = snprintf(tmp, sizeof tmp, "w%0*d", (int)width, (int)v);
+    c->vocab[v] = (char *)malloc((size_t)len + 1);
+    if (c->vocab[v] == NULL) return sk_lda_fail(err, "gen: out of memory allocating the vocabulary");
+    memcpy(c->vocab[v], tmp, (size_t)len + 1);
+  }
+  return 0;
+}
+
+int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_out, float **theta_out,
+                    int32_t **topics_out, sk_lda_error *err) {
+  int32_t D, V, K, m, k, d, i;
+  int failed = 0;
+  double *zipf = NULL, *conc = NULL, *prob = NULL, *q = NULL, *kconc = NULL;
+  int32_t *perm = NULL, *work = NULL, *alias = NULL, *tk_alias = NULL, *topics = NULL;
+  uint32_t *thresh = NULL, *tk_thresh = NULL;
+  word_cell *cells = NULL;
+  float *phi = NULL, *theta = NULL;
+  double sigma;
+  sk_lda_corpus c;
+
+  if (phi_out) *phi_out = NULL;
+  if (theta_out) *theta_out = NULL;
+  if (topics_out) *topics_out = NULL;
+  if (out == NULL) return sk_lda_fail(err, "gen: output corpus is NULL");
+  memset(out, 0, sizeof *out);
+  if (sk_lda_gen_validate(p, err)) return 1;
+  D = p->num_docs;
+  V = p->num_words;
+  K = p->num_topics;
+  m = support_size(p);
+  memset(&c, 0, sizeof c);
+  c.num_docs = D;
+  c.num_words = V;
+
+  zipf = (double *)alloc_or_fail((size_t)V, sizeof *zipf, "Zipf weights", err, &failed);
+  perm = (int32_t *)alloc_or_fail((size_t)V, sizeof *perm, "support shuffle", err, &failed);
+  i = m > K ? m : K;
+  conc = (double *)alloc_or_fail((size_t)i, sizeof *conc, "Dirichlet parameters", err, &failed);
+  prob = (double *)alloc_or_fail((size_t)i, sizeof *prob, "Dirichlet draws", err, &failed);
+  q = (double *)alloc_or_fail((size_t)i, sizeof *q, "alias scratch", err, &failed);
+  work = (int32_t *)alloc_or_fail((size_t)i * 2, sizeof *work, "alias scratch", err, &failed);
+  thresh = (uint32_t *)alloc_or_fail((size_t)i, sizeof *thresh, "alias scratch", err, &failed);
+  alias = (int32_t *)alloc_or_fail((size_t)i, sizeof *alias, "alias scratch", err, &failed);
+  kconc = (double *)alloc_or_fail((size_t)K, sizeof *kconc, "Dirichlet parameters", err, &failed);
+  tk_thresh = (uint32_t *)alloc_or_fail((size_t)K, sizeof *tk_thresh, "topic alias table", err, &failed);
+  tk_alias = (int32_t *)alloc_or_fail((size_t)K, sizeof *tk_alias, "topic alias table", err, &failed);
+  cells = (word_cell *)alloc_or_fail((size_t)K * (size_t)m, sizeof *cells, "word alias tables", err, &failed);
+  c.doc_offsets = (int64_t *)alloc_or_fail((size_t)D + 1, sizeof *c.doc_offsets, "document offsets", err, &failed);
+  if (phi_out != NULL && !failed) {
+    phi = (float *)calloc((size_t)K * (size_t)V, sizeof *phi);
+    if (phi == NULL) failed = sk_lda_fail(err, "gen: out of memory allocating phi (%d x %d)", (int)K, (int)V);
+  }
+  if (theta_out != NULL)
+    theta = (float *)alloc_or_fail((size_t)D * (size_t)K, sizeof *theta, "theta", err, &failed);
+  if (failed) goto fail;
+
+  for (i = 0; i < V; ++i) zipf[i] = pow((double)i + 1.0, -p->zipf_exponent);
+
+  /* Topics: support by partial Fisher-Yates, then phi_k over the support, then its alias table. */
+  for (k = 0; k < K; ++k) {
+    gen_stream s;
+    double zsum = 0.0;
+    word_cell *row = cells + (size_t)k * (size_t)m;
+    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_TOPIC + (uint64_t)k, 0);
+    for (i = 0; i < V; ++i) perm[i] = i;
+    for (i = 0; i < m; ++i) {
+      const int32_t j = i + (int32_t)(gs_uniform(&s) * (double)(V - i));
+      const int32_t t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    for (i = 0; i < m; ++i) zsum += zipf[perm[i]];
+    for (i = 0; i < m; ++i) conc[i] = p->beta * (double)V * zipf[perm[i]] / zsum;
+    gs_dirichlet(&s, conc, m, prob);
+    for (i = 0; i < m; ++i) {
+      const float f = (float)prob[i];
+      prob[i] = (double)f; /* the tables sample exactly the reported float phi */
+      if (phi != NULL) phi[(size_t)k * (size_t)V + (size_t)perm[i]] = f;
+    }
+    alias_build(prob, m, thresh, alias, work, q);
+    for (i = 0; i < m; ++i) {
+      row[i].thresh = thresh[i];
+      row[i].word = perm[i];
+      row[i].alias_word = perm[alias[i]];
+    }
+  }
+
+  /* Lengths first (the token array is sized by their sum); each document's stream starts with them. */
+  sigma = sqrt(log1p(p->doc_length_cv * p->doc_length_cv));
+  c.doc_offsets[0] = 0;
+  for (d = 0; d < D; ++d) {
+    gen_stream s;
+    double y, n;
+    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 0);
+    n = gs_normal(&s);
+    y = (p->mean_doc_length - 1.0) * exp(sigma * n - 0.5 * sigma * sigma);
+    y = floor(y + gs_uniform(&s));
+    if (!(y < 2147483646.0)) {
+      failed = sk_lda_fail(err,
+                           "gen: document %d drew length %.3g, more than 2^31 - 2 tokens; lower the mean length "
+                           "or its coefficient of variation",
+                           (int)d, y + 1.0);
+      goto fail;
+    }
+    c.doc_offsets[d + 1] = c.doc_offsets[d] + 1 + (int64_t)y;
+  }
+  c.num_tokens = c.doc_offsets[D];
+  c.tokens = (int32_t *)alloc_or_fail((size_t)c.num_tokens, sizeof *c.tokens, "tokens", err, &failed);
+  if (topics_out != NULL)
+    topics = (int32_t *)alloc_or_fail((size_t)c.num_tokens, sizeof *topics, "token topics", err, &failed);
+  if (failed) goto fail;
+
+  for (k = 0; k < K; ++k) kconc[k] = p->alpha;
+  for (d = 0; d < D; ++d) {
+    gen_stream s;
+    const int64_t begin = c.doc_offsets[d], len = c.doc_offsets[d + 1] - begin;
+    const uint64_t tstream = SK_LDA_GEN_STREAM_TOKEN + (uint64_t)d;
+    int64_t j;
+    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 3);
+    gs_dirichlet(&s, kconc, K, prob);
+    for (k = 0; k < K; ++k) {
+      const float f = (float)prob[k];
+      prob[k] = (double)f;
+      if (theta != NULL) theta[(size_t)d * (size_t)K + (size_t)k] = f;
+    }
+    alias_build(prob, K, tk_thresh, tk_alias, work, q);
+    for (j = 0; j < len; ++j) {
+      const sk_u32x4 b = sk_rng_u32x4(p->seed, tstream, (uint64_t)j);
+      uint32_t coin, cell;
+      int32_t z;
+      const word_cell *wc;
+      cell = alias_cell(((uint64_t)b.x << 32) | b.y, (uint32_t)K, &coin);
+      z = coin < tk_thresh[cell] ? (int32_t)cell : tk_alias[cell];
+      cell = alias_cell(((uint64_t)b.z << 32) | b.w, (uint32_t)m, &coin);
+      wc = cells + (size_t)z * (size_t)m + cell;
+      c.tokens[begin + j] = coin < wc->thresh ? wc->word : wc->alias_word;
+      if (topics != NULL) topics[begin + j] = z;
+    }
+  }
+
+  if (make_vocab(&c, err)) {
+    failed = 1;
+    goto fail;
+  }
+
+  /* Hand over what the caller asked for; everything else is freed below, on success as on failure. */
+  *out = c;
+  memset(&c, 0, sizeof c);
+  if (phi_out) *phi_out = phi, phi = NULL;
+  if (theta_out) *theta_out = theta, theta = NULL;
+  if (topics_out) *topics_out = topics, topics = NULL;
+
+fail:
+  free(zipf);
+  free(perm);
+  free(conc);
+  free(prob);
+  free(q);
+  free(work);
+  free(thresh);
+  free(alias);
+  free(kconc);
+  free(tk_thresh);
+  free(tk_alias);
+  free(cells);
+  free(phi);
+  free(theta);
+  free(topics);
+  sk_lda_corpus_free(&c);
+  return failed;
+}
+
+/* --- buffered writing -------------------------------------------------------------------------------- */
+
+#define WBUF_SIZE (size_t)(4u << 20)
+
+typedef struct wfile {
+  FILE *f;
+  char *buf;
+  size_t len;
+  int bad;            /* a write failed; errno_saved holds why */
+  int errno_saved;
+  char path[4096];    /* final name */
+  char tmp[4100];     /* path + ".tmp" */
+} wfile;
+
+static int wf_open(wfile *w, const char *dir, const char *file, sk_lda_error *err) {
+  memset(w, 0, sizeof *w);
+  if ((size_t)snprintf(w->path, sizeof w->path, "%s/%s", dir, file) >= sizeof w->path)
+    return sk_lda_fail(err, "%s/%s: path is too long", dir, file);
+  snprintf(w->tmp, sizeof w->tmp, "%s.tmp", w->path);
+  w->buf = (char *)malloc(WBUF_SIZE);
+  if (w->buf == NULL) return sk_lda_fail(err, "%s: out of memory for the write buffer", w->path);
+  w->f = fopen(w->tmp, "wb");
+  if (w->f == NULL) {
+    const int e = errno;
+    free(w->buf);
+    w->buf = NULL;
+    return sk_lda_fail(err, "%s: cannot open for writing: %s", w->tmp, strerror(e));
+  }
+  return 0;
+}
+
+static void wf_flush(wfile *w) {
+  if (w->len > 0 && !w->bad && fwrite(w->buf, 1, w->len, w->f) != w->len) {
+    w->bad = 1;
+    w->errno_saved = errno;
+  }
+  w->len = 0;
+}
+
+/* Room for at least `need` (<= WBUF_SIZE) more bytes. */
+static inline char *wf_reserve(wfile *w, size_t need) {
+  if (w->len + need > WBUF_SIZE) wf_flush(w);
+  return w->buf + w->len;
+}
+
+static void wf_bytes(wfile *w, const void *src, size_t n) {
+  const char *s = (const char *)src;
+  while (n > 0) {
+    size_t chunk = WBUF_SIZE - w->len;
+    if (chunk == 0) {
+      wf_flush(w);
+      chunk = WBUF_SIZE;
+    }
+    if (chunk > n) chunk = n;
+    memcpy(w->buf + w->len, s, chunk);
+    w->len += chunk;
+    s += chunk;
+    n -= chunk;
+  }
+}
+
+/* Decimal digits of v followed by `end`, at dst; returns the bytes written (<= 21). */
+static inline size_t fmt_u64(char *dst, uint64_t v, char end) {
+  char tmp[20];
+  size_t n = 0, i;
+  do {
+    tmp[n++] = (char)('0' + (int)(v % 10u));
+    v /= 10u;
+  } while (v != 0);
+  for (i = 0; i < n; ++i) dst[i] = tmp[n - 1 - i];
+  dst[n] = end;
+  return n + 1;
+}
+
+static void wf_u64(wfile *w, uint64_t v, char end) {
+  char *p = wf_reserve(w, 21);
+  w->len += fmt_u64(p, v, end);
+}
+
+/* Flushes, closes and renames into place; on failure removes the temporary file. */
+static int wf_close(wfile *w, sk_lda_error *err) {
+  int rc = 0;
+  wf_flush(w);
+  if (!w->bad && fflush(w->f) != 0) {
+    w->bad = 1;
+    w->errno_saved = errno;
+  }
+  if (fclose(w->f) != 0 && !w->bad) {
+    w->bad = 1;
+    w->errno_saved = errno;
+  }
+  w->f = NULL;
+  free(w->buf);
+  w->buf = NULL;
+  if (w->bad) {
+    rc = sk_lda_fail(err, "%s: write failed: %s", w->tmp, strerror(w->errno_saved));
+    remove(w->tmp);
+  } else if (rename(w->tmp, w->path) != 0) {
+    const int e = errno;
+    rc = sk_lda_fail(err, "%s: cannot rename to %s: %s", w->tmp, w->path, strerror(e));
+    remove(w->tmp);
+  }
+  return rc;
+}
+
+/* Abandons a file after an error found before closing. */
+static void wf_abort(wfile *w) {
+  if (w->f != NULL) fclose(w->f);
+  free(w->buf);
+  w->f = NULL;
+  w->buf = NULL;
+  remove(w->tmp);
+}
+
+/* --- UCI --------------------------------------------------------------------------------------------- */
+
+static void sort_i32(int32_t *a, int64_t n) {
+  while (n > 24) {
+    /* median of three, then Hoare partition; recurse on the smaller side so the depth stays O(log n) */
+    int32_t x = a[0], y = a[n / 2], z = a[n - 1], pivot, t;
+    int64_t i = -1, j = n;
+    if (x > y) { t = x; x = y; y = t; }
+    if (y > z) { y = z; }
+    if (x > y) { y = x; }
+    pivot = y;
+    for (;;) {
+      do ++i; while (a[i] < pivot);
+      do --j; while (a[j] > pivot);
+      if (i >= j) break;
+      t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+    }
+    if (j + 1 < n - j - 1) {
+      sort_i32(a, j + 1);
+      a += j + 1;
+      n -= j + 1;
+    } else {
+      sort_i32(a + j + 1, n - j - 1);
+      n = j + 1;
+    }
+  }
+  {
+    int64_t i, j;
+    for (i = 1; i < n; ++i) {
+      const int32_t v = a[i];
+      for (j = i; j > 0 && a[j - 1] > v; --j) a[j] = a[j - 1];
+      a[j] = v;
+    }
+  }
+}
+
+int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+  int32_t *stamp = NULL, *distinct = NULL;
+  int64_t *count = NULL, nnz = 0, maxlen = 0;
+  int32_t d, v;
+  char file[1024];
+  wfile w;
+  int rc;
+
+  if (c == NULL || dir == NULL || name == NULL) return sk_lda_fail(err, "write_uci: corpus, dir or name is NULL");
+  if (c->num_docs < 0 || c->num_words < 1 || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))
+    return sk_lda_fail(err, "write_uci: invalid corpus (D = %d, V = %d)", (int)c->num_docs, (int)c->num_words);
+  if (c->doc_offsets[0] != 0 || c->doc_offsets[c->num_docs] != c->num_tokens)
+    return sk_lda_fail(err, "write_uci: document offsets do not span the %lld tokens", (long long)c->num_tokens);
+  for (d = 0; d < c->num_docs; ++d) {
+    const int64_t len = c->doc_offsets[d + 1] - c->doc_offsets[d];
+    if (len < 0) return sk_lda_fail(err, "write_uci: document %d has negative length", (int)d);
+    if (len > maxlen) maxlen = len;
+  }
+  stamp = (int32_t *)malloc((size_t)c->num_words * sizeof *stamp);
+  count = (int64_t *)malloc((size_t)c->num_words * sizeof *count);
+  distinct = (int32_t *)malloc((size_t)(maxlen > 0 ? maxlen : 1) * sizeof *distinct);
+  if (stamp == NULL || count == NULL || distinct == NULL) {
+    free(stamp);
+    free(count);
+    free(distinct);
+    return sk_lda_fail(err, "write_uci: out of memory");
+  }
+  for (v = 0; v < c->num_words; ++v) stamp[v] = -1;
+
+  /* Pass 1: NNZ for the header (and the id check, before anything is written). */
+  for (d = 0; d < c->num_docs; ++d) {
+    int64_t j;
+    for (j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j) {
+      const int32_t t = c->tokens[j];
+      if (t < 0 || t >= c->num_words) {
+        free(stamp);
+        free(count);
+        free(distinct);
+        return sk_lda_fail(err, "write_uci: token %lld of document %d has word id %d, out of range 0..%d",
+                           (long long)(j - c->doc_offsets[d]), (int)d, (int)t, (int)c->num_words - 1);
+      }
+      if (stamp[t] != d) {
+        stamp[t] = d;
+        ++nnz;
+      }
+    }
+  }
+  for (v = 0; v < c->num_words; ++v) stamp[v] = -1;
+
+  snprintf(file, sizeof file, "docword.%s.txt", name);
+  if (wf_open(&w, dir, file, err)) {
+    free(stamp);
+    free(count);
+    free(distinct);
+    return 1;
+  }
+  wf_u64(&w, (uint64_t)c->num_docs, '\n');
+  wf_u64(&w, (uint64_t)c->num_words, '\n');
+  wf_u64(&w, (uint64_t)nnz, '\n');
+  /* Pass 2: per document, count each distinct word, sort the distinct words, write the lines. */
+  for (d = 0; d < c->num_docs; ++d) {
+    int64_t j, nd = 0;
+    char dbuf[24];
+    const size_t dlen = fmt_u64(dbuf, (uint64_t)d + 1, ' ');
+    for (j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j) {
+      const int32_t t = c->tokens[j];
+      if (stamp[t] != d) {
+        stamp[t] = d;
+        count[t] = 0;
+        distinct[nd++] = t;
+      }
+      ++count[t];
+    }
+    sort_i32(distinct, nd);
+    for (j = 0; j < nd; ++j) {
+      char *p = wf_reserve(&w, 64);
+      memcpy(p, dbuf, dlen);
+      p += dlen;
+      p += fmt_u64(p, (uint64_t)distinct[j] + 1, ' ');
+      p += fmt_u64(p, (uint64_t)count[distinct[j]], '\n');
+      w.len = (size_t)(p - w.buf);
+    }
+  }
+  free(stamp);
+  free(count);
+  free(distinct);
+  rc = wf_close(&w, err);
+  if (rc != 0 || c->vocab == NULL) return rc;
+
+  snprintf(file, sizeof file, "vocab.%s.txt", name);
+  if (wf_open(&w, dir, file, err)) return 1;
+  for (v = 0; v < c->num_words; ++v) {
+    if (c->vocab[v] == NULL) {
+      wf_abort(&w);
+      return sk_lda_fail(err, "write_uci: vocabulary word %d is NULL", (int)v);
+    }
+    wf_bytes(&w, c->vocab[v], strlen(c->vocab[v]));
+    wf_bytes(&w, "\n", 1);
+  }
+  return wf_close(&w, err);
+}
+
+/* --- planted truth ----------------------------------------------------------------------------------- */
+
+static void wf_u32le(wfile *w, uint32_t x) {
+  unsigned char b[4];
+  b[0] = (unsigned char)(x & 0xffu);
+  b[1] = (unsigned char)((x >> 8) & 0xffu);
+  b[2] = (unsigned char)((x >> 16) & 0xffu);
+  b[3] = (unsigned char)(x >> 24);
+  wf_bytes(w, b, 4);
+}
+
+static int write_matrix(const char *dir, const char *file, const float *a, uint32_t rows, uint32_t cols,
+                        sk_lda_error *err) {
+  wfile w;
+  size_t i, n = (size_t)rows * (size_t)cols;
+  if (wf_open(&w, dir, file, err)) return 1;
+  wf_bytes(&w, "SKLDAF32", 8);
+  wf_u32le(&w, 1);
+  wf_u32le(&w, rows);
+  wf_u32le(&w, cols);
+  wf_u32le(&w, 0);
+  for (i = 0; i < n; ++i) {
+    uint32_t bits;
+    memcpy(&bits, &a[i], sizeof bits);
+    wf_u32le(&w, bits);
+  }
+  return wf_close(&w, err);
+}
+
+typedef struct prob_word {
+  float p;
+  int32_t word;
+} prob_word;
+
+static int by_prob_desc(const void *x, const void *y) {
+  const prob_word *a = (const prob_word *)x, *b = (const prob_word *)y;
+  if (a->p != b->p) return a->p > b->p ? -1 : 1;
+  return (a->word > b->word) - (a->word < b->word);
+}
+
+int sk_lda_write_planted(const sk_lda_gen_params *p, char *const *vocab, const float *phi, const float *theta,
+                         int top_n, const char *dir, const char *name, sk_lda_error *err) {
+  char file[1024], line[256];
+  prob_word *pw;
+  int32_t K, V, k, v;
+  wfile w;
+  if (p == NULL || phi == NULL || dir == NULL || name == NULL)
+    return sk_lda_fail(err, "write_planted: parameters, phi, dir or name is NULL");
+  if (sk_lda_gen_validate(p, err)) return 1;
+  if (top_n < 1) return sk_lda_fail(err, "write_planted: top_n = %d must be >= 1", top_n);
+  K = p->num_topics;
+  V = p->num_words;
+  pw = (prob_word *)malloc((size_t)V * sizeof *pw);
+  if (pw == NULL) return sk_lda_fail(err, "write_planted: out of memory");
+
+  snprintf(file, sizeof file, "topics.%s.planted.txt", name);
+  if (wf_open(&w, dir, file, err)) {
+    free(pw);
+    return 1;
+  }
+  snprintf(line, sizeof line,
+           "# planted topics of an sk-lda gen corpus: top %d words per topic, word<TAB>probability\n", top_n);
+  wf_bytes(&w, line, strlen(line));
+  snprintf(line, sizeof line, "# D=%d V=%d K=%d mean_doc_length=%.17g doc_length_cv=%.17g\n", (int)p->num_docs,
+           (int)V, (int)K, p->mean_doc_length, p->doc_length_cv);
+  wf_bytes(&w, line, strlen(line));
+  snprintf(line, sizeof line, "# alpha=%.17g beta=%.17g zipf_exponent=%.17g topic_support=%.17g seed=%llu\n", p->alpha,
+           p->beta, p->zipf_exponent, p->topic_support, (unsigned long long)p->seed);
+  wf_bytes(&w, line, strlen(line));
+  for (k = 0; k < K; ++k) {
+    int32_t n = 0, i;
+    const float *row = phi + (size_t)k * (size_t)V;
+    for (v = 0; v < V; ++v)
+      if (row[v] > 0.0f) {
+        pw[n].p = row[v];
+        pw[n].word = v;
+        ++n;
+      }
+    qsort(pw, (size_t)n, sizeof *pw, by_prob_desc);
+    snprintf(line, sizeof line, "topic %d\n", (int)k);
+    wf_bytes(&w, line, strlen(line));
+    for (i = 0; i < n && i < top_n; ++i) {
+      int len;
+      if (vocab != NULL && vocab[pw[i].word] != NULL) {
+        wf_bytes(&w, "\t", 1);
+        wf_bytes(&w, vocab[pw[i].word], strlen(vocab[pw[i].word]));
+        len = snprintf(line, sizeof line, "\t%.6g\n", (double)pw[i].p);
+      } else {
+        len = snprintf(line, sizeof line, "\tw%06d\t%.6g\n", (int)pw[i].word, (double)pw[i].p);
+      }
+      wf_bytes(&w, line, (size_t)len);
+    }
+  }
+  free(pw);
+  if (wf_close(&w, err)) return 1;
+
+  snprintf(file, sizeof file, "phi.%s.planted.f32", name);
+  if (write_matrix(dir, file, phi, (uint32_t)K, (uint32_t)V, err)) return 1;
+  if (theta != NULL) {
+    snprintf(file, sizeof file, "theta.%s.planted.f32", name);
+    if (write_matrix(dir, file, theta, (uint32_t)p->num_docs, (uint32_t)K, err)) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,230 @@
+/* Fold-in of new documents with phi fixed (see infer.h). */
+#include "infer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "model.h"
+
+void sk_lda_infer_result_free(sk_lda_infer_result *r) {
+  if (r == NULL) return;
+  free(r->row_start);
+  free(r->row_nnz);
+  free(r->row_topic);
+  free(r->row_count);
+  memset(r, 0, sizeof *r);
+}
+
+static int sk_lda_infer_cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static uint64_t sk_lda_hash_str(const char *s) {
+  uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+  for (; *s != '\0'; ++s) h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+  return h;
+}
+
+int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, const char *name, int id_base,
+                           int skip_unknown, int64_t *num_dropped, sk_lda_error *err) {
+  if (name == NULL) name = "documents";
+  if (mf == NULL || docs == NULL || docs->doc_offsets == NULL || (docs->num_tokens > 0 && docs->tokens == NULL))
+    return sk_lda_fail(err, "%s: map words: a pointer is NULL", name);
+  const int32_t V = mf->num_words;
+  const int64_t T = docs->num_tokens;
+  /* new_id[w] for each input word id w: the model's id, or -1 when unknown. */
+  const int32_t W = docs->num_words;
+  if (W < 0) return sk_lda_fail(err, "%s: invalid vocabulary size %d", name, (int)W);
+  int32_t *new_id = NULL;
+  if (docs->vocab != NULL) {
+    if (mf->vocab == NULL)
+      return sk_lda_fail(err, "%s: the documents come with a vocabulary but the model has none; give them without "
+                              "one so that word ids are matched directly", name);
+    size_t cap = 16;
+    while (cap < 2u * (size_t)V) cap *= 2;
+    int32_t *table = (int32_t *)malloc(cap * sizeof *table);
+    new_id = (int32_t *)malloc((size_t)(W > 0 ? W : 1) * sizeof *new_id);
+    if (table == NULL || new_id == NULL) {
+      free(table);
+      free(new_id);
+      return sk_lda_fail(err, "%s: out of memory for the vocabulary map", name);
+    }
+    memset(table, 0xff, cap * sizeof *table);
+    for (int32_t v = 0; v < V; ++v) {
+      size_t h = (size_t)sk_lda_hash_str(mf->vocab[v]) & (cap - 1);
+      while (table[h] >= 0 && strcmp(mf->vocab[table[h]], mf->vocab[v]) != 0) h = (h + 1) & (cap - 1);
+      if (table[h] < 0) table[h] = v; /* the first of equal words wins */
+    }
+    for (int32_t w = 0; w < W; ++w) {
+      new_id[w] = -1;
+      if (docs->vocab[w] == NULL) continue;
+      size_t h = (size_t)sk_lda_hash_str(docs->vocab[w]) & (cap - 1);
+      while (table[h] >= 0) {
+        if (strcmp(mf->vocab[table[h]], docs->vocab[w]) == 0) {
+          new_id[w] = table[h];
+          break;
+        }
+        h = (h + 1) & (cap - 1);
+      }
+    }
+    free(table);
+  }
+  /* First pass: check (and count what would be dropped) without changing docs. */
+  int64_t dropped = 0;
+  for (int32_t d = 0; d < docs->num_docs; ++d)
+    for (int64_t t = docs->doc_offsets[d]; t < docs->doc_offsets[d + 1]; ++t) {
+      const int32_t w = docs->tokens[t];
+      int ok;
+      if (new_id != NULL)
+        ok = w >= 0 && w < W && new_id[w] >= 0;
+      else
+        ok = w >= 0 && w < V;
+      if (ok) continue;
+      if (skip_unknown) {
+        ++dropped;
+        continue;
+      }
+      if (new_id != NULL && w >= 0 && w < W && docs->vocab[w] != NULL) {
+        sk_lda_fail(err, "%s: document %d: word \"%s\" is not in the model's vocabulary", name, (int)d,
+                    docs->vocab[w]);
+      } else {
+        sk_lda_fail(err, "%s: document %d: word id %lld is outside the model's vocabulary (ids %d..%d)", name,
+                    (int)d, (long long)w + id_base, id_base, (int)V - 1 + id_base);
+      }
+      free(new_id);
+      return 1;
+    }
+  /* Second pass: rewrite in place, compacting when tokens are dropped. */
+  int64_t out = 0;
+  for (int32_t d = 0; d < docs->num_docs; ++d) {
+    const int64_t begin = docs->doc_offsets[d], end = docs->doc_offsets[d + 1];
+    docs->doc_offsets[d] = out;
+    for (int64_t t = begin; t < end; ++t) {
+      const int32_t w = docs->tokens[t];
+      const int32_t v = new_id != NULL ? (w >= 0 && w < W ? new_id[w] : -1) : (w >= 0 && w < V ? w : -1);
+      if (v >= 0) docs->tokens[out++] = v;
+    }
+  }
+  docs->doc_offsets[docs->num_docs] = out;
+  (void)T;
+  docs->num_tokens = out;
+  free(new_id);
+  if (docs->vocab != NULL) {
+    for (int32_t w = 0; w < W; ++w) free(docs->vocab[w]);
+    free(docs->vocab);
+    docs->vocab = NULL;
+  }
+  docs->num_words = V;
+  if (num_dropped != NULL) *num_dropped = dropped;
+  return 0;
+}
+
+int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int iters, uint64_t seed, int threads,
+                 sk_lda_infer_result *out, sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "infer: output is NULL");
+  memset(out, 0, sizeof *out);
+  if (mf == NULL || mf->n_vk == NULL || mf->n_k == NULL || docs == NULL || docs->doc_offsets == NULL ||
+      (docs->num_tokens > 0 && docs->tokens == NULL))
+    return sk_lda_fail(err, "infer: a pointer is NULL");
+  if (iters < 0) return sk_lda_fail(err, "infer: %d fold-in iterations", iters);
+  const int32_t K = mf->num_topics, V = mf->num_words, D = docs->num_docs;
+  if (K < 1 || V < 1 || D < 0) return sk_lda_fail(err, "infer: invalid sizes K = %d, V = %d, D = %d", (int)K, (int)V, (int)D);
+  if (docs->doc_offsets[0] != 0 || docs->doc_offsets[D] != docs->num_tokens)
+    return sk_lda_fail(err, "infer: document offsets do not run from 0 to T = %lld", (long long)docs->num_tokens);
+  int64_t max_len = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t n = docs->doc_offsets[d + 1] - docs->doc_offsets[d];
+    if (n < 0) return sk_lda_fail(err, "infer: offsets decrease at document %d", (int)d);
+    if (n > max_len) max_len = n;
+  }
+  for (int64_t t = 0; t < docs->num_tokens; ++t)
+    if (docs->tokens[t] < 0 || docs->tokens[t] >= V)
+      return sk_lda_fail(err, "infer: token %lld has word id %d outside the model's 0..%d", (long long)t,
+                         (int)docs->tokens[t], (int)V - 1);
+  out->num_docs = D;
+  out->num_topics = K;
+  out->alpha = mf->alpha;
+  out->row_start = (int64_t *)malloc((size_t)(D + 1) * sizeof *out->row_start);
+  out->row_nnz = (int32_t *)calloc((size_t)(D > 0 ? D : 1), sizeof *out->row_nnz);
+  double *inv = (double *)malloc((size_t)K * sizeof *inv);
+  if (out->row_start == NULL || out->row_nnz == NULL || inv == NULL) goto oom;
+  out->row_start[0] = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t n = docs->doc_offsets[d + 1] - docs->doc_offsets[d];
+    out->row_start[d + 1] = out->row_start[d] + (n < K ? n : K);
+  }
+  {
+    const int64_t slots = out->row_start[D];
+    out->row_topic = (int32_t *)malloc((size_t)(slots > 0 ? slots : 1) * sizeof *out->row_topic);
+    out->row_count = (int32_t *)malloc((size_t)(slots > 0 ? slots : 1) * sizeof *out->row_count);
+    if (out->row_topic == NULL || out->row_count == NULL) goto oom;
+  }
+  {
+    /* The fold-in of sk_lda_heldout_ll(), shared: equal inputs give equal bits. */
+    const sk_lda_counts_view view = {K, V, mf->alpha, mf->beta, seed, mf->n_vk, mf->n_k};
+    for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)mf->n_k[k] + (double)V * mf->beta);
+    int failed = 0;
+    threads = sk_lda_detail_threads(threads);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+      int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
+      double *cum = (double *)malloc((size_t)K * sizeof *cum);
+      int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
+      if (ndk == NULL || cum == NULL || z == NULL) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+        failed = 1;
+      }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+      if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+        for (int32_t d = 0; d < D; ++d) {
+          const int64_t ob = docs->doc_offsets[d], n = docs->doc_offsets[d + 1] - ob;
+          sk_lda_detail_fold_in_doc(&view, inv, docs->tokens + ob, n, ob, iters, ndk, cum, z);
+          /* Gather the sparse row (topics increasing) and clear ndk for the next document. */
+          int32_t *tp = out->row_topic + out->row_start[d], *ct = out->row_count + out->row_start[d];
+          int32_t nnz = 0;
+          if (n * 16 >= K) { /* many tokens for K: a scan over K is cheaper than a sort */
+            for (int32_t k = 0; k < K; ++k)
+              if (ndk[k] != 0) {
+                tp[nnz] = k;
+                ct[nnz++] = ndk[k];
+                ndk[k] = 0;
+              }
+          } else {
+            for (int64_t i = 0; i < n; ++i)
+              if (ndk[z[i]] > 0) {
+                tp[nnz++] = z[i];
+                ndk[z[i]] = -ndk[z[i]]; /* mark as collected, keep the count */
+              }
+            qsort(tp, (size_t)nnz, sizeof *tp, sk_lda_infer_cmp_i32);
+            for (int32_t j = 0; j < nnz; ++j) {
+              ct[j] = -ndk[tp[j]];
+              ndk[tp[j]] = 0;
+            }
+          }
+          out->row_nnz[d] = nnz;
+        }
+      }
+      free(ndk);
+      free(cum);
+      free(z);
+    }
+    if (failed) goto oom;
+  }
+  free(inv);
+  return 0;
+oom:
+  free(inv);
+  sk_lda_infer_result_free(out);
+  return sk_lda_fail(err, "infer: out of memory (D = %d, K = %d)", (int)D, (int)K);
+}

@@ -1,0 +1,181 @@
+/* Joint and held-out log-likelihood, timing and memory helpers. */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "samplekit/rng.h"
+
+double sk_lda_joint_ll_per_token(const sk_lda_model *m) {
+  if (m == NULL || m->z == NULL || m->num_tokens <= 0) return NAN;
+  const int32_t K = m->num_topics, V = m->num_words;
+  const double alpha = m->alpha, beta = m->beta;
+  const double lg_beta = lgamma(beta), lg_vbeta = lgamma((double)V * beta);
+  const double lg_alpha = lgamma(alpha), lg_kalpha = lgamma((double)K * alpha);
+  /* lgamma is called serially: it writes the global signgam. */
+  double word_part = 0.0;
+  for (int32_t k = 0; k < K; ++k) word_part += lg_vbeta - lgamma((double)V * beta + (double)m->n_k[k]);
+  for (int32_t v = 0; v < V; ++v) {
+    const int32_t *b = m->n_vk + (size_t)v * (size_t)K;
+    double row = 0.0;
+    for (int32_t k = 0; k < K; ++k)
+      if (b[k] != 0) row += lgamma((double)b[k] + beta) - lg_beta;
+    word_part += row;
+  }
+  double doc_part = 0.0;
+  for (int32_t d = 0; d < m->num_docs; ++d) {
+    const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
+    double row = lg_kalpha - lgamma((double)K * alpha + (double)n);
+    for (int64_t i = m->dk_start[d]; i < m->dk_start[d] + m->dk_nnz[d]; ++i)
+      row += lgamma((double)m->dk_count[i] + alpha) - lg_alpha;
+    doc_part += row;
+  }
+  return (word_part + doc_part) / (double)m->num_tokens;
+}
+
+int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                             int fold_in_iters, int threads, double *ll_per_token, sk_lda_error *err) {
+  if (m == NULL || m->n_vk == NULL || m->n_k == NULL || observed == NULL || heldout == NULL || ll_per_token == NULL)
+    return sk_lda_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
+  if (observed->num_docs != heldout->num_docs)
+    return sk_lda_fail(err, "held-out LL: %d observed halves but %d held-out halves", (int)observed->num_docs,
+                       (int)heldout->num_docs);
+  if (fold_in_iters < 0) return sk_lda_fail(err, "held-out LL: %d fold-in iterations", fold_in_iters);
+  const int32_t K = m->num_topics, V = m->num_words, D = observed->num_docs;
+  const sk_lda_corpus *halves[2] = {observed, heldout};
+  int64_t max_len = 0;
+  for (int h = 0; h < 2; ++h) {
+    const sk_lda_corpus *c = halves[h];
+    if (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL) || c->doc_offsets[0] != 0 ||
+        c->doc_offsets[D] != c->num_tokens)
+      return sk_lda_fail(err, "held-out LL: the %s corpus is inconsistent", h == 0 ? "observed" : "held-out");
+    for (int64_t t = 0; t < c->num_tokens; ++t)
+      if (c->tokens[t] < 0 || c->tokens[t] >= V)
+        return sk_lda_fail(err, "held-out LL: %s token %lld has word id %d outside 0..%d",
+                           h == 0 ? "observed" : "held-out", (long long)t, (int)c->tokens[t], (int)V - 1);
+    for (int32_t d = 0; d < D; ++d) {
+      const int64_t n = c->doc_offsets[d + 1] - c->doc_offsets[d];
+      if (n < 0) return sk_lda_fail(err, "held-out LL: offsets decrease at document %d", (int)d);
+      if (n > max_len) max_len = n;
+    }
+  }
+  if (heldout->num_tokens == 0) {
+    *ll_per_token = NAN;
+    return 0;
+  }
+  double *inv = (double *)malloc((size_t)K * sizeof *inv);
+  double *doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *doc_ll);
+  if (inv == NULL || doc_ll == NULL) {
+    free(inv);
+    free(doc_ll);
+    return sk_lda_fail(err, "held-out LL: out of memory");
+  }
+  const double alpha = m->alpha, beta = m->beta;
+  for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + (double)V * beta);
+  int failed = 0;
+  threads = sk_lda_detail_threads(threads);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
+    double *cum = (double *)malloc((size_t)K * sizeof *cum);
+    int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
+    if (ndk == NULL || cum == NULL || z == NULL) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
+    }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+      for (int32_t d = 0; d < D; ++d) {
+        const int64_t ob = observed->doc_offsets[d], n_obs = observed->doc_offsets[d + 1] - ob;
+        sk_lda_detail_fold_in_doc(m, inv, observed->tokens + ob, n_obs, ob, fold_in_iters, ndk, cum, z);
+        /* theta is kept in cum to save a buffer. */
+        const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
+        for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
+        double ll = 0.0;
+        for (int64_t t = heldout->doc_offsets[d]; t < heldout->doc_offsets[d + 1]; ++t) {
+          const int32_t *b = m->n_vk + (size_t)heldout->tokens[t] * (size_t)K;
+          double p = 0.0;
+          for (int32_t k = 0; k < K; ++k) p += cum[k] * (((double)b[k] + beta) * inv[k]);
+          ll += log(p);
+        }
+        doc_ll[d] = ll;
+        for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
+      }
+    }
+    free(ndk);
+    free(cum);
+    free(z);
+  }
+  if (failed) {
+    free(inv);
+    free(doc_ll);
+    return sk_lda_fail(err, "held-out LL: out of memory for per-thread scratch (K = %d)", (int)K);
+  }
+  double sum = 0.0; /* serial, in document order: the same bits for any thread count */
+  for (int32_t d = 0; d < D; ++d) sum += doc_ll[d];
+  *ll_per_token = sum / (double)heldout->num_tokens;
+  free(inv);
+  free(doc_ll);
+  return 0;
+}
+
+int sk_lda_heldout_ll(const sk_lda_model *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                      int fold_in_iters, int threads, double *ll_per_token, sk_lda_error *err) {
+  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
+  const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
+  return sk_lda_heldout_ll_counts(&view, observed, heldout, fold_in_iters, threads, ll_per_token, err);
+}
+
+double sk_lda_wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double sk_lda_tokens_per_second(int64_t tokens, double seconds) {
+  return seconds > 0.0 ? (double)tokens / seconds : 0.0;
+}
+
+int64_t sk_lda_peak_rss_bytes(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return (int64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
+}
+
+void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *inv, const int32_t *words, int64_t n,
+                               int64_t first_index, int iters, int32_t *ndk, double *cum, int32_t *z) {
+  const int32_t K = view->num_topics;
+  const double alpha = view->alpha, beta = view->beta;
+  for (int64_t i = 0; i < n; ++i) {
+    z[i] = sk_lda_detail_uniform_index(
+        sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i)), K);
+    ++ndk[z[i]];
+  }
+  for (int it = 0; it < iters; ++it) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t *b = view->n_vk + (size_t)words[i] * (size_t)K;
+      --ndk[z[i]];
+      double total = 0.0;
+      for (int32_t k = 0; k < K; ++k) {
+        total += ((double)ndk[k] + alpha) * (((double)b[k] + beta) * inv[k]);
+        cum[k] = total;
+      }
+      const double x =
+          sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first_index + i)) * total;
+      z[i] = sk_lda_detail_first_above(cum, K, x);
+      ++ndk[z[i]];
+    }
+  }
+}

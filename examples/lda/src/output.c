@@ -1,0 +1,231 @@
+/* Text outputs of sk-lda: topics.txt, document-topic proportions, the metrics CSV (see output.h). */
+#include "output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* PATH ".tmp" in a malloc'ed buffer, or NULL when out of memory. */
+static char *sk_lda_temp_name(const char *path) {
+  const size_t n = strlen(path);
+  char *t = (char *)malloc(n + 5);
+  if (t != NULL) {
+    memcpy(t, path, n);
+    memcpy(t + n, ".tmp", 5);
+  }
+  return t;
+}
+
+FILE *sk_lda_detail_temp_create(const char *path, sk_lda_error *err) {
+  if (path == NULL || path[0] == '\0') {
+    sk_lda_fail(err, "output path is NULL or empty");
+    return NULL;
+  }
+  char *tmp = sk_lda_temp_name(path);
+  if (tmp == NULL) {
+    sk_lda_fail(err, "%s: out of memory", path);
+    return NULL;
+  }
+  FILE *f = fopen(tmp, "wb");
+  if (f == NULL) sk_lda_fail(err, "%s: cannot open for writing: %s", tmp, strerror(errno));
+  free(tmp);
+  return f;
+}
+
+void sk_lda_detail_temp_abort(FILE *f, const char *path) {
+  if (f != NULL) fclose(f);
+  if (path == NULL) return;
+  char *tmp = sk_lda_temp_name(path);
+  if (tmp != NULL) remove(tmp);
+  free(tmp);
+}
+
+int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
+  if (f == NULL || path == NULL) return sk_lda_fail(err, "output: no open temporary file");
+  char *tmp = sk_lda_temp_name(path);
+  if (tmp == NULL) {
+    sk_lda_detail_temp_abort(f, NULL);
+    return sk_lda_fail(err, "%s: out of memory", path);
+  }
+  int rc = 0;
+  errno = 0;
+  /* fsync before rename: after a crash the new name must not point at blocks never written. */
+  const int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+  const int e = errno;
+  if (fclose(f) != 0 || bad) {
+    rc = sk_lda_fail(err, "%s: write failed: %s", tmp, strerror(bad ? e : errno));
+    remove(tmp);
+  } else if (rename(tmp, path) != 0) {
+    rc = sk_lda_fail(err, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+    remove(tmp);
+  }
+  free(tmp);
+  return rc;
+}
+
+/* --- topics.txt ---------------------------------------------------------------------------------- */
+
+int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
+                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_lda_error *err) {
+  if (path == NULL || n_vk == NULL || n_k == NULL) return sk_lda_fail(err, "write topics: a pointer is NULL");
+  if (num_words < 1 || num_topics < 1)
+    return sk_lda_fail(err, "%s: invalid sizes V = %d, K = %d", path, (int)num_words, (int)num_topics);
+  if (top_n < 1) return sk_lda_fail(err, "%s: top_n = %d must be >= 1", path, top_n);
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_lda_fail(err, "%s: beta %g must be finite and positive", path, beta);
+  const int32_t K = num_topics, V = num_words;
+  const int32_t N = top_n < V ? top_n : V;
+  /* Per topic a list of its best N words so far, sorted by (count desc, word asc). Words arrive in
+     increasing id, so a new word goes after every equal count: ties come out by increasing id. */
+  int32_t *best_word = (int32_t *)malloc((size_t)K * (size_t)N * sizeof *best_word);
+  int32_t *best_count = (int32_t *)malloc((size_t)K * (size_t)N * sizeof *best_count);
+  int32_t *fill = (int32_t *)calloc((size_t)K, sizeof *fill);
+  if (best_word == NULL || best_count == NULL || fill == NULL) {
+    free(best_word);
+    free(best_count);
+    free(fill);
+    return sk_lda_fail(err, "%s: out of memory (K = %d, top %d)", path, (int)K, (int)N);
+  }
+  /* Word-major order reads n_vk sequentially. */
+  for (int32_t v = 0; v < V; ++v) {
+    const int32_t *row = n_vk + (size_t)v * (size_t)K;
+    for (int32_t k = 0; k < K; ++k) {
+      const int32_t c = row[k];
+      int32_t *bw = best_word + (size_t)k * (size_t)N, *bc = best_count + (size_t)k * (size_t)N;
+      int32_t i = fill[k];
+      if (i == N) {
+        if (c <= bc[N - 1]) continue;
+        --i;
+      } else {
+        ++fill[k];
+      }
+      while (i > 0 && bc[i - 1] < c) {
+        bc[i] = bc[i - 1];
+        bw[i] = bw[i - 1];
+        --i;
+      }
+      bc[i] = c;
+      bw[i] = v;
+    }
+  }
+  FILE *f = sk_lda_detail_temp_create(path, err);
+  if (f == NULL) {
+    free(best_word);
+    free(best_count);
+    free(fill);
+    return 1;
+  }
+  fprintf(f, "# sk-lda topics: top %d words per topic, word<TAB>probability\n", (int)N);
+  fprintf(f, "# K=%d V=%d beta=%.17g\n", (int)K, (int)V, beta);
+  fprintf(f, "# phi_kv = (n_vk + beta) / (n_k + V beta); words by decreasing n_vk, ties by increasing word id\n");
+  for (int32_t k = 0; k < K; ++k) {
+    const double inv = 1.0 / ((double)n_k[k] + (double)V * beta);
+    fprintf(f, "topic %d\n", (int)k);
+    for (int32_t i = 0; i < N; ++i) {
+      const int32_t v = best_word[(size_t)k * (size_t)N + (size_t)i];
+      const double p = ((double)best_count[(size_t)k * (size_t)N + (size_t)i] + beta) * inv;
+      if (vocab != NULL && vocab[v] != NULL)
+        fprintf(f, "\t%s\t%.6g\n", vocab[v], p);
+      else
+        fprintf(f, "\tw%06d\t%.6g\n", (int)v, p);
+    }
+  }
+  free(best_word);
+  free(best_count);
+  free(fill);
+  return sk_lda_detail_temp_commit(f, path, err);
+}
+
+/* --- document-topic proportions ------------------------------------------------------------------ */
+
+int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
+                            const int64_t *row_start, const int32_t *row_nnz, const int32_t *row_topic,
+                            const int32_t *row_count, const int32_t *doc_ids, sk_lda_error *err) {
+  if (path == NULL || (num_docs > 0 && (row_start == NULL || row_nnz == NULL)))
+    return sk_lda_fail(err, "write document topics: a pointer is NULL");
+  if (num_topics < 1 || num_docs < 0)
+    return sk_lda_fail(err, "%s: invalid sizes D = %d, K = %d", path, (int)num_docs, (int)num_topics);
+  if (!(alpha > 0.0) || !isfinite(alpha))
+    return sk_lda_fail(err, "%s: alpha %g must be finite and positive", path, alpha);
+  const int32_t K = num_topics;
+  for (int32_t d = 0; d < num_docs; ++d) {
+    if (row_nnz[d] < 0 || row_nnz[d] > K || (row_nnz[d] > 0 && (row_topic == NULL || row_count == NULL)))
+      return sk_lda_fail(err, "%s: document %d has an invalid row (%d entries)", path, (int)d, (int)row_nnz[d]);
+    const int32_t *tp = row_topic + row_start[d], *ct = row_count + row_start[d];
+    for (int32_t i = 0; i < row_nnz[d]; ++i)
+      if (tp[i] < 0 || tp[i] >= K || (i > 0 && tp[i] <= tp[i - 1]) || ct[i] <= 0)
+        return sk_lda_fail(err, "%s: document %d: entry %d (topic %d, count %d) is out of order or range", path,
+                           (int)d, (int)i, (int)tp[i], (int)ct[i]);
+  }
+  FILE *f = sk_lda_detail_temp_create(path, err);
+  if (f == NULL) return 1;
+  fprintf(f,
+          "# sk-lda document topics: doc_id k:theta_dk ... for n_dk > 0; K=%d alpha=%.17g; theta_dk = (n_dk + alpha) / "
+          "(n_d + K alpha); unlisted topics have alpha / (n_d + K alpha)\n",
+          (int)K, alpha);
+  for (int32_t d = 0; d < num_docs; ++d) {
+    const int32_t *tp = row_topic + row_start[d], *ct = row_count + row_start[d];
+    int64_t n = 0;
+    for (int32_t i = 0; i < row_nnz[d]; ++i) n += ct[i];
+    const double inv = 1.0 / ((double)n + (double)K * alpha);
+    fprintf(f, "%d", (int)(doc_ids != NULL ? doc_ids[d] : d));
+    for (int32_t i = 0; i < row_nnz[d]; ++i) fprintf(f, " %d:%.6g", (int)tp[i], ((double)ct[i] + alpha) * inv);
+    fputc('\n', f);
+  }
+  return sk_lda_detail_temp_commit(f, path, err);
+}
+
+int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const int32_t *doc_ids,
+                                  sk_lda_error *err) {
+  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "write document topics: model is NULL or not initialised");
+  return sk_lda_write_doc_topics(path, m->num_docs, m->num_topics, m->alpha, m->dk_start, m->dk_nnz, m->dk_topic,
+                                 m->dk_count, doc_ids, err);
+}
+
+/* --- metrics CSV --------------------------------------------------------------------------------- */
+
+static const char sk_lda_metrics_header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n";
+
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, int append, sk_lda_error *err) {
+  if (log == NULL || path == NULL) return sk_lda_fail(err, "metrics log: a pointer is NULL");
+  memset(log, 0, sizeof *log);
+  if (strlen(path) >= sizeof log->path) return sk_lda_fail(err, "metrics log: path is too long");
+  FILE *f = fopen(path, append ? "ab" : "wb");
+  if (f == NULL) return sk_lda_fail(err, "%s: cannot open for writing: %s", path, strerror(errno));
+  /* In append mode the position is the end of the file: 0 means new or empty. */
+  long pos = 0;
+  if (append && (fseek(f, 0, SEEK_END) != 0 || (pos = ftell(f)) < 0)) {
+    fclose(f);
+    return sk_lda_fail(err, "%s: cannot find the end of the file: %s", path, strerror(errno));
+  }
+  if (pos == 0 && (fputs(sk_lda_metrics_header, f) < 0 || fflush(f) != 0)) {
+    fclose(f);
+    return sk_lda_fail(err, "%s: write failed: %s", path, strerror(errno));
+  }
+  log->file = f;
+  memcpy(log->path, path, strlen(path) + 1);
+  return 0;
+}
+
+int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
+                           double joint_ll_per_token, double heldout_ll, sk_lda_error *err) {
+  if (log == NULL || log->file == NULL) return sk_lda_fail(err, "metrics log: not open");
+  char joint[40] = "", heldout[40] = "";
+  if (!isnan(joint_ll_per_token)) snprintf(joint, sizeof joint, "%.17g", joint_ll_per_token);
+  if (!isnan(heldout_ll)) snprintf(heldout, sizeof heldout, "%.17g", heldout_ll);
+  if (fprintf(log->file, "%llu,%.6f,%.1f,%s,%s\n", (unsigned long long)iteration, seconds, tokens_per_s, joint,
+              heldout) < 0 ||
+      fflush(log->file) != 0)
+    return sk_lda_fail(err, "%s: write failed: %s", log->path, strerror(errno));
+  return 0;
+}
+
+int sk_lda_metrics_log_close(sk_lda_metrics_log *log, sk_lda_error *err) {
+  if (log == NULL || log->file == NULL) return 0;
+  const int bad = fclose(log->file) != 0;
+  log->file = NULL;
+  if (bad) return sk_lda_fail(err, "%s: close failed: %s", log->path, strerror(errno));
+  return 0;
+}

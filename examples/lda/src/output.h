@@ -1,0 +1,112 @@
+/*
+ * Text outputs of an sk-lda run: the top words of each topic (topics.txt), the document-topic
+ * proportions (sparse text), and the metrics log (CSV); plus the temporary-name-and-rename helper that
+ * every sk-lda output file (these and the binary files of model_file.h) is written through.
+ *
+ * Errors: functions returning int give 0 on success and non-zero on failure, with err filled (when not
+ * NULL) by one line that names the file (see corpus.h).
+ * Files other than the metrics log are written to PATH ".tmp" in the same folder, flushed to disk
+ * (fsync) and renamed to PATH, so an interrupted run leaves either the old file or the complete new one
+ * under PATH, never a half file; on failure the temporary file is removed. Two writers of one PATH at
+ * a time are not supported.
+ * Threading: the functions share no state; calls on different files may run concurrently.
+ */
+#ifndef SK_LDA_OUTPUT_H
+#define SK_LDA_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "corpus.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default number of words per topic in topics.txt. */
+#define SK_LDA_DEFAULT_TOP_WORDS 20
+
+/*
+ * topics.txt. Three '#' comment lines (what the file is, then "K=.. V=.. beta=..", then the formula),
+ * then for each topic k = 0 .. K-1 a line "topic k" followed by min(top_n, V) lines
+ * "<TAB>word<TAB>probability": the words with the largest
+ *     phi_kv = (n_vk + beta) / (n_k + V beta),
+ * by decreasing n_vk (which orders phi_kv within a topic), ties by increasing word id, probability
+ * printed with "%.6g". Words are vocab[v], or "w%06d" of the 0-based id when vocab is NULL (the naming
+ * of gen.h's planted topics file, whose layout this is, so the two can be compared line by line).
+ * n_vk is V x K row-major (as in sk_lda_model and the model file), n_k has K entries.
+ * Fails when a pointer (other than vocab) is NULL, K or V < 1, top_n < 1, beta is not finite and
+ * positive, or on an I/O error or out of memory. Work O(V K top_n) worst case, O(V K) typical;
+ * memory 12 K top_n bytes. Deterministic.
+ */
+int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
+                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_lda_error *err);
+
+/*
+ * Document-topic proportions, sparse text. One '#' comment line stating the format, K and alpha, then
+ * one line per document d = 0 .. num_docs-1:
+ *     doc_id k:prob k:prob ...
+ * doc_id is doc_ids[d] (or d when doc_ids is NULL): the 0-based index of the document in its input
+ * corpus (document d of a UCI file is its docID d+1). The listed topics are those with n_dk > 0, in
+ * increasing k, with
+ *     prob = theta_dk = (n_dk + alpha) / (n_d + K alpha),   n_d = sum_k n_dk,
+ * printed with "%.6g"; every topic not listed has theta_dk = alpha / (n_d + K alpha), which is also
+ * (1 - sum of the listed probabilities) / (K - number listed). A document with no tokens is a line with
+ * its id alone (theta = 1/K everywhere).
+ * Rows use sk_lda_model's sparse layout: document d's pairs are (row_topic[i], row_count[i]) for i in
+ * [row_start[d], row_start[d] + row_nnz[d]), topics strictly increasing, counts positive.
+ * Fails when a pointer (other than doc_ids) is NULL, K < 1, num_docs < 0, alpha is not finite and
+ * positive, a row is not strictly increasing in [0, K) with positive counts, or on an I/O error.
+ * Work O(D + nnz).
+ */
+int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
+                            const int64_t *row_start, const int32_t *row_nnz, const int32_t *row_topic,
+                            const int32_t *row_count, const int32_t *doc_ids, sk_lda_error *err);
+
+/* sk_lda_write_doc_topics() of a training model's documents (m->dk_*), alpha = m->alpha. */
+int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const int32_t *doc_ids,
+                                  sk_lda_error *err);
+
+/*
+ * Metrics log (CSV). The header line is
+ *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll
+ * and each sk_lda_metrics_log_row() appends one line and flushes it, so the file is readable while a run
+ * goes on and holds every finished row if the run is killed. Numbers: iteration as an unsigned integer,
+ * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip); a value that
+ * is NaN (e.g. held-out LL in an iteration where it was not computed) is written as an empty field.
+ * What `seconds` means is the caller's choice (sk-lda train writes the wall time since the start of
+ * training).
+ */
+typedef struct sk_lda_metrics_log {
+  FILE *file;
+  char path[4096];
+} sk_lda_metrics_log;
+
+/* Opens PATH. append = 0: creates or truncates it and writes the header. append = 1: appends to it
+   (for a resumed run), writing the header only when the file is new or empty. *log is zeroed on
+   failure (the file cannot be opened or written; err names it). */
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, int append, sk_lda_error *err);
+
+/* Appends one row and flushes it. Fails on a NULL or closed log or a write error (err names the file). */
+int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
+                           double joint_ll_per_token, double heldout_ll, sk_lda_error *err);
+
+/* Closes the log (NULL or closed is fine and returns 0); fails when the final close reports an error. */
+int sk_lda_metrics_log_close(sk_lda_metrics_log *log, sk_lda_error *err);
+
+/*
+ * Internal: the temporary-file protocol described at the top. create opens PATH ".tmp" for binary
+ * writing and returns it (NULL with err filled on failure). commit flushes, fsyncs, closes and renames
+ * it to PATH; on any failure it removes the temporary file and fills err. abort closes and removes it.
+ * commit and abort take the same path as create and accept f = NULL (commit then fails).
+ */
+FILE *sk_lda_detail_temp_create(const char *path, sk_lda_error *err);
+int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err);
+void sk_lda_detail_temp_abort(FILE *f, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_OUTPUT_H */

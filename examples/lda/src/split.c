@@ -1,0 +1,127 @@
+/* The seeded train/test split by documents, and the half/half split of each test document. */
+#include "split.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "samplekit/rng.h"
+
+static int sk_lda_alloc_corpus(sk_lda_corpus *c, int32_t docs, int32_t words, int64_t tokens) {
+  c->num_docs = docs;
+  c->num_words = words;
+  c->num_tokens = tokens;
+  c->vocab = NULL;
+  c->doc_offsets = (int64_t *)calloc((size_t)docs + 1u, sizeof *c->doc_offsets);
+  c->tokens = (int32_t *)malloc((size_t)(tokens > 0 ? tokens : 1) * sizeof *c->tokens);
+  return c->doc_offsets != NULL && c->tokens != NULL;
+}
+
+int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint64_t seed, sk_lda_split *out,
+                        sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "split: output is NULL");
+  memset(out, 0, sizeof *out);
+  if (source == NULL) return sk_lda_fail(err, "split: corpus is NULL");
+  if (!(test_fraction >= 0.0 && test_fraction < 1.0))
+    return sk_lda_fail(err, "split: test fraction %g is not in [0, 1)", test_fraction);
+  if (source->num_docs < 0 || source->doc_offsets == NULL || (source->num_tokens > 0 && source->tokens == NULL))
+    return sk_lda_fail(err, "split: corpus arrays are NULL or sizes invalid");
+  const int32_t D = source->num_docs;
+  int32_t num_test = (int32_t)floor(test_fraction * (double)D + 0.5);
+  if (num_test > D - 1) num_test = D > 0 ? D - 1 : 0;
+
+  int32_t *perm = (int32_t *)malloc((size_t)(D > 0 ? D : 1) * sizeof *perm);
+  unsigned char *is_test = (unsigned char *)calloc((size_t)(D > 0 ? D : 1), 1);
+  if (perm == NULL || is_test == NULL) {
+    free(perm);
+    free(is_test);
+    return sk_lda_fail(err, "split: out of memory");
+  }
+  for (int32_t d = 0; d < D; ++d) perm[d] = d;
+  for (int32_t i = 0; i < num_test; ++i) {
+    const int32_t j =
+        i + sk_lda_detail_uniform_index(sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_DOCS, (uint64_t)i), D - i);
+    const int32_t tmp = perm[i];
+    perm[i] = perm[j];
+    perm[j] = tmp;
+    is_test[perm[i]] = 1;
+  }
+  int64_t train_tokens = 0, test_tokens = 0, observed_tokens = 0, max_len = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t n = source->doc_offsets[d + 1] - source->doc_offsets[d];
+    if (n > max_len) max_len = n;
+    if (is_test[d]) {
+      test_tokens += n;
+      observed_tokens += n / 2;
+    } else {
+      train_tokens += n;
+    }
+  }
+  const int32_t V = source->num_words;
+  int ok = sk_lda_alloc_corpus(&out->train, D - num_test, V, train_tokens);
+  ok = sk_lda_alloc_corpus(&out->test_observed, num_test, V, observed_tokens) && ok;
+  ok = sk_lda_alloc_corpus(&out->test_heldout, num_test, V, test_tokens - observed_tokens) && ok;
+  out->train_doc_ids = (int32_t *)malloc((size_t)(D - num_test > 0 ? D - num_test : 1) * sizeof(int32_t));
+  out->test_doc_ids = (int32_t *)malloc((size_t)(num_test > 0 ? num_test : 1) * sizeof(int32_t));
+  int32_t *pos = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *pos);
+  unsigned char *observed = (unsigned char *)malloc((size_t)(max_len > 0 ? max_len : 1));
+  if (!ok || out->train_doc_ids == NULL || out->test_doc_ids == NULL || pos == NULL || observed == NULL) {
+    free(perm);
+    free(is_test);
+    free(pos);
+    free(observed);
+    sk_lda_split_free(out);
+    return sk_lda_fail(err, "split: out of memory");
+  }
+  int32_t ntrain = 0, ntest = 0;
+  int64_t tt = 0, to = 0, th = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t g = source->doc_offsets[d], n = source->doc_offsets[d + 1] - g;
+    const int32_t *w = source->tokens + g;
+    if (!is_test[d]) {
+      if (n > 0) memcpy(out->train.tokens + tt, w, (size_t)n * sizeof *w);
+      tt += n;
+      out->train_doc_ids[ntrain++] = d;
+      out->train.doc_offsets[ntrain] = tt;
+      continue;
+    }
+    const int64_t half = n / 2;
+    for (int64_t i = 0; i < n; ++i) {
+      pos[i] = (int32_t)i;
+      observed[i] = 0;
+    }
+    for (int64_t i = 0; i < half; ++i) {
+      const int64_t j = i + sk_lda_detail_uniform_index(
+                                sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_TOKENS, (uint64_t)(g + i)), n - i);
+      const int32_t tmp = pos[i];
+      pos[i] = pos[j];
+      pos[j] = tmp;
+      observed[pos[i]] = 1;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (observed[i])
+        out->test_observed.tokens[to++] = w[i];
+      else
+        out->test_heldout.tokens[th++] = w[i];
+    }
+    out->test_doc_ids[ntest++] = d;
+    out->test_observed.doc_offsets[ntest] = to;
+    out->test_heldout.doc_offsets[ntest] = th;
+  }
+  free(perm);
+  free(is_test);
+  free(pos);
+  free(observed);
+  return 0;
+}
+
+void sk_lda_split_free(sk_lda_split *split) {
+  if (split == NULL) return;
+  sk_lda_corpus_free(&split->train);
+  sk_lda_corpus_free(&split->test_observed);
+  sk_lda_corpus_free(&split->test_heldout);
+  free(split->train_doc_ids);
+  free(split->test_doc_ids);
+  memset(split, 0, sizeof *split);
+}

@@ -1,0 +1,25 @@
+/* Helpers shared by the sk-lda tests. */
+#ifndef SK_LDA_TEST_CORPUS_H
+#define SK_LDA_TEST_CORPUS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+
+/* A corpus of D documents over V words: document d has doc_len[d] tokens, taken in order from words. */
+static inline sk_lda_corpus make_corpus(int32_t V, int32_t D, const int32_t *doc_len, const int32_t *words) {
+  sk_lda_corpus c;
+  memset(&c, 0, sizeof c);
+  c.num_docs = D;
+  c.num_words = V;
+  c.doc_offsets = (int64_t *)calloc((size_t)D + 1, sizeof *c.doc_offsets);
+  for (int32_t d = 0; d < D; ++d) c.doc_offsets[d + 1] = c.doc_offsets[d] + doc_len[d];
+  c.num_tokens = c.doc_offsets[D];
+  c.tokens = (int32_t *)malloc((size_t)(c.num_tokens > 0 ? c.num_tokens : 1) * sizeof *c.tokens);
+  if (c.num_tokens > 0) memcpy(c.tokens, words, (size_t)c.num_tokens * sizeof *words);
+  return c;
+}
+
+#endif /* SK_LDA_TEST_CORPUS_H */

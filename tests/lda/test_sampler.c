@@ -1,0 +1,632 @@
+/*
+ * Correctness of the CPU samplers (examples/lda/src/cgs.h, esca.h), not just "the likelihood goes up".
+ *
+ * Exactness. On tiny corpora (4 tokens, K = 2 or 3, V = 3: 16 or 81 assignments) the test enumerates
+ * every assignment z and computes, independently of the library (rising factorials, no lgamma):
+ *  - the exact posterior p(z | w) (the target of collapsed Gibbs);
+ *  - the exact one-sweep transition matrix of each sampler's own Markov chain: for CGS the product of
+ *    the T single-token full-conditional kernels in token order (its stationary distribution must equal
+ *    the posterior, which checks the test itself); for ESCA P[x][y] = prod_t q_t(y_t | x) with q_t from
+ *    the counts of x (every token drawn from the previous sweep's counts), whose stationary distribution
+ *    pi is found by power iteration.
+ * The sampler then runs one long chain; autocorrelation is handled by thinning: from the exact
+ * matrix the test finds the smallest m with max_x TV(P^m[x, .], pi) <= 1e-3 and records the state
+ * only every m sweeps (after a burn-in of 10 m sweeps), so the recorded states are, to within 1e-3 in
+ * total variation, independent draws from pi and Pearson's statistic against N pi follows chi-square
+ * with (cells - 1) degrees of freedom; it must stay below sk_test_chi2_threshold() (false alarm ~1e-7).
+ * Each planted bug (sk_lda_model.test_bug, test-only) must push the statistic above the threshold, and
+ * ESCA's visits compared with the exact posterior instead of its own pi must be rejected too (total
+ * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
+ *
+ * Exact draws: with the uniforms fixed by the RNG, each token's ESCA topic equals the documented rule
+ * re-implemented here. Determinism: ESCA gives the same topics with 1 and 2 threads. Invariants: counts
+ * agree with z after sweeps, K from 1 to 65,536. Smoke: joint LL per token rises over 20 sweeps of
+ * each sampler on a generated planted corpus.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgs.h"
+#include "corpus.h"
+#include "esca.h"
+#include "metrics.h"
+#include "model.h"
+#include "lda_test_corpus.h"
+#include "samplekit/rng.h"
+#include "sk_test.h"
+
+/* ---- small helpers ------------------------------------------------------------------------------ */
+
+
+/* A planted LDA corpus: K_true topics, each on its own block of the vocabulary (plus 10% noise
+   uniformly over all words), documents mixing two or three topics. */
+static sk_lda_corpus make_planted_corpus(int32_t D, int32_t V, int32_t K_true, int32_t mean_len, uint64_t seed) {
+  uint64_t s = seed;
+  int32_t *len = (int32_t *)malloc((size_t)D * sizeof *len);
+  int64_t T = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    len[d] = mean_len / 2 + (int32_t)(sk_test_rand_u32(&s) % (uint32_t)mean_len);
+    T += len[d];
+  }
+  int32_t *w = (int32_t *)malloc((size_t)T * sizeof *w);
+  const int32_t block = V / K_true;
+  int64_t t = 0;
+  for (int32_t d = 0; d < D; ++d) {
+    int32_t topics[3];
+    for (int i = 0; i < 3; ++i) topics[i] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)K_true);
+    for (int32_t i = 0; i < len[d]; ++i, ++t) {
+      if (sk_test_rand_u32(&s) % 10u == 0) {
+        w[t] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
+      } else {
+        const int32_t k = topics[sk_test_rand_u32(&s) % 3u];
+        /* a skewed pick inside the block: min of two uniforms */
+        const uint32_t a = sk_test_rand_u32(&s) % (uint32_t)block, b = sk_test_rand_u32(&s) % (uint32_t)block;
+        w[t] = k * block + (int32_t)(a < b ? a : b);
+      }
+    }
+  }
+  sk_lda_corpus c = make_corpus(V, D, len, w);
+  free(len);
+  free(w);
+  return c;
+}
+
+/* Counts rebuilt from z by brute force must equal the model's (one check per call; the first
+   difference is printed). */
+static int check_invariants(const sk_lda_model *m, const char *what) {
+  const int32_t K = m->num_topics, V = m->num_words;
+  const sk_lda_corpus *c = m->corpus;
+  int32_t *nvk = (int32_t *)calloc((size_t)V * (size_t)K, sizeof *nvk);
+  int64_t *nk = (int64_t *)calloc((size_t)K, sizeof *nk);
+  int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
+  char bad[200] = "";
+  for (int64_t t = 0; t < m->num_tokens && !bad[0]; ++t)
+    if (m->z[t] < 0 || m->z[t] >= K) snprintf(bad, sizeof bad, "z[%lld] = %d", (long long)t, (int)m->z[t]);
+  for (int64_t t = 0; t < m->num_tokens && !bad[0]; ++t) {
+    ++nvk[(size_t)c->tokens[t] * (size_t)K + (size_t)m->z[t]];
+    ++nk[m->z[t]];
+  }
+  for (size_t i = 0; i < (size_t)V * (size_t)K && !bad[0]; ++i)
+    if (nvk[i] != m->n_vk[i]) snprintf(bad, sizeof bad, "n_vk[%zu] = %d, expected %d", i, (int)m->n_vk[i], (int)nvk[i]);
+  for (int32_t k = 0; k < K && !bad[0]; ++k)
+    if (nk[k] != m->n_k[k])
+      snprintf(bad, sizeof bad, "n_k[%d] = %lld, expected %lld", (int)k, (long long)m->n_k[k], (long long)nk[k]);
+  for (int32_t d = 0; d < m->num_docs && !bad[0]; ++d) {
+    int32_t nnz = 0;
+    for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t)
+      if (ndk[m->z[t]]++ == 0) ++nnz;
+    if (nnz != m->dk_nnz[d]) snprintf(bad, sizeof bad, "doc %d has %d topics, model says %d", (int)d, (int)nnz, (int)m->dk_nnz[d]);
+    for (int32_t i = 0; i < m->dk_nnz[d] && !bad[0]; ++i) {
+      const int64_t j = m->dk_start[d] + i;
+      if (i > 0 && m->dk_topic[j - 1] >= m->dk_topic[j])
+        snprintf(bad, sizeof bad, "doc %d row not sorted", (int)d);
+      else if (m->dk_topic[j] < 0 || m->dk_topic[j] >= K || ndk[m->dk_topic[j]] != m->dk_count[j])
+        snprintf(bad, sizeof bad, "doc %d topic %d count %d, expected %d", (int)d, (int)m->dk_topic[j],
+                 (int)m->dk_count[j], m->dk_topic[j] >= 0 && m->dk_topic[j] < K ? (int)ndk[m->dk_topic[j]] : -1);
+    }
+    for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) ndk[m->z[t]] = 0;
+  }
+  free(nvk);
+  free(nk);
+  free(ndk);
+  return SK_CHECK(bad[0] == 0, "%s: counts disagree with z: %s", what, bad);
+}
+
+/* ---- exact chains on tiny corpora --------------------------------------------------------------- */
+
+#define TINY_MAX_T 6
+#define TINY_MAX_K 3
+#define TINY_MAX_V 3
+#define TINY_MAX_D 4
+
+typedef struct tiny_case {
+  const char *name;
+  int32_t K, V, D, T;
+  int32_t doc_len[TINY_MAX_D];
+  int32_t words[TINY_MAX_T];
+  double alpha, beta;
+} tiny_case;
+
+typedef struct tiny_counts {
+  int ndk[TINY_MAX_D][TINY_MAX_K], nvk[TINY_MAX_V][TINY_MAX_K], nk[TINY_MAX_K], nd[TINY_MAX_D];
+} tiny_counts;
+
+static int tiny_states(const tiny_case *tc) {
+  int s = 1;
+  for (int t = 0; t < tc->T; ++t) s *= tc->K;
+  return s;
+}
+
+static void tiny_decode(const tiny_case *tc, int state, int32_t *z) {
+  for (int t = 0; t < tc->T; ++t) {
+    z[t] = state % tc->K;
+    state /= tc->K;
+  }
+}
+
+static int tiny_encode(const tiny_case *tc, const int32_t *z) {
+  int s = 0;
+  for (int t = tc->T - 1; t >= 0; --t) s = s * tc->K + z[t];
+  return s;
+}
+
+static int tiny_doc_of(const tiny_case *tc, int t) {
+  int d = 0, end = tc->doc_len[0];
+  while (t >= end) end += tc->doc_len[++d];
+  return d;
+}
+
+static void tiny_count(const tiny_case *tc, const int32_t *z, tiny_counts *n) {
+  memset(n, 0, sizeof *n);
+  for (int t = 0; t < tc->T; ++t) {
+    const int d = tiny_doc_of(tc, t);
+    ++n->ndk[d][z[t]];
+    ++n->nvk[tc->words[t]][z[t]];
+    ++n->nk[z[t]];
+    ++n->nd[d];
+  }
+}
+
+/* a (a + 1) ... (a + n - 1) = Gamma(a + n) / Gamma(a) */
+static double rising(double a, int n) {
+  double r = 1.0;
+  for (int i = 0; i < n; ++i) r *= a + i;
+  return r;
+}
+
+static void tiny_posterior(const tiny_case *tc, double *post) {
+  const int S = tiny_states(tc);
+  double total = 0.0;
+  for (int s = 0; s < S; ++s) {
+    int32_t z[TINY_MAX_T];
+    tiny_counts n;
+    tiny_decode(tc, s, z);
+    tiny_count(tc, z, &n);
+    double p = 1.0;
+    for (int d = 0; d < tc->D; ++d) {
+      p /= rising(tc->K * tc->alpha, n.nd[d]);
+      for (int k = 0; k < tc->K; ++k) p *= rising(tc->alpha, n.ndk[d][k]);
+    }
+    for (int k = 0; k < tc->K; ++k) {
+      p /= rising(tc->V * tc->beta, n.nk[k]);
+      for (int v = 0; v < tc->V; ++v) p *= rising(tc->beta, n.nvk[v][k]);
+    }
+    post[s] = p;
+    total += p;
+  }
+  for (int s = 0; s < S; ++s) post[s] /= total;
+}
+
+/* q[k] proportional to (ndk + alpha)(nvk + beta)/(nk + V beta) for token t's document and word. */
+static void tiny_conditional(const tiny_case *tc, const tiny_counts *n, int t, double *q) {
+  const int d = tiny_doc_of(tc, t), v = tc->words[t];
+  double total = 0.0;
+  for (int k = 0; k < tc->K; ++k) {
+    q[k] = (n->ndk[d][k] + tc->alpha) * (n->nvk[v][k] + tc->beta) / (n->nk[k] + tc->V * tc->beta);
+    total += q[k];
+  }
+  for (int k = 0; k < tc->K; ++k) q[k] /= total;
+}
+
+/* CGS systematic scan: P = P_0 P_1 ... P_{T-1}, P_t resamples token t from its full conditional. */
+static void tiny_cgs_matrix(const tiny_case *tc, double *P) {
+  const int S = tiny_states(tc);
+  double *cur = (double *)calloc((size_t)S * S, sizeof *cur), *next = (double *)calloc((size_t)S * S, sizeof *next);
+  for (int s = 0; s < S; ++s) cur[s * S + s] = 1.0;
+  for (int t = 0; t < tc->T; ++t) {
+    memset(next, 0, (size_t)S * S * sizeof *next);
+    for (int y = 0; y < S; ++y) { /* from intermediate state y, resample token t */
+      int32_t z[TINY_MAX_T];
+      tiny_counts n;
+      double q[TINY_MAX_K];
+      tiny_decode(tc, y, z);
+      const int old = z[t];
+      tiny_count(tc, z, &n);
+      --n.ndk[tiny_doc_of(tc, t)][old];
+      --n.nvk[tc->words[t]][old];
+      --n.nk[old];
+      tiny_conditional(tc, &n, t, q);
+      for (int k = 0; k < tc->K; ++k) {
+        z[t] = k;
+        const int y2 = tiny_encode(tc, z);
+        for (int x = 0; x < S; ++x) next[x * S + y2] += cur[x * S + y] * q[k];
+      }
+    }
+    double *tmp = cur;
+    cur = next;
+    next = tmp;
+  }
+  memcpy(P, cur, (size_t)S * S * sizeof *P);
+  free(cur);
+  free(next);
+}
+
+/* ESCA: every token drawn from the counts of the previous state. */
+static void tiny_esca_matrix(const tiny_case *tc, double *P) {
+  const int S = tiny_states(tc);
+  for (int x = 0; x < S; ++x) {
+    int32_t z[TINY_MAX_T], y[TINY_MAX_T];
+    tiny_counts n;
+    double q[TINY_MAX_T][TINY_MAX_K];
+    tiny_decode(tc, x, z);
+    tiny_count(tc, z, &n);
+    for (int t = 0; t < tc->T; ++t) tiny_conditional(tc, &n, t, q[t]);
+    for (int s = 0; s < S; ++s) {
+      double p = 1.0;
+      tiny_decode(tc, s, y);
+      for (int t = 0; t < tc->T; ++t) p *= q[t][y[t]];
+      P[x * S + s] = p;
+    }
+  }
+}
+
+static void matmul(int S, const double *A, const double *B, double *C) {
+  for (int i = 0; i < S; ++i)
+    for (int j = 0; j < S; ++j) {
+      double s = 0.0;
+      for (int k = 0; k < S; ++k) s += A[i * S + k] * B[k * S + j];
+      C[i * S + j] = s;
+    }
+}
+
+/* Stationary distribution by power iteration from uniform. */
+static void stationary(int S, const double *P, double *pi) {
+  double *next = (double *)malloc((size_t)S * sizeof *next);
+  for (int s = 0; s < S; ++s) pi[s] = 1.0 / S;
+  for (int it = 0; it < 100000; ++it) {
+    double change = 0.0;
+    for (int j = 0; j < S; ++j) {
+      double s = 0.0;
+      for (int i = 0; i < S; ++i) s += pi[i] * P[i * S + j];
+      next[j] = s;
+    }
+    for (int j = 0; j < S; ++j) {
+      change += fabs(next[j] - pi[j]);
+      pi[j] = next[j];
+    }
+    if (change < 1e-15) break;
+  }
+  free(next);
+}
+
+/* Smallest m <= 200 with max over starting states of TV(P^m[x, .], pi) <= eps. */
+static int thinning(int S, const double *P, const double *pi, double eps) {
+  double *M = (double *)malloc((size_t)S * S * sizeof *M), *tmp = (double *)malloc((size_t)S * S * sizeof *tmp);
+  memcpy(M, P, (size_t)S * S * sizeof *M);
+  int m = 1;
+  for (; m < 200; ++m) {
+    double worst = 0.0;
+    for (int x = 0; x < S; ++x) {
+      double tv = 0.0;
+      for (int y = 0; y < S; ++y) tv += fabs(M[x * S + y] - pi[y]);
+      if (0.5 * tv > worst) worst = 0.5 * tv;
+    }
+    if (worst <= eps) break;
+    matmul(S, M, P, tmp);
+    memcpy(M, tmp, (size_t)S * S * sizeof *M);
+  }
+  free(M);
+  free(tmp);
+  return m;
+}
+
+enum { SAMPLER_CGS = 0, SAMPLER_ESCA = 1 };
+
+/* Runs the sampler (with the given planted bug) and returns Pearson's statistic against N pi. */
+static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const double *pi, int thin, long samples,
+                             uint64_t seed, const double *other, double *chi2_other) {
+  const int S = tiny_states(tc);
+  sk_lda_corpus c = make_corpus(tc->V, tc->D, tc->doc_len, tc->words);
+  sk_lda_model m;
+  sk_lda_error err;
+  double *obs = (double *)calloc((size_t)S, sizeof *obs), *expct = (double *)malloc((size_t)S * sizeof *expct);
+  double chi2 = -1.0;
+  if (SK_CHECK(sk_lda_model_init(&m, &c, tc->K, tc->alpha, tc->beta, seed, &err) == 0, "init: %s", err.message)) {
+    m.test_bug = bug;
+    uint64_t it = 0;
+    int ok = 1;
+    for (long s = -10; s < samples && ok; ++s) { /* 10 thinning intervals of burn-in */
+      for (int j = 0; j < thin && ok; ++j, ++it)
+        ok = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) == 0 : sk_lda_esca_sweep(&m, it, 1, &err) == 0;
+      if (s >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
+    }
+    if (SK_CHECK(ok, "sweep failed: %s", err.message)) {
+      for (int s = 0; s < S; ++s) expct[s] = (double)samples * pi[s];
+      chi2 = sk_test_chi2(obs, expct, S);
+      if (other != NULL) {
+        for (int s = 0; s < S; ++s) expct[s] = (double)samples * other[s];
+        *chi2_other = sk_test_chi2(obs, expct, S);
+      }
+    }
+    m.test_bug = 0;
+    check_invariants(&m, "tiny chain");
+    sk_lda_model_free(&m);
+  }
+  free(obs);
+  free(expct);
+  sk_lda_corpus_free(&c);
+  return chi2;
+}
+
+static void test_exact_chains(void) {
+  static const tiny_case cases[] = {
+      {"K3 V3 docs [0 1][1 2]", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2},
+      {"K2 V3 docs [0 0 1][2]", 2, 3, 2, 4, {3, 1}, {0, 0, 1, 2}, 1.0, 0.5},
+      {"K3 V3 one doc [0 1 2 0]", 3, 3, 1, 4, {4}, {0, 1, 2, 0}, 0.3, 0.7},
+  };
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const tiny_case *tc = &cases[ci];
+    const int S = tiny_states(tc);
+    double *post = (double *)malloc((size_t)S * sizeof *post), *pi = (double *)malloc((size_t)S * sizeof *pi);
+    double *P = (double *)malloc((size_t)S * S * sizeof *P);
+    const double threshold = sk_test_chi2_threshold(S - 1);
+    const long samples = 100000;
+    tiny_posterior(tc, post);
+    for (int sampler = SAMPLER_CGS; sampler <= SAMPLER_ESCA; ++sampler) {
+      const char *sname = sampler == SAMPLER_CGS ? "CGS" : "ESCA";
+      if (sampler == SAMPLER_CGS)
+        tiny_cgs_matrix(tc, P);
+      else
+        tiny_esca_matrix(tc, P);
+      stationary(S, P, pi);
+      double maxdiff = 0.0, tv_post = 0.0;
+      for (int s = 0; s < S; ++s) {
+        if (fabs(pi[s] - post[s]) > maxdiff) maxdiff = fabs(pi[s] - post[s]);
+        tv_post += 0.5 * fabs(pi[s] - post[s]);
+      }
+      sk_test_context("%s, %s", tc->name, sname);
+      if (sampler == SAMPLER_CGS) /* checks the test's own matrix and posterior against each other */
+        SK_CHECK(maxdiff < 1e-12, "stationary distribution of the CGS matrix differs from the posterior by %g",
+                 maxdiff);
+      const int thin = thinning(S, P, pi, 1e-3);
+      double chi2_post = 0.0;
+      const double chi2 = run_chain_chi2(tc, sampler, SK_LDA_TEST_BUG_NONE, pi, thin, samples, 1000 + ci,
+                                         sampler == SAMPLER_ESCA ? post : NULL, &chi2_post);
+      printf("%-26s %-4s states %2d thin %2d  TV(pi, posterior) %.4f  chi2 %8.1f (threshold %.1f)\n", tc->name,
+             sname, S, thin, tv_post, chi2, threshold);
+      if (sampler == SAMPLER_ESCA) { /* the test tells ESCA's own chain from the posterior it approximates */
+        printf("%-26s ESCA against the exact posterior instead: chi2 %8.1f -> %s\n", tc->name, chi2_post,
+               chi2_post > threshold ? "rejected" : "NOT rejected");
+        SK_CHECK(chi2_post > threshold, "ESCA's visits fit the posterior (chi2 %.1f): the test cannot tell them apart",
+                 chi2_post);
+      }
+      SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
+               threshold, thin, samples);
+      for (int bug = SK_LDA_TEST_BUG_DOC_COUNT; bug <= SK_LDA_TEST_BUG_WORD_COUNT; ++bug) {
+        const double chi2_bug = run_chain_chi2(tc, sampler, bug, pi, thin, samples, 1000 + ci, NULL, NULL);
+        printf("%-26s %-4s planted bug %d: chi2 %8.1f -> %s\n", tc->name, sname, bug, chi2_bug,
+               chi2_bug > threshold ? "rejected" : "NOT rejected");
+        SK_CHECK(chi2_bug > threshold, "planted bug %d not detected: chi-square %.1f <= %.1f", bug, chi2_bug,
+                 threshold);
+      }
+    }
+    free(post);
+    free(pi);
+    free(P);
+  }
+}
+
+/* ---- ESCA's draw rule, re-implemented from esca.h, token by token -------------------------------- */
+
+static void test_esca_exact_draws(void) {
+  const int32_t Ks[] = {1, 7, 64, 300};
+  for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
+    const int32_t K = Ks[i];
+    sk_lda_corpus c = make_planted_corpus(60, 200, 8, 30, 77 + (uint64_t)K);
+    sk_lda_model m;
+    sk_lda_error err;
+    sk_test_context("ESCA exact draws, K = %d", (int)K);
+    if (!SK_CHECK(sk_lda_model_init(&m, &c, K, sk_lda_default_alpha(K), 0.05, 5 + (uint64_t)K, &err) == 0,
+                  "init: %s", err.message)) {
+      sk_lda_corpus_free(&c);
+      continue;
+    }
+    /* two sweeps first, so the rows are not the uniform initial ones */
+    SK_CHECK(sk_lda_esca_sweep(&m, 0, 2, &err) == 0 && sk_lda_esca_sweep(&m, 1, 2, &err) == 0, "sweep: %s",
+             err.message);
+    const int32_t V = m.num_words;
+    const double vbeta = (double)V * m.beta;
+    int32_t *expect = (int32_t *)malloc((size_t)m.num_tokens * sizeof *expect);
+    double *cum = (double *)malloc((size_t)K * sizeof *cum);
+    const uint64_t iteration = 2;
+    for (int32_t d = 0; d < m.num_docs; ++d)
+      for (int64_t t = c.doc_offsets[d]; t < c.doc_offsets[d + 1]; ++t) {
+        const int32_t v = c.tokens[t];
+        double run = 0.0;
+        for (int32_t k = 0; k < K; ++k) {
+          run += ((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta));
+          cum[k] = run;
+        }
+        double s = 0.0;
+        for (int32_t j = 0; j < m.dk_nnz[d]; ++j) {
+          const int32_t k = m.dk_topic[m.dk_start[d] + j];
+          s += (double)m.dk_count[m.dk_start[d] + j] *
+               (((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta)));
+        }
+        const double x = sk_rng_uniform_f64(m.seed, iteration, (uint64_t)t) * (s + m.alpha * cum[K - 1]);
+        int32_t pick = -1;
+        if (x < s) {
+          double s2 = 0.0;
+          for (int32_t j = 0; j < m.dk_nnz[d] && pick < 0; ++j) {
+            const int32_t k = m.dk_topic[m.dk_start[d] + j];
+            s2 += (double)m.dk_count[m.dk_start[d] + j] *
+                  (((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta)));
+            if (s2 > x) pick = k;
+          }
+        } else {
+          const double y = (x - s) / m.alpha;
+          for (int32_t k = 0; k < K && pick < 0; ++k)
+            if (cum[k] > y) pick = k;
+          if (pick < 0) pick = K - 1;
+        }
+        expect[t] = pick;
+      }
+    if (SK_CHECK(sk_lda_esca_sweep(&m, iteration, 2, &err) == 0, "sweep: %s", err.message)) {
+      int64_t mismatches = 0, first = -1;
+      for (int64_t t = 0; t < m.num_tokens; ++t)
+        if (m.z[t] != expect[t]) {
+          if (first < 0) first = t;
+          ++mismatches;
+        }
+      SK_CHECK(mismatches == 0, "%lld of %lld tokens differ from the rule; first t = %lld: %d, expected %d",
+               (long long)mismatches, (long long)m.num_tokens, (long long)first, first >= 0 ? (int)m.z[first] : 0,
+               first >= 0 ? (int)expect[first] : 0);
+      check_invariants(&m, "after exact-draw sweep");
+    }
+    free(expect);
+    free(cum);
+    sk_lda_model_free(&m);
+    sk_lda_corpus_free(&c);
+  }
+}
+
+/* ---- determinism and invariants ------------------------------------------------------------------ */
+
+static void test_esca_thread_independence(void) {
+  const int32_t Ks[] = {1, 37, 1024};
+  for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
+    const int32_t K = Ks[i];
+    sk_lda_corpus c = make_planted_corpus(400, 700, 10, 60, 9 + (uint64_t)K);
+    sk_lda_model a, b;
+    sk_lda_error err;
+    sk_test_context("ESCA 1 vs 2 threads, K = %d", (int)K);
+    const double alpha = sk_lda_default_alpha(K);
+    if (!SK_CHECK(sk_lda_model_init(&a, &c, K, alpha, 0.01, 42, &err) == 0 &&
+                      sk_lda_model_init(&b, &c, K, alpha, 0.01, 42, &err) == 0,
+                  "init: %s", err.message)) {
+      sk_lda_corpus_free(&c);
+      continue;
+    }
+    int same = 1;
+    for (uint64_t it = 0; it < 5 && same; ++it) {
+      SK_CHECK(sk_lda_esca_sweep(&a, it, 1, &err) == 0, "sweep: %s", err.message);
+      SK_CHECK(sk_lda_esca_sweep(&b, it, 2, &err) == 0, "sweep: %s", err.message);
+      same = SK_CHECK(memcmp(a.z, b.z, (size_t)a.num_tokens * sizeof *a.z) == 0, "topics differ after sweep %llu",
+                      (unsigned long long)it) &&
+             SK_CHECK(memcmp(a.n_vk, b.n_vk, (size_t)a.num_words * (size_t)K * sizeof *a.n_vk) == 0,
+                      "n_vk differs after sweep %llu", (unsigned long long)it);
+    }
+    check_invariants(&a, "ESCA 1 thread");
+    check_invariants(&b, "ESCA 2 threads");
+    const double la = sk_lda_joint_ll_per_token(&a), lb = sk_lda_joint_ll_per_token(&b);
+    SK_CHECK(memcmp(&la, &lb, sizeof la) == 0, "joint LL differs: %.17g vs %.17g", la, lb);
+    /* the same seed reproduces CGS too */
+    sk_lda_model_free(&a);
+    sk_lda_model_free(&b);
+    sk_lda_corpus_free(&c);
+  }
+}
+
+static void test_cgs_reproducible_and_extreme_k(void) {
+  sk_lda_corpus c = make_planted_corpus(30, 50, 5, 20, 123);
+  sk_lda_error err;
+  const int32_t Ks[] = {1, 2, 65536};
+  for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
+    const int32_t K = Ks[i];
+    sk_lda_model a, b;
+    sk_test_context("CGS/ESCA K = %d", (int)K);
+    if (!SK_CHECK(sk_lda_model_init(&a, &c, K, sk_lda_default_alpha(K), 0.01, 7, &err) == 0 &&
+                      sk_lda_model_init(&b, &c, K, sk_lda_default_alpha(K), 0.01, 7, &err) == 0,
+                  "init: %s", err.message))
+      continue;
+    check_invariants(&a, "after init");
+    for (uint64_t it = 0; it < 2; ++it) {
+      SK_CHECK(sk_lda_cgs_sweep(&a, it, &err) == 0, "CGS sweep: %s", err.message);
+      SK_CHECK(sk_lda_cgs_sweep(&b, it, &err) == 0, "CGS sweep: %s", err.message);
+    }
+    SK_CHECK(memcmp(a.z, b.z, (size_t)a.num_tokens * sizeof *a.z) == 0, "CGS is not reproducible");
+    check_invariants(&a, "after CGS");
+    SK_CHECK(sk_lda_esca_sweep(&a, 2, 0, &err) == 0, "ESCA sweep: %s", err.message);
+    check_invariants(&a, "after ESCA");
+    const double ll = sk_lda_joint_ll_per_token(&a);
+    SK_CHECK(isfinite(ll) && ll < 0.0, "joint LL %g", ll);
+    sk_lda_model_free(&a);
+    sk_lda_model_free(&b);
+  }
+  sk_lda_corpus_free(&c);
+}
+
+static void test_argument_checks(void) {
+  sk_lda_corpus c = make_planted_corpus(5, 20, 2, 10, 1);
+  sk_lda_model m;
+  sk_lda_error err;
+  sk_test_context("argument checks");
+  err.message[0] = 0;
+  SK_CHECK(sk_lda_model_init(&m, &c, 0, 1.0, 0.1, 1, &err) != 0 && strstr(err.message, "topics") != NULL,
+           "K = 0 accepted (%s)", err.message);
+  SK_CHECK(sk_lda_model_init(&m, &c, SK_LDA_MAX_TOPICS + 1, 1.0, 0.1, 1, &err) != 0, "K = 65537 accepted");
+  SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.0, 0.1, 1, &err) != 0, "alpha = 0 accepted");
+  SK_CHECK(sk_lda_model_init(&m, &c, 4, 1.0, NAN, 1, &err) != 0, "beta = NaN accepted");
+  SK_CHECK(sk_lda_model_init(&m, NULL, 4, 1.0, 0.1, 1, &err) != 0, "NULL corpus accepted");
+  SK_CHECK(sk_lda_model_init(NULL, &c, 4, 1.0, 0.1, 1, &err) != 0, "NULL model accepted");
+  c.tokens[3] = c.num_words;
+  SK_CHECK(sk_lda_model_init(&m, &c, 4, 1.0, 0.1, 1, &err) != 0 && strstr(err.message, "word id") != NULL,
+           "word id out of range accepted (%s)", err.message);
+  c.tokens[3] = 0;
+  if (SK_CHECK(sk_lda_model_init(&m, &c, 4, 1.0, 0.1, 1, &err) == 0, "init: %s", err.message)) {
+    int32_t *z = (int32_t *)calloc((size_t)m.num_tokens, sizeof *z);
+    z[0] = 4;
+    SK_CHECK(sk_lda_model_set_z(&m, z, &err) != 0, "topic 4 accepted with K = 4");
+    z[0] = 3;
+    SK_CHECK(sk_lda_model_set_z(&m, z, &err) == 0 && m.z[0] == 3 && m.n_k[3] == 1, "set_z failed: %s", err.message);
+    check_invariants(&m, "after set_z");
+    SK_CHECK(sk_lda_model_doc_count(&m, 0, 3) == 1 && sk_lda_model_doc_count(&m, 0, 2) == 0 &&
+                 sk_lda_model_doc_count(&m, 0, 0) == c.doc_offsets[1] - 1,
+             "doc_count: %d %d %d", (int)sk_lda_model_doc_count(&m, 0, 3), (int)sk_lda_model_doc_count(&m, 0, 2),
+             (int)sk_lda_model_doc_count(&m, 0, 0));
+    SK_CHECK(sk_lda_cgs_sweep(&m, SK_LDA_STREAM_RESERVED, &err) != 0, "reserved iteration accepted by CGS");
+    SK_CHECK(sk_lda_esca_sweep(&m, SK_LDA_STREAM_RESERVED, 1, &err) != 0, "reserved iteration accepted by ESCA");
+    SK_CHECK(sk_lda_model_bytes(&m) > 0, "model bytes 0");
+    free(z);
+    sk_lda_model_free(&m);
+    sk_lda_model_free(&m); /* freeing twice (zeroed) is fine */
+  }
+  SK_CHECK(sk_lda_cgs_sweep(NULL, 0, &err) != 0 && sk_lda_esca_sweep(NULL, 0, 1, &err) != 0, "NULL model swept");
+  sk_lda_model_free(NULL);
+  sk_lda_corpus_free(&c);
+}
+
+/* ---- smoke: the likelihood rises on a planted corpus --------------------------------------------- */
+
+static void test_likelihood_rises(void) {
+  sk_lda_corpus c = make_planted_corpus(500, 1000, 10, 100, 2024);
+  sk_lda_error err;
+  for (int sampler = SAMPLER_CGS; sampler <= SAMPLER_ESCA; ++sampler) {
+    sk_lda_model m;
+    sk_test_context("LL rises, %s", sampler == SAMPLER_CGS ? "CGS" : "ESCA");
+    if (!SK_CHECK(sk_lda_model_init(&m, &c, 10, 0.5, 0.05, 3, &err) == 0, "init: %s", err.message)) continue;
+    const double ll0 = sk_lda_joint_ll_per_token(&m);
+    double ll10 = 0.0, ll = ll0;
+    const double t0 = sk_lda_wall_seconds();
+    for (uint64_t it = 0; it < 20; ++it) {
+      const int rc = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) : sk_lda_esca_sweep(&m, it, 0, &err);
+      if (!SK_CHECK(rc == 0, "sweep: %s", err.message)) break;
+      ll = sk_lda_joint_ll_per_token(&m);
+      if (it == 9) ll10 = ll;
+    }
+    const double secs = sk_lda_wall_seconds() - t0;
+    printf("%s on %lld tokens, K = 10: joint LL/token %.4f -> %.4f (10) -> %.4f (20); %.0f tokens/s\n",
+           sampler == SAMPLER_CGS ? "CGS " : "ESCA", (long long)c.num_tokens, ll0, ll10, ll,
+           sk_lda_tokens_per_second(20 * c.num_tokens, secs));
+    /* planted topics: a large, clear rise (0.5 nats/token is far below what 20 sweeps give) */
+    SK_CHECK(ll > ll0 + 0.5 && ll >= ll10 - 0.01, "LL did not rise: %.4f -> %.4f -> %.4f", ll0, ll10, ll);
+    check_invariants(&m, "after 20 sweeps");
+    sk_lda_model_free(&m);
+  }
+  sk_lda_corpus_free(&c);
+}
+
+int main(void) {
+  const double t0 = sk_lda_wall_seconds();
+  test_argument_checks();
+  test_cgs_reproducible_and_extreme_k();
+  test_esca_exact_draws();
+  test_esca_thread_independence();
+  test_likelihood_rises();
+  test_exact_chains();
+  printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
+  return sk_test_finish();
+}
