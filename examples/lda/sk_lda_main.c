@@ -507,9 +507,14 @@ static int cmd_train(int argc, char **argv) {
     if (o.iters == 100) o.iters = 200;
     printf("demo: generated %d documents, %d words, %lld tokens from %d planted topics\n", corpus.num_docs,
            corpus.num_words, (long long)corpus.num_tokens, p.num_topics);
-  } else if (read_training_corpus(&o, &corpus, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_LDA_EXIT_USAGE;
+  } else {
+    const double t0 = sk_lda_wall_seconds();
+    if (read_training_corpus(&o, &corpus, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return SK_LDA_EXIT_USAGE;
+    }
+    printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
+           (long long)corpus.num_tokens, sk_lda_wall_seconds() - t0);
   }
   sk_lda_model m;
   sk_lda_split split;
