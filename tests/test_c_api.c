@@ -32,6 +32,11 @@ static void test_statuses(void) {
     SK_CHECK(v == 0 || (v >= 100 && v < 200) || (v >= 200 && v < 300) || v == 999, "value %d is outside the bands", v);
     for (j = 0; j < i; ++j) SK_CHECK(kStatuses[j].value != v, "value %d is used twice", v);
   }
+  /* Codes that callers test for by value (the list above checks every code generically). */
+  sk_test_context("host allocation status");
+  SK_CHECK((int)SK_ERROR_HOST_ALLOCATION_FAILED == 205 &&
+               strcmp(sk_status_name(SK_ERROR_HOST_ALLOCATION_FAILED), "SK_ERROR_HOST_ALLOCATION_FAILED") == 0,
+           "SK_ERROR_HOST_ALLOCATION_FAILED is %d", (int)SK_ERROR_HOST_ALLOCATION_FAILED);
   sk_test_context("unknown status");
   SK_CHECK(strcmp(sk_status_name((sk_status)12345), "SK_STATUS_UNKNOWN") == 0, "name of an unknown value");
   SK_CHECK(strcmp(sk_status_string((sk_status)-1), "unknown samplekit status") == 0, "text of an unknown value");

@@ -14,5 +14,6 @@
 #include "rng.h"
 #include "wary_tree.h"
 #include "sample_categorical.h"
+#include "csr_chunker.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */

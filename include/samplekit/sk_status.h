@@ -11,8 +11,9 @@
  * \defgroup sk_status Status codes
  * \brief One X-macro list defines the codes, their names and their descriptions.
  *
- * Bands: 0 success; 1xx usage errors (the caller can fix the call); 2xx CUDA errors (the device or the
- * runtime failed, see sk_last_cuda_error()); 999 an internal error (a samplekit bug: please report it).
+ * Bands: 0 success; 1xx usage errors (the caller can fix the call); 2xx resource errors (the device or
+ * the CUDA runtime failed, see sk_last_cuda_error(); or, for `SK_ERROR_HOST_ALLOCATION_FAILED`, host
+ * memory ran out); 999 an internal error (a samplekit bug: please report it).
  * Every public host function returns an #sk_status. Functions validate all their arguments before they
  * touch CUDA, so a 1xx status means nothing was launched or allocated.
  * @{
@@ -35,6 +36,7 @@
   X(SK_ERROR_CUDA_ALLOCATION_FAILED, 202, "a CUDA memory allocation failed")                            \
   X(SK_ERROR_CUDA_PENDING, 203, "a CUDA error from earlier work was pending before this call")          \
   X(SK_ERROR_CUDA, 204, "a CUDA runtime call failed (see sk_last_cuda_error)")                          \
+  X(SK_ERROR_HOST_ALLOCATION_FAILED, 205, "a host memory allocation failed")                            \
   X(SK_ERROR_INTERNAL, 999, "internal samplekit error (a bug: please report it)")
 
 /** \cond SK_INTERNAL */
