@@ -419,18 +419,7 @@ static bool bench_write_csv(const char *path, const cudaDeviceProp *prop, const 
 int main(int argc, char **argv) {
   bench_options opt;
   bench_parse_args(argc, argv, &opt);
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    fprintf(stderr, "bench_butterfly: no usable CUDA GPU (%s); skipping\n",
-            err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    return BENCH_EXIT_NO_GPU;
-  }
-  if (opt.device >= count) {
-    fprintf(stderr, "bench_butterfly: --device %d, but only %d device(s)\n", opt.device, count);
-    return BENCH_EXIT_USAGE;
-  }
-  BENCH_CUDA(cudaSetDevice(opt.device));
+  bench_select_device(opt.device);
   cudaDeviceProp prop;
   BENCH_CUDA(cudaGetDeviceProperties(&prop, opt.device));
   int clock_khz = 0;

@@ -48,6 +48,23 @@ static __host__ __device__ inline uint32_t bench_hash_u32(uint32_t x) {
   return x;
 }
 
+// Makes `device` current. Without a usable GPU it says why and exits with the skip code (77); a
+// device number past the count is a usage error (exit 2).
+static inline void bench_select_device(int device) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    fprintf(stderr, "%s: no usable CUDA GPU found (%s); skipping\n", BENCH_NAME,
+            err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0 devices");
+    exit(BENCH_EXIT_NO_GPU);
+  }
+  if (device < 0 || device >= count) {
+    fprintf(stderr, "%s: --device %d, but only %d device(s) found\n", BENCH_NAME, device, count);
+    exit(BENCH_EXIT_USAGE);
+  }
+  bench_cuda_check(cudaSetDevice(device), "cudaSetDevice(device)", __FILE__, __LINE__);
+}
+
 // A whole decimal integer in [min, max], or false.
 static inline bool bench_parse_int(const char *s, int min, int max, int *out) {
   char *end = NULL;

@@ -363,22 +363,11 @@ typedef struct bench_context {
   cudaEvent_t stop[BENCH_TIMED_LAUNCHES];
 } bench_context;
 
-// Returns false when there is no usable GPU, so that the caller can exit with the skip code.
-static bool bench_open_device(bench_context *ctx, int device, int outer_iters) {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    fprintf(stderr, "bench_warp: no usable CUDA GPU found (%s); skipping\n",
-            err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0 devices");
-    return false;
-  }
-  if (device < 0 || device >= count) {
-    fprintf(stderr, "bench_warp: --device %d, but only %d device(s) found\n", device, count);
-    exit(BENCH_EXIT_USAGE);
-  }
+// Selects the device (or exits: see bench_select_device) and reads what the report needs.
+static void bench_open_device(bench_context *ctx, int device, int outer_iters) {
+  bench_select_device(device);
   ctx->device = device;
   ctx->outer_iters = outer_iters;
-  BENCH_CUDA(cudaSetDevice(device));
   BENCH_CUDA(cudaGetDeviceProperties(&ctx->prop, device));
   BENCH_CUDA(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
   BENCH_CUDA(cudaDeviceGetAttribute(&ctx->clock_khz, cudaDevAttrClockRate, device));
@@ -388,7 +377,6 @@ static bool bench_open_device(bench_context *ctx, int device, int outer_iters) {
     BENCH_CUDA(cudaEventCreate(&ctx->start[i]));
     BENCH_CUDA(cudaEventCreate(&ctx->stop[i]));
   }
-  return true;
 }
 
 static void bench_close_device(bench_context *ctx) {
@@ -880,7 +868,7 @@ int main(int argc, char **argv) {
   bench_parse_args(argc, argv, &opt);
 
   bench_context ctx;
-  if (!bench_open_device(&ctx, opt.device, opt.outer_iters)) return BENCH_EXIT_NO_GPU;
+  bench_open_device(&ctx, opt.device, opt.outer_iters);
   bench_print_header(argc, argv, &ctx);
 
   bench_pair pairs[BENCH_NUM_PAIRS];

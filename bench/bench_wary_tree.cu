@@ -603,18 +603,7 @@ static bool bench_write_csv(const bench_context *ctx) {
 int main(int argc, char **argv) {
   static bench_context ctx;
   bench_parse_args(argc, argv, &ctx.opt);
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    fprintf(stderr, "bench_wary_tree: no usable CUDA GPU found (%s); skipping\n",
-            err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0 devices");
-    return BENCH_EXIT_NO_GPU;
-  }
-  if (ctx.opt.device >= count) {
-    fprintf(stderr, "bench_wary_tree: --device %d, but only %d device(s) found\n", ctx.opt.device, count);
-    return BENCH_EXIT_USAGE;
-  }
-  BENCH_CUDA(cudaSetDevice(ctx.opt.device));
+  bench_select_device(ctx.opt.device);
   BENCH_CUDA(cudaGetDeviceProperties(&ctx.prop, ctx.opt.device));
   BENCH_CUDA(cudaDeviceGetAttribute(&ctx.sm_count, cudaDevAttrMultiProcessorCount, ctx.opt.device));
   bench_timer_init(&ctx.timer, ctx.opt.runs);
