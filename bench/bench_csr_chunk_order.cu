@@ -1,0 +1,512 @@
+// bench_csr_chunk_order: issue 4. The PDOW order of one chunk (csr_chunker.h) built on the host,
+// sk_csr_chunk_order_host (one CPU thread, wall clock), against the device, sk_csr_chunk_order_device
+// (CUDA events), with the transfers that each choice implies, so that the choice can be made per
+// chunk size:
+//  - tokens H2D (4 B/token): both need the chunk's tokens on the device (the sampler reads them);
+//  - order H2D (perm and inverse, 8 B/token, plus the word offsets, 8 (V + 1) B): what a host-built
+//    order adds to get its result to the device;
+//  - order D2H (the same bytes): what a device-built order adds when the host needs the order too.
+// All host buffers are pinned (as a streaming pipeline's staging buffers are). The device order is
+// checked against the host order, bit for bit, before anything is timed; a mismatch exits 1.
+//
+// Words are Zipf-shaped (rank r with probability proportional to 1 / (r + 1)^s, ranks mapped to word
+// ids by a fixed random permutation), generated on the GPU from a counter-based hash.
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "samplekit/samplekit.h"
+
+#define BENCH_NAME "bench_csr_chunk_order"
+#include "bench_common.h"
+
+// ---------------------------------------------------------------------------------------------------
+// Parameters.
+
+#define BENCH_DEFAULT_RUNS 21  // timed device runs per figure; the median is reported
+#define BENCH_MIN_RUNS 5
+#define BENCH_MAX_RUNS 1001
+#define BENCH_DEFAULT_HOST_RUNS 5  // timed host runs (after one untimed warm-up run); the median
+#define BENCH_MAX_HOST_RUNS 101
+#define BENCH_WARMUP_RUNS 3
+#define BENCH_COPY_BYTES ((size_t)1 << 30)  // 1 GiB copied device to device: the copy ceiling
+#define BENCH_THREADS 256
+#define BENCH_SEED 0x5eed0c5a0004ull
+#define BENCH_DEFAULT_ZIPF 1.07
+#define BENCH_MAX_LIST 8
+
+// ---------------------------------------------------------------------------------------------------
+// Token generation on the device: a uniform double from two hashes of (seed, i), then the inverse
+// CDF by binary search.
+
+__global__ void bench_gen_zipf(int32_t *tokens, size_t n, const double *cdf, const int32_t *word_of_rank,
+                               int32_t num_cols, uint64_t seed) {
+  const size_t i = (size_t)blockIdx.x * BENCH_THREADS + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t a = bench_hash_u32((uint32_t)i ^ (uint32_t)seed ^ bench_hash_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
+  const uint32_t b = bench_hash_u32(a ^ (uint32_t)(seed >> 32) ^ 0x85ebca6bu);
+  const double u = ((double)(((uint64_t)a << 21) ^ (uint64_t)(b >> 11)) * 0x1p-53) * cdf[num_cols - 1];
+  int32_t lo = 0, hi = num_cols - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (cdf[mid] <= u)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  tokens[i] = word_of_rank[lo];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Timing.
+
+typedef struct bench_stats {
+  double median_ms, min_ms, max_ms;
+} bench_stats;
+
+static bench_stats bench_summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  bench_stats s;
+  s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  s.min_ms = ms.front();
+  s.max_ms = ms.back();
+  return s;
+}
+
+// Warm-up runs, then `runs` runs each between its own pair of events, back to back on the default
+// stream. `launch(r)` gets the run's index (to rotate inputs).
+template <class Launch>
+static bench_stats bench_time_device(int runs, Launch launch) {
+  std::vector<cudaEvent_t> start((size_t)runs), stop((size_t)runs);
+  for (int i = 0; i < runs; ++i) {
+    BENCH_CUDA(cudaEventCreate(&start[(size_t)i]));
+    BENCH_CUDA(cudaEventCreate(&stop[(size_t)i]));
+  }
+  for (int i = 0; i < BENCH_WARMUP_RUNS; ++i) launch(i);
+  for (int i = 0; i < runs; ++i) {
+    BENCH_CUDA(cudaEventRecord(start[(size_t)i], 0));
+    launch(BENCH_WARMUP_RUNS + i);
+    BENCH_CUDA(cudaEventRecord(stop[(size_t)i], 0));
+  }
+  BENCH_CUDA(cudaEventSynchronize(stop[(size_t)runs - 1]));
+  BENCH_CUDA(cudaGetLastError());  // a fault during the runs shows here
+  std::vector<double> ms((size_t)runs);
+  for (size_t i = 0; i < (size_t)runs; ++i) {
+    float f = 0.0f;
+    BENCH_CUDA(cudaEventElapsedTime(&f, start[i], stop[i]));
+    ms[i] = f;
+    BENCH_CUDA(cudaEventDestroy(start[i]));
+    BENCH_CUDA(cudaEventDestroy(stop[i]));
+  }
+  return bench_summarize(ms);
+}
+
+static double bench_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Command line.
+
+typedef struct bench_options {
+  int num_sizes, num_cols;
+  long long sizes[BENCH_MAX_LIST];
+  int cols[BENCH_MAX_LIST];
+  double zipf;
+  int runs, host_runs, device;
+  const char *csv_path;
+} bench_options;
+
+static void bench_usage(FILE *f) {
+  fprintf(f,
+          "usage: bench_csr_chunk_order [--tokens N1,N2,...] [--cols V1,V2,...] [--zipf S] [--runs R]\n"
+          "                             [--host-runs H] [--device D] [--csv FILE] [--help]\n"
+          "\n"
+          "The PDOW order of one chunk: sk_csr_chunk_order_host (one CPU thread) against\n"
+          "sk_csr_chunk_order_device, with the host<->device transfers each one implies.\n"
+          "\n"
+          "  --tokens LIST  tokens per chunk, comma-separated, 1 to 2^31 - 1 (default 1000000,10000000,100000000)\n"
+          "  --cols LIST    vocabulary sizes V, comma-separated, 1 to 2^24 (default 100000,140000)\n"
+          "  --zipf S       Zipf exponent of the word frequencies, 0 (uniform) to 3 (default %.2f)\n"
+          "  --runs R       timed device runs (order and copies), %d to %d (default %d); the median\n"
+          "  --host-runs H  timed host runs after one warm-up run, 1 to %d (default %d); the median\n"
+          "  --device D     CUDA device (default 0)\n"
+          "  --csv FILE     also write the results to FILE as CSV\n"
+          "  --help         print this and exit\n"
+          "\n"
+          "Exit status: 0 done, 1 a check or CUDA failed, 2 bad usage, 77 no GPU.\n",
+          BENCH_DEFAULT_ZIPF, BENCH_MIN_RUNS, BENCH_MAX_RUNS, BENCH_DEFAULT_RUNS, BENCH_MAX_HOST_RUNS,
+          BENCH_DEFAULT_HOST_RUNS);
+}
+
+static bool bench_parse_ll(const char *s, long long min, long long max, long long *out) {
+  char *end = NULL;
+  const long long v = strtoll(s, &end, 10);
+  if (end == s || *end != '\0' || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+static void bench_bad_value(const char *option, const char *value) {
+  fprintf(stderr, "%s: bad value '%s' for %s\n", BENCH_NAME, value, option);
+  bench_usage(stderr);
+  exit(BENCH_EXIT_USAGE);
+}
+
+// A comma-separated list of up to BENCH_MAX_LIST integers in [min, max].
+static int bench_parse_list(const char *option, const char *value, long long min, long long max, long long *out) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", value);
+  int count = 0;
+  for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+    long long v = 0;
+    if (count == BENCH_MAX_LIST || !bench_parse_ll(tok, min, max, &v)) bench_bad_value(option, value);
+    out[count++] = v;
+  }
+  if (count == 0) bench_bad_value(option, value);
+  return count;
+}
+
+static void bench_parse_args(int argc, char **argv, bench_options *opt) {
+  opt->num_sizes = 3;
+  opt->sizes[0] = 1000000, opt->sizes[1] = 10000000, opt->sizes[2] = 100000000;
+  opt->num_cols = 2;
+  opt->cols[0] = 100000, opt->cols[1] = 140000;
+  opt->zipf = BENCH_DEFAULT_ZIPF;
+  opt->runs = BENCH_DEFAULT_RUNS;
+  opt->host_runs = BENCH_DEFAULT_HOST_RUNS;
+  opt->device = 0;
+  opt->csv_path = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const bool has_value = i + 1 < argc;
+    long long v = 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      bench_usage(stdout);
+      exit(EXIT_SUCCESS);
+    } else if (strcmp(a, "--tokens") == 0 && has_value) {
+      opt->num_sizes = bench_parse_list(a, argv[++i], 1, SK_CSR_CHUNK_MAX_TOKENS, opt->sizes);
+    } else if (strcmp(a, "--cols") == 0 && has_value) {
+      long long cols[BENCH_MAX_LIST];
+      opt->num_cols = bench_parse_list(a, argv[++i], 1, 1 << 24, cols);
+      for (int c = 0; c < opt->num_cols; ++c) opt->cols[c] = (int)cols[c];
+    } else if (strcmp(a, "--zipf") == 0 && has_value) {
+      char *end = NULL;
+      const char *s = argv[++i];
+      opt->zipf = strtod(s, &end);
+      if (end == s || *end != '\0' || !(opt->zipf >= 0.0 && opt->zipf <= 3.0)) bench_bad_value(a, s);
+    } else if (strcmp(a, "--runs") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i]);
+      opt->runs = (int)v;
+    } else if (strcmp(a, "--host-runs") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], 1, BENCH_MAX_HOST_RUNS, &v)) bench_bad_value(a, argv[i]);
+      opt->host_runs = (int)v;
+    } else if (strcmp(a, "--device") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i]);
+      opt->device = (int)v;
+    } else if (strcmp(a, "--csv") == 0 && has_value) {
+      opt->csv_path = argv[++i];
+    } else {
+      fprintf(stderr, "%s: unknown or incomplete option '%s'\n", BENCH_NAME, a);
+      bench_usage(stderr);
+      exit(BENCH_EXIT_USAGE);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One (tokens, V) case.
+
+typedef struct bench_result {
+  long long tokens;
+  int cols;
+  int passes;                // radix passes of the model: ceil(bits(V - 1) / 8)
+  int token_copies;          // inputs the device runs rotate through
+  size_t workspace_bytes;
+  bench_stats host, device, h2d_tokens, h2d_order, d2h_order;
+} bench_result;
+
+typedef struct bench_context {
+  bench_options opt;
+  cudaDeviceProp prop;
+  double copy_gbps;
+  std::vector<bench_result> results;
+} bench_context;
+
+static int bench_bits(int v) {
+  int bits = 0;
+  for (unsigned x = v > 1 ? (unsigned)(v - 1) : 0u; x != 0u; x >>= 1) ++bits;
+  return bits;
+}
+
+// The header's cost model of the device order, bytes per token: 12 (keys and positions) + 4 + 16 P
+// (the sort) + 8 (the inverse) + 4 when P is even (perm copied out of the workspace).
+static double bench_model_bytes_per_token(int passes) { return 24.0 + 16.0 * passes + (passes % 2 == 0 ? 4.0 : 0.0); }
+
+static void bench_fail(const char *what) {
+  fprintf(stderr, "%s: CHECK FAILED: %s\n", BENCH_NAME, what);
+  exit(BENCH_EXIT_FAILED);
+}
+
+// Zipf tokens on the device (`copies` copies, the same tokens in each) and on the host.
+static void bench_make_tokens(const bench_options *opt, size_t n, int v, int32_t **d_tokens, int copies,
+                              int32_t *h_tokens) {
+  std::vector<double> cdf((size_t)v);
+  std::vector<int32_t> word((size_t)v);
+  double sum = 0.0;
+  for (int r = 0; r < v; ++r) {
+    sum += opt->zipf == 0.0 ? 1.0 : pow((double)r + 1.0, -opt->zipf);
+    cdf[(size_t)r] = sum;
+    word[(size_t)r] = r;
+  }
+  uint64_t state = BENCH_SEED ^ (uint64_t)v;
+  for (int r = v - 1; r > 0; --r) {  // Fisher-Yates with splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    std::swap(word[(size_t)r], word[(size_t)(z % (uint64_t)(r + 1))]);
+  }
+  double *d_cdf;
+  int32_t *d_word;
+  BENCH_CUDA(cudaMalloc(&d_cdf, sizeof(double) * (size_t)v));
+  BENCH_CUDA(cudaMalloc(&d_word, sizeof(int32_t) * (size_t)v));
+  BENCH_CUDA(cudaMemcpy(d_cdf, cdf.data(), sizeof(double) * (size_t)v, cudaMemcpyHostToDevice));
+  BENCH_CUDA(cudaMemcpy(d_word, word.data(), sizeof(int32_t) * (size_t)v, cudaMemcpyHostToDevice));
+  bench_gen_zipf<<<(unsigned)((n + BENCH_THREADS - 1) / BENCH_THREADS), BENCH_THREADS>>>(d_tokens[0], n, d_cdf, d_word,
+                                                                                         v, BENCH_SEED);
+  BENCH_CUDA(cudaGetLastError());
+  for (int c = 1; c < copies; ++c)
+    BENCH_CUDA(cudaMemcpy(d_tokens[c], d_tokens[0], n * sizeof(int32_t), cudaMemcpyDeviceToDevice));
+  BENCH_CUDA(cudaMemcpy(h_tokens, d_tokens[0], n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaFree(d_cdf));
+  BENCH_CUDA(cudaFree(d_word));
+}
+
+static void bench_one(bench_context *ctx, long long num_tokens, int v) {
+  const bench_options *opt = &ctx->opt;
+  const size_t n = (size_t)num_tokens;
+  const size_t token_bytes = n * sizeof(int32_t), offset_bytes = ((size_t)v + 1) * sizeof(int64_t);
+  bench_result r;
+  memset(&r, 0, sizeof r);
+  r.tokens = num_tokens;
+  r.cols = v;
+  r.passes = (bench_bits(v) + 7) / 8;
+  BENCH_SK(sk_csr_chunk_order_device_workspace_size(num_tokens, v, &r.workspace_bytes));
+  // Inputs rotated through more than twice the L2 (only the tokens: the outputs and the workspace are
+  // the same buffers run after run, as in a training loop).
+  const size_t l2 = (size_t)ctx->prop.l2CacheSize;
+  r.token_copies = token_bytes > 2 * l2 ? 1 : (int)std::min<size_t>(64, 2 * l2 / token_bytes + 2);
+  const size_t need = (size_t)r.token_copies * token_bytes + 2 * token_bytes + offset_bytes + r.workspace_bytes;
+  size_t free_bytes = 0, total_bytes = 0;
+  BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  printf("\n%lld tokens, V = %d (%d bits, %d radix passes of 8 bits), Zipf s = %.2f; workspace %.1f MB; device "
+         "memory %.2f GB of %.2f GB free; tokens rotated through %d copies\n",
+         num_tokens, v, bench_bits(v), r.passes, opt->zipf, r.workspace_bytes / 1e6, need / 1e9, free_bytes / 1e9,
+         r.token_copies);
+  if (need > free_bytes) {
+    fprintf(stderr, "%s: not enough device memory for %lld tokens (use --tokens)\n", BENCH_NAME, num_tokens);
+    exit(BENCH_EXIT_FAILED);
+  }
+
+  std::vector<int32_t *> d_tokens((size_t)r.token_copies);
+  for (int c = 0; c < r.token_copies; ++c) BENCH_CUDA(cudaMalloc(&d_tokens[(size_t)c], token_bytes));
+  int32_t *d_perm, *d_inverse;
+  int64_t *d_offsets;
+  void *d_workspace = NULL;
+  BENCH_CUDA(cudaMalloc(&d_perm, token_bytes));
+  BENCH_CUDA(cudaMalloc(&d_inverse, token_bytes));
+  BENCH_CUDA(cudaMalloc(&d_offsets, offset_bytes));
+  if (r.workspace_bytes > 0) BENCH_CUDA(cudaMalloc(&d_workspace, r.workspace_bytes));
+  int32_t *h_tokens, *h_perm, *h_inverse, *h_check;
+  int64_t *h_offsets, *h_check_offsets;
+  BENCH_CUDA(cudaMallocHost(&h_tokens, token_bytes));
+  BENCH_CUDA(cudaMallocHost(&h_perm, token_bytes));
+  BENCH_CUDA(cudaMallocHost(&h_inverse, token_bytes));
+  BENCH_CUDA(cudaMallocHost(&h_check, token_bytes));
+  BENCH_CUDA(cudaMallocHost(&h_offsets, offset_bytes));
+  BENCH_CUDA(cudaMallocHost(&h_check_offsets, offset_bytes));
+  bench_make_tokens(opt, n, v, d_tokens.data(), r.token_copies, h_tokens);
+
+  // Host order: one untimed warm-up run, then the timed ones.
+  std::vector<double> host_ms((size_t)opt->host_runs);
+  for (int i = -1; i < opt->host_runs; ++i) {
+    const double t0 = bench_now_ms();
+    BENCH_SK(sk_csr_chunk_order_host(h_tokens, num_tokens, v, h_perm, h_inverse, h_offsets));
+    const double t1 = bench_now_ms();
+    if (i >= 0) host_ms[(size_t)i] = t1 - t0;
+  }
+  r.host = bench_summarize(host_ms);
+
+  // The device order, checked against the host order before it is timed.
+  auto device_order = [&](int run) {
+    BENCH_SK(sk_csr_chunk_order_device(d_tokens[(size_t)run % d_tokens.size()], num_tokens, v, d_perm, d_inverse,
+                                       d_offsets, d_workspace, r.workspace_bytes, 0));
+  };
+  BENCH_CUDA(cudaMemset(d_perm, 0xff, token_bytes));
+  BENCH_CUDA(cudaMemset(d_inverse, 0xff, token_bytes));
+  BENCH_CUDA(cudaMemset(d_offsets, 0xff, offset_bytes));
+  device_order(0);
+  BENCH_CUDA(cudaDeviceSynchronize());
+  BENCH_CUDA(cudaMemcpy(h_check, d_perm, token_bytes, cudaMemcpyDeviceToHost));
+  if (memcmp(h_check, h_perm, token_bytes) != 0) bench_fail("the device's perm differs from the host's");
+  BENCH_CUDA(cudaMemcpy(h_check, d_inverse, token_bytes, cudaMemcpyDeviceToHost));
+  if (memcmp(h_check, h_inverse, token_bytes) != 0) bench_fail("the device's inverse differs from the host's");
+  BENCH_CUDA(cudaMemcpy(h_check_offsets, d_offsets, offset_bytes, cudaMemcpyDeviceToHost));
+  if (memcmp(h_check_offsets, h_offsets, offset_bytes) != 0) bench_fail("the device's offsets differ from the host's");
+  printf("  check: device order = host order, bit for bit (perm, inverse, word offsets)\n");
+
+  r.device = bench_time_device(opt->runs, device_order);
+  r.h2d_tokens = bench_time_device(opt->runs, [&](int) {
+    BENCH_CUDA(cudaMemcpyAsync(d_tokens[0], h_tokens, token_bytes, cudaMemcpyHostToDevice, 0));
+  });
+  r.h2d_order = bench_time_device(opt->runs, [&](int) {
+    BENCH_CUDA(cudaMemcpyAsync(d_perm, h_perm, token_bytes, cudaMemcpyHostToDevice, 0));
+    BENCH_CUDA(cudaMemcpyAsync(d_inverse, h_inverse, token_bytes, cudaMemcpyHostToDevice, 0));
+    BENCH_CUDA(cudaMemcpyAsync(d_offsets, h_offsets, offset_bytes, cudaMemcpyHostToDevice, 0));
+  });
+  r.d2h_order = bench_time_device(opt->runs, [&](int) {
+    BENCH_CUDA(cudaMemcpyAsync(h_check, d_perm, token_bytes, cudaMemcpyDeviceToHost, 0));
+    BENCH_CUDA(cudaMemcpyAsync(h_check, d_inverse, token_bytes, cudaMemcpyDeviceToHost, 0));
+    BENCH_CUDA(cudaMemcpyAsync(h_check_offsets, d_offsets, offset_bytes, cudaMemcpyDeviceToHost, 0));
+  });
+
+  const double compulsory = 12.0 * (double)n + (double)offset_bytes;  // tokens read, perm + inverse + offsets written
+  const double model = bench_model_bytes_per_token(r.passes) * (double)n + (double)offset_bytes;
+  printf("  %-22s %11s %11s %11s %12s\n", "", "median_ms", "min_ms", "max_ms", "Mtokens/s");
+  const struct {
+    const char *name;
+    bench_stats s;
+  } rows[] = {{"host order (1 thread)", r.host},
+              {"device order", r.device},
+              {"tokens H2D", r.h2d_tokens},
+              {"order H2D", r.h2d_order},
+              {"order D2H", r.d2h_order}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    printf("  %-22s %11.4f %11.4f %11.4f %12.1f\n", rows[i].name, rows[i].s.median_ms, rows[i].s.min_ms,
+           rows[i].s.max_ms, (double)n / (rows[i].s.median_ms * 1e3));
+  printf("  device order: compulsory bytes (12 B/token + offsets) %.1f GB/s = %.1f%% of the copy rate; "
+         "model bytes (%.0f B/token + offsets) %.1f GB/s = %.1f%%\n",
+         compulsory / (r.device.median_ms * 1e6), 100.0 * compulsory / (r.device.median_ms * 1e6) / ctx->copy_gbps,
+         bench_model_bytes_per_token(r.passes), model / (r.device.median_ms * 1e6),
+         100.0 * model / (r.device.median_ms * 1e6) / ctx->copy_gbps);
+  const double host_path = r.host.median_ms + r.h2d_order.median_ms;
+  printf("  order on the device, tokens already there:      %10.4f ms\n", r.device.median_ms);
+  printf("  order on the host, then perm/inverse/offsets H2D: %8.4f ms (%.2fx the device order)\n", host_path,
+         host_path / r.device.median_ms);
+  printf("  order on the device, then D2H for the host too: %10.4f ms\n", r.device.median_ms + r.d2h_order.median_ms);
+  printf("  (both need the tokens H2D first: %.4f ms)\n", r.h2d_tokens.median_ms);
+  ctx->results.push_back(r);
+
+  for (size_t c = 0; c < d_tokens.size(); ++c) BENCH_CUDA(cudaFree(d_tokens[c]));
+  BENCH_CUDA(cudaFree(d_perm));
+  BENCH_CUDA(cudaFree(d_inverse));
+  BENCH_CUDA(cudaFree(d_offsets));
+  BENCH_CUDA(cudaFree(d_workspace));
+  BENCH_CUDA(cudaFreeHost(h_tokens));
+  BENCH_CUDA(cudaFreeHost(h_perm));
+  BENCH_CUDA(cudaFreeHost(h_inverse));
+  BENCH_CUDA(cudaFreeHost(h_check));
+  BENCH_CUDA(cudaFreeHost(h_offsets));
+  BENCH_CUDA(cudaFreeHost(h_check_offsets));
+}
+
+// The copy ceiling: cudaMemcpyAsync of 1 GiB device to device; bytes read + written per second.
+static void bench_copy_rate(bench_context *ctx) {
+  void *src, *dst;
+  BENCH_CUDA(cudaMalloc(&src, BENCH_COPY_BYTES));
+  BENCH_CUDA(cudaMalloc(&dst, BENCH_COPY_BYTES));
+  BENCH_CUDA(cudaMemset(src, 1, BENCH_COPY_BYTES));
+  const bench_stats s = bench_time_device(ctx->opt.runs, [&](int) {
+    BENCH_CUDA(cudaMemcpyAsync(dst, src, BENCH_COPY_BYTES, cudaMemcpyDeviceToDevice, 0));
+  });
+  ctx->copy_gbps = 2.0 * (double)BENCH_COPY_BYTES / (s.median_ms * 1e6);
+  printf("copy: cudaMemcpyAsync device to device, %.2f GiB: median %.4f ms = %.1f GB/s read + written\n",
+         BENCH_COPY_BYTES / 1073741824.0, s.median_ms, ctx->copy_gbps);
+  BENCH_CUDA(cudaFree(src));
+  BENCH_CUDA(cudaFree(dst));
+}
+
+static void bench_print_summary(const bench_context *ctx) {
+  printf("\nsummary (medians, ms; host path = host order + order H2D; ratio = host path / device order)\n");
+  printf("%11s %7s %12s %12s %12s %12s %12s %12s %8s\n", "tokens", "V", "host_order", "device_order", "tokens_H2D",
+         "order_H2D", "order_D2H", "host_path", "ratio");
+  for (size_t i = 0; i < ctx->results.size(); ++i) {
+    const bench_result *r = &ctx->results[i];
+    const double host_path = r->host.median_ms + r->h2d_order.median_ms;
+    printf("%11lld %7d %12.4f %12.4f %12.4f %12.4f %12.4f %12.4f %8.2f\n", r->tokens, r->cols, r->host.median_ms,
+           r->device.median_ms, r->h2d_tokens.median_ms, r->h2d_order.median_ms, r->d2h_order.median_ms, host_path,
+           host_path / r->device.median_ms);
+  }
+}
+
+static bool bench_write_csv(const bench_context *ctx) {
+  FILE *f = fopen(ctx->opt.csv_path, "w");
+  if (f == NULL) {
+    fprintf(stderr, "%s: cannot open %s for writing\n", BENCH_NAME, ctx->opt.csv_path);
+    return false;
+  }
+  fprintf(f, "gpu,tokens,cols,zipf_s,radix_passes,runs,host_runs,workspace_bytes,token_copies,host_order_ms,"
+             "host_order_min_ms,host_order_max_ms,device_order_ms,device_order_min_ms,device_order_max_ms,"
+             "tokens_h2d_ms,order_h2d_ms,order_d2h_ms,copy_gb_per_s,device_compulsory_gb_per_s,"
+             "device_model_gb_per_s\n");
+  for (size_t i = 0; i < ctx->results.size(); ++i) {
+    const bench_result *r = &ctx->results[i];
+    const double offsets = ((double)r->cols + 1) * 8.0;
+    const double compulsory = 12.0 * (double)r->tokens + offsets;
+    const double model = bench_model_bytes_per_token(r->passes) * (double)r->tokens + offsets;
+    fprintf(f, "\"%s\",%lld,%d,%.3f,%d,%d,%d,%zu,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f\n",
+            ctx->prop.name, r->tokens, r->cols, ctx->opt.zipf, r->passes, ctx->opt.runs, ctx->opt.host_runs,
+            r->workspace_bytes, r->token_copies, r->host.median_ms, r->host.min_ms, r->host.max_ms,
+            r->device.median_ms, r->device.min_ms, r->device.max_ms, r->h2d_tokens.median_ms, r->h2d_order.median_ms,
+            r->d2h_order.median_ms, ctx->copy_gbps, compulsory / (r->device.median_ms * 1e6),
+            model / (r->device.median_ms * 1e6));
+  }
+  if (fclose(f) != 0) {
+    fprintf(stderr, "%s: error writing %s\n", BENCH_NAME, ctx->opt.csv_path);
+    return false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  static bench_context ctx;
+  bench_parse_args(argc, argv, &ctx.opt);
+  bench_select_device(ctx.opt.device);
+  BENCH_CUDA(cudaGetDeviceProperties(&ctx.prop, ctx.opt.device));
+
+  printf("%s: PDOW order of a chunk, host (sk_csr_chunk_order_host) vs device (sk_csr_chunk_order_device), "
+         "samplekit %d.%d.%d, nvcc %d.%d\n",
+         BENCH_NAME, SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__,
+         __CUDACC_VER_MINOR__);
+  const time_t now = time(NULL);
+  char date[32] = "unknown";
+  struct tm utc;
+  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
+  printf("date: %s\ncommand:", date);
+  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
+  printf("\nGPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
+         ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount, ctx.prop.totalGlobalMem / 1e9,
+         ctx.prop.l2CacheSize / 1e6);
+  printf("method: host: wall clock, one untimed warm-up run, median of %d runs, one thread, pinned buffers;\n"
+         "        device and copies: %d warm-up runs, median of %d runs (CUDA events, back to back, default\n"
+         "        stream); copies between pinned host memory and the device\n",
+         ctx.opt.host_runs, BENCH_WARMUP_RUNS, ctx.opt.runs);
+  bench_copy_rate(&ctx);
+  for (int c = 0; c < ctx.opt.num_cols; ++c)
+    for (int s = 0; s < ctx.opt.num_sizes; ++s) bench_one(&ctx, ctx.opt.sizes[s], ctx.opt.cols[c]);
+  bench_print_summary(&ctx);
+  if (ctx.opt.csv_path != NULL && !bench_write_csv(&ctx)) return BENCH_EXIT_FAILED;
+  return 0;
+}
