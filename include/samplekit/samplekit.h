@@ -15,5 +15,6 @@
 #include "wary_tree.h"
 #include "sample_categorical.h"
 #include "csr_chunker.h"
+#include "segmented_count.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */
