@@ -15,6 +15,7 @@
 #include "wary_tree.h"
 #include "sample_categorical.h"
 #include "csr_chunker.h"
+#include "csr_pipeline.h"
 #include "segmented_count.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */
