@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 
@@ -53,7 +52,6 @@ static const char *const kVariantNames[kNumVariants] = {"butterfly", "alg1", "al
 #define BENCH_LAUNCHED() BENCH_CUDA(cudaGetLastError())
 
 // --- Data -------------------------------------------------------------------------------------------
-
 
 static __device__ inline float bench_unit(uint32_t h) { return (float)(h >> 8) * 5.9604644775390625e-8f; }
 
@@ -365,40 +363,27 @@ static void bench_parse_args(int argc, char **argv, bench_options *o) {
   o->runs = BENCH_DEFAULT_RUNS;
   o->device = 0;
   o->csv_path = NULL;
+  // Unlike an unknown option, a bad value is reported without the usage (NULL to bench_bad_value).
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
-    bool ok = true;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      bench_usage(stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "--log2-items") == 0 && has_value) {
-      ok = bench_parse_int(argv[++i], 10, 26, &o->log2_items);
+    if (bench_common_option(argc, argv, &i, bench_usage, &o->csv_path)) continue;
+    if (strcmp(a, "--log2-items") == 0 && has_value) {
+      if (!bench_parse_int(argv[++i], 10, 26, &o->log2_items)) bench_bad_value(a, argv[i], NULL);
     } else if (strcmp(a, "--runs") == 0 && has_value) {
-      ok = bench_parse_int(argv[++i], 11, 201, &o->runs);
+      if (!bench_parse_int(argv[++i], 11, 201, &o->runs)) bench_bad_value(a, argv[i], NULL);
     } else if (strcmp(a, "--device") == 0 && has_value) {
-      ok = bench_parse_int(argv[++i], 0, 1 << 16, &o->device);
-    } else if (strcmp(a, "--csv") == 0 && has_value) {
-      o->csv_path = argv[++i];
+      if (!bench_parse_int(argv[++i], 0, 1 << 16, &o->device)) bench_bad_value(a, argv[i], NULL);
     } else {
-      fprintf(stderr, "bench_butterfly: unknown or incomplete option '%s'\n", a);
-      bench_usage(stderr);
-      exit(BENCH_EXIT_USAGE);
-    }
-    if (!ok) {
-      fprintf(stderr, "bench_butterfly: bad value '%s' for %s\n", argv[i], a);
-      exit(BENCH_EXIT_USAGE);
+      bench_unknown_option(a, bench_usage);
     }
   }
 }
 
 static bool bench_write_csv(const char *path, const cudaDeviceProp *prop, const bench_options *o,
                             const bench_row *rows, int n) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "bench_butterfly: cannot open %s for writing\n", path);
-    return false;
-  }
+  FILE *f = bench_open_csv(path);
+  if (f == NULL) return false;
   fprintf(f, "gpu,items,runs,K,variant,median_ms,ns_per_draw,draws_per_s,speed_vs_alg4,speed_vs_alg1,"
              "spread_pct,registers,local_bytes\n");
   const double items = (double)(1ull << o->log2_items);
@@ -409,11 +394,7 @@ static bool bench_write_csv(const char *path, const cudaDeviceProp *prop, const 
               rows[r].K, kVariantNames[v], ms, ms * 1e6 / items, items / (ms * 1e-3), rows[r].median_ms[2] / ms,
               rows[r].median_ms[1] / ms, rows[r].spread_pct[v], rows[r].regs[v], rows[r].local_bytes[v]);
     }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "bench_butterfly: error writing %s\n", path);
-    return false;
-  }
-  return true;
+  return bench_close_csv(f, path);
 }
 
 int main(int argc, char **argv) {
@@ -425,15 +406,10 @@ int main(int argc, char **argv) {
   int clock_khz = 0;
   BENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, opt.device));
 
-  const time_t now = time(NULL);
-  char date[32] = "unknown";
-  struct tm utc;
-  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
   printf("bench_butterfly: butterfly-patterned partial sums vs the paper's Algorithms 1 and 4 (nvcc %d.%d)\n",
          __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
-  printf("date: %s\ncommand:", date);
-  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
-  printf("\nGPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz, %.1f GiB\n", opt.device, prop.name,
+  bench_print_date_and_command(argc, argv);
+  printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz, %.1f GiB\n", opt.device, prop.name,
          prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000,
          (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
   const size_t items = (size_t)1 << opt.log2_items;

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -66,57 +65,6 @@ __global__ void bench_gen_zipf(int32_t *tokens, size_t n, const double *cdf, con
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Timing.
-
-typedef struct bench_stats {
-  double median_ms, min_ms, max_ms;
-} bench_stats;
-
-static bench_stats bench_summarize(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  bench_stats s;
-  s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-  s.min_ms = ms.front();
-  s.max_ms = ms.back();
-  return s;
-}
-
-// Warm-up runs, then `runs` runs each between its own pair of events, back to back on the default
-// stream. `launch(r)` gets the run's index (to rotate inputs).
-template <class Launch>
-static bench_stats bench_time_device(int runs, Launch launch) {
-  std::vector<cudaEvent_t> start((size_t)runs), stop((size_t)runs);
-  for (int i = 0; i < runs; ++i) {
-    BENCH_CUDA(cudaEventCreate(&start[(size_t)i]));
-    BENCH_CUDA(cudaEventCreate(&stop[(size_t)i]));
-  }
-  for (int i = 0; i < BENCH_WARMUP_RUNS; ++i) launch(i);
-  for (int i = 0; i < runs; ++i) {
-    BENCH_CUDA(cudaEventRecord(start[(size_t)i], 0));
-    launch(BENCH_WARMUP_RUNS + i);
-    BENCH_CUDA(cudaEventRecord(stop[(size_t)i], 0));
-  }
-  BENCH_CUDA(cudaEventSynchronize(stop[(size_t)runs - 1]));
-  BENCH_CUDA(cudaGetLastError());  // a fault during the runs shows here
-  std::vector<double> ms((size_t)runs);
-  for (size_t i = 0; i < (size_t)runs; ++i) {
-    float f = 0.0f;
-    BENCH_CUDA(cudaEventElapsedTime(&f, start[i], stop[i]));
-    ms[i] = f;
-    BENCH_CUDA(cudaEventDestroy(start[i]));
-    BENCH_CUDA(cudaEventDestroy(stop[i]));
-  }
-  return bench_summarize(ms);
-}
-
-static double bench_now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Command line.
 
 typedef struct bench_options {
@@ -150,34 +98,6 @@ static void bench_usage(FILE *f) {
           BENCH_DEFAULT_HOST_RUNS);
 }
 
-static bool bench_parse_ll(const char *s, long long min, long long max, long long *out) {
-  char *end = NULL;
-  const long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
-static void bench_bad_value(const char *option, const char *value) {
-  fprintf(stderr, "%s: bad value '%s' for %s\n", BENCH_NAME, value, option);
-  bench_usage(stderr);
-  exit(BENCH_EXIT_USAGE);
-}
-
-// A comma-separated list of up to BENCH_MAX_LIST integers in [min, max].
-static int bench_parse_list(const char *option, const char *value, long long min, long long max, long long *out) {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", value);
-  int count = 0;
-  for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-    long long v = 0;
-    if (count == BENCH_MAX_LIST || !bench_parse_ll(tok, min, max, &v)) bench_bad_value(option, value);
-    out[count++] = v;
-  }
-  if (count == 0) bench_bad_value(option, value);
-  return count;
-}
-
 static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->num_sizes = 3;
   opt->sizes[0] = 1000000, opt->sizes[1] = 10000000, opt->sizes[2] = 100000000;
@@ -192,35 +112,30 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      bench_usage(stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "--tokens") == 0 && has_value) {
-      opt->num_sizes = bench_parse_list(a, argv[++i], 1, SK_CSR_CHUNK_MAX_TOKENS, opt->sizes);
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (strcmp(a, "--tokens") == 0 && has_value) {
+      opt->num_sizes =
+          bench_parse_list(a, argv[++i], 1, SK_CSR_CHUNK_MAX_TOKENS, opt->sizes, BENCH_MAX_LIST, bench_usage);
     } else if (strcmp(a, "--cols") == 0 && has_value) {
       long long cols[BENCH_MAX_LIST];
-      opt->num_cols = bench_parse_list(a, argv[++i], 1, 1 << 24, cols);
+      opt->num_cols = bench_parse_list(a, argv[++i], 1, 1 << 24, cols, BENCH_MAX_LIST, bench_usage);
       for (int c = 0; c < opt->num_cols; ++c) opt->cols[c] = (int)cols[c];
     } else if (strcmp(a, "--zipf") == 0 && has_value) {
       char *end = NULL;
       const char *s = argv[++i];
       opt->zipf = strtod(s, &end);
-      if (end == s || *end != '\0' || !(opt->zipf >= 0.0 && opt->zipf <= 3.0)) bench_bad_value(a, s);
+      if (end == s || *end != '\0' || !(opt->zipf >= 0.0 && opt->zipf <= 3.0)) bench_bad_value(a, s, bench_usage);
     } else if (strcmp(a, "--runs") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
     } else if (strcmp(a, "--host-runs") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], 1, BENCH_MAX_HOST_RUNS, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], 1, BENCH_MAX_HOST_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->host_runs = (int)v;
     } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->device = (int)v;
-    } else if (strcmp(a, "--csv") == 0 && has_value) {
-      opt->csv_path = argv[++i];
     } else {
-      fprintf(stderr, "%s: unknown or incomplete option '%s'\n", BENCH_NAME, a);
-      bench_usage(stderr);
-      exit(BENCH_EXIT_USAGE);
+      bench_unknown_option(a, bench_usage);
     }
   }
 }
@@ -244,12 +159,6 @@ typedef struct bench_context {
   std::vector<bench_result> results;
 } bench_context;
 
-static int bench_bits(int v) {
-  int bits = 0;
-  for (unsigned x = v > 1 ? (unsigned)(v - 1) : 0u; x != 0u; x >>= 1) ++bits;
-  return bits;
-}
-
 // The header's cost model of the device order, bytes per token: 12 (keys and positions) + 4 + 16 P
 // (the sort) + 8 (the inverse) + 4 when P is even (perm copied out of the workspace).
 static double bench_model_bytes_per_token(int passes) { return 24.0 + 16.0 * passes + (passes % 2 == 0 ? 4.0 : 0.0); }
@@ -272,10 +181,7 @@ static void bench_make_tokens(const bench_options *opt, size_t n, int v, int32_t
   }
   uint64_t state = BENCH_SEED ^ (uint64_t)v;
   for (int r = v - 1; r > 0; --r) {  // Fisher-Yates with splitmix64
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = bench_splitmix64(&state);
     std::swap(word[(size_t)r], word[(size_t)(z % (uint64_t)(r + 1))]);
   }
   double *d_cdf;
@@ -302,7 +208,8 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   memset(&r, 0, sizeof r);
   r.tokens = num_tokens;
   r.cols = v;
-  r.passes = (bench_bits(v) + 7) / 8;
+  const int bits = bench_bit_length((uint32_t)(v - 1));  // v >= 1
+  r.passes = (bits + 7) / 8;
   BENCH_SK(sk_csr_chunk_order_device_workspace_size(num_tokens, v, &r.workspace_bytes));
   // Inputs rotated through more than twice the L2 (only the tokens: the outputs and the workspace are
   // the same buffers run after run, as in a training loop).
@@ -313,7 +220,7 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   printf("\n%lld tokens, V = %d (%d bits, %d radix passes of 8 bits), Zipf s = %.2f; workspace %.1f MB; device "
          "memory %.2f GB of %.2f GB free; tokens rotated through %d copies\n",
-         num_tokens, v, bench_bits(v), r.passes, opt->zipf, r.workspace_bytes / 1e6, need / 1e9, free_bytes / 1e9,
+         num_tokens, v, bits, r.passes, opt->zipf, r.workspace_bytes / 1e6, need / 1e9, free_bytes / 1e9,
          r.token_copies);
   if (need > free_bytes) {
     fprintf(stderr, "%s: not enough device memory for %lld tokens (use --tokens)\n", BENCH_NAME, num_tokens);
@@ -347,7 +254,7 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
     const double t1 = bench_now_ms();
     if (i >= 0) host_ms[(size_t)i] = t1 - t0;
   }
-  r.host = bench_summarize(host_ms);
+  r.host = bench_stats_of(host_ms.data(), host_ms.size());
 
   // The device order, checked against the host order before it is timed.
   auto device_order = [&](int run) {
@@ -367,16 +274,16 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   if (memcmp(h_check_offsets, h_offsets, offset_bytes) != 0) bench_fail("the device's offsets differ from the host's");
   printf("  check: device order = host order, bit for bit (perm, inverse, word offsets)\n");
 
-  r.device = bench_time_device(opt->runs, device_order);
-  r.h2d_tokens = bench_time_device(opt->runs, [&](int) {
+  r.device = bench_time_events(BENCH_WARMUP_RUNS, opt->runs, device_order);
+  r.h2d_tokens = bench_time_events(BENCH_WARMUP_RUNS, opt->runs, [&](int) {
     BENCH_CUDA(cudaMemcpyAsync(d_tokens[0], h_tokens, token_bytes, cudaMemcpyHostToDevice, 0));
   });
-  r.h2d_order = bench_time_device(opt->runs, [&](int) {
+  r.h2d_order = bench_time_events(BENCH_WARMUP_RUNS, opt->runs, [&](int) {
     BENCH_CUDA(cudaMemcpyAsync(d_perm, h_perm, token_bytes, cudaMemcpyHostToDevice, 0));
     BENCH_CUDA(cudaMemcpyAsync(d_inverse, h_inverse, token_bytes, cudaMemcpyHostToDevice, 0));
     BENCH_CUDA(cudaMemcpyAsync(d_offsets, h_offsets, offset_bytes, cudaMemcpyHostToDevice, 0));
   });
-  r.d2h_order = bench_time_device(opt->runs, [&](int) {
+  r.d2h_order = bench_time_events(BENCH_WARMUP_RUNS, opt->runs, [&](int) {
     BENCH_CUDA(cudaMemcpyAsync(h_check, d_perm, token_bytes, cudaMemcpyDeviceToHost, 0));
     BENCH_CUDA(cudaMemcpyAsync(h_check, d_inverse, token_bytes, cudaMemcpyDeviceToHost, 0));
     BENCH_CUDA(cudaMemcpyAsync(h_check_offsets, d_offsets, offset_bytes, cudaMemcpyDeviceToHost, 0));
@@ -424,18 +331,10 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
 
 // The copy ceiling: cudaMemcpyAsync of 1 GiB device to device; bytes read + written per second.
 static void bench_copy_rate(bench_context *ctx) {
-  void *src, *dst;
-  BENCH_CUDA(cudaMalloc(&src, BENCH_COPY_BYTES));
-  BENCH_CUDA(cudaMalloc(&dst, BENCH_COPY_BYTES));
-  BENCH_CUDA(cudaMemset(src, 1, BENCH_COPY_BYTES));
-  const bench_stats s = bench_time_device(ctx->opt.runs, [&](int) {
-    BENCH_CUDA(cudaMemcpyAsync(dst, src, BENCH_COPY_BYTES, cudaMemcpyDeviceToDevice, 0));
-  });
+  const bench_stats s = bench_time_device_copy(BENCH_COPY_BYTES, BENCH_WARMUP_RUNS, ctx->opt.runs);
   ctx->copy_gbps = 2.0 * (double)BENCH_COPY_BYTES / (s.median_ms * 1e6);
   printf("copy: cudaMemcpyAsync device to device, %.2f GiB: median %.4f ms = %.1f GB/s read + written\n",
          BENCH_COPY_BYTES / 1073741824.0, s.median_ms, ctx->copy_gbps);
-  BENCH_CUDA(cudaFree(src));
-  BENCH_CUDA(cudaFree(dst));
 }
 
 static void bench_print_summary(const bench_context *ctx) {
@@ -452,11 +351,8 @@ static void bench_print_summary(const bench_context *ctx) {
 }
 
 static bool bench_write_csv(const bench_context *ctx) {
-  FILE *f = fopen(ctx->opt.csv_path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "%s: cannot open %s for writing\n", BENCH_NAME, ctx->opt.csv_path);
-    return false;
-  }
+  FILE *f = bench_open_csv(ctx->opt.csv_path);
+  if (f == NULL) return false;
   fprintf(f, "gpu,tokens,cols,zipf_s,radix_passes,runs,host_runs,workspace_bytes,token_copies,host_order_ms,"
              "host_order_min_ms,host_order_max_ms,device_order_ms,device_order_min_ms,device_order_max_ms,"
              "tokens_h2d_ms,order_h2d_ms,order_d2h_ms,copy_gb_per_s,device_compulsory_gb_per_s,"
@@ -473,11 +369,7 @@ static bool bench_write_csv(const bench_context *ctx) {
             r->d2h_order.median_ms, ctx->copy_gbps, compulsory / (r->device.median_ms * 1e6),
             model / (r->device.median_ms * 1e6));
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "%s: error writing %s\n", BENCH_NAME, ctx->opt.csv_path);
-    return false;
-  }
-  return true;
+  return bench_close_csv(f, ctx->opt.csv_path);
 }
 
 int main(int argc, char **argv) {
@@ -490,13 +382,8 @@ int main(int argc, char **argv) {
          "samplekit %d.%d.%d, nvcc %d.%d\n",
          BENCH_NAME, SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__,
          __CUDACC_VER_MINOR__);
-  const time_t now = time(NULL);
-  char date[32] = "unknown";
-  struct tm utc;
-  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
-  printf("date: %s\ncommand:", date);
-  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
-  printf("\nGPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
+  bench_print_date_and_command(argc, argv);
+  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
          ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount, ctx.prop.totalGlobalMem / 1e9,
          ctx.prop.l2CacheSize / 1e6);
   printf("method: host: wall clock, one untimed warm-up run, median of %d runs, one thread, pinned buffers;\n"

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -127,12 +126,6 @@ static void bench_usage(FILE *f) {
           BENCH_DEFAULT_RUNS);
 }
 
-static void bench_bad_value(const char *option, const char *value) {
-  fprintf(stderr, BENCH_NAME ": bad value '%s' for %s\n", value, option);
-  bench_usage(stderr);
-  exit(BENCH_EXIT_USAGE);
-}
-
 // A whole number in [min, max], written as an integer or in e-notation (1e9).
 static bool bench_parse_count(const char *s, long long min, long long max, long long *out) {
   char *end = NULL;
@@ -152,53 +145,28 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      bench_usage(stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "--tokens") == 0 && has_value) {
-      if (!bench_parse_count(argv[++i], BENCH_MIN_TOKENS, BENCH_MAX_TOKENS, &v)) bench_bad_value(a, argv[i]);
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (strcmp(a, "--tokens") == 0 && has_value) {
+      if (!bench_parse_count(argv[++i], BENCH_MIN_TOKENS, BENCH_MAX_TOKENS, &v))
+        bench_bad_value(a, argv[i], bench_usage);
       opt->tokens = v;
     } else if (strcmp(a, "--chunk-mib") == 0 && has_value) {
-      if (!bench_parse_count(argv[++i], 1, 1 << 20, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_count(argv[++i], 1, 1 << 20, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->chunk_mib = (int)v;
     } else if (strcmp(a, "--runs") == 0 && has_value) {
-      if (!bench_parse_count(argv[++i], 1, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_count(argv[++i], 1, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
     } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_count(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_count(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->device = (int)v;
-    } else if (strcmp(a, "--csv") == 0 && has_value) {
-      opt->csv_path = argv[++i];
     } else {
-      fprintf(stderr, BENCH_NAME ": unknown or incomplete option '%s'\n", a);
-      bench_usage(stderr);
-      exit(BENCH_EXIT_USAGE);
+      bench_unknown_option(a, bench_usage);
     }
   }
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Timing and results.
-
-static double bench_now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-typedef struct bench_stats {
-  double median_ms, min_ms, max_ms;
-} bench_stats;
-
-static bench_stats bench_stats_of(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  bench_stats s;
-  s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-  s.min_ms = ms.front();
-  s.max_ms = ms.back();
-  return s;
-}
+// Results.
 
 typedef struct bench_result {
   const char *name;
@@ -373,7 +341,8 @@ static void bench_plain_copies(bench_context *ctx) {
     BENCH_CUDA(cudaStreamSynchronize(s_out));
     if (r >= 0) both_ms.push_back(bench_now_ms() - t0);
   }
-  const bench_stats in = bench_stats_of(in_ms), out = bench_stats_of(out_ms), both = bench_stats_of(both_ms);
+  const bench_stats in = bench_stats_of(in_ms.data(), in_ms.size()), out = bench_stats_of(out_ms.data(), out_ms.size()),
+                    both = bench_stats_of(both_ms.data(), both_ms.size());
   ctx->copy_h2d_gbps = (double)(id_bytes + topic_bytes) / (in.median_ms * 1e6);
   ctx->copy_d2h_gbps = (double)topic_bytes / (out.median_ms * 1e6);
   bench_add(ctx, "plain copy H2D", 0, 0, in, (double)(id_bytes + topic_bytes), 0.0);
@@ -444,7 +413,7 @@ static void bench_streaming(bench_context *ctx, double *ms_by_workers, double *h
     }
     BENCH_SK(sk_csr_pipeline_get_info(p, &info));
     static const char *const names[] = {"pipeline, 1 worker", "pipeline, 2 workers", "pipeline, 4 workers"};
-    const bench_stats s = bench_stats_of(ms);
+    const bench_stats s = bench_stats_of(ms.data(), ms.size());
     bench_add(ctx, names[k], info.num_workers, num_chunks, s, (double)info.last_h2d_bytes,
               (double)info.last_d2h_bytes);
     ms_by_workers[k] = s.median_ms;
@@ -501,9 +470,9 @@ static void bench_resident(bench_context *ctx) {
   }
   BENCH_SK(sk_csr_pipeline_get_info(p, &info));
   const double down_bytes = (double)info.last_d2h_bytes;
-  bench_add(ctx, "resident, first run", 1, 1, bench_stats_of(first), first_h2d, 0.0);
-  bench_add(ctx, "resident, later runs", 1, 1, bench_stats_of(later), 0.0, 0.0);
-  bench_add(ctx, "resident, download", 1, 1, bench_stats_of(download), 0.0, down_bytes);
+  bench_add(ctx, "resident, first run", 1, 1, bench_stats_of(first.data(), first.size()), first_h2d, 0.0);
+  bench_add(ctx, "resident, later runs", 1, 1, bench_stats_of(later.data(), later.size()), 0.0, 0.0);
+  bench_add(ctx, "resident, download", 1, 1, bench_stats_of(download.data(), download.size()), 0.0, down_bytes);
   sk_csr_pipeline_destroy(p);
   sk_csr_chunk_plan_destroy(plan);
   ctx->runs_applied += device_runs;
@@ -511,11 +480,8 @@ static void bench_resident(bench_context *ctx) {
 }
 
 static bool bench_write_csv(const bench_context *ctx) {
-  FILE *f = fopen(ctx->opt.csv_path, "w");
-  if (f == NULL) {
-    fprintf(stderr, BENCH_NAME ": cannot open %s for writing\n", ctx->opt.csv_path);
-    return false;
-  }
+  FILE *f = bench_open_csv(ctx->opt.csv_path);
+  if (f == NULL) return false;
   fprintf(f, "gpu,tokens,rows,chunk_mib,runs,case,workers,chunks,median_ms,min_ms,max_ms,h2d_bytes,h2d_gb_per_s,"
              "d2h_bytes,d2h_gb_per_s,copy_h2d_gb_per_s,fraction_of_copy_h2d\n");
   for (size_t i = 0; i < ctx->results.size(); ++i) {
@@ -526,11 +492,7 @@ static bool bench_write_csv(const bench_context *ctx) {
             (long long)r->chunks, r->t.median_ms, r->t.min_ms, r->t.max_ms, r->h2d_bytes, h2d, r->d2h_bytes, d2h,
             ctx->copy_h2d_gbps, ctx->copy_h2d_gbps > 0 ? h2d / ctx->copy_h2d_gbps : 0.0);
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, BENCH_NAME ": error writing %s\n", ctx->opt.csv_path);
-    return false;
-  }
-  return true;
+  return bench_close_csv(f, ctx->opt.csv_path);
 }
 
 int main(int argc, char **argv) {
@@ -542,13 +504,8 @@ int main(int argc, char **argv) {
 
   printf(BENCH_NAME ": CSR chunker pipeline (samplekit %d.%d.%d) on a transfer-heavy job (nvcc %d.%d)\n",
          SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
-  const time_t now = time(NULL);
-  char date[32] = "unknown";
-  struct tm utc;
-  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
-  printf("date: %s\ncommand:", date);
-  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
-  printf("\nGPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB\n", ctx.opt.device, ctx.prop.name, ctx.prop.major,
+  bench_print_date_and_command(argc, argv);
+  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB\n", ctx.opt.device, ctx.prop.name, ctx.prop.major,
          ctx.prop.minor, ctx.sm_count, ctx.prop.totalGlobalMem / 1e9);
 
   if (!bench_alloc_pinned(&ctx)) return BENCH_EXIT_FAILED;

@@ -49,7 +49,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -260,9 +259,7 @@ static double median_ms(int reps, Setup setup, Body body) {
   BENCH_CUDA(cudaGetLastError());
   BENCH_CUDA(cudaEventDestroy(a));
   BENCH_CUDA(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  const size_t m = t.size() / 2;
-  return t.size() % 2 ? t[m] : 0.5 * (t[m - 1] + t[m]);
+  return bench_stats_of(t.data(), t.size()).median_ms;
 }
 
 static void no_setup() {}
@@ -284,27 +281,10 @@ static void dev_free(T **p, size_t bytes) {
   *p = nullptr;
 }
 
-static int bit_length(uint32_t v) {
-  int b = 0;
-  while (v != 0) {
-    ++b;
-    v >>= 1;
-  }
-  return b;
-}
+// Seconds since t0_ms, a bench_now_ms() reading.
+static double seconds_since(double t0_ms) { return (bench_now_ms() - t0_ms) * 1e-3; }
 
-static double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double unit_f64(uint64_t *state) { return ((double)(splitmix64(state) >> 11) + 0.5) * 0x1p-53; }
+static double unit_f64(uint64_t *state) { return ((double)(bench_splitmix64(state) >> 11) + 0.5) * 0x1p-53; }
 
 // Lognormal lengths (mean 1 before the cap), capped, rescaled by cumulative rounding to end at n.
 static void make_offsets(const bench_shape &sh, int32_t n, std::vector<int32_t> &offsets) {
@@ -483,7 +463,7 @@ static void add_row(context &c, int32_t K, const char *variant, double ms, doubl
 template <class T>
 static void measure_k(context &c, int k_index, double *speedups) {
   const int32_t K = kKs[k_index];
-  const int key_bits = bit_length((uint32_t)(K - 1)), seg_bits = bit_length((uint32_t)(c.S - 1));
+  const int key_bits = bench_bit_length((uint32_t)(K - 1)), seg_bits = bench_bit_length((uint32_t)(c.S - 1));
   const int end_bit = key_bits + seg_bits;
   generate_keys(c, k_index);
   size_t ws = 0;
@@ -595,7 +575,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
   c.rows = rows;
   for (int k = 0; k < 2; ++k) c.key_law_k[k] = make_zipf(kKs[k], zipf);
   const size_t n = (size_t)c.n, S1 = (size_t)c.S + 1;
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = bench_now_ms();
 
   // Offsets (host), words (device), the word order (host), back to the device.
   std::vector<int32_t> h_offsets;
@@ -618,7 +598,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
     gen_words<<<grid, BENCH_THREADS>>>(c.n, make_zipf(sh.words, 1.0), BENCH_SEED ^ 0x3c6ef372u, (int32_t *)c.d_tmp);
     BENCH_CUDA(cudaGetLastError());
     BENCH_CUDA(cudaMemcpy(words, c.d_tmp, n * 4, cudaMemcpyDeviceToHost));
-    const auto t1 = std::chrono::steady_clock::now();
+    const double t1 = bench_now_ms();
     BENCH_SK(sk_csr_chunk_order_host(words, c.n, sh.words, perm, inverse, word_offsets));
     fprintf(stderr, "%s: %s: word order of %d items on the host in %.1f s\n", BENCH_NAME, sh.name, (int)c.n,
             seconds_since(t1));
@@ -674,7 +654,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
 
   double t_cub[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
-    const int bits = bit_length((uint32_t)(kKs[k] - 1)) + bit_length((uint32_t)(c.S - 1));
+    const int bits = bench_bit_length((uint32_t)(kKs[k] - 1)) + bench_bit_length((uint32_t)(c.S - 1));
     double sp[3];
     if (bits <= 32)
       measure_k<uint32_t>(c, k, sp);

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -53,7 +52,6 @@
 
 // ---------------------------------------------------------------------------------------------------
 // Inputs: a hash of the thread index, usable on the host (check inputs) and the device (timing).
-
 
 // A float in [-1, 1): 24 random bits, so the value is exact and never a NaN or an infinity.
 static __host__ __device__ inline float bench_unit_signed_f32(uint32_t h) {
@@ -759,11 +757,8 @@ static void bench_print_table(const bench_pair *pairs, const bench_result *res) 
 // that files from several machines can be concatenated.
 static bool bench_write_csv(const char *path, const bench_context *ctx, const bench_pair *pairs,
                             const bench_result *res) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "bench_warp: cannot open %s for writing\n", path);
-    return false;
-  }
+  FILE *f = bench_open_csv(path);
+  if (f == NULL) return false;
   fprintf(f, "gpu,sm_count,peak_clock_mhz,outer_iters,calls_per_warp,primitive,baseline,"
              "sk_ns_per_call_per_warp,baseline_ns_per_call_per_warp,sk_warp_calls_per_ns,"
              "baseline_warp_calls_per_ns,speed_ratio,speed_ratio_round1,speed_ratio_round2,spread_pct\n");
@@ -775,11 +770,7 @@ static bool bench_write_csv(const char *path, const bench_context *ctx, const be
             bench_mean_calls_per_ns(r->sk), bench_mean_calls_per_ns(r->ref), r->ratio_all, r->ratio[0],
             r->ratio[1], r->spread_pct);
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "bench_warp: error writing %s\n", path);
-    return false;
-  }
-  return true;
+  return bench_close_csv(f, path);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -807,8 +798,6 @@ static void bench_usage(FILE *f) {
           BENCH_DEFAULT_ITERS, BENCH_INNER_CALLS);
 }
 
-// Accepts a decimal int in [min, max] with nothing after the digits.
-
 static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->outer_iters = BENCH_DEFAULT_ITERS;
   opt->device = 0;
@@ -816,10 +805,8 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      bench_usage(stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "--iters") == 0 && has_value) {
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (strcmp(a, "--iters") == 0 && has_value) {
       if (!bench_parse_int(argv[++i], 1, BENCH_MAX_ITERS, &opt->outer_iters)) {
         fprintf(stderr, "bench_warp: --iters wants an integer from 1 to %d, got '%s'\n", BENCH_MAX_ITERS,
                 argv[i]);
@@ -830,12 +817,8 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
         fprintf(stderr, "bench_warp: --device wants a device number, got '%s'\n", argv[i]);
         exit(BENCH_EXIT_USAGE);
       }
-    } else if (strcmp(a, "--csv") == 0 && has_value) {
-      opt->csv_path = argv[++i];
     } else {
-      fprintf(stderr, "bench_warp: unknown or incomplete option '%s'\n", a);
-      bench_usage(stderr);
-      exit(BENCH_EXIT_USAGE);
+      bench_unknown_option(a, bench_usage);
     }
   }
 }
@@ -844,14 +827,7 @@ static void bench_print_header(int argc, char **argv, const bench_context *ctx) 
   printf("bench_warp: samplekit warp primitives vs CUB %d.%d.%d and intrinsics (nvcc %d.%d)\n",
          CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, __CUDACC_VER_MAJOR__,
          __CUDACC_VER_MINOR__);
-  // bench/RESULTS.md asks for the date and the exact command with every figure.
-  const time_t now = time(NULL);
-  char date[32] = "unknown";
-  struct tm utc;
-  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
-  printf("date: %s\ncommand:", date);
-  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
-  printf("\n");
+  bench_print_date_and_command(argc, argv);
   printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz\n", ctx->device,
          ctx->prop.name, ctx->prop.major, ctx->prop.minor, ctx->sm_count, ctx->clock_khz / 1000);
   printf("method: block %d threads, grid one full wave (occupancy x SMs), %d outer x %d unrolled "

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -60,13 +59,6 @@
 
 // ---------------------------------------------------------------------------------------------------
 // Inputs, generated on the device.
-
-// splitmix64's finaliser: every output bit depends on every input bit.
-static __host__ __device__ inline uint64_t bench_mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // Weights in (0, 1] with 1 in 16 exactly zero (so that "weight > 0" in the draw check means something);
 // the first weight of each row is at least 0.5, so no row is all zero.
@@ -210,58 +202,6 @@ __global__ void __launch_bounds__(BENCH_THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Timing.
-
-typedef struct bench_stats {
-  double median_ms, min_ms, max_ms;
-} bench_stats;
-
-typedef struct bench_timer {
-  int runs;
-  std::vector<cudaEvent_t> start, stop;
-} bench_timer;
-
-static void bench_timer_init(bench_timer *t, int runs) {
-  t->runs = runs;
-  t->start.resize((size_t)runs);
-  t->stop.resize((size_t)runs);
-  for (int i = 0; i < runs; ++i) {
-    BENCH_CUDA(cudaEventCreate(&t->start[(size_t)i]));
-    BENCH_CUDA(cudaEventCreate(&t->stop[(size_t)i]));
-  }
-}
-
-static void bench_timer_free(bench_timer *t) {
-  for (int i = 0; i < t->runs; ++i) {
-    BENCH_CUDA(cudaEventDestroy(t->start[(size_t)i]));
-    BENCH_CUDA(cudaEventDestroy(t->stop[(size_t)i]));
-  }
-}
-
-// Warm-up runs, then `runs` runs each between its own pair of events, queued back to back on the
-// default stream; the median, min and max of the runs.
-template <class Launch>
-static bench_stats bench_time(bench_timer *t, Launch launch) {
-  for (int i = 0; i < BENCH_WARMUP_RUNS; ++i) launch();
-  for (int i = 0; i < t->runs; ++i) {
-    BENCH_CUDA(cudaEventRecord(t->start[(size_t)i], 0));
-    launch();
-    BENCH_CUDA(cudaEventRecord(t->stop[(size_t)i], 0));
-  }
-  BENCH_CUDA(cudaEventSynchronize(t->stop[(size_t)t->runs - 1]));
-  BENCH_CUDA(cudaGetLastError());  // a fault during the runs shows here
-  std::vector<float> ms((size_t)t->runs);
-  for (size_t i = 0; i < (size_t)t->runs; ++i) BENCH_CUDA(cudaEventElapsedTime(&ms[i], t->start[i], t->stop[i]));
-  std::sort(ms.begin(), ms.end());
-  bench_stats s;
-  s.median_ms = ms[(size_t)t->runs / 2];
-  if (t->runs % 2 == 0) s.median_ms = 0.5 * (ms[(size_t)t->runs / 2 - 1] + ms[(size_t)t->runs / 2]);
-  s.min_ms = ms.front();
-  s.max_ms = ms.back();
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Command line.
 
 typedef struct bench_options {
@@ -295,20 +235,6 @@ static void bench_usage(FILE *f) {
           BENCH_DEFAULT_RUNS);
 }
 
-static bool bench_parse_ll(const char *s, long long min, long long max, long long *out) {
-  char *end = NULL;
-  const long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
-static void bench_bad_value(const char *option, const char *value) {
-  fprintf(stderr, "bench_wary_tree: bad value '%s' for %s\n", value, option);
-  bench_usage(stderr);
-  exit(BENCH_EXIT_USAGE);
-}
-
 static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->rows = BENCH_DEFAULT_ROWS;
   opt->draws = BENCH_DEFAULT_DRAWS;
@@ -322,37 +248,25 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      bench_usage(stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "--rows") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], 1, 1 << 30, &v)) bench_bad_value(a, argv[i]);
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (strcmp(a, "--rows") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], 1, 1 << 30, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->rows = (int)v;
     } else if (strcmp(a, "--draws") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], 1, 1ll << 34, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], 1, 1ll << 34, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->draws = (unsigned long long)v;
     } else if (strcmp(a, "--runs") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
     } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i]);
+      if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->device = (int)v;
     } else if (strcmp(a, "--ks") == 0 && has_value) {
-      char buf[256];
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      opt->num_ks = 0;
-      for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        if (opt->num_ks == BENCH_MAX_KS || !bench_parse_ll(tok, 2, SK_WARY_TREE_MAX_LEAVES, &v))
-          bench_bad_value(a, argv[i]);
-        opt->ks[opt->num_ks++] = (int)v;
-      }
-      if (opt->num_ks == 0) bench_bad_value(a, argv[i]);
-    } else if (strcmp(a, "--csv") == 0 && has_value) {
-      opt->csv_path = argv[++i];
+      long long ks[BENCH_MAX_KS];
+      opt->num_ks = bench_parse_list(a, argv[++i], 2, SK_WARY_TREE_MAX_LEAVES, ks, BENCH_MAX_KS, bench_usage);
+      for (int k = 0; k < opt->num_ks; ++k) opt->ks[k] = (int)ks[k];
     } else {
-      fprintf(stderr, "bench_wary_tree: unknown or incomplete option '%s'\n", a);
-      bench_usage(stderr);
-      exit(BENCH_EXIT_USAGE);
+      bench_unknown_option(a, bench_usage);
     }
   }
 }
@@ -373,10 +287,15 @@ typedef struct bench_context {
   cudaDeviceProp prop;
   int sm_count;
   double copy_gbps;
-  bench_timer timer;
   std::vector<bench_result> results;
   bool failed;
 } bench_context;
+
+// bench_time_events with this program's warm-up and run counts, for a launch that takes no run index.
+template <class Launch>
+static bench_stats bench_time(const bench_context *ctx, Launch launch) {
+  return bench_time_events(BENCH_WARMUP_RUNS, ctx->opt.runs, [&](int) { launch(); });
+}
 
 static unsigned bench_grid(size_t items) {
   const size_t blocks = (items + BENCH_THREADS - 1) / BENCH_THREADS;
@@ -534,15 +453,15 @@ static void bench_one_k(bench_context *ctx, int k) {
   const double alias_bytes_moved = sizeof(float) * (double)weights + (double)table_bytes;
   printf("  %-6s %-6s %10s %10s %10s %9s %7s %12s\n", "phase", "method", "median_ms", "min_ms", "max_ms", "GB/s",
          "%copy", "draws/s");
-  const bench_stats tb = bench_time(&ctx->timer, tree_build);
+  const bench_stats tb = bench_time(ctx, tree_build);
   bench_add(ctx, k, "tree", "build", tb, tree_bytes_moved, 0);
-  const bench_stats ab = bench_time(&ctx->timer, alias_build);
+  const bench_stats ab = bench_time(ctx, alias_build);
   bench_add(ctx, k, "alias", "build", ab, alias_bytes_moved, 0);
-  const bench_stats ap = bench_time(&ctx->timer, alias_parallel_phases);
+  const bench_stats ap = bench_time(ctx, alias_parallel_phases);
   bench_add(ctx, k, "alias1", "build", ap, 0, 0);
-  const bench_stats ts = bench_time(&ctx->timer, tree_sample);
+  const bench_stats ts = bench_time(ctx, tree_sample);
   bench_add(ctx, k, "tree", "sample", ts, 0, (double)draws);
-  const bench_stats as = bench_time(&ctx->timer, alias_sample);
+  const bench_stats as = bench_time(ctx, alias_sample);
   bench_add(ctx, k, "alias", "sample", as, 0, (double)draws);
   const double speedup = ab.median_ms / tb.median_ms;
   printf("  (alias1: the alias build's parallel phases alone, sum and partition, without the sequential pairing:\n"
@@ -562,27 +481,16 @@ static void bench_one_k(bench_context *ctx, int k) {
 
 // The copy ceiling: cudaMemcpyAsync of 1 GiB device to device; bytes read + written per second.
 static void bench_copy_rate(bench_context *ctx) {
-  void *src, *dst;
-  BENCH_CUDA(cudaMalloc(&src, BENCH_COPY_BYTES));
-  BENCH_CUDA(cudaMalloc(&dst, BENCH_COPY_BYTES));
-  BENCH_CUDA(cudaMemset(src, 1, BENCH_COPY_BYTES));
-  const bench_stats s = bench_time(&ctx->timer, [&]() {
-    BENCH_CUDA(cudaMemcpyAsync(dst, src, BENCH_COPY_BYTES, cudaMemcpyDeviceToDevice, 0));
-  });
+  const bench_stats s = bench_time_device_copy(BENCH_COPY_BYTES, BENCH_WARMUP_RUNS, ctx->opt.runs);
   ctx->copy_gbps = 2.0 * (double)BENCH_COPY_BYTES / (s.median_ms * 1e6);
   printf("copy: cudaMemcpyAsync device to device, %.2f GiB: median %.4f ms (min %.4f, max %.4f) = %.1f GB/s "
          "read + written\n",
          BENCH_COPY_BYTES / 1073741824.0, s.median_ms, s.min_ms, s.max_ms, ctx->copy_gbps);
-  BENCH_CUDA(cudaFree(src));
-  BENCH_CUDA(cudaFree(dst));
 }
 
 static bool bench_write_csv(const bench_context *ctx) {
-  FILE *f = fopen(ctx->opt.csv_path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "bench_wary_tree: cannot open %s for writing\n", ctx->opt.csv_path);
-    return false;
-  }
+  FILE *f = bench_open_csv(ctx->opt.csv_path);
+  if (f == NULL) return false;
   fprintf(f, "gpu,sm_count,rows,k,draws,runs,method,phase,median_ms,min_ms,max_ms,bytes,gb_per_s,copy_gb_per_s,"
              "fraction_of_copy,draws_per_s\n");
   for (size_t i = 0; i < ctx->results.size(); ++i) {
@@ -593,11 +501,7 @@ static bool bench_write_csv(const bench_context *ctx) {
             r->t.min_ms, r->t.max_ms, r->bytes, gbps, ctx->copy_gbps, gbps / ctx->copy_gbps,
             r->draws > 0 ? r->draws / (r->t.median_ms * 1e-3) : 0.0);
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "bench_wary_tree: error writing %s\n", ctx->opt.csv_path);
-    return false;
-  }
-  return true;
+  return bench_close_csv(f, ctx->opt.csv_path);
 }
 
 int main(int argc, char **argv) {
@@ -606,17 +510,11 @@ int main(int argc, char **argv) {
   bench_select_device(ctx.opt.device);
   BENCH_CUDA(cudaGetDeviceProperties(&ctx.prop, ctx.opt.device));
   BENCH_CUDA(cudaDeviceGetAttribute(&ctx.sm_count, cudaDevAttrMultiProcessorCount, ctx.opt.device));
-  bench_timer_init(&ctx.timer, ctx.opt.runs);
 
   printf("bench_wary_tree: batched W-ary trees (samplekit %d.%d.%d) vs alias tables (Vose) on the GPU (nvcc %d.%d)\n",
          SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
-  const time_t now = time(NULL);
-  char date[32] = "unknown";
-  struct tm utc;
-  if (gmtime_r(&now, &utc) != NULL) strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
-  printf("date: %s\ncommand:", date);
-  for (int i = 0; i < argc; ++i) printf(" %s", argv[i]);
-  printf("\nGPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
+  bench_print_date_and_command(argc, argv);
+  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
          ctx.prop.major, ctx.prop.minor, ctx.sm_count, ctx.prop.totalGlobalMem / 1e9, ctx.prop.l2CacheSize / 1e6);
   printf("method: %d warm-up runs, median of %d timed runs (CUDA events, back to back); weights uniform in\n"
          "        (0, 1] with 1 in 16 zero, generated on the GPU; builds: GB/s = (weights read once + structure\n"
@@ -625,7 +523,6 @@ int main(int argc, char **argv) {
          BENCH_WARMUP_RUNS, ctx.opt.runs);
   bench_copy_rate(&ctx);
   for (int i = 0; i < ctx.opt.num_ks; ++i) bench_one_k(&ctx, ctx.opt.ks[i]);
-  bench_timer_free(&ctx.timer);
   if (ctx.opt.csv_path != NULL && !bench_write_csv(&ctx)) return BENCH_EXIT_FAILED;
   if (ctx.failed) {
     printf("\nbench_wary_tree: some checks FAILED (see above); the timings are not valid\n");
