@@ -13,5 +13,6 @@
 #include "butterfly.cuh"
 #include "rng.cuh"
 #include "wary_tree.cuh"
+#include "segmented_count.cuh"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_CUH */
