@@ -115,6 +115,8 @@ SK_EXTERN_C_BEGIN
  * \retval SK_ERROR_NULL_POINTER `workspace_bytes` is NULL.
  * \retval SK_ERROR_INVALID_VALUE an argument is out of range.
  * \retval SK_ERROR_CUDA a device query failed (see sk_last_cuda_error()).
+ * \retval SK_ERROR_UNSUPPORTED the current device cannot hold one block of the kernel that K selects
+ *         (up to 175 KiB of shared memory per block on the dense path).
  *
  * Launches nothing. Depends on the current device (its number of multiprocessors); query it on the
  * device that will run the count. Thread-safe.
@@ -147,7 +149,8 @@ SK_API sk_status sk_segmented_count_workspace_size(int32_t num_segments, int32_t
  *         before the workspace: sizing it queries the device, which would consume the pending error.)
  * \retval SK_ERROR_WORKSPACE_TOO_SMALL `workspace_bytes` is below the size query's answer.
  * \retval SK_ERROR_CUDA_LAUNCH_FAILED a launch failed (see sk_last_cuda_error()).
- * \retval SK_ERROR_CUDA a CUDA call (a memset, a device query) failed.
+ * \retval SK_ERROR_CUDA a CUDA call (a memset, a device query, CUB's scan) failed.
+ * \retval SK_ERROR_UNSUPPORTED as for sk_segmented_count_workspace_size().
  *
  * Checked in the order listed. Asynchronous on `stream`; the workspace must not be used by another
  * call until this one completes.
