@@ -21,6 +21,37 @@ static int sk_lda_infer_cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Gathers a folded-in document's sparse row (topics increasing) into the result and clears ndk. */
+static void sk_lda_infer_visit(void *ctx, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n,
+                               const double *inv) {
+  (void)cum;
+  (void)inv;
+  sk_lda_infer_result *out = (sk_lda_infer_result *)ctx;
+  const int32_t K = out->num_topics;
+  int32_t *tp = out->row_topic + out->row_start[d], *ct = out->row_count + out->row_start[d];
+  int32_t nnz = 0;
+  if (n * 16 >= K) { /* many tokens for K: a scan over K is cheaper than a sort */
+    for (int32_t k = 0; k < K; ++k)
+      if (ndk[k] != 0) {
+        tp[nnz] = k;
+        ct[nnz++] = ndk[k];
+        ndk[k] = 0;
+      }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      if (ndk[z[i]] > 0) {
+        tp[nnz++] = z[i];
+        ndk[z[i]] = -ndk[z[i]]; /* mark as collected, keep the count */
+      }
+    qsort(tp, (size_t)nnz, sizeof *tp, sk_lda_infer_cmp_i32);
+    for (int32_t j = 0; j < nnz; ++j) {
+      ct[j] = -ndk[tp[j]];
+      ndk[tp[j]] = 0;
+    }
+  }
+  out->row_nnz[d] = nnz;
+}
+
 static uint64_t sk_lda_hash_str(const char *s) {
   uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
   for (; *s != '\0'; ++s) h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
@@ -148,8 +179,7 @@ int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int ite
   out->alpha = mf->alpha;
   out->row_start = (int64_t *)malloc((size_t)(D + 1) * sizeof *out->row_start);
   out->row_nnz = (int32_t *)calloc((size_t)(D > 0 ? D : 1), sizeof *out->row_nnz);
-  double *inv = (double *)malloc((size_t)K * sizeof *inv);
-  if (out->row_start == NULL || out->row_nnz == NULL || inv == NULL) goto oom;
+  if (out->row_start == NULL || out->row_nnz == NULL) goto oom;
   out->row_start[0] = 0;
   for (int32_t d = 0; d < D; ++d) {
     const int64_t n = docs->doc_offsets[d + 1] - docs->doc_offsets[d];
@@ -164,67 +194,10 @@ int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int ite
   {
     /* The fold-in of sk_lda_heldout_ll(), shared: equal inputs give equal bits. */
     const sk_lda_counts_view view = {K, V, mf->alpha, mf->beta, seed, mf->n_vk, mf->n_k};
-    for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)mf->n_k[k] + (double)V * mf->beta);
-    int failed = 0;
-    threads = sk_lda_detail_threads(threads);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-    {
-      int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
-      double *cum = (double *)malloc((size_t)K * sizeof *cum);
-      int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
-      if (ndk == NULL || cum == NULL || z == NULL) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-        failed = 1;
-      }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-      if (!failed) {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 4)
-#endif
-        for (int32_t d = 0; d < D; ++d) {
-          const int64_t ob = docs->doc_offsets[d], n = docs->doc_offsets[d + 1] - ob;
-          sk_lda_detail_fold_in_doc(&view, inv, docs->tokens + ob, n, ob, iters, ndk, cum, z);
-          /* Gather the sparse row (topics increasing) and clear ndk for the next document. */
-          int32_t *tp = out->row_topic + out->row_start[d], *ct = out->row_count + out->row_start[d];
-          int32_t nnz = 0;
-          if (n * 16 >= K) { /* many tokens for K: a scan over K is cheaper than a sort */
-            for (int32_t k = 0; k < K; ++k)
-              if (ndk[k] != 0) {
-                tp[nnz] = k;
-                ct[nnz++] = ndk[k];
-                ndk[k] = 0;
-              }
-          } else {
-            for (int64_t i = 0; i < n; ++i)
-              if (ndk[z[i]] > 0) {
-                tp[nnz++] = z[i];
-                ndk[z[i]] = -ndk[z[i]]; /* mark as collected, keep the count */
-              }
-            qsort(tp, (size_t)nnz, sizeof *tp, sk_lda_infer_cmp_i32);
-            for (int32_t j = 0; j < nnz; ++j) {
-              ct[j] = -ndk[tp[j]];
-              ndk[tp[j]] = 0;
-            }
-          }
-          out->row_nnz[d] = nnz;
-        }
-      }
-      free(ndk);
-      free(cum);
-      free(z);
-    }
-    if (failed) goto oom;
+    if (sk_lda_detail_fold_in_docs(&view, docs, max_len, iters, threads, sk_lda_infer_visit, out) != 0) goto oom;
   }
-  free(inv);
   return 0;
 oom:
-  free(inv);
   sk_lda_infer_result_free(out);
   return sk_lda_fail(err, "infer: out of memory (D = %d, K = %d)", (int)D, (int)K);
 }

@@ -36,6 +36,74 @@ double sk_lda_joint_ll_per_token(const sk_lda_model *m) {
   return (word_part + doc_part) / (double)m->num_tokens;
 }
 
+int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corpus *docs, int64_t max_len, int iters,
+                               int threads, sk_lda_detail_fold_in_visit visit, void *ctx) {
+  const int32_t K = view->num_topics, D = docs->num_docs;
+  double *inv = (double *)malloc((size_t)K * sizeof *inv);
+  if (inv == NULL) return 1;
+  for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)view->n_k[k] + (double)view->num_words * view->beta);
+  int failed = 0;
+  threads = sk_lda_detail_threads(threads);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
+    double *cum = (double *)malloc((size_t)K * sizeof *cum);
+    int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
+    if (ndk == NULL || cum == NULL || z == NULL) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
+    }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+      for (int32_t d = 0; d < D; ++d) {
+        const int64_t first = docs->doc_offsets[d], n = docs->doc_offsets[d + 1] - first;
+        sk_lda_detail_fold_in_doc(view, inv, docs->tokens + first, n, first, iters, ndk, cum, z);
+        visit(ctx, d, ndk, cum, z, n, inv);
+      }
+    }
+    free(ndk);
+    free(cum);
+    free(z);
+  }
+  free(inv);
+  return failed ? 2 : 0;
+}
+
+/* The held-out score of one folded-in document: theta from its counts, then each held-out token. */
+typedef struct {
+  const sk_lda_counts_view *view;
+  const sk_lda_corpus *heldout;
+  double *doc_ll;
+} sk_lda_heldout_ctx;
+
+static void sk_lda_heldout_visit(void *p, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n_obs,
+                                 const double *inv) {
+  const sk_lda_heldout_ctx *c = (const sk_lda_heldout_ctx *)p;
+  const int32_t K = c->view->num_topics;
+  const double alpha = c->view->alpha, beta = c->view->beta;
+  /* theta is kept in cum to save a buffer. */
+  const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
+  for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
+  double ll = 0.0;
+  for (int64_t t = c->heldout->doc_offsets[d]; t < c->heldout->doc_offsets[d + 1]; ++t) {
+    const int32_t *b = c->view->n_vk + (size_t)c->heldout->tokens[t] * (size_t)K;
+    double prob = 0.0;
+    for (int32_t k = 0; k < K; ++k) prob += cum[k] * (((double)b[k] + beta) * inv[k]);
+    ll += log(prob);
+  }
+  c->doc_ll[d] = ll;
+  for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
+}
+
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
                              int fold_in_iters, int threads, double *ll_per_token, sk_lda_error *err) {
   if (m == NULL || m->n_vk == NULL || m->n_k == NULL || observed == NULL || heldout == NULL || ll_per_token == NULL)
@@ -66,67 +134,18 @@ int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *o
     *ll_per_token = NAN;
     return 0;
   }
-  double *inv = (double *)malloc((size_t)K * sizeof *inv);
   double *doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *doc_ll);
-  if (inv == NULL || doc_ll == NULL) {
-    free(inv);
+  if (doc_ll == NULL) return sk_lda_fail(err, "held-out LL: out of memory");
+  sk_lda_heldout_ctx ctx = {m, heldout, doc_ll};
+  const int st = sk_lda_detail_fold_in_docs(m, observed, max_len, fold_in_iters, threads, sk_lda_heldout_visit, &ctx);
+  if (st != 0) {
     free(doc_ll);
-    return sk_lda_fail(err, "held-out LL: out of memory");
-  }
-  const double alpha = m->alpha, beta = m->beta;
-  for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + (double)V * beta);
-  int failed = 0;
-  threads = sk_lda_detail_threads(threads);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
-    double *cum = (double *)malloc((size_t)K * sizeof *cum);
-    int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
-    if (ndk == NULL || cum == NULL || z == NULL) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    if (!failed) {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 4)
-#endif
-      for (int32_t d = 0; d < D; ++d) {
-        const int64_t ob = observed->doc_offsets[d], n_obs = observed->doc_offsets[d + 1] - ob;
-        sk_lda_detail_fold_in_doc(m, inv, observed->tokens + ob, n_obs, ob, fold_in_iters, ndk, cum, z);
-        /* theta is kept in cum to save a buffer. */
-        const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
-        for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
-        double ll = 0.0;
-        for (int64_t t = heldout->doc_offsets[d]; t < heldout->doc_offsets[d + 1]; ++t) {
-          const int32_t *b = m->n_vk + (size_t)heldout->tokens[t] * (size_t)K;
-          double p = 0.0;
-          for (int32_t k = 0; k < K; ++k) p += cum[k] * (((double)b[k] + beta) * inv[k]);
-          ll += log(p);
-        }
-        doc_ll[d] = ll;
-        for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
-      }
-    }
-    free(ndk);
-    free(cum);
-    free(z);
-  }
-  if (failed) {
-    free(inv);
-    free(doc_ll);
+    if (st == 1) return sk_lda_fail(err, "held-out LL: out of memory");
     return sk_lda_fail(err, "held-out LL: out of memory for per-thread scratch (K = %d)", (int)K);
   }
   double sum = 0.0; /* serial, in document order: the same bits for any thread count */
   for (int32_t d = 0; d < D; ++d) sum += doc_ll[d];
   *ll_per_token = sum / (double)heldout->num_tokens;
-  free(inv);
   free(doc_ll);
   return 0;
 }

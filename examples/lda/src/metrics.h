@@ -72,6 +72,25 @@ typedef struct sk_lda_counts_view {
 void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *inv, const int32_t *words, int64_t n,
                                int64_t first_index, int iters, int32_t *ndk, double *cum, int32_t *z);
 
+/*
+ * Internal: what sk_lda_detail_fold_in_docs() calls for each document once it is folded in: ndk (K) holds
+ * its counts and z (n) its topics; cum (K doubles) is free scratch; inv is as for
+ * sk_lda_detail_fold_in_doc(). It must leave ndk all zero. Called on the thread that folded the document.
+ */
+typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, int32_t *ndk, double *cum, const int32_t *z,
+                                            int64_t n, const double *inv);
+
+/*
+ * Internal: folds every document of `docs` in with sk_lda_detail_fold_in_doc() (tokens indexed by their
+ * position in docs, `iters` sweeps) on `threads` threads (0: all), then visits it; documents are visited
+ * once each, in any order. max_len is the longest document. The held-out log-likelihood and sk-lda infer
+ * share it, so the same inputs give the same bits for any thread count. Returns 0; 1 when inv (K doubles)
+ * could not be allocated and nothing was visited; 2 when a thread's scratch could not be allocated (then
+ * some documents may have been visited).
+ */
+int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corpus *docs, int64_t max_len, int iters,
+                               int threads, sk_lda_detail_fold_in_visit visit, void *ctx);
+
 /* sk_lda_heldout_ll() on a counts view: the same rule, the same draws, the same result. */
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *view, const sk_lda_corpus *observed,
                              const sk_lda_corpus *heldout, int fold_in_iters, int threads, double *ll_per_token,
