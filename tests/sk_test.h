@@ -4,9 +4,12 @@
  * - SK_CHECK(cond, fmt, ...) counts a pass or prints a failure with file, line, the current context
  *   (seed, case) and the message; SK_CHECK_CUDA(call) checks a CUDA call (in .cu files).
  * - sk_test_seed_count() is how many seeds a seed loop runs: SK_TEST_SEEDS in the environment, or 8.
- * - sk_test_under_sanitizer(): SK_TEST_SANITIZER is set (not "0"); .ci/gpu sets it under
- *   compute-sanitizer, and tests may then leave out their largest inputs (each says which) to bound
- *   the time; the plain run keeps them.
+ * - sk_test_under_sanitizer(): SK_TEST_SANITIZER is set (not "0"); .ci/gpu sets it to the tool's name
+ *   under compute-sanitizer, and tests may then leave out their largest inputs (each says which) to
+ *   bound the time; the plain run keeps them. sk_test_under_racecheck(): it is "racecheck", which
+ *   makes every shared-memory access far slower than the other tools do; tests may then run each
+ *   kernel path on fewer variants (each says which). sk_test_progress() prints a line to stderr
+ *   under a sanitizer, so that a run cut by a time limit shows how far it got.
  * - sk_test_rand_*() is a seeded splitmix64 stream for inputs (host side; independent of the RNG under test).
  * - sk_test_require_gpu() exits 77 (ctest's skip code) with the reason when there is no usable GPU.
  * - sk_test_finish() prints "N passed, N failed" alone on the last line and returns the exit code.
@@ -68,6 +71,20 @@ static inline int sk_test_seed_count(void) {
 static inline int sk_test_under_sanitizer(void) {
   const char *env = getenv("SK_TEST_SANITIZER");
   return env != NULL && env[0] != '\0' && !(env[0] == '0' && env[1] == '\0');
+}
+
+static inline int sk_test_under_racecheck(void) {
+  const char *env = getenv("SK_TEST_SANITIZER");
+  return env != NULL && strcmp(env, "racecheck") == 0;
+}
+
+static inline void sk_test_progress(const char *fmt, ...) {
+  va_list ap;
+  if (!sk_test_under_sanitizer()) return;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
 }
 
 /* splitmix64: a tiny, good, seedable stream for generating test inputs. */
