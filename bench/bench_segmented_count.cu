@@ -2,9 +2,10 @@
 // rebuild against the CUB baseline (device radix sort of (segment, key) packed into one integer, then
 // run-length encode) and a naive global-atomics dense count, with the copy rate from the same run.
 //   usage: bench_segmented_count [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|all]
-//                                [--zipf A] [--help]
+//                                [--zipf A] [--keys K1,K2,...] [--help]
 //
-// Shapes (a segment is a document, an item a token, a key a topic), each at K = 1,000 and 10,000:
+// Shapes (a segment is a document, an item a token, a key a topic), each at K = 1,000 and 10,000
+// (--keys: up to 8 other values in [1, 2^20]):
 //  - nytimes: 300,000 segments, mean 332 items (99.6M items), V = 102,660 words;
 //  - pubmed: 8,200,000 segments, mean 90 items (738M items), V = 141,043 words.
 // Segment lengths: lognormal with sigma 1.0 (nytimes) or 0.6 (pubmed abstracts vary less), each
@@ -84,7 +85,9 @@ static const bench_shape kShapes[] = {
     {"nytimes", 300000, 332, 1.0, 30.0, 102660},
     {"pubmed", 8200000, 90, 0.6, 10.0, 141043},
 };
-static const int32_t kKs[] = {1000, 10000};
+enum { kMaxKs = 8 };
+static int32_t kKs[kMaxKs] = {1000, 10000};  // --keys replaces them
+static int g_num_ks = 2;
 
 // ---------------------------------------------------------------------------------------------------
 // Generation.
@@ -323,7 +326,7 @@ struct context {
   int grid;
   int reps;
   double copy_gbs;
-  zipf_law key_law_k[2];
+  zipf_law key_law_k[kMaxKs];
   int32_t *d_offsets = nullptr, *d_inverse = nullptr, *d_out_offsets = nullptr;
   uint32_t *d_keys = nullptr, *d_keys_w = nullptr, *d_tmp = nullptr, *d_out_keys = nullptr, *d_out_counts = nullptr;
   void *d_pack[2] = {nullptr, nullptr};
@@ -573,7 +576,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
   c.grid = grid;
   c.reps = reps;
   c.rows = rows;
-  for (int k = 0; k < 2; ++k) c.key_law_k[k] = make_zipf(kKs[k], zipf);
+  for (int k = 0; k < g_num_ks; ++k) c.key_law_k[k] = make_zipf(kKs[k], zipf);
   const size_t n = (size_t)c.n, S1 = (size_t)c.S + 1;
   const double t0 = bench_now_ms();
 
@@ -612,7 +615,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
   dev_alloc(&c.d_out_keys, n * 4);
   dev_alloc(&c.d_out_counts, n * 4);
   dev_alloc(&c.d_bad, sizeof(unsigned long long));
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < g_num_ks; ++k) {
     size_t ws = 0;
     BENCH_SK(sk_segmented_count_workspace_size(c.S, c.n, kKs[k], &ws));
     c.workspace_bytes = std::max(c.workspace_bytes, ws);
@@ -652,8 +655,8 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
   printf("%-8s %6s %-18s %10s %12s %9s %9s %8s\n", "shape", "K", "variant", "ms", "items/s", "vs cub", "eff GB/s",
          "of copy");
 
-  double t_cub[2] = {0, 0};
-  for (int k = 0; k < 2; ++k) {
+  double t_cub[kMaxKs] = {0};
+  for (int k = 0; k < g_num_ks; ++k) {
     const int bits = bench_bit_length((uint32_t)(kKs[k] - 1)) + bench_bit_length((uint32_t)(c.S - 1));
     double sp[3];
     if (bits <= 32)
@@ -672,7 +675,7 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
   dev_free(&c.d_run_counts, n * 4);
   dev_free(&c.d_num_runs, sizeof(int));
   dev_free(&c.d_cub_temp, c.cub_temp_bytes);
-  for (int k = 0; k < 2; ++k) measure_atomics(c, k, t_cub[k]);
+  for (int k = 0; k < g_num_ks; ++k) measure_atomics(c, k, t_cub[k]);
 
   dev_free(&c.d_offsets, S1 * 4);
   dev_free(&c.d_keys, n * 4);
@@ -688,16 +691,37 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|all] [--zipf A] [--help]\n"
+          "usage: %s [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|all] [--zipf A] [--keys K1,K2,...]\n"
+          "       [--help]\n"
           "Times sk_segmented_count_u32 (document order, through the PDOW permutation, gathered first) against\n"
           "CUB radix sort + run-length encode and a global-atomics dense count, at the NYTimes (300,000 x 332)\n"
-          "and PubMed (8.2M x 90) shapes, K = 1,000 and 10,000.\n"
+          "and PubMed (8.2M x 90) shapes, K = 1,000 and 10,000 unless --keys says otherwise.\n"
           "  --device N  CUDA device (default 0)\n"
           "  --csv FILE  also write the results to FILE as CSV\n"
           "  --reps N    timed runs per figure, 1 to 1001 (default %d); the median is reported\n"
           "  --shape S   nytimes, pubmed or all (default all)\n"
-          "  --zipf A    exponent of the per-segment Zipf law of the keys, 0 to 4 (default 1.1)\n",
+          "  --zipf A    exponent of the per-segment Zipf law of the keys, 0 to 4 (default 1.1)\n"
+          "  --keys L    comma-separated K values to measure, 1 to 8 of them, each in [1, 2^20]\n",
           BENCH_NAME, BENCH_DEFAULT_REPS);
+}
+
+// --keys K1,K2,...: replaces kKs; false on anything but 1 to kMaxKs values in [1, 2^20].
+static bool parse_keys(const char *text) {
+  int32_t ks[kMaxKs];
+  int n = 0;
+  const char *at = text;
+  for (;;) {
+    char *end = nullptr;
+    const long v = strtol(at, &end, 10);
+    if (end == at || v < 1 || v > SK_SEGMENTED_COUNT_MAX_KEYS || n == kMaxKs) return false;
+    ks[n++] = (int32_t)v;
+    if (*end == '\0') break;
+    if (*end != ',') return false;
+    at = end + 1;
+  }
+  for (int k = 0; k < n; ++k) kKs[k] = ks[k];
+  g_num_ks = n;
+  return true;
 }
 
 int main(int argc, char **argv) {
@@ -725,6 +749,12 @@ int main(int argc, char **argv) {
       shape = argv[++i];
       if (strcmp(shape, "nytimes") && strcmp(shape, "pubmed") && strcmp(shape, "all")) {
         usage(stderr);
+        return BENCH_EXIT_USAGE;
+      }
+    } else if (!strcmp(argv[i], "--keys") && has_value) {
+      if (!parse_keys(argv[++i])) {
+        fprintf(stderr, "%s: --keys wants 1 to %d comma-separated values in [1, 2^20], not '%s'\n", BENCH_NAME,
+                (int)kMaxKs, argv[i]);
         return BENCH_EXIT_USAGE;
       }
     } else if (!strcmp(argv[i], "--zipf") && has_value) {

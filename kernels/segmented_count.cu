@@ -25,27 +25,31 @@ int window_for(int num_keys) {
   return num_keys > kSharedBins ? (num_keys < kWindow ? num_keys : kWindow) : 0;
 }
 
-// The blocks that fit on the current device at once, for the kernel that K selects.
-sk_status resident_blocks(int num_keys, int *blocks) {
+// The blocks that fit on the current device at once, for the kernel that K selects (dense: the write
+// kernel's in *blocks, the distinct kernel's, which needs less shared memory, in *first_blocks).
+sk_status resident_blocks(int num_keys, int *blocks, int *first_blocks) {
   int device = 0, sms = 0, per_sm = 0;
   SK_DETAIL_CUDA_TRY(cudaGetDevice(&device));
   SK_DETAIL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (use_dense(num_keys)) {
-    // Raise the dynamic shared memory limit to the largest dense layout; every K asks for at most that.
-    const int most = (int)dense_dynamic_bytes(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS);
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    // Raise the dynamic shared memory limits to the largest dense layouts (they grow with K).
+    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)dense_dynamic_bytes(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS, false)));
+    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)dense_dynamic_bytes(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS, true)));
     int per_sm_write = 0;
     SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dense_kernel<false>, kThreads,
-                                                                     dense_dynamic_bytes(num_keys)));
+                                                                     dense_dynamic_bytes(num_keys, false)));
     SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_write, dense_kernel<true>, kThreads,
-                                                                     dense_dynamic_bytes(num_keys)));
-    per_sm = per_sm < per_sm_write ? per_sm : per_sm_write;
-  } else {
-    SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sorted_count_kernel, kThreads, 0));
+                                                                     dense_dynamic_bytes(num_keys, true)));
+    if (per_sm < 1 || per_sm_write < 1) return SK_ERROR_UNSUPPORTED;  // the device lacks the shared memory
+    *first_blocks = sms * per_sm;
+    *blocks = sms * per_sm_write;
+    return SK_SUCCESS;
   }
-  if (per_sm < 1) return SK_ERROR_UNSUPPORTED;  // the device lacks the shared memory
-  *blocks = sms * per_sm;
+  SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sorted_count_kernel, kThreads, 0));
+  if (per_sm < 1) return SK_ERROR_UNSUPPORTED;
+  *blocks = *first_blocks = sms * per_sm;
   return SK_SUCCESS;
 }
 
@@ -58,7 +62,7 @@ size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 // every resident block.
 struct workspace_layout {
   size_t counter_offset, tile_segment_offset, distinct_offset, scan_offset, scan_bytes, bins_offset, total;
-  int blocks;
+  int blocks, first_blocks;  // resident blocks (resident_blocks)
 };
 
 sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_layout *layout) {
@@ -74,7 +78,7 @@ sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_la
                                                      num_segments + 1));
   }
   layout->bins_offset = layout->scan_offset + align_up(layout->scan_bytes);
-  const sk_status st = resident_blocks(num_keys, &layout->blocks);
+  const sk_status st = resident_blocks(num_keys, &layout->blocks, &layout->first_blocks);
   if (st != SK_SUCCESS) return st;
   layout->total = layout->bins_offset + (size_t)layout->blocks * window_for(num_keys) * sizeof(uint32_t);
   return SK_SUCCESS;
@@ -176,7 +180,8 @@ extern "C" sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, in
   const int grid = p.num_tiles < layout.blocks ? p.num_tiles : layout.blocks;
   if (use_dense(num_keys)) {
     int *const d_distinct = (int *)(ws + layout.distinct_offset);
-    dense_kernel<false><<<grid, kThreads, dense_dynamic_bytes(num_keys), s>>>(p, d_distinct);
+    const int first_grid = p.num_tiles < layout.first_blocks ? p.num_tiles : layout.first_blocks;
+    dense_kernel<false><<<first_grid, kThreads, dense_dynamic_bytes(num_keys, false), s>>>(p, d_distinct);
     st = sk_detail_check_launch();
     if (st != SK_SUCCESS) return st;
     size_t scan_bytes = layout.scan_bytes;
@@ -184,7 +189,8 @@ extern "C" sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, in
                                                      num_segments + 1, s));
     st = sk_detail_check_launch();
     if (st != SK_SUCCESS) return st;
-    dense_kernel<true><<<grid, kThreads, dense_dynamic_bytes(num_keys), s>>>(p, d_distinct);
+    if (out_capacity == 0) return SK_SUCCESS;  // the sizes alone: the write kernel would write nothing
+    dense_kernel<true><<<grid, kThreads, dense_dynamic_bytes(num_keys, true), s>>>(p, d_distinct);
   } else {
     sorted_count_kernel<<<grid, kThreads, 0, s>>>(p);
   }

@@ -6,16 +6,26 @@
 // 2. an exclusive sum over the segments (CUB) turns them into the output offsets;
 // 3. dense_kernel<true> counts each segment again and writes its pairs at its offset.
 // Blocks walk tiles (stride kDenseStride item positions; a tile owns the segments that start in
-// it). Each warp owns K 16-bit counters and a K-bit bitmap in shared memory and takes whole short
-// segments (<= kDenseBig keys), read straight from global memory, 32 keys per round:
-// - distinct: __match_any_sync elects one lane per distinct key of the round (so equal keys, which
-//   Zipf-shaped keys make common, cost one shared-memory operation); the elected lanes set the key's
-//   bit, and the ballots of "was clear" count the distinct keys; then the bitmap is swept clear;
-// - write: the elected lanes add their group's size to the counter and set the key's bit when the
-//   counter was 0; then the warp walks the bitmap 32 words at a time, which gives the keys in
-//   increasing order, writes each (key, count) and clears what it read.
-// Longer segments are counted by the whole block the same way, with 32-bit shared atomics on
-// counters that span every warp's area. No sort and no sweep of the counters between segments.
+// it). A warp takes whole short segments (<= kDenseBig keys), read straight from global memory, 32
+// keys per round, every lane with its own shared-memory atomic (equal keys in a round conflict, which
+// the hardware serialises; electing one lane per key with __match_any_sync measured 1.3 to 1.5x
+// slower). Each warp owns a K-bit bitmap in which lane l owns the words [l run, (l + 1) run), and
+// 32 owner masks, one per lane, with a bit per owned word that holds a key; so the steps below cost
+// the segment's distinct keys, not K / 32 words.
+// - distinct: each lane sets its key's bit; a bit that was clear is a new key; the owner masks say
+//   which words to clear after.
+// - write, by rank (a key's rank is its place among the segment's distinct keys, so rank order is
+//   the output order): (1) each lane sets its key's bit; (2) each lane adds up the popcounts of its
+//   marked words, one warp scan gives every marked word's first rank, and the keys are written;
+//   (3) each lane adds 1 to the counter of its key's rank; (4) the counters are written, coalesced,
+//   and everything is cleared. A segment of one or two rounds of loads keeps its keys in registers
+//   between (1) and (3).
+//   Counting by rank keeps a warp's shared memory at K / 8 + K / 16 + 128 + 4 kDenseBig bytes (2
+//   kDenseBig above kDenseWideKeys), where a counter per key needed 2 K: at K = 10,000 that was
+//   170 KiB per block of 8 warps, one block per SM, and 6x slower per item than at K = 1,000; now
+//   8 blocks of 8 warps fit on an SM at every K of the path.
+// Longer segments are counted by the whole block in the same steps, over every warp's area, with
+// 32-bit counters by key when K of them fit, else by rank (dense_block_write).
 //
 // (A single pass with a decoupled look-back was tried first: with tiles of uneven cost, blocks spent
 // most of their time waiting for the slowest of the tiles in flight. Reading the keys twice is
@@ -29,123 +39,214 @@
 namespace sk_detail_segc {
 
 constexpr int kDenseStride = 4096;
-constexpr int kDenseBig = 512;   // longer segments are counted by the whole block
-constexpr int kDenseUnroll = 4;  // rounds of 32 keys whose loads are in flight at once
+constexpr int kDenseBig = 512;  // longer segments are counted by the whole block (2048 measured slower)
+constexpr int kDenseUnroll = 4;  // rounds of 32 keys whose loads are in flight at once (2 and 8: no faster)
 // Segments longer than kDenseBig that start in one tile: at most stride / kDenseBig + 1.
 constexpr int kDenseMaxBig = kDenseStride / kDenseBig + 1;
-static_assert(kDenseBig < 65536, "short segments' counts fit 16 bits");
-static_assert(kWarps >= 2, "the block's 32-bit counters use every warp's 16-bit area");
+static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 32 * 32 * 32, "a lane owns at most 32 bitmap words");
+static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 65535 && kDenseBig <= 65535, "ranks fit 16 bits");
 
-__host__ __device__ constexpr int dense_counter_words(int K) { return (K + 1) / 2; }  // per warp
 __host__ __device__ constexpr int dense_bitmap_words(int K) { return (K + 31) / 32; }
-// Dynamic shared memory of the dense kernels: every warp's counters, then every warp's bitmap.
-__host__ __device__ constexpr size_t dense_dynamic_bytes(int K) {
-  return (size_t)kWarps * (dense_counter_words(K) + dense_bitmap_words(K)) * sizeof(uint32_t);
+// log2 of the bitmap words a lane owns: the least power of two that 32 lanes cover the bitmap with.
+__host__ __device__ constexpr int dense_run_shift(int K, int shift = 0) {
+  return (SK_WARP_SIZE << shift) >= dense_bitmap_words(K) ? shift : dense_run_shift(K, shift + 1);
 }
+__host__ __device__ constexpr int dense_rank_words(int K) { return (dense_bitmap_words(K) + 1) / 2; }  // 16 bits each
+// The warp's counters by rank: 32-bit up to this K, above it 16-bit, two to a word (a short
+// segment's counts fit 16 bits), which keeps 8 blocks on an SM to K = 10,240 but makes neighbouring
+// ranks' atomics conflict (measured 9% slower at K = 1,000).
+constexpr int kDenseWideKeys = 4096;
+__host__ __device__ constexpr int dense_counter_shift(int K) { return K <= kDenseWideKeys ? 0 : 1; }
+// Per warp (32-bit words): the bitmap and the owner masks; the write kernel adds each bitmap word's
+// first rank and the counters.
+__host__ __device__ constexpr int dense_warp_words(int K, bool write) {
+  return dense_bitmap_words(K) + SK_WARP_SIZE + (write ? dense_rank_words(K) + (kDenseBig >> dense_counter_shift(K)) : 0);
+}
+// Dynamic shared memory words: the warps' areas. The block path lays its bitmap, ranks and 32-bit
+// counters over all of them (the write kernel's counters: dense_block_window of them).
+__host__ __device__ constexpr int dense_dynamic_words(int K, bool write) { return kWarps * dense_warp_words(K, write); }
+__host__ __device__ constexpr int dense_block_window(int K) {
+  return dense_dynamic_words(K, true) - dense_bitmap_words(K) - dense_rank_words(K);
+}
+static_assert(kDenseBig % 2 == 0 && kWarps >= 2, "counters pair up; the block window is at least kDenseBig");
+__host__ __device__ constexpr size_t dense_dynamic_bytes(int K, bool write) {
+  return (size_t)dense_dynamic_words(K, write) * sizeof(uint32_t);
+}
+
+typedef cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS> dense_block_scan;  // small storage
 
 struct dense_shared {
   int big[kDenseMaxBig];  // the tile's segments longer than kDenseBig
   int num_big;
   int block_distinct;
+  dense_block_scan::TempStorage scan;
 };
 
-// The per-warp and block-wide views of the dynamic shared memory.
+// The per-warp and block-wide views of the dynamic shared memory. Every byte is zero between
+// segments (each step clears what it set), so the two views can overlap.
 struct dense_bins {
-  uint16_t *counters;        // this warp's K counters
   uint32_t *bitmap;          // this warp's K bits
-  uint32_t *block_counters;  // K 32-bit counters over every warp's counter area (block path)
-  uint32_t *block_bitmap;    // warp 0's bitmap (block path)
+  uint32_t *owner;           // this warp's owner masks: bit i of owner[l] = word (l << run_shift) + i is marked
+  uint16_t *first_rank;      // write kernel: the rank of each marked word's first key
+  uint32_t *counters;        // write kernel: kDenseBig counters by rank (rank r: bits 16 (r & cs) of word r >> cs)
+  int counter_shift;         // cs: 0, a word per counter, or 1, two
+  uint32_t *block_bitmap;    // block path: K bits
+  uint16_t *block_first_rank;  // block path, write kernel: the rank of each marked word's first key
+  uint32_t *block_counters;  // block path, write kernel: dense_block_window counters, by rank
+  int run_shift;
 };
 
+template <bool kWrite>
 __device__ dense_bins dense_bins_of(uint32_t *dynamic, int K) {
-  const int warp = threadIdx.x / SK_WARP_SIZE;
+  const int warp = threadIdx.x / SK_WARP_SIZE, words = dense_bitmap_words(K);
+  uint32_t *mine = dynamic + warp * dense_warp_words(K, kWrite);
   dense_bins b;
-  b.counters = (uint16_t *)(dynamic + warp * dense_counter_words(K));
-  b.bitmap = dynamic + kWarps * dense_counter_words(K) + warp * dense_bitmap_words(K);
-  b.block_counters = dynamic;
-  b.block_bitmap = dynamic + kWarps * dense_counter_words(K);
-  for (int i = threadIdx.x; i < kWarps * (dense_counter_words(K) + dense_bitmap_words(K)); i += kThreads) dynamic[i] = 0;
+  b.bitmap = mine;
+  b.owner = mine + words;
+  b.first_rank = kWrite ? (uint16_t *)(mine + words + SK_WARP_SIZE) : nullptr;
+  b.counters = kWrite ? mine + words + SK_WARP_SIZE + dense_rank_words(K) : nullptr;
+  b.block_bitmap = dynamic;  // the distinct kernel: warp 0's bitmap
+  b.block_first_rank = kWrite ? (uint16_t *)(dynamic + words) : nullptr;
+  b.block_counters = kWrite ? dynamic + words + dense_rank_words(K) : nullptr;
+  b.run_shift = dense_run_shift(K);
+  b.counter_shift = dense_counter_shift(K);
+  for (int i = threadIdx.x; i < dense_dynamic_words(K, kWrite); i += kThreads) dynamic[i] = 0;
   __syncthreads();
   return b;
 }
 
 // --- one warp, one short segment -------------------------------------------------------------------
 
-// The distinct keys of items [start, end) (every lane): the elected lanes set their key's bit, and
-// a bit that was clear is a new key. Leaves the bitmap clear (a sweep of K / 32 words, cheaper than
-// reading the keys again).
-__device__ int dense_warp_distinct(const params &p, uint32_t *bitmap, int start, int end, int lane) {
-  int distinct = 0;
-  for (int i0 = start; i0 < end; i0 += SK_WARP_SIZE * kDenseUnroll) {
-    uint32_t key[kDenseUnroll];
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const int i = i0 + u * SK_WARP_SIZE + lane;
-      key[u] = i < end ? key_of(p, i) : 0xffffffffu;  // never a real key
-    }
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const uint32_t k = key[u];
-      const unsigned group = __match_any_sync(SK_FULL_MASK, k);
-      bool is_new = false;
-      if (k != 0xffffffffu && __ffs(group) - 1 == lane) {
-        const uint32_t bit = 1u << (k % 32);
-        is_new = (atomicOr(bitmap + k / 32, bit) & bit) == 0;  // elected lanes may share a word
-      }
-      distinct += __popc(__ballot_sync(SK_FULL_MASK, is_new));
-    }
-  }
-  __syncwarp();
-  for (int w = lane; w < dense_bitmap_words(p.num_keys); w += SK_WARP_SIZE) bitmap[w] = 0;
-  __syncwarp();
-  return distinct;
-}
+constexpr uint32_t kNoKey = 0xffffffffu;  // never a real key: lanes past the segment's end
 
-// Adds items [start, end): one elected lane per distinct key of a round adds its group's size to
-// the key's counter and sets the key's bit when the counter was 0.
-__device__ void dense_warp_add(const params &p, uint32_t *bitmap, uint16_t *counters, int start, int end, int lane) {
-  for (int i0 = start; i0 < end; i0 += SK_WARP_SIZE * kDenseUnroll) {
-    uint32_t key[kDenseUnroll];
+// One round of loads: kDenseUnroll rounds' keys, whose warp's first item is i0 and whose rounds
+// step kSpan items (32 when the warp has the segment alone, the block's threads when it shares it).
+template <int kSpan>
+__device__ __forceinline__ void dense_load(const params &p, int i0, int end, int lane, uint32_t (&key)[kDenseUnroll]) {
 #pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const int i = i0 + u * SK_WARP_SIZE + lane;
-      key[u] = i < end ? key_of(p, i) : 0xffffffffu;
-    }
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const uint32_t k = key[u];
-      const unsigned group = __match_any_sync(SK_FULL_MASK, k);
-      if (k != 0xffffffffu && __ffs(group) - 1 == lane) {
-        const uint16_t c = counters[k];
-        if (c == 0) atomicOr(bitmap + k / 32, 1u << (k % 32));  // other elected lanes may share the word
-        counters[k] = (uint16_t)(c + __popc(group));
-      }
-      __syncwarp();
-    }
+  for (int u = 0; u < kDenseUnroll; ++u) {
+    const int i = i0 + u * kSpan + lane;
+    key[u] = i < end ? key_of(p, i) : kNoKey;
   }
 }
 
-// One warp walks a bitmap in key order and writes each (key, count) from out, clearing the bitmap
-// and the counters it read.
-template <typename Counter>
-__device__ void dense_warp_extract(uint32_t *bitmap, Counter *counters, const params &p, long long out, int lane) {
-  const int words = dense_bitmap_words(p.num_keys);
-  for (int w0 = 0; w0 < words; w0 += SK_WARP_SIZE) {
-    const int w = w0 + lane;
-    uint32_t word = w < words ? bitmap[w] : 0u;
-    if (__ballot_sync(SK_FULL_MASK, word != 0) == 0) continue;
-    const uint32_t found = (uint32_t)__popc(word);
-    const uint32_t before = sk_warp_exclusive_sum_u32(SK_FULL_MASK, found);
-    long long j = out + before;
-    out += __shfl_sync(SK_FULL_MASK, before + found, SK_WARP_SIZE - 1);
-    if (word != 0) bitmap[w] = 0;
-    while (word != 0) {
-      const uint32_t k = (uint32_t)w * 32 + (uint32_t)(__ffs(word) - 1);
-      word &= word - 1;
-      write_pair(p, j++, k, (uint32_t)counters[k]);
-      counters[k] = 0;
-    }
+// f(key) for every key of the warp's rounds from `first` (kNoKey past `end`; the warp together).
+template <int kSpan, typename F>
+__device__ __forceinline__ void dense_rounds(const params &p, int first, int end, int lane, F f) {
+  for (int i0 = first; i0 < end; i0 += kSpan * kDenseUnroll) {
+    uint32_t key[kDenseUnroll];
+    dense_load<kSpan>(p, i0, end, lane, key);
+#pragma unroll
+    for (int u = 0; u < kDenseUnroll; ++u) f(key[u]);
   }
+}
+
+// Sets key k's bit; true when it was clear. The first key of a word also marks the word's owner.
+__device__ __forceinline__ bool dense_mark(const dense_bins &b, uint32_t k) {
+  const uint32_t w = k / 32, bit = 1u << (k % 32);
+  const uint32_t old = atomicOr(b.bitmap + w, bit);
+  if (old == 0) atomicOr(b.owner + (w >> b.run_shift), 1u << (w & ((1u << b.run_shift) - 1u)));
+  return (old & bit) == 0;
+}
+
+// The bitmap word of bit i of this lane's owner mask.
+__device__ __forceinline__ int dense_owned_word(const dense_bins &b, int lane, uint32_t mask) {
+  return (lane << b.run_shift) + __ffs(mask) - 1;
+}
+
+// Clears this lane's marked words (and, writing, their first ranks) and its owner mask.
+template <bool kWrite>
+__device__ __forceinline__ void dense_clear_owned(const dense_bins &b, int lane, uint32_t mask) {
+  for (; mask != 0; mask &= mask - 1) {
+    const int w = dense_owned_word(b, lane, mask);
+    b.bitmap[w] = 0;
+    if (kWrite) b.first_rank[w] = 0;
+  }
+  b.owner[lane] = 0;
+}
+
+// The distinct keys of items [start, end) (every lane); leaves the warp's bins clear.
+__device__ int dense_warp_distinct(const params &p, const dense_bins &b, int start, int end, int lane) {
+  unsigned distinct = 0;
+  dense_rounds<SK_WARP_SIZE>(p, start, end, lane, [&](uint32_t k) {
+    if (k != kNoKey) distinct += dense_mark(b, k) ? 1u : 0u;
+  });
+  __syncwarp();
+  dense_clear_owned<false>(b, lane, b.owner[lane]);
+  __syncwarp();
+  return (int)sk_warp_sum_u32(SK_FULL_MASK, distinct);
+}
+
+// Steps (1) to (3) of a segment of kBatches rounds of loads at most: the keys stay in registers.
+template <int kBatches, typename Mark, typename Rank, typename Count>
+__device__ __forceinline__ void dense_warp_kept(const params &p, int start, int end, int lane, Mark mark,
+                                                Rank rank_words, Count count) {
+  uint32_t key[kBatches][kDenseUnroll];
+#pragma unroll
+  for (int a = 0; a < kBatches; ++a) dense_load<SK_WARP_SIZE>(p, start + a * SK_WARP_SIZE * kDenseUnroll, end, lane, key[a]);
+#pragma unroll
+  for (int a = 0; a < kBatches; ++a)
+#pragma unroll
+    for (int u = 0; u < kDenseUnroll; ++u) mark(key[a][u]);
+  rank_words();
+#pragma unroll
+  for (int a = 0; a < kBatches; ++a)
+#pragma unroll
+    for (int u = 0; u < kDenseUnroll; ++u) count(key[a][u]);
+}
+
+// Counts items [start, end) by rank and writes the segment's pairs from out (the file comment's
+// steps); leaves the warp's bins clear.
+__device__ void dense_warp_write(const params &p, const dense_bins &b, int start, int end, long long out, int lane) {
+  auto mark = [&](uint32_t k) {
+    if (k != kNoKey) dense_mark(b, k);
+  };
+  auto count = [&](uint32_t k) {
+    if (k != kNoKey) {
+      const uint32_t below = b.bitmap[k / 32] & ((1u << (k % 32)) - 1u);
+      const uint32_t r = b.first_rank[k / 32] + (uint32_t)__popc(below), cs = (uint32_t)b.counter_shift;
+      atomicAdd(b.counters + (r >> cs), 1u << ((r & cs) * 16));  // no carry: a count is at most kDenseBig
+    }
+  };
+  // (2) Every marked word's first rank, and the keys in rank order.
+  uint32_t owned = 0, distinct = 0;
+  auto rank_words = [&]() {
+    __syncwarp();
+    owned = b.owner[lane];
+    uint32_t mine = 0;
+    for (uint32_t m = owned; m != 0; m &= m - 1) mine += (uint32_t)__popc(b.bitmap[dense_owned_word(b, lane, m)]);
+    uint32_t rank = sk_warp_exclusive_sum_u32(SK_FULL_MASK, mine);
+    distinct = __shfl_sync(SK_FULL_MASK, rank + mine, SK_WARP_SIZE - 1);
+    for (uint32_t m = owned; m != 0; m &= m - 1) {
+      const int w = dense_owned_word(b, lane, m);
+      b.first_rank[w] = (uint16_t)rank;
+      for (uint32_t word = b.bitmap[w]; word != 0; word &= word - 1, ++rank) {
+        const long long j = out + rank;
+        if (j >= 0 && j < p.capacity) p.out_keys[j] = (uint32_t)w * 32 + (uint32_t)(__ffs(word) - 1);
+      }
+    }
+    __syncwarp();
+  };
+  if (end - start <= SK_WARP_SIZE * kDenseUnroll) {
+    dense_warp_kept<1>(p, start, end, lane, mark, rank_words, count);  // most short segments
+  } else if (end - start <= 2 * SK_WARP_SIZE * kDenseUnroll) {
+    dense_warp_kept<2>(p, start, end, lane, mark, rank_words, count);
+  } else {
+    dense_rounds<SK_WARP_SIZE>(p, start, end, lane, mark);  // (1)
+    rank_words();
+    dense_rounds<SK_WARP_SIZE>(p, start, end, lane, count);  // (3)
+  }
+  __syncwarp();
+  // (4) Write the counts; clear the counters, the marked words, their ranks and the owner masks.
+  const uint32_t cs = (uint32_t)b.counter_shift;
+  for (uint32_t r = (uint32_t)lane; r < distinct; r += SK_WARP_SIZE) {
+    const long long j = out + r;
+    if (j >= 0 && j < p.capacity) p.out_counts[j] = (b.counters[r >> cs] >> ((r & cs) * 16)) & 0xffffu;
+  }
+  __syncwarp();  // every lane has read its counter before a shared word is cleared
+  for (uint32_t w = (uint32_t)lane; w < (distinct + cs) >> cs; w += SK_WARP_SIZE) b.counters[w] = 0;
+  dense_clear_owned<true>(b, lane, owned);
+  __syncwarp();
 }
 
 // --- the whole block, one long segment -------------------------------------------------------------
@@ -155,28 +256,15 @@ __device__ int dense_block_distinct(dense_shared &sm, const dense_bins &bins, co
   const int tid = threadIdx.x, lane = tid % SK_WARP_SIZE;
   if (tid == 0) sm.block_distinct = 0;
   __syncthreads();
-  int distinct = 0;
-  // Warp-uniform rounds of 32 keys, kDenseUnroll rounds' loads in flight.
-  for (int i0 = start + (tid - lane); i0 < end; i0 += kThreads * kDenseUnroll) {
-    uint32_t key[kDenseUnroll];
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const int i = i0 + u * kThreads + lane;
-      key[u] = i < end ? key_of(p, i) : 0xffffffffu;
+  unsigned distinct = 0;
+  dense_rounds<kThreads>(p, start + (tid - lane), end, lane, [&](uint32_t k) {
+    if (k != kNoKey) {
+      const uint32_t bit = 1u << (k % 32);
+      distinct += (atomicOr(bins.block_bitmap + k / 32, bit) & bit) == 0 ? 1u : 0u;
     }
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const uint32_t k = key[u];
-      const unsigned group = __match_any_sync(SK_FULL_MASK, k);
-      bool is_new = false;
-      if (k != 0xffffffffu && __ffs(group) - 1 == lane) {
-        const uint32_t bit = 1u << (k % 32);
-        is_new = (atomicOr(bins.block_bitmap + k / 32, bit) & bit) == 0;
-      }
-      distinct += __popc(__ballot_sync(SK_FULL_MASK, is_new));
-    }
-  }
-  if (lane == 0) atomicAdd(&sm.block_distinct, distinct);
+  });
+  distinct = sk_warp_sum_u32(SK_FULL_MASK, distinct);
+  if (lane == 0) atomicAdd(&sm.block_distinct, (int)distinct);
   __syncthreads();
   const int total = sm.block_distinct;
   for (int w = tid; w < dense_bitmap_words(p.num_keys); w += kThreads) bins.block_bitmap[w] = 0;
@@ -184,29 +272,63 @@ __device__ int dense_block_distinct(dense_shared &sm, const dense_bins &bins, co
   return total;
 }
 
-// Counts items [start, end) block-wide, then warp 0 writes the pairs from out.
-__device__ void dense_block_write(const dense_bins &bins, const params &p, int start, int end, long long out) {
-  const int tid = threadIdx.x, lane = tid % SK_WARP_SIZE;
-  for (int i0 = start + (tid - lane); i0 < end; i0 += kThreads * kDenseUnroll) {
-    uint32_t key[kDenseUnroll];
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const int i = i0 + u * kThreads + lane;
-      key[u] = i < end ? key_of(p, i) : 0xffffffffu;
-    }
-#pragma unroll
-    for (int u = 0; u < kDenseUnroll; ++u) {
-      const uint32_t k = key[u];
-      const unsigned group = __match_any_sync(SK_FULL_MASK, k);
-      if (k != 0xffffffffu && __ffs(group) - 1 == lane) {
-        if (atomicAdd(bins.block_counters + k, (uint32_t)__popc(group)) == 0)
-          atomicOr(bins.block_bitmap + k / 32, 1u << (k % 32));
+// Counts items [start, end) block-wide, the warp path's steps with the block's threads, and writes
+// the pairs from out: (1) mark, and when K counters fit the window (dense_block_window), count by
+// key; (2) thread t owns bitmap words [t run, (t + 1) run), and a block scan gives each marked word's
+// first rank; the keys (and, by key, the counts) are written; (3) by rank, the counts, in windows of
+// ranks (one pass over the keys each: more than one only when a segment has more distinct keys than
+// the window holds); (4) clear.
+__device__ void dense_block_write(dense_shared &sm, const dense_bins &b, const params &p, int start, int end,
+                                  long long out) {
+  const int tid = threadIdx.x, lane = tid % SK_WARP_SIZE, first = start + (tid - lane);
+  const int window = dense_block_window(p.num_keys);
+  const bool by_key = p.num_keys <= window;
+  dense_rounds<kThreads>(p, first, end, lane, [&](uint32_t k) {
+    if (k != kNoKey && (!by_key || atomicAdd(b.block_counters + k, 1u) == 0))
+      atomicOr(b.block_bitmap + k / 32, 1u << (k % 32));
+  });
+  __syncthreads();
+  const int words = dense_bitmap_words(p.num_keys), run = (words + kThreads - 1) / kThreads;
+  const int w_begin = tid * run < words ? tid * run : words;
+  const int w_end = w_begin + run < words ? w_begin + run : words;
+  int mine = 0, rank = 0, distinct = 0;
+  for (int w = w_begin; w < w_end; ++w) mine += __popc(b.block_bitmap[w]);
+  dense_block_scan(sm.scan).ExclusiveSum(mine, rank, distinct);
+  for (int w = w_begin; w < w_end; ++w) {
+    if (!by_key) b.block_first_rank[w] = (uint16_t)rank;
+    for (uint32_t word = b.block_bitmap[w]; word != 0; word &= word - 1, ++rank) {
+      const uint32_t k = (uint32_t)w * 32 + (uint32_t)(__ffs(word) - 1);
+      const long long j = out + rank;
+      if (j >= 0 && j < p.capacity) p.out_keys[j] = k;
+      if (by_key) {
+        if (j >= 0 && j < p.capacity) p.out_counts[j] = b.block_counters[k];
+        b.block_counters[k] = 0;
       }
     }
   }
   __syncthreads();
-  if (tid < SK_WARP_SIZE) dense_warp_extract(bins.block_bitmap, bins.block_counters, p, out, lane);
-  __syncthreads();  // counters and bitmap clear again for every warp
+  for (int r0 = 0; !by_key && r0 < distinct; r0 += window) {
+    dense_rounds<kThreads>(p, first, end, lane, [&](uint32_t k) {
+      if (k != kNoKey) {
+        const uint32_t below = b.block_bitmap[k / 32] & ((1u << (k % 32)) - 1u);
+        const int r = b.block_first_rank[k / 32] + __popc(below) - r0;
+        if ((unsigned)r < (unsigned)window) atomicAdd(b.block_counters + r, 1u);
+      }
+    });
+    __syncthreads();
+    const int in_window = distinct - r0 < window ? distinct - r0 : window;
+    for (int r = tid; r < in_window; r += kThreads) {
+      const long long j = out + r0 + r;
+      if (j >= 0 && j < p.capacity) p.out_counts[j] = b.block_counters[r];
+      b.block_counters[r] = 0;
+    }
+    __syncthreads();
+  }
+  for (int w = w_begin; w < w_end; ++w) {
+    b.block_bitmap[w] = 0;
+    b.block_first_rank[w] = 0;
+  }
+  __syncthreads();  // the block's bins clear again for every warp
 }
 
 // --- the kernels ------------------------------------------------------------------------------------
@@ -216,11 +338,11 @@ __device__ void dense_block_write(const dense_bins &bins, const params &p, int s
 // p.out_offsets[s], already the exclusive sum of kernel 1's counts. Blocks stride over the tiles, so
 // a block zeroes its bins once.
 template <bool kWrite>
-__global__ void __launch_bounds__(kThreads) dense_kernel(params p, int *d_distinct) {
+__global__ void __launch_bounds__(kThreads, 8) dense_kernel(params p, int *d_distinct) {
   __shared__ dense_shared sm;
   extern __shared__ uint32_t dense_dynamic[];
   const int tid = threadIdx.x, warp = tid / SK_WARP_SIZE, lane = tid % SK_WARP_SIZE;
-  const dense_bins bins = dense_bins_of(dense_dynamic, p.num_keys);
+  const dense_bins bins = dense_bins_of<kWrite>(dense_dynamic, p.num_keys);
   for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     int seg_begin, seg_end;
     tile_segments(p, tile, &seg_begin, &seg_end);
@@ -235,12 +357,9 @@ __global__ void __launch_bounds__(kThreads) dense_kernel(params p, int *d_distin
           if (b < kDenseMaxBig) sm.big[b] = s;  // more only with bad offsets: left out
         }
       } else if (kWrite) {
-        if (end <= start) continue;
-        dense_warp_add(p, bins.bitmap, bins.counters, start, end, lane);
-        dense_warp_extract(bins.bitmap, bins.counters, p, p.out_offsets[s], lane);
-        __syncwarp();
+        if (end > start) dense_warp_write(p, bins, start, end, p.out_offsets[s], lane);
       } else {
-        const int distinct = end > start ? dense_warp_distinct(p, bins.bitmap, start, end, lane) : 0;
+        const int distinct = end > start ? dense_warp_distinct(p, bins, start, end, lane) : 0;
         if (lane == 0) d_distinct[s] = distinct;
       }
     }
@@ -249,7 +368,7 @@ __global__ void __launch_bounds__(kThreads) dense_kernel(params p, int *d_distin
     for (int b = 0; b < num_big; ++b) {
       const int s = sm.big[b], start = offset_at(p, s), end = offset_at(p, s + 1);
       if (kWrite) {
-        dense_block_write(bins, p, start, end, p.out_offsets[s]);
+        dense_block_write(sm, bins, p, start, end, p.out_offsets[s]);
       } else {
         const int distinct = dense_block_distinct(sm, bins, p, start, end);
         if (tid == 0) d_distinct[s] = distinct;

@@ -36,18 +36,22 @@
  * pairs. The offsets are always written in full; pair j is written only when j < out_capacity, so:
  * - **one phase:** out_capacity = num_items always suffices;
  * - **two phases (sizes, then fill):** call with out_capacity = 0 (the pair arrays may be NULL), read
- *   P = d_out_offsets[num_segments], allocate P pairs, call again with out_capacity = P. Both calls do
- *   the same work: the first only skips the pair writes.
+ *   P = d_out_offsets[num_segments], allocate P pairs, call again with out_capacity = P. The first
+ *   call does the counting of the distinct keys alone (on the dense path it skips the second kernel,
+ *   about half the work; on the sorted path it only skips the pair writes).
  *
  * **Algorithms.** Blocks walk tiles of item positions; tile t owns the segments that start in it.
- * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 4096 positions): each warp keeps K
- *   16-bit counters and a K-bit bitmap in shared memory and takes whole segments of up to 512 keys,
- *   32 keys per round; `__match_any_sync` elects one lane per distinct key of a round, so repeated
- *   keys (Zipf-shaped, as topics are) cost one shared-memory operation. A first kernel counts each
- *   segment's distinct keys (bits set for the first time), a CUB scan turns the counts into the output
- *   offsets, and a second kernel counts again, walks the bitmap in key order and writes each (key,
- *   count) in its final place, clearing as it goes. Longer segments are counted the same way by the
- *   whole block, with 32-bit shared atomics. No sort; the keys are read twice.
+ * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 4096 positions): each warp keeps a
+ *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys, 32 keys per round, each
+ *   lane with its own shared atomic. A first kernel counts each segment's distinct keys (bits set for
+ *   the first time), a CUB scan turns the counts into the output offsets, and a second kernel marks
+ *   the segment's keys again, ranks them (a key's rank among the segment's distinct keys is its
+ *   place in the output: one warp scan over the popcounts of the marked bitmap words), writes the
+ *   keys, counts each key into a counter indexed by its rank, and writes the counts. Per-lane masks of
+ *   marked words make each step cost the segment's distinct keys rather than K, and the counters by
+ *   rank keep a block's shared memory at most 24 KiB, so 8 blocks fit on an SM at every K of the
+ *   path. Longer segments are counted the same way by the whole block. No sort; the keys are read
+ *   twice (segments of up to 256 keys only once by the second kernel: they stay in registers).
  * - **Sorted** (larger K; tiles of #SK_SEGMENTED_COUNT_TILE_ITEMS / 2 positions): a block loads its
  *   segments' keys (a piece of at most #SK_SEGMENTED_COUNT_TILE_ITEMS items, since only a tile's last
  *   segment can reach past it), tags each key with its segment's index in the piece, and counts them
@@ -59,10 +63,10 @@
  *   Decoupled Look-back", 2016), so the keys are read once and the pairs written once.
  *
  * **Cost.** Dense: reads the offsets and the keys twice (4 bytes per item, or through a permutation 4
- * plus a scattered 4), writes 8 bytes per pair and 8 per segment; per segment K / 1024 warp steps to
- * walk the bitmap. Measured on an H200 (bench/RESULTS.md): 3.1x CUB's sort + run-length encode at the
- * PubMed shape and 1.9x at the NYTimes shape for K = 1,000; at K = 10,000 the counters (170 KiB per
- * block) allow one block per SM and it runs at half CUB's speed. Sorted: reads everything once; per
+ * plus a scattered 4), writes 8 bytes per pair and 8 per segment; per item about three shared-memory
+ * atomics, per distinct key a few shared-memory steps; a segment longer than 512 keys also pays
+ * K / 8192 block steps. Bound by shared-memory atomics and latency, not bytes: bench/RESULTS.md has
+ * the H200 figures against CUB's sort + run-length encode. Sorted: reads everything once; per
  * piece about ceil((log2 K + log2 S_p) / 4) radix passes over a tile (S_p: the piece's non-empty
  * segments); a segment longer than a piece costs O(length x ceil(K / #SK_SEGMENTED_COUNT_WINDOW) + K)
  * on one block.
@@ -91,8 +95,8 @@
 #define SK_SEGMENTED_COUNT_TILE_ITEMS 2048
 
 /**
- * \brief Largest K counted by the dense path: each of a block's 8 warps keeps K 16-bit counters and a
- * K-bit bitmap in shared memory, 174 KiB at this K (one block per SM on an H200).
+ * \brief Largest K counted by the dense path (above it the sorted path): a block's 8 warps keep a K-bit
+ * bitmap, 16-bit ranks per bitmap word and 512 counters each in shared memory, 24 KiB at this K.
  */
 #define SK_SEGMENTED_COUNT_DENSE_MAX_KEYS 10240
 
@@ -116,7 +120,7 @@ SK_EXTERN_C_BEGIN
  * \retval SK_ERROR_INVALID_VALUE an argument is out of range.
  * \retval SK_ERROR_CUDA a device query failed (see sk_last_cuda_error()).
  * \retval SK_ERROR_UNSUPPORTED the current device cannot hold one block of the kernel that K selects
- *         (up to 175 KiB of shared memory per block on the dense path).
+ *         (up to 24 KiB of shared memory per block on the dense path).
  *
  * Launches nothing. Depends on the current device (its number of multiprocessors); query it on the
  * device that will run the count. Thread-safe.
