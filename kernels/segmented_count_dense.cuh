@@ -60,7 +60,8 @@ __host__ __device__ constexpr int dense_counter_shift(int K) { return K <= kDens
 // Per warp (32-bit words): the bitmap and the owner masks; the write kernel adds each bitmap word's
 // first rank and the counters.
 __host__ __device__ constexpr int dense_warp_words(int K, bool write) {
-  return dense_bitmap_words(K) + SK_WARP_SIZE + (write ? dense_rank_words(K) + (kDenseBig >> dense_counter_shift(K)) : 0);
+  return dense_bitmap_words(K) + SK_WARP_SIZE +
+         (write ? dense_rank_words(K) + (kDenseBig >> dense_counter_shift(K)) : 0);
 }
 // Dynamic shared memory words: the warps' areas. The block path lays its bitmap, ranks and 32-bit
 // counters over all of them (the write kernel's counters: dense_block_window of them).
@@ -183,7 +184,8 @@ __device__ __forceinline__ void dense_warp_kept(const params &p, int start, int 
                                                 Rank rank_words, Count count) {
   uint32_t key[kBatches][kDenseUnroll];
 #pragma unroll
-  for (int a = 0; a < kBatches; ++a) dense_load<SK_WARP_SIZE>(p, start + a * SK_WARP_SIZE * kDenseUnroll, end, lane, key[a]);
+  for (int a = 0; a < kBatches; ++a)
+    dense_load<SK_WARP_SIZE>(p, start + a * SK_WARP_SIZE * kDenseUnroll, end, lane, key[a]);
 #pragma unroll
   for (int a = 0; a < kBatches; ++a)
 #pragma unroll

@@ -1177,7 +1177,8 @@ int main(int argc, char **argv) {
         for (int w = 1; w <= 4; w *= 2)
           for (size_t k = 0; k < sizeof kFailChunks / sizeof kFailChunks[0]; ++k)
             for (int how = kFailStatus; how <= kFailLaunch; ++how)
-              if (!race || (m == kMemPinned && w == 2 && k == 1)) test_error_injection(&c, &e, m, 7, w, kFailChunks[k], how);
+              if (!race || (m == kMemPinned && w == 2 && k == 1))
+                test_error_injection(&c, &e, m, 7, w, kFailChunks[k], how);
       for (int how = kFailStatus; how <= kFailLaunch; ++how) test_error_injection(&c, &e, kMemPinned, 1, 2, 0, how);
       free_expect(&e);
       free_corpus(&c);
