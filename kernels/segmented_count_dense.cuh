@@ -38,7 +38,17 @@
 
 namespace sk_detail_segc {
 
-constexpr int kDenseStride = 4096;
+#ifndef SK_DETAIL_SEGC_STRIDE
+#define SK_DETAIL_SEGC_STRIDE 4096
+#endif
+#ifndef SK_DETAIL_SEGC_GRAB
+#define SK_DETAIL_SEGC_GRAB 0
+#endif
+#ifndef SK_DETAIL_SEGC_WIDE_KEYS
+#define SK_DETAIL_SEGC_WIDE_KEYS 4096
+#endif
+constexpr int kDenseStride = SK_DETAIL_SEGC_STRIDE;
+constexpr bool kDenseGrab = SK_DETAIL_SEGC_GRAB != 0;
 constexpr int kDenseBig = 512;  // longer segments are counted by the whole block (2048 measured slower)
 constexpr int kDenseUnroll = 4;  // rounds of 32 keys whose loads are in flight at once (2 and 8: no faster)
 // Segments longer than kDenseBig that start in one tile: at most stride / kDenseBig + 1.
@@ -55,7 +65,7 @@ __host__ __device__ constexpr int dense_rank_words(int K) { return (dense_bitmap
 // The warp's counters by rank: 32-bit up to this K, above it 16-bit, two to a word (a short
 // segment's counts fit 16 bits), which keeps 8 blocks on an SM to K = 10,240 but makes neighbouring
 // ranks' atomics conflict (measured 9% slower at K = 1,000).
-constexpr int kDenseWideKeys = 4096;
+constexpr int kDenseWideKeys = SK_DETAIL_SEGC_WIDE_KEYS;
 __host__ __device__ constexpr int dense_counter_shift(int K) { return K <= kDenseWideKeys ? 0 : 1; }
 // Per warp (32-bit words): the bitmap and the owner masks; the write kernel adds each bitmap word's
 // first rank and the counters.
@@ -79,6 +89,7 @@ typedef cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS> dense_block_sc
 struct dense_shared {
   int big[kDenseMaxBig];  // the tile's segments longer than kDenseBig
   int num_big;
+  int next_segment;  // the tile's next short segment for a warp to take
   int block_distinct;
   dense_block_scan::TempStorage scan;
 };
@@ -335,6 +346,13 @@ __device__ void dense_block_write(dense_shared &sm, const dense_bins &b, const p
 
 // --- the kernels ------------------------------------------------------------------------------------
 
+__device__ __forceinline__ int dense_next_segment(dense_shared &sm, int s, int lane) {
+  if (!kDenseGrab) return s + kWarps;
+  int next = 0;
+  if (lane == 0) next = atomicAdd(&sm.next_segment, 1);
+  return __shfl_sync(SK_FULL_MASK, next, 0);
+}
+
 // The two dense kernels, one tile loop. kWrite false (kernel 1): d_distinct[s] = the distinct keys
 // of segment s, and d_distinct[S] = 0. kWrite true (kernel 3): every segment's pairs at
 // p.out_offsets[s], already the exclusive sum of kernel 1's counts. Blocks stride over the tiles, so
@@ -348,10 +366,14 @@ __global__ void __launch_bounds__(kThreads, 8) dense_kernel(params p, int *d_dis
   for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     int seg_begin, seg_end;
     tile_segments(p, tile, &seg_begin, &seg_end);
-    if (tid == 0) sm.num_big = 0;
+    if (tid == 0) {
+      sm.num_big = 0;
+      sm.next_segment = seg_begin + kWarps;
+    }
     __syncthreads();
-    // Short segments: a warp each. Long ones are listed for the whole block, after.
-    for (int s = seg_begin + warp; s < seg_end; s += kWarps) {
+    // Short segments: a warp each, the first kWarps in turn, then each warp takes the next one when
+    // it is done. Long ones are listed for the whole block, after.
+    for (int s = seg_begin + warp; s < seg_end; s = dense_next_segment(sm, s, lane)) {
       const int start = offset_at(p, s), end = offset_at(p, s + 1);
       if (end - start > kDenseBig) {
         if (lane == 0) {
