@@ -41,7 +41,7 @@
  *   about half the work; on the sorted path it only skips the pair writes).
  *
  * **Algorithms.** Blocks walk tiles of item positions; tile t owns the segments that start in it.
- * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 4096 positions): each warp keeps a
+ * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 8192 positions): each warp keeps a
  *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys, 32 keys per round, each
  *   lane with its own shared atomic. A first kernel counts each segment's distinct keys (bits set for
  *   the first time), a CUB scan turns the counts into the output offsets, and a second kernel marks
@@ -114,7 +114,7 @@ SK_EXTERN_C_BEGIN
  * \param num_segments number of segments, 0 to INT32_MAX - 1.
  * \param num_items number of items, 0 to INT32_MAX.
  * \param num_keys K, 1 to #SK_SEGMENTED_COUNT_MAX_KEYS.
- * \param[out] workspace_bytes receives the size, never 0: about 12 bytes per tile (of 4096 item positions
+ * \param[out] workspace_bytes receives the size, never 0: about 12 bytes per tile (of 8192 item positions
  *        on the dense path, 1024 on the sorted one) plus alignment; dense path: 4
  *        bytes per segment and CUB's scan storage; sorted path with K > 2 x
  *        #SK_SEGMENTED_COUNT_TILE_ITEMS: min(K, #SK_SEGMENTED_COUNT_WINDOW) 4-byte counters for each
