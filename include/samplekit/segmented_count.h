@@ -42,8 +42,8 @@
  *
  * **Algorithms.** Blocks walk tiles of item positions; tile t owns the segments that start in it.
  * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 8192 positions): each warp keeps a
- *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys, 32 keys per round, each
- *   lane with its own shared atomic. A first kernel counts each segment's distinct keys (bits set for
+ *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys (its tile's next one as
+ *   it finishes), 32 keys per round, each lane with its own shared atomic. A first kernel counts each segment's distinct keys (bits set for
  *   the first time), a CUB scan turns the counts into the output offsets, and a second kernel marks
  *   the segment's keys again, ranks them (a key's rank among the segment's distinct keys is its
  *   place in the output: one warp scan over the popcounts of the marked bitmap words), writes the
@@ -66,7 +66,7 @@
  * plus a scattered 4), writes 8 bytes per pair and 8 per segment; per item about three shared-memory
  * atomics, per distinct key a few shared-memory steps; a segment longer than 512 keys also pays
  * K / 8192 block steps. Bound by shared-memory atomics and latency, not bytes: bench/RESULTS.md has
- * the H200 figures against CUB's sort + run-length encode (2.7x to 3.8x at LDA's shapes). Through a
+ * the H200 figures against CUB's sort + run-length encode (2.9x to 4.0x at LDA's shapes). Through a
  * permutation every key is a scattered 4-byte read in each kernel: when 4 bytes per item of device
  * memory are free, gathering the keys into segment order first and calling without the permutation
  * measured 1.1x to 2.0x faster on an H200; the call itself reads through the permutation so that it
