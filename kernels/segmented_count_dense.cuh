@@ -9,9 +9,10 @@
 // it). A warp takes whole short segments (<= kDenseBig keys; the tile's next one when it is done),
 // read straight from global memory, 32 keys per round, every lane with its own shared-memory atomic
 // (equal keys in a round conflict, which the hardware serialises; electing one lane per key with
-// __match_any_sync measured 1.3 to 1.5x slower). Each warp owns a K-bit bitmap in which lane l owns the words [l run, (l + 1) run), and
-// 32 owner masks, one per lane, with a bit per owned word that holds a key; so the steps below cost
-// the segment's distinct keys, not K / 32 words.
+// __match_any_sync measured 1.3 to 1.6x slower). Each warp owns a K-bit bitmap, whose words
+// [l run, (l + 1) run) belong to lane l (run: a power of two), and 32 owner masks, one per lane, with
+// a bit per owned word that holds a key; so the steps below cost the segment's distinct keys, not
+// K / 32 words.
 // - distinct: each lane sets its key's bit; a bit that was clear is a new key; the owner masks say
 //   which words to clear after.
 // - write, by rank (a key's rank is its place among the segment's distinct keys, so rank order is
