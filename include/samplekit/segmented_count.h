@@ -43,15 +43,16 @@
  * **Algorithms.** Blocks walk tiles of item positions; tile t owns the segments that start in it.
  * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 8192 positions): each warp keeps a
  *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys (its tile's next one as
- *   it finishes), 32 keys per round, each lane with its own shared atomic. A first kernel counts each segment's distinct keys (bits set for
- *   the first time), a CUB scan turns the counts into the output offsets, and a second kernel marks
- *   the segment's keys again, ranks them (a key's rank among the segment's distinct keys is its
- *   place in the output: one warp scan over the popcounts of the marked bitmap words), writes the
- *   keys, counts each key into a counter indexed by its rank, and writes the counts. Per-lane masks of
- *   marked words make each step cost the segment's distinct keys rather than K, and the counters by
- *   rank keep a block's shared memory at most 24 KiB, so 8 blocks fit on an SM at every K of the
- *   path. Longer segments are counted the same way by the whole block. No sort; the keys are read
- *   twice (segments of up to 256 keys only once by the second kernel: they stay in registers).
+ *   it finishes), 32 keys per round, each lane with its own shared atomic. A first kernel counts
+ *   each segment's distinct keys (bits set for the first time), a CUB scan turns the counts into the
+ *   output offsets, and a second kernel marks the segment's keys again, ranks them (a key's rank
+ *   among the segment's distinct keys is its place in the output: one warp scan over the popcounts
+ *   of the marked bitmap words), writes the keys, counts each key into a counter indexed by its rank,
+ *   and writes the counts. Per-lane masks of marked words make each step cost the segment's distinct
+ *   keys rather than K, and the counters by rank keep a block's shared memory at most 24 KiB, so 8
+ *   blocks fit on an SM at every K of the path. Longer segments are counted the same way by the
+ *   whole block. No sort; the keys are read twice (segments of up to 256 keys only once by the second
+ *   kernel: they stay in registers).
  * - **Sorted** (larger K; tiles of #SK_SEGMENTED_COUNT_TILE_ITEMS / 2 positions): a block loads its
  *   segments' keys (a piece of at most #SK_SEGMENTED_COUNT_TILE_ITEMS items, since only a tile's last
  *   segment can reach past it), tags each key with its segment's index in the piece, and counts them
