@@ -705,25 +705,6 @@ static void usage(FILE *f) {
           BENCH_NAME, BENCH_DEFAULT_REPS);
 }
 
-// --keys K1,K2,...: replaces kKs; false on anything but 1 to kMaxKs values in [1, 2^20].
-static bool parse_keys(const char *text) {
-  int32_t ks[kMaxKs];
-  int n = 0;
-  const char *at = text;
-  for (;;) {
-    char *end = nullptr;
-    const long v = strtol(at, &end, 10);
-    if (end == at || v < 1 || v > SK_SEGMENTED_COUNT_MAX_KEYS || n == kMaxKs) return false;
-    ks[n++] = (int32_t)v;
-    if (*end == '\0') break;
-    if (*end != ',') return false;
-    at = end + 1;
-  }
-  for (int k = 0; k < n; ++k) kKs[k] = ks[k];
-  g_num_ks = n;
-  return true;
-}
-
 int main(int argc, char **argv) {
   int device = 0, reps = BENCH_DEFAULT_REPS;
   const char *csv_path = nullptr, *shape = "all";
@@ -752,11 +733,9 @@ int main(int argc, char **argv) {
         return BENCH_EXIT_USAGE;
       }
     } else if (!strcmp(argv[i], "--keys") && has_value) {
-      if (!parse_keys(argv[++i])) {
-        fprintf(stderr, "%s: --keys wants 1 to %d comma-separated values in [1, 2^20], not '%s'\n", BENCH_NAME,
-                (int)kMaxKs, argv[i]);
-        return BENCH_EXIT_USAGE;
-      }
+      long long ks[kMaxKs];
+      g_num_ks = bench_parse_list("--keys", argv[++i], 1, SK_SEGMENTED_COUNT_MAX_KEYS, ks, kMaxKs, usage);
+      for (int k = 0; k < g_num_ks; ++k) kKs[k] = (int32_t)ks[k];
     } else if (!strcmp(argv[i], "--zipf") && has_value) {
       char *end = nullptr;
       zipf = strtod(argv[++i], &end);
