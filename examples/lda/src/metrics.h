@@ -19,7 +19,7 @@ extern "C" {
 #define SK_LDA_DEFAULT_FOLDIN_ITERS 20
 
 /*
- * log p(w, z) / T for the model's current topics, with symmetric priors (DESIGN.md section 3):
+ * log p(w, z) / T for the model's current topics, with symmetric priors (docs/design.md, Metrics):
  *   sum_k [lgamma(V beta) - lgamma(V beta + n_k) + sum_v (lgamma(n_vk + beta) - lgamma(beta))]
  * + sum_d [lgamma(K alpha) - lgamma(K alpha + n_d) + sum_k (lgamma(n_dk + alpha) - lgamma(alpha))],
  * divided by T. Terms with a zero count vanish and are skipped. Serial and deterministic (a fixed
