@@ -73,10 +73,6 @@ static void test_uci_good(void) {
     if (SK_CHECK(sk_lda_read_uci(files[f], NULL, &c, &err) == 0, "%s", err.message))
       check_corpus(&c, 4, 5, uci_good_tokens, NULL);
     sk_lda_corpus_free(&c);
-    /* A vocabulary longer than W: its first W lines are used. */
-    if (SK_CHECK(sk_lda_read_uci(files[f], DATA "vocab_long.txt", &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
-    sk_lda_corpus_free(&c);
   }
 }
 
@@ -92,6 +88,13 @@ static void test_ldac_good(void) {
   if (SK_CHECK(sk_lda_read_ldac(DATA "ldac_good.txt", NULL, &c, &err) == 0, "%s", err.message))
     check_corpus(&c, 3, 5, tokens, NULL);
   sk_lda_corpus_free(&c);
+  /* LDA-C has no W: the vocabulary sets V, and words no document uses are fine. */
+  {
+    static const char *const long_vocab[] = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"};
+    if (SK_CHECK(sk_lda_read_ldac(DATA "ldac_good.txt", DATA "vocab_long.txt", &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 3, 6, tokens, long_vocab);
+    sk_lda_corpus_free(&c);
+  }
 }
 
 static void test_text_good(void) {
@@ -166,6 +169,7 @@ static const bad_case bad_cases[] = {
     {UCI, "uci_unsorted_word.txt", NULL, "uci_unsorted_word.txt:6:", "must be sorted"},
     {UCI, "uci_duplicate.txt", NULL, "uci_duplicate.txt:6:", "duplicate pair (docID 1, wordID 3), already on line 5"},
     {UCI, "uci_good.txt", "vocab_short.txt", "vocab_short.txt:3:", "only 3 lines, fewer than the 5 words"},
+    {UCI, "uci_good.txt", "vocab_long.txt", "vocab_long.txt:6:", "has 6 words, more than the 5 words of W on"},
     {UCI, "uci_good.txt", "vocab_blank.txt", "vocab_blank.txt:3:", "empty line"},
     {UCI, "uci_good.txt", "vocab_empty.txt", "vocab_empty.txt:1:", "only 0 lines"},
     {UCI, "no_such_file.txt", NULL, "no_such_file.txt:", "cannot open"},
@@ -245,6 +249,73 @@ static void test_limits(void) {
                strstr(err.message, "tokens") != NULL,
            "LDA-C tokens over the limit: %s", err.message);
   SK_CHECK(corpus_is_empty(&c), "*out not empty");
+}
+
+/* The vocabulary's length against W (UCI) and V (LDA-C), from memory, with exact messages. */
+static void test_vocab_length(void) {
+  static const char doc[] = "4\n5\n5\n1 2 2\n1 5 1\n3 1 1\n3 4 3\n4 2 1\n";
+  static const char ldac[] = "3 1:1 2:2 4:1\n0\n";
+  static const int ldac_tokens[] = {4, 1, 2, 2, 4, /**/ 0};
+  /* Exactly W = 5 words: accepted whatever blank lines follow the last word. */
+  static const char *const exact[] = {
+      "alpha\nbeta\ngamma\ndelta\nepsilon",
+      "alpha\nbeta\ngamma\ndelta\nepsilon\n",
+      "alpha\r\nbeta\r\ngamma\r\ndelta\r\nepsilon\r\n",
+      "alpha\nbeta\ngamma\ndelta\nepsilon\n\n\n",
+      "alpha\nbeta\ngamma\ndelta\nepsilon\n  \n\t\r\n\n",
+  };
+  static const struct {
+    const char *vocab, *message;
+  } wrong[] = {
+      {"alpha\nbeta\ngamma\ndelta\nepsilon\nzeta",
+       "memv:6: the vocabulary has 6 words, more than the 5 words of W on mem:2 (if the lines after line 5 are not words of this corpus, keep the first 5: head -n 5)"},
+      {"alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\n\n",
+       "memv:6: the vocabulary has 6 words, more than the 5 words of W on mem:2 (if the lines after line 5 are not words of this corpus, keep the first 5: head -n 5)"},
+      {"alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n",
+       "memv:6: the vocabulary has 8 words, more than the 5 words of W on mem:2 (if the lines after line 5 are not words of this corpus, keep the first 5: head -n 5)"},
+      /* A word after blank lines past W still makes the vocabulary longer; the line named is the word's. */
+      {"alpha\nbeta\ngamma\ndelta\nepsilon\n\n\nzeta\n",
+       "memv:8: the vocabulary has 6 words, more than the 5 words of W on mem:2 (if the lines after line 5 are not words of this corpus, keep the first 5: head -n 5)"},
+      {"alpha\nbeta\n\n\n", "memv:4: the vocabulary has only 2 lines, fewer than the 5 words of W on mem:2"},
+      {"alpha\nbeta\ngamma\ndelta\n", "memv:4: the vocabulary has only 4 lines, fewer than the 5 words of W on mem:2"},
+  };
+  const sk_lda_buffer d = {"mem", doc, sizeof doc - 1}, l = {"meml", ldac, sizeof ldac - 1};
+  sk_lda_corpus c;
+  sk_lda_error err = {""};
+  for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i) {
+    const sk_lda_buffer v = {"memv", exact[i], strlen(exact[i])};
+    sk_test_context("vocabulary of exactly W words, case %d", (int)i);
+    if (SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    sk_lda_corpus_free(&c);
+    /* LDA-C: the same five words make V = 5; trailing blank lines are not words. */
+    if (SK_CHECK(sk_lda_parse_ldac(&l, &v, NULL, &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 2, 5, ldac_tokens, good_vocab);
+    sk_lda_corpus_free(&c);
+  }
+  for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
+    const sk_lda_buffer v = {"memv", wrong[i].vocab, strlen(wrong[i].vocab)};
+    sk_test_context("vocabulary of the wrong length, case %d", (int)i);
+    memset(&c, 0xab, sizeof c);
+    SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) != 0, "reading succeeded");
+    SK_CHECK(corpus_is_empty(&c), "*out is not left empty");
+    SK_CHECK(strcmp(err.message, wrong[i].message) == 0, "message \"%s\", expected \"%s\"", err.message,
+             wrong[i].message);
+    if (i == 0) printf("example message: %s\n", err.message);
+  }
+  {
+    /* LDA-C: a longer vocabulary is accepted (V = its words), a shorter one fails on the first id >= V. */
+    static const char *const six[] = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"};
+    const sk_lda_buffer v6 = {"memv", wrong[1].vocab, strlen(wrong[1].vocab)};
+    const sk_lda_buffer v2 = {"memv", wrong[4].vocab, strlen(wrong[4].vocab)};
+    sk_test_context("LDA-C vocabulary length");
+    if (SK_CHECK(sk_lda_parse_ldac(&l, &v6, NULL, &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 2, 6, ldac_tokens, six);
+    sk_lda_corpus_free(&c);
+    SK_CHECK(sk_lda_parse_ldac(&l, &v2, NULL, &c, &err) != 0 && corpus_is_empty(&c) &&
+                 strcmp(err.message, "meml:1: word id '2' is out of range 0..1 (the vocabulary memv has 2 words)") == 0,
+             "%s", err.message);
+  }
 }
 
 /* Memory parsing gives what file reading gives. */
@@ -393,17 +464,19 @@ static void test_fuzz_regressions(void) {
   printf("fuzz regression inputs run: %d\n", files);
 }
 
-/* The corpora of ../shared/data, against the README's table. */
+/* The corpora of ../shared/data, against the README's table. vocab_words is the number of words in
+   vocab.NAME.txt: the original UCI vocab.kos.txt has 6907 ("temp" after the 6906 of W), so it is rejected
+   with its docword file (a vocabulary must hold exactly W words); kos's docword is then checked alone. */
 static void test_shared_corpora(void) {
   static const struct {
     const char *name;
-    int32_t docs, words;
+    int32_t docs, words, vocab_words;
     int64_t nnz, tokens;
-  } table[] = {{"kos", 3430, 6906, 353160, 467714},
-               {"nips12", 1740, 13372, 1046248, 2607596},
-               {"reuters21578", 20841, 9697, 1045313, 1568868},
-               {"20news", 18846, 22091, 1854347, 2775528},
-               {"imdb100k", 100000, 36509, 9427967, 11510358}};
+  } table[] = {{"kos", 3430, 6906, 6907, 353160, 467714},
+               {"nips12", 1740, 13372, 13372, 1046248, 2607596},
+               {"reuters21578", 20841, 9697, 9697, 1045313, 1568868},
+               {"20news", 18846, 22091, 22091, 1854347, 2775528},
+               {"imdb100k", 100000, 36509, 36509, 9427967, 11510358}};
   struct stat st;
   if (stat(SK_SHARED_DATA, &st) != 0) {
     printf("note: %s is missing; the real-corpus checks are skipped\n", SK_SHARED_DATA);
@@ -422,9 +495,19 @@ static void test_shared_corpora(void) {
       continue;
     }
     sk_test_context("shared corpus %s", table[i].name);
+    if (table[i].vocab_words != table[i].words) {
+      char expected[1200];
+      snprintf(expected, sizeof expected, "the vocabulary has %d words, more than the %d words of W on %s:2",
+               (int)table[i].vocab_words, (int)table[i].words, doc);
+      SK_CHECK(sk_lda_read_uci(doc, voc, &c, &err) != 0 && corpus_is_empty(&c) && strstr(err.message, expected),
+               "vocab.%s.txt should be rejected (\"%s\"), got: %s", table[i].name, expected,
+               c.num_docs ? "success" : err.message);
+      printf("NOTE: %s: its vocabulary is longer than W and is rejected: %s\n", table[i].name, err.message);
+      voc[0] = '\0'; /* the docword file alone */
+    }
     t0 = now_s();
     cpu0 = (double)clock() / CLOCKS_PER_SEC;
-    if (!SK_CHECK(sk_lda_read_uci(doc, voc, &c, &err) == 0, "%s", err.message)) continue;
+    if (!SK_CHECK(sk_lda_read_uci(doc, voc[0] ? voc : NULL, &c, &err) == 0, "%s", err.message)) continue;
     seconds = now_s() - t0;
     cpu_seconds = (double)clock() / CLOCKS_PER_SEC - cpu0;
     for (int32_t d = 0; d < c.num_docs; ++d)
@@ -450,6 +533,7 @@ int main(void) {
   test_text_good();
   test_bad_files();
   test_limits();
+  test_vocab_length();
   test_memory();
   test_gzip();
   test_fuzz_regressions();

@@ -222,6 +222,22 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
     words[n++] = word;
   }
   if (r < 0) goto fail;
+  if (expected >= 0 && n == expected) {
+    /* All W words are read; what follows may only be blank lines. Count the rest's non-blank lines
+       to the end so that the message gives the file's whole number of words. */
+    int64_t extra = 0, first_extra = 0;
+    while ((r = sk_lda_detail_lines_next(lines, &line, &len, err)) == 1)
+      if (!sk_lda_detail_blank(line, line + len) && extra++ == 0) first_extra = lines->line_no;
+    if (r < 0) goto fail;
+    if (extra > 0) {
+      sk_lda_fail(err,
+                  "%s:%lld: the vocabulary has %lld words, more than the %lld words of %s (if the lines after line "
+                  "%lld are not words of this corpus, keep the first %lld: head -n %lld)",
+                  lines->name, (long long)first_extra, (long long)(n + extra), (long long)expected, what_expected,
+                  (long long)expected, (long long)expected, (long long)expected);
+      goto fail;
+    }
+  }
   if (expected >= 0 && n < expected) {
     sk_lda_fail(err, "%s:%lld: the vocabulary has only %lld lines, fewer than the %lld words of %s", lines->name,
                 sk_lda_detail_last_line(lines), (long long)n, (long long)expected, what_expected);

@@ -69,10 +69,14 @@ static inline int sk_lda_detail_parse_u63(const char *p, const char *end, int64_
 const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
 
 /*
- * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. expected >= 0: that many
- * words are required (fewer: error naming the file and how many lines it has, what_expected saying where
- * the number came from) and lines after them are not read. expected < 0: any number >= 1, at
- * most max_words. On success *vocab has *count malloc'ed words (each freed with free()).
+ * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. Blank lines (empty, or
+ * spaces and tabs only) after the last word are ignored and are not words; a blank line followed by a
+ * word is an error. expected >= 0: exactly that many words are required, what_expected saying where the
+ * number came from (e.g. "W on docword.kos.txt.gz:2"). Fewer: error naming the vocabulary's last line,
+ * "the vocabulary has only N lines, fewer than the W words of WHAT". More: the file is read to its end and
+ * the error names the first word past W, "the vocabulary has N words, more than the W words of WHAT",
+ * N counting every non-blank line. expected < 0: any number >= 1, at most max_words. On success *vocab
+ * has *count malloc'ed words (each freed with free()).
  */
 int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
                              int64_t max_words, char ***vocab, int32_t *count, sk_lda_error *err);

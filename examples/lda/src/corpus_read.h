@@ -53,9 +53,14 @@ typedef struct sk_lda_buffer {
 
 /*
  * UCI bag-of-words. docword: 3 header lines D, W, NNZ, then NNZ lines "docID wordID count" with 1-based
- * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; its first
- * W lines are the vocabulary and must not be empty; lines after them are ignored (the original UCI
- * vocab.kos.txt has one such line, "temp", after its 6906 words).
+ * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; it must hold
+ * exactly W words. Blank lines after the last word (a final newline, or trailing lines of spaces and tabs)
+ * are not words and are ignored; a blank line before a word is an error. Fewer than W words is an error
+ * ("VOCAB:LINE: the vocabulary has only N lines, fewer than the W words of W on DOCWORD:2", LINE its last
+ * line), and so is more ("VOCAB:LINE: the vocabulary has N words, more than the W words of W on DOCWORD:2",
+ * LINE the first word past W, N every non-blank line of the file): a vocabulary that does not match its
+ * docword file is taken to be the wrong file, not silently cut. Note: the original UCI vocab.kos.txt has
+ * 6907 lines, "temp" after its 6906 words, and so is rejected with docword.kos.txt (W = 6906).
  *
  * Result: D documents in docID order, each the expansion of its counts into tokens in wordID order
  * (word ids 0-based); V = W. Documents with no entries are kept, empty, so that document d of the corpus
@@ -70,8 +75,11 @@ int sk_lda_parse_uci(const sk_lda_buffer *docword, const sk_lda_buffer *vocab, c
 
 /*
  * Blei's LDA-C: one document per line, "N id:count id:count ..." with N the number of pairs and 0-based
- * word ids. vocab (may be NULL): one word per line; when given, V is its number of lines and every id must
- * be below it; when NULL, V is the largest id + 1 and corpus->vocab is NULL.
+ * word ids. vocab (may be NULL): one word per line, as for UCI (no empty line before a word; blank lines
+ * after the last word ignored); when given, the file has no W to match, so V is its number of words, every
+ * id must be below it (an id >= V is the error, naming the vocabulary and V), and words no document uses
+ * are fine: a vocabulary is never "too long" here. When NULL, V is the largest id + 1 and corpus->vocab is
+ * NULL.
  *
  * Result: one document per line in file order, each the expansion of its pairs in the order written;
  * "0" is an empty document and is kept. Rejected: N that disagrees with the pairs on the line, ids out of
