@@ -8,20 +8,24 @@ function(expect_exit code)
   set(last_err "${err}" PARENT_SCOPE)
 endfunction()
 
+# expect_message(code regex command...): exit `code` with stderr matching `regex`.
+function(expect_message code regex)
+  expect_exit(${code} ${ARGN})
+  if(NOT last_err MATCHES "${regex}")
+    message(FATAL_ERROR "expected stderr matching '${regex}': ${ARGN}\nstderr: ${last_err}")
+  endif()
+  set(last_out "${last_out}" PARENT_SCOPE)
+  set(last_err "${last_err}" PARENT_SCOPE)
+endfunction()
+
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 expect_exit(0 ${SK_LDA} --help)
 expect_exit(0 ${SK_LDA} gen --help)
 expect_exit(2 ${SK_LDA})
 expect_exit(2 ${SK_LDA} frobnicate)
-expect_exit(2 ${SK_LDA} gen --docs 10)
-if(NOT last_err MATCHES "--out DIR is required")
-  message(FATAL_ERROR "missing --out was not named: ${last_err}")
-endif()
-expect_exit(2 ${SK_LDA} gen --out ${WORK} --docs abc)
-if(NOT last_err MATCHES "--docs: 'abc' is not a whole number")
-  message(FATAL_ERROR "bad --docs was not named: ${last_err}")
-endif()
+expect_message(2 "--out DIR is required" ${SK_LDA} gen --docs 10)
+expect_message(2 "--docs: 'abc' is not a whole number" ${SK_LDA} gen --out ${WORK} --docs abc)
 expect_exit(2 ${SK_LDA} gen --out ${WORK} --alpha -1)
 expect_exit(1 ${SK_LDA} gen --out ${WORK}/no/such/dir --docs 5)
 expect_exit(0 ${SK_LDA} gen --out ${WORK} --name t --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7)
@@ -62,14 +66,59 @@ if(NOT metrics_header STREQUAL "iteration,seconds,tokens_per_s,joint_ll_per_toke
   message(FATAL_ERROR "unexpected metrics.csv header: ${metrics_header}")
 endif()
 expect_exit(2 ${SK_LDA} train ${corpus} -n 12 --resume ${WORK}/no-such-run)
-expect_exit(2 ${SK_LDA} train --docword ${WORK}/no-such-file.txt -k 4)
-if(NOT last_err MATCHES "no-such-file.txt")
-  message(FATAL_ERROR "a missing corpus was not named: ${last_err}")
+expect_message(2 "no-such-file.txt" ${SK_LDA} train --docword ${WORK}/no-such-file.txt -k 4)
+# Until the GPU samplers exist, --device gpu is a run-time error that says why (no GPU here, or no GPU
+# samplers where there is one); auto falls back to the CPU and says so once.
+expect_message(1 "--device gpu: (no CUDA GPU found|GPU 0 .* found, but the GPU samplers are not built yet)"
+               ${SK_LDA} train ${corpus} -n 1 --device gpu)
+expect_exit(0 ${SK_LDA} train ${corpus} -n 1 --device auto --test-fraction 0)
+string(REGEX MATCHALL "--device auto" notes "${last_err}")
+list(LENGTH notes notes)
+if(NOT notes EQUAL 1 OR NOT last_err MATCHES "training on the CPU")
+  message(FATAL_ERROR "--device auto did not say once that it trains on the CPU: ${last_err}")
 endif()
-expect_exit(2 ${SK_LDA} train ${corpus} --device gpu)
-if(NOT last_err MATCHES "not built yet")
-  message(FATAL_ERROR "--device gpu did not say it is not built: ${last_err}")
+# No NaN reaches the user: with nothing held out, train says the held-out score was not computed.
+if(last_out MATCHES "nan" OR NOT last_out MATCHES "held-out LL not computed")
+  message(FATAL_ERROR "train --test-fraction 0 printed: ${last_out}")
 endif()
+
+# An --out folder that holds a run is refused, naming it, unless --resume or --overwrite; --overwrite
+# removes the old run's files (a stale z.bin among them).
+expect_message(2 "--out ${WORK}/whole already holds a run" ${SK_LDA} train ${corpus} -n 2 --out ${WORK}/whole)
+file(COPY ${WORK}/whole/ DESTINATION ${WORK}/again)
+expect_exit(0 ${SK_LDA} train ${corpus} -n 2 --out ${WORK}/again --overwrite)
+if(EXISTS ${WORK}/again/z.bin)
+  message(FATAL_ERROR "--overwrite left the earlier run's z.bin")
+endif()
+# --out parents are created; every output is checked writable before the first sweep.
+expect_exit(0 ${SK_LDA} train ${corpus} -n 1 --out ${WORK}/deep/er/run)
+file(WRITE ${WORK}/blocked/model.skl/inside "x")
+expect_exit(2 ${SK_LDA} train ${corpus} -n 1 --out ${WORK}/blocked --overwrite)
+if(NOT last_err MATCHES "blocked/model.skl: exists and is not a regular file" OR last_out MATCHES "iteration")
+  message(FATAL_ERROR "an unwritable model.skl was not found before the first sweep: ${last_err}")
+endif()
+file(WRITE ${WORK}/a-file "x")
+expect_exit(2 ${SK_LDA} train ${corpus} -n 1 --out ${WORK}/a-file/run)
+# A resume checks what it is given against the checkpoint.
+expect_message(2 "--seed 6 \\(the run has 5\\)"
+               ${SK_LDA} train ${corpus} -n 12 --seed 6 --resume ${WORK}/half --out ${WORK}/other-seed)
+expect_message(2 "no checkpoint.skc" ${SK_LDA} train ${corpus} -n 12 --resume ${WORK}/deep)
+file(WRITE ${WORK}/other.txt "3\n200\n3\n1 1 1\n2 2 1\n3 3 1\n")
+expect_message(2 "the checkpoint is of another corpus"
+               ${SK_LDA} train --docword ${WORK}/other.txt --vocab ${WORK}/vocab.t.txt -k 4 -n 12 --resume ${WORK}/half
+            --out ${WORK}/other-corpus)
+
+# A vocabulary longer than W is refused by train, infer and eval, naming both counts.
+file(READ ${WORK}/vocab.t.txt vocab_text)
+file(WRITE ${WORK}/vocab.long.txt "${vocab_text}extra\n")
+foreach(cmd "train;${corpus};-n;1" "infer;--model;${WORK}/whole/model.skl;--out;${WORK}/x.txt"
+            "eval;--model;${WORK}/whole/model.skl")
+  list(GET cmd 0 name)
+  expect_exit(2 ${SK_LDA} ${cmd} --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.long.txt)
+  if(NOT last_err MATCHES "vocab.long.txt:201: the vocabulary has 201 words, more than the 200 words of W")
+    message(FATAL_ERROR "${name}: a vocabulary longer than W was not refused: ${last_err}")
+  endif()
+endforeach()
 
 # eval reproduces the held-out log-likelihood that train printed, from the model file alone.
 expect_exit(0 ${SK_LDA} eval --model ${WORK}/whole/model.skl --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.t.txt)
@@ -77,11 +126,27 @@ string(REGEX MATCH "held-out LL/token ([-0-9.]+)" _ "${last_out}")
 if(train_heldout STREQUAL "" OR NOT CMAKE_MATCH_1 STREQUAL train_heldout)
   message(FATAL_ERROR "eval gave '${CMAKE_MATCH_1}', train printed '${train_heldout}'")
 endif()
+if(NOT last_out MATCHES "held-out LL/token [-0-9.]+ \\(perplexity [0-9.]+\\)")
+  message(FATAL_ERROR "eval did not print the perplexity: ${last_out}")
+endif()
 expect_exit(2 ${SK_LDA} eval --docword ${WORK}/docword.t.txt)
+# Nothing to score is an error, not a NaN.
+expect_exit(2 ${SK_LDA} eval --model ${WORK}/whole/model.skl --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.t.txt
+            --test-fraction 0.001)
+if(NOT last_err MATCHES "no token to score" OR last_out MATCHES "nan")
+  message(FATAL_ERROR "eval with nothing to score: ${last_err}${last_out}")
+endif()
 
 # infer: fold in documents with the trained model; a corrupt model is a clear error.
 expect_exit(0 ${SK_LDA} infer --model ${WORK}/whole/model.skl --docword ${WORK}/docword.t.txt
             --vocab ${WORK}/vocab.t.txt --out ${WORK}/inferred.txt)
+if(NOT last_out MATCHES "infer: 50 documents, [0-9]+ tokens, K = 4, [0-9]+ fold-in sweeps in [0-9.]+ s -> ")
+  message(FATAL_ERROR "infer printed no summary: ${last_out}")
+endif()
+# infer --out is checked writable before any work.
+expect_message(2 "--out: .*no/such/dir/theta.txt"
+               ${SK_LDA} infer --model ${WORK}/whole/model.skl --docword ${WORK}/docword.t.txt
+            --vocab ${WORK}/vocab.t.txt --out ${WORK}/no/such/dir/theta.txt)
 file(STRINGS ${WORK}/inferred.txt inferred REGEX "^[0-9]")
 list(LENGTH inferred inferred_docs)
 if(NOT inferred_docs EQUAL 50)
@@ -89,11 +154,8 @@ if(NOT inferred_docs EQUAL 50)
 endif()
 # (test_output flips every byte of a model file; here the CLI meets a file that is not a model at all.)
 file(WRITE ${WORK}/not-a-model.skl "this is not an sk-lda model\n")
-expect_exit(2 ${SK_LDA} infer --model ${WORK}/not-a-model.skl --docword ${WORK}/docword.t.txt
+expect_message(2 "not-a-model.skl" ${SK_LDA} infer --model ${WORK}/not-a-model.skl --docword ${WORK}/docword.t.txt
             --vocab ${WORK}/vocab.t.txt --out ${WORK}/x.txt)
-if(NOT last_err MATCHES "not-a-model.skl")
-  message(FATAL_ERROR "a bad model file was not named: ${last_err}")
-endif()
 expect_exit(2 ${SK_LDA} infer --model ${WORK}/no-such-model.skl --docword ${WORK}/docword.t.txt
             --vocab ${WORK}/vocab.t.txt --out ${WORK}/x.txt)
 message(STATUS "sk-lda gen, train, resume, infer: all checks passed")

@@ -23,8 +23,10 @@
 #include <zlib.h>
 
 #include "corpus.h"
-#include "esca.h"
+#include "checkpoint.h"
+#include "lda_test_esca.h"
 #include "gen.h"
+#include "lda_test_corpus.h"
 #include "infer.h"
 #include "metrics.h"
 #include "model.h"
@@ -396,19 +398,28 @@ static void test_metrics_csv(void) {
   sk_lda_error err;
   const char *path = tpath("metrics.csv");
   sk_lda_metrics_log log;
-  if (!SK_CHECK(sk_lda_metrics_log_open(&log, path, 0, &err) == 0, "%s", err.message)) return;
-  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0.5, 1234.56, -8.25, NAN, &err) == 0, "%s", err.message);
-  /* Flushed: visible before the close. */
+  if (!SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message)) return;
   size_t n = 0;
   char *got = (char *)slurp(path, &n);
+  SK_CHECK(strcmp(got, "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n") == 0, "after open: '%s'", got);
+  free(got);
+  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0.5, 1234.56, -8.25, NAN, &err) == 0, "%s", err.message);
+  /* Written whole at once: visible before the close, no temporary file left. */
+  got = (char *)slurp(path, &n);
   SK_CHECK(strcmp(got, "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.500000,1234.6,-8.25,\n") == 0,
            "after one row: '%s'", got);
   free(got);
+  SK_CHECK(no_temp(path), "a temporary file is left beside %s", path);
   SK_CHECK(sk_lda_metrics_log_row(&log, 2, 1.25, 2000.0, -7.1, -7.5, &err) == 0, "%s", err.message);
-  SK_CHECK(sk_lda_metrics_log_close(&log, &err) == 0, "%s", err.message);
-  SK_CHECK(sk_lda_metrics_log_open(&log, path, 1, &err) == 0, "%s", err.message);
+  /* A resumed run continues from the text its checkpoint kept, whatever the file holds now. */
+  char *kept = (char *)slurp(path, &n);
+  sk_lda_metrics_log_close(&log);
+  SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message); /* truncates: header only */
+  sk_lda_metrics_log_close(&log);
+  SK_CHECK(sk_lda_metrics_log_open(&log, path, kept, &err) == 0, "%s", err.message);
   SK_CHECK(sk_lda_metrics_log_row(&log, 3, 2.0, 10.0, NAN, NAN, &err) == 0, "%s", err.message);
-  SK_CHECK(sk_lda_metrics_log_close(&log, &err) == 0, "%s", err.message);
+  sk_lda_metrics_log_close(&log);
+  free(kept);
   got = (char *)slurp(path, &n);
   char want[512];
   snprintf(want, sizeof want,
@@ -417,14 +428,77 @@ static void test_metrics_csv(void) {
            -7.1, -7.5);
   SK_CHECK(strcmp(got, want) == 0, "metrics.csv:\n%s\nwanted:\n%s", got, want);
   free(got);
-  /* Append to a new file writes the header. */
-  SK_CHECK(sk_lda_metrics_log_open(&log, tpath("m2.csv"), 1, &err) == 0, "%s", err.message);
-  SK_CHECK(sk_lda_metrics_log_close(&log, &err) == 0, "%s", err.message);
-  got = (char *)slurp(tpath("m2.csv"), &n);
-  SK_CHECK(strncmp(got, "iteration,", 10) == 0, "no header in a new appended log");
-  free(got);
-  SK_CHECK(sk_lda_metrics_log_open(&log, tpath("no/dir/m.csv"), 0, &err) != 0, "open in a missing folder accepted");
+  /* Text that is not a metrics log is refused; so is a folder that does not exist. */
+  SK_CHECK(sk_lda_metrics_log_open(&log, tpath("m2.csv"), "a,b\n1,2\n", &err) != 0 && strstr(err.message, "m2.csv"),
+           "a log without the header accepted (%s)", err.message);
+  SK_CHECK(sk_lda_metrics_log_open(&log, tpath("no/dir/m.csv"), NULL, &err) != 0, "open in a missing folder accepted");
   SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0, 0, 0, 0, &err) != 0, "row on a closed log accepted");
+  sk_lda_metrics_log_close(&log); /* closed twice: fine */
+}
+
+/* The checkpoint file: round trip, every byte flip caught, truncation, bad fields, corpus fingerprint. */
+static void test_checkpoint_file(void) {
+  sk_test_context("checkpoint file");
+  sk_lda_error err;
+  int32_t z[7] = {0, 4, 2, 2, 1, 0, 3};
+  const char metrics[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.5,10.0,-8,\n";
+  sk_lda_checkpoint c;
+  memset(&c, 0, sizeof c);
+  c.sampler = 1, c.num_topics = 5, c.num_words = 9, c.num_docs = 3, c.fingerprint = 0xdeadbeefu, c.num_tokens = 7;
+  c.alpha = 0.25, c.beta = 0.01, c.test_fraction = 0.1, c.seed = 77, c.sweeps = 12, c.seconds = 3.5;
+  c.metrics = metrics, c.metrics_len = strlen(metrics), c.z = z;
+  const char *path = tpath("c.skc");
+  if (!SK_CHECK(sk_lda_checkpoint_write(path, &c, &err) == 0, "write: %s", err.message)) return;
+  SK_CHECK(no_temp(path), "temporary file left");
+  sk_lda_checkpoint back;
+  if (SK_CHECK(sk_lda_checkpoint_read(path, &back, &err) == 0, "read: %s", err.message)) {
+    SK_CHECK(back.sampler == 1 && back.num_topics == 5 && back.num_words == 9 && back.num_docs == 3 &&
+                 back.fingerprint == 0xdeadbeefu && back.num_tokens == 7 && back.alpha == 0.25 && back.beta == 0.01 &&
+                 back.test_fraction == 0.1 && back.seed == 77 && back.sweeps == 12 && back.seconds == 3.5,
+             "fields differ after the round trip");
+    SK_CHECK(back.metrics_len == c.metrics_len && strcmp(back.metrics, metrics) == 0, "metrics differ: '%s'",
+             back.metrics);
+    SK_CHECK(memcmp(back.z, z, sizeof z) == 0, "topics differ");
+    sk_lda_checkpoint_free(&back);
+  }
+  size_t n = 0;
+  unsigned char *bytes = slurp(path, &n);
+  const char *bad = tpath("bad.skc");
+  for (size_t i = 8; i < n; ++i) { /* every byte after the magic: the CRC catches it */
+    bytes[i] ^= 0x10;
+    spit(bad, bytes, n);
+    bytes[i] ^= 0x10;
+    if (!SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0 && strstr(err.message, "checksum") != NULL,
+                  "flipped byte %zu accepted (%s)", i, err.message))
+      break;
+  }
+  for (size_t len = 0; len < n; len += 7) {
+    spit(bad, bytes, len);
+    SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0, "truncated to %zu accepted", len);
+  }
+  free(bytes);
+  SK_CHECK(sk_lda_checkpoint_read(tpath("no-such.skc"), &back, &err) != 0 && strstr(err.message, "no-such.skc"),
+           "a missing file was not named: %s", err.message);
+  z[3] = 5;
+  SK_CHECK(sk_lda_checkpoint_write(tpath("c2.skc"), &c, &err) != 0 && !exists(tpath("c2.skc")), "topic 5 of K = 5 written");
+  z[3] = 2;
+  c.seconds = NAN;
+  SK_CHECK(sk_lda_checkpoint_write(tpath("c2.skc"), &c, &err) != 0, "NaN seconds written");
+  c.seconds = 1.0, c.test_fraction = 1.0;
+  SK_CHECK(sk_lda_checkpoint_write(tpath("c2.skc"), &c, &err) != 0, "test fraction 1 written");
+  /* The fingerprint tells corpora apart that differ in one word or one document boundary. */
+  int32_t len[2] = {3, 2}, words[5] = {0, 1, 2, 3, 4};
+  sk_lda_corpus a = make_corpus(6, 2, len, words);
+  const uint32_t fa = sk_lda_corpus_fingerprint(&a);
+  a.tokens[4] = 5;
+  const uint32_t fb = sk_lda_corpus_fingerprint(&a);
+  a.tokens[4] = 4;
+  a.doc_offsets[1] = 2;
+  const uint32_t fc = sk_lda_corpus_fingerprint(&a);
+  a.doc_offsets[1] = 3;
+  SK_CHECK(fa != fb && fa != fc && fb != fc && sk_lda_corpus_fingerprint(&a) == fa, "fingerprints %08x %08x %08x",
+           (unsigned)fa, (unsigned)fb, (unsigned)fc);
+  sk_lda_corpus_free(&a);
 }
 
 /* Documents [d0, d1) of c as a new corpus (no vocabulary). */
@@ -467,7 +541,7 @@ static void test_infer(void) {
   sk_lda_corpus train = sub_corpus(&c, 0, D_train), test = sub_corpus(&c, D_train, c.num_docs);
   sk_lda_model m;
   if (!SK_CHECK(sk_lda_model_init(&m, &train, K, 0.1, 0.01, 3, &err) == 0, "%s", err.message)) return;
-  for (uint64_t it = 0; it < 60; ++it) sk_lda_esca_sweep(&m, it, 2, &err);
+  for (uint64_t it = 0; it < 60; ++it) esca_sweep(&m, it, 2, &err);
   const char *mpath = tpath("infer.skl");
   SK_CHECK(sk_lda_model_save(mpath, &m, c.vocab, 60, &err) == 0, "%s", err.message);
   sk_lda_model_file mf;
@@ -541,7 +615,7 @@ static void test_infer(void) {
     if (SK_CHECK(sk_lda_split_corpus(&c, 0.2, 4, &split, &err) == 0, "%s", err.message)) {
       sk_lda_model m2;
       SK_CHECK(sk_lda_model_init(&m2, &split.train, K, 0.1, 0.01, 9, &err) == 0, "%s", err.message);
-      for (uint64_t it = 0; it < 10; ++it) sk_lda_esca_sweep(&m2, it, 2, &err);
+      for (uint64_t it = 0; it < 10; ++it) esca_sweep(&m2, it, 2, &err);
       double ll = 0.0;
       SK_CHECK(sk_lda_heldout_ll(&m2, &split.test_observed, &split.test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS, 2, &ll,
                                  &err) == 0,
@@ -643,9 +717,9 @@ static void test_resume(void) {
   const uint64_t seed = 1234;
   sk_lda_model a, b;
   SK_CHECK(sk_lda_model_init(&a, &c, K, 0.2, 0.05, seed, &err) == 0, "%s", err.message);
-  for (uint64_t it = 0; it < 10; ++it) SK_CHECK(sk_lda_esca_sweep(&a, it, 2, &err) == 0, "%s", err.message);
+  for (uint64_t it = 0; it < 10; ++it) SK_CHECK(esca_sweep(&a, it, 2, &err) == 0, "%s", err.message);
   SK_CHECK(sk_lda_model_init(&b, &c, K, 0.2, 0.05, seed, &err) == 0, "%s", err.message);
-  for (uint64_t it = 0; it < 5; ++it) SK_CHECK(sk_lda_esca_sweep(&b, it, 3, &err) == 0, "%s", err.message);
+  for (uint64_t it = 0; it < 5; ++it) SK_CHECK(esca_sweep(&b, it, 3, &err) == 0, "%s", err.message);
   char mp[512], zp[512]; /* tpath() reuses its buffers */
   snprintf(mp, sizeof mp, "%s", tpath("resume.skl"));
   snprintf(zp, sizeof zp, "%s", tpath("resume.z"));
@@ -658,11 +732,11 @@ static void test_resume(void) {
     sk_lda_model b2;
     uint64_t done2 = 0;
     SK_CHECK(sk_lda_model_resume(&b2, &c, NULL, mp, zp, &done2, &err) == 0, "%s", err.message);
-    for (uint64_t it = done; it < 10; ++it) SK_CHECK(sk_lda_esca_sweep(&b, it, 1, &err) == 0, "%s", err.message);
+    for (uint64_t it = done; it < 10; ++it) SK_CHECK(esca_sweep(&b, it, 1, &err) == 0, "%s", err.message);
     SK_CHECK(memcmp(a.z, b.z, (size_t)c.num_tokens * 4) == 0, "resumed run differs from the uninterrupted one");
     SK_CHECK(memcmp(a.n_vk, b.n_vk, (size_t)c.num_words * (size_t)K * 4) == 0, "counts differ");
     /* The check can fail: continuing with sweep numbers from 0 gives a different chain. */
-    for (uint64_t it = 0; it < 5; ++it) sk_lda_esca_sweep(&b2, it, 1, &err);
+    for (uint64_t it = 0; it < 5; ++it) esca_sweep(&b2, it, 1, &err);
     SK_CHECK(memcmp(a.z, b2.z, (size_t)c.num_tokens * 4) != 0, "restarting the sweep numbering gave the same topics");
     sk_lda_model_free(&b2);
     sk_lda_model_free(&b);
@@ -722,8 +796,10 @@ int main(void) {
   test_topics();
   test_doc_topics();
   test_metrics_csv();
+  test_checkpoint_file();
   test_infer();
   test_resume();
   remove_dir();
+  sk_lda_esca_tables_free(test_esca_tables());
   return sk_test_finish();
 }

@@ -14,7 +14,7 @@
  * only every m sweeps (after a burn-in of 10 m sweeps), so the recorded states are, to within 1e-3 in
  * total variation, independent draws from pi and Pearson's statistic against N pi follows chi-square
  * with (cells - 1) degrees of freedom; it must stay below sk_test_chi2_threshold() (false alarm ~1e-7).
- * Each planted bug (sk_lda_model.test_bug, test-only) must push the statistic above the threshold, and
+ * Each planted bug (a sampler built here from the real samplers' parts, with one mistake) must push the statistic above the threshold, and
  * ESCA's visits compared with the exact posterior instead of its own pi must be rejected too (total
  * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
  *
@@ -31,8 +31,9 @@
 
 #include "cgs.h"
 #include "corpus.h"
-#include "esca.h"
+#include "lda_test_esca.h"
 #include "metrics.h"
+#include "sampler.h"
 #include "model.h"
 #include "lda_test_corpus.h"
 #include "samplekit/rng.h"
@@ -315,33 +316,115 @@ static int thinning(int S, const double *P, const double *pi, double eps) {
 
 enum { SAMPLER_CGS = 0, SAMPLER_ESCA = 1 };
 
+/* ---- planted bugs: samplers composed from the real ones' parts, each with one mistake -------------- */
+
+enum {
+  BUG_NONE = 0,
+  /* CGS: the token is not removed from n_dk before its draw (n_dk off by one for its own topic).
+     ESCA: the token's own topic is removed from A_dk in the sparse part (ESCA must not remove it). */
+  BUG_DOC_COUNT = 1,
+  /* CGS: the token is not removed from n_vk and n_k before its draw.
+     ESCA: the dense word table leaves out the last topic (loop bound off by one), so Q_v is too small. */
+  BUG_WORD_COUNT = 2
+};
+
+/* CGS with sk_lda_cgs_draw() and the counts updated in the wrong order for `bug`; A rebuilt at the end. */
+static int buggy_cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  sk_lda_model *m = s->model;
+  const int bug = *(const int *)s->state;
+  const int32_t K = m->num_topics;
+  const double vbeta = (double)m->num_words * m->beta;
+  int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
+  double *inv = (double *)malloc((size_t)K * sizeof *inv), *cum = (double *)malloc((size_t)K * sizeof *cum);
+  for (int32_t d = 0; d < m->num_docs; ++d) {
+    const int64_t begin = m->corpus->doc_offsets[d], end = m->corpus->doc_offsets[d + 1];
+    for (int64_t t = begin; t < end; ++t) ++ndk[m->z[t]];
+    for (int64_t t = begin; t < end; ++t) {
+      const int32_t old = m->z[t];
+      int32_t *nvk = m->n_vk + (size_t)m->corpus->tokens[t] * (size_t)K;
+      if (bug != BUG_DOC_COUNT) --ndk[old];
+      if (bug != BUG_WORD_COUNT) --nvk[old], --m->n_k[old];
+      for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);
+      const int32_t k = sk_lda_cgs_draw(ndk, nvk, inv, K, m->alpha, m->beta,
+                                        sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), cum);
+      if (bug == BUG_DOC_COUNT) --ndk[old];
+      if (bug == BUG_WORD_COUNT) --nvk[old], --m->n_k[old];
+      m->z[t] = k;
+      ++ndk[k], ++nvk[k], ++m->n_k[k];
+    }
+    for (int64_t t = begin; t < end; ++t) ndk[m->z[t]] = 0;
+  }
+  free(ndk), free(inv), free(cum);
+  return sk_lda_model_recount(m, 1, err);
+}
+
+/* ESCA with sk_lda_esca_word_table() and sk_lda_esca_draw(), given the wrong input for `bug`. */
+static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  sk_lda_model *m = s->model;
+  const int bug = *(const int *)s->state;
+  const int32_t K = m->num_topics, V = m->num_words;
+  double *inv = (double *)malloc((size_t)K * sizeof *inv), *psum = (double *)malloc((size_t)K * sizeof *psum);
+  double *cum = (double *)malloc((size_t)V * (size_t)K * sizeof *cum);
+  int32_t *row = (int32_t *)malloc((size_t)K * sizeof *row);
+  sk_lda_esca_inv_denom(m, inv);
+  const int32_t end = bug == BUG_WORD_COUNT && K > 1 ? K - 1 : K;
+  for (int32_t v = 0; v < V; ++v) {
+    double *c = cum + (size_t)v * K;
+    sk_lda_esca_word_table(m->n_vk + (size_t)v * K, inv, m->beta, end, c);
+    for (int32_t k = end; k < K; ++k) c[k] = c[end - 1];
+  }
+  for (int32_t d = 0; d < m->num_docs; ++d) {
+    const int64_t start = m->dk_start[d];
+    const int32_t nnz = m->dk_nnz[d];
+    for (int64_t t = m->corpus->doc_offsets[d]; t < m->corpus->doc_offsets[d + 1]; ++t) {
+      for (int32_t i = 0; i < nnz; ++i)
+        row[i] = m->dk_count[start + i] - (bug == BUG_DOC_COUNT && m->dk_topic[start + i] == m->z[t] ? 1 : 0);
+      const size_t w = (size_t)m->corpus->tokens[t] * (size_t)K;
+      m->z[t] = sk_lda_esca_draw(m->dk_topic + start, row, nnz, m->n_vk + w, cum + w, inv, K, m->alpha, m->beta,
+                                 sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), psum);
+    }
+  }
+  free(inv), free(psum), free(cum), free(row);
+  return sk_lda_model_recount(m, 1, err);
+}
+
+static const sk_lda_sampler_ops buggy_cgs_ops = {"cgs-bug", "CGS with a planted bug", buggy_cgs_sweep, NULL, NULL};
+static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a planted bug", buggy_esca_sweep, NULL, NULL};
+
+/* The real sampler (bug = BUG_NONE) or a planted-bug one, through the sampler interface. */
+static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
+  const sk_lda_device cpu = {SK_LDA_DEVICE_CPU, 1, 0};
+  if (*bug == BUG_NONE)
+    return sk_lda_sampler_create(sampler == SAMPLER_CGS ? SK_LDA_SAMPLER_CGS : SK_LDA_SAMPLER_ESCA, m, &cpu, s, err);
+  return sk_lda_sampler_wrap(sampler == SAMPLER_CGS ? &buggy_cgs_ops : &buggy_esca_ops, bug, m, &cpu, s, err);
+}
+
 /* Runs the sampler (with the given planted bug) and returns Pearson's statistic against N pi. */
 static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const double *pi, int thin, long samples,
                              uint64_t seed, const double *other, double *chi2_other) {
   const int S = tiny_states(tc);
   sk_lda_corpus c = make_corpus(tc->V, tc->D, tc->doc_len, tc->words);
   sk_lda_model m;
+  sk_lda_sampler *s = NULL;
   sk_lda_error err;
   double *obs = (double *)calloc((size_t)S, sizeof *obs), *expct = (double *)malloc((size_t)S * sizeof *expct);
   double chi2 = -1.0;
   if (SK_CHECK(sk_lda_model_init(&m, &c, tc->K, tc->alpha, tc->beta, seed, &err) == 0, "init: %s", err.message)) {
-    m.test_bug = bug;
     uint64_t it = 0;
-    int ok = 1;
-    for (long s = -10; s < samples && ok; ++s) { /* 10 thinning intervals of burn-in */
-      for (int j = 0; j < thin && ok; ++j, ++it)
-        ok = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) == 0 : sk_lda_esca_sweep(&m, it, 1, &err) == 0;
-      if (s >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
+    int ok = SK_CHECK(make_sampler(sampler, &bug, &m, &s, &err) == 0, "sampler: %s", err.message);
+    for (long n = -10; n < samples && ok; ++n) { /* 10 thinning intervals of burn-in */
+      for (int j = 0; j < thin && ok; ++j, ++it) ok = sk_lda_sampler_sweep(s, it, &err) == 0;
+      if (n >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
     }
     if (SK_CHECK(ok, "sweep failed: %s", err.message)) {
-      for (int s = 0; s < S; ++s) expct[s] = (double)samples * pi[s];
+      for (int k = 0; k < S; ++k) expct[k] = (double)samples * pi[k];
       chi2 = sk_test_chi2(obs, expct, S);
       if (other != NULL) {
-        for (int s = 0; s < S; ++s) expct[s] = (double)samples * other[s];
+        for (int k = 0; k < S; ++k) expct[k] = (double)samples * other[k];
         *chi2_other = sk_test_chi2(obs, expct, S);
       }
     }
-    m.test_bug = 0;
+    sk_lda_sampler_destroy(s);
     check_invariants(&m, "tiny chain");
     sk_lda_model_free(&m);
   }
@@ -383,7 +466,7 @@ static void test_exact_chains(void) {
                  maxdiff);
       const int thin = thinning(S, P, pi, 1e-3);
       double chi2_post = 0.0;
-      const double chi2 = run_chain_chi2(tc, sampler, SK_LDA_TEST_BUG_NONE, pi, thin, samples, 1000 + ci,
+      const double chi2 = run_chain_chi2(tc, sampler, BUG_NONE, pi, thin, samples, 1000 + ci,
                                          sampler == SAMPLER_ESCA ? post : NULL, &chi2_post);
       printf("%-26s %-4s states %2d thin %2d  TV(pi, posterior) %.4f  chi2 %8.1f (threshold %.1f)\n", tc->name,
              sname, S, thin, tv_post, chi2, threshold);
@@ -395,7 +478,7 @@ static void test_exact_chains(void) {
       }
       SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
                threshold, thin, samples);
-      for (int bug = SK_LDA_TEST_BUG_DOC_COUNT; bug <= SK_LDA_TEST_BUG_WORD_COUNT; ++bug) {
+      for (int bug = BUG_DOC_COUNT; bug <= BUG_WORD_COUNT; ++bug) {
         const double chi2_bug = run_chain_chi2(tc, sampler, bug, pi, thin, samples, 1000 + ci, NULL, NULL);
         printf("%-26s %-4s planted bug %d: chi2 %8.1f -> %s\n", tc->name, sname, bug, chi2_bug,
                chi2_bug > threshold ? "rejected" : "NOT rejected");
@@ -425,7 +508,7 @@ static void test_esca_exact_draws(void) {
       continue;
     }
     /* two sweeps first, so the rows are not the uniform initial ones */
-    SK_CHECK(sk_lda_esca_sweep(&m, 0, 2, &err) == 0 && sk_lda_esca_sweep(&m, 1, 2, &err) == 0, "sweep: %s",
+    SK_CHECK(esca_sweep(&m, 0, 2, &err) == 0 && esca_sweep(&m, 1, 2, &err) == 0, "sweep: %s",
              err.message);
     const int32_t V = m.num_words;
     const double vbeta = (double)V * m.beta;
@@ -464,7 +547,7 @@ static void test_esca_exact_draws(void) {
         }
         expect[t] = pick;
       }
-    if (SK_CHECK(sk_lda_esca_sweep(&m, iteration, 2, &err) == 0, "sweep: %s", err.message)) {
+    if (SK_CHECK(esca_sweep(&m, iteration, 2, &err) == 0, "sweep: %s", err.message)) {
       int64_t mismatches = 0, first = -1;
       for (int64_t t = 0; t < m.num_tokens; ++t)
         if (m.z[t] != expect[t]) {
@@ -502,8 +585,8 @@ static void test_esca_thread_independence(void) {
     }
     int same = 1;
     for (uint64_t it = 0; it < 5 && same; ++it) {
-      SK_CHECK(sk_lda_esca_sweep(&a, it, 1, &err) == 0, "sweep: %s", err.message);
-      SK_CHECK(sk_lda_esca_sweep(&b, it, 2, &err) == 0, "sweep: %s", err.message);
+      SK_CHECK(esca_sweep(&a, it, 1, &err) == 0, "sweep: %s", err.message);
+      SK_CHECK(esca_sweep(&b, it, 2, &err) == 0, "sweep: %s", err.message);
       same = SK_CHECK(memcmp(a.z, b.z, (size_t)a.num_tokens * sizeof *a.z) == 0, "topics differ after sweep %llu",
                       (unsigned long long)it) &&
              SK_CHECK(memcmp(a.n_vk, b.n_vk, (size_t)a.num_words * (size_t)K * sizeof *a.n_vk) == 0,
@@ -539,7 +622,7 @@ static void test_cgs_reproducible_and_extreme_k(void) {
     }
     SK_CHECK(memcmp(a.z, b.z, (size_t)a.num_tokens * sizeof *a.z) == 0, "CGS is not reproducible");
     check_invariants(&a, "after CGS");
-    SK_CHECK(sk_lda_esca_sweep(&a, 2, 0, &err) == 0, "ESCA sweep: %s", err.message);
+    SK_CHECK(esca_sweep(&a, 2, 0, &err) == 0, "ESCA sweep: %s", err.message);
     check_invariants(&a, "after ESCA");
     const double ll = sk_lda_joint_ll_per_token(&a);
     SK_CHECK(isfinite(ll) && ll < 0.0, "joint LL %g", ll);
@@ -578,13 +661,34 @@ static void test_argument_checks(void) {
              "doc_count: %d %d %d", (int)sk_lda_model_doc_count(&m, 0, 3), (int)sk_lda_model_doc_count(&m, 0, 2),
              (int)sk_lda_model_doc_count(&m, 0, 0));
     SK_CHECK(sk_lda_cgs_sweep(&m, SK_LDA_STREAM_RESERVED, &err) != 0, "reserved iteration accepted by CGS");
-    SK_CHECK(sk_lda_esca_sweep(&m, SK_LDA_STREAM_RESERVED, 1, &err) != 0, "reserved iteration accepted by ESCA");
+    SK_CHECK(esca_sweep(&m, SK_LDA_STREAM_RESERVED, 1, &err) != 0, "reserved iteration accepted by ESCA");
     SK_CHECK(sk_lda_model_bytes(&m) > 0, "model bytes 0");
     free(z);
     sk_lda_model_free(&m);
     sk_lda_model_free(&m); /* freeing twice (zeroed) is fine */
   }
-  SK_CHECK(sk_lda_cgs_sweep(NULL, 0, &err) != 0 && sk_lda_esca_sweep(NULL, 0, 1, &err) != 0, "NULL model swept");
+  SK_CHECK(sk_lda_cgs_sweep(NULL, 0, &err) != 0 && esca_sweep(NULL, 0, 1, &err) != 0, "NULL model swept");
+  SK_CHECK(sk_lda_sampler_sweep(NULL, 0, &err) != 0 && sk_lda_sampler_to_host(NULL, &err) != 0, "NULL sampler swept");
+  sk_lda_sampler_destroy(NULL);
+  /* Devices: the CPU stays the CPU; until the GPU samplers exist a GPU request fails, naming the reason,
+     and auto falls back to the CPU with a note that says why. */
+  sk_lda_device want = {SK_LDA_DEVICE_CPU, 0, 0}, got;
+  const char *note = "unset";
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
+               note == NULL,
+           "cpu did not resolve to the CPU silently");
+  want.kind = SK_LDA_DEVICE_GPU;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) != 0 &&
+               strstr(err.message, "--device gpu") != NULL,
+           "gpu resolved without GPU samplers (%s)", err.message);
+  want.kind = SK_LDA_DEVICE_AUTO;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
+               note != NULL && strstr(note, "training on the CPU") != NULL,
+           "auto did not fall back to the CPU with a note (%s)", note ? note : "no note");
+  printf("--device auto here: %s\n", note ? note : "(no note)");
+  SK_CHECK(sk_lda_sampler_kind_from_name("esca") == SK_LDA_SAMPLER_ESCA &&
+               sk_lda_sampler_kind_from_name("cgs") == SK_LDA_SAMPLER_CGS && sk_lda_sampler_kind_from_name("x") < 0,
+           "sampler names");
   sk_lda_model_free(NULL);
   sk_lda_corpus_free(&c);
 }
@@ -602,7 +706,7 @@ static void test_likelihood_rises(void) {
     double ll10 = 0.0, ll = ll0;
     const double t0 = sk_lda_wall_seconds();
     for (uint64_t it = 0; it < 20; ++it) {
-      const int rc = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) : sk_lda_esca_sweep(&m, it, 0, &err);
+      const int rc = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) : esca_sweep(&m, it, 0, &err);
       if (!SK_CHECK(rc == 0, "sweep: %s", err.message)) break;
       ll = sk_lda_joint_ll_per_token(&m);
       if (it == 9) ll10 = ll;
@@ -627,6 +731,7 @@ int main(void) {
   test_esca_thread_independence();
   test_likelihood_rises();
   test_exact_chains();
+  sk_lda_esca_tables_free(test_esca_tables());
   printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
   return sk_test_finish();
 }

@@ -6,6 +6,16 @@
 
 #include "samplekit/rng.h"
 
+int32_t sk_lda_cgs_draw(const int32_t *ndk, const int32_t *nvk, const double *inv, int32_t num_topics, double alpha,
+                        double beta, double u, double *cum) {
+  double total = 0.0;
+  for (int32_t k = 0; k < num_topics; ++k) {
+    total += ((double)ndk[k] + alpha) * ((double)nvk[k] + beta) * inv[k];
+    cum[k] = total;
+  }
+  return sk_lda_detail_first_above(cum, num_topics, u * total);
+}
+
 int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err) {
   if (m == NULL || m->z == NULL) return sk_lda_fail(err, "CGS sweep: model is NULL or not initialised");
   if (iteration >= SK_LDA_STREAM_RESERVED)
@@ -25,35 +35,20 @@ int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err) {
     return sk_lda_fail(err, "CGS sweep: out of memory (K = %d)", (int)K);
   }
   for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);
-  const int bug = m->test_bug;
   for (int32_t d = 0; d < m->num_docs; ++d) {
     const int64_t begin = c->doc_offsets[d], end = c->doc_offsets[d + 1];
     for (int64_t t = begin; t < end; ++t) ++ndk[m->z[t]];
     for (int64_t t = begin; t < end; ++t) {
       const int32_t old = m->z[t];
       int32_t *nvk = m->n_vk + (size_t)c->tokens[t] * (size_t)K;
-      if (bug != SK_LDA_TEST_BUG_DOC_COUNT) --ndk[old];
-      if (bug != SK_LDA_TEST_BUG_WORD_COUNT) {
-        --nvk[old];
-        --m->n_k[old];
-        inv[old] = 1.0 / ((double)m->n_k[old] + vbeta);
-      }
-      double total = 0.0;
-      for (int32_t k = 0; k < K; ++k) {
-        total += ((double)ndk[k] + alpha) * ((double)nvk[k] + beta) * inv[k];
-        cum[k] = total;
-      }
-      const double x = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t) * total;
-      const int32_t lo = sk_lda_detail_first_above(cum, K, x); /* first k with cum[k] > x; K-1 when rounding leaves none */
-      const int32_t k = lo;
+      --ndk[old];
+      --nvk[old];
+      --m->n_k[old];
+      inv[old] = 1.0 / ((double)m->n_k[old] + vbeta);
+      const int32_t k =
+          sk_lda_cgs_draw(ndk, nvk, inv, K, alpha, beta, sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), cum);
       m->z[t] = k;
-      if (bug == SK_LDA_TEST_BUG_DOC_COUNT) --ndk[old];
       ++ndk[k];
-      if (bug == SK_LDA_TEST_BUG_WORD_COUNT) {
-        --nvk[old];
-        --m->n_k[old];
-        inv[old] = 1.0 / ((double)m->n_k[old] + vbeta);
-      }
       ++nvk[k];
       ++m->n_k[k];
       inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);

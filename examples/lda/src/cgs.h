@@ -26,6 +26,15 @@ extern "C" {
  */
 int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err);
 
+/*
+ * The draw of one token whose own assignment is already out of the counts, shared with the tests'
+ * planted-bug samplers: p_k = (ndk[k] + alpha)(nvk[k] + beta) inv[k] for k in [0, K), summed in
+ * increasing k into cum (K doubles of scratch); the topic is the first k with cum[k] > u W, W = cum[K-1]
+ * (K-1 if rounding leaves none). O(K).
+ */
+int32_t sk_lda_cgs_draw(const int32_t *ndk, const int32_t *nvk, const double *inv, int32_t num_topics, double alpha,
+                        double beta, double u, double *cum);
+
 #ifdef __cplusplus
 }
 #endif

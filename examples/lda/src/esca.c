@@ -6,82 +6,93 @@
 
 #include "samplekit/rng.h"
 
-/* cum_v[k] for word v: running sums of B_hat over k (end: one past the last topic summed; K except
-   under the test-only planted bug). */
-static void sk_lda_esca_tables(sk_lda_model *m, int32_t v, int32_t end) {
-  const int32_t K = m->num_topics;
-  const int32_t *b = m->n_vk + (size_t)v * (size_t)K;
-  const double *inv = m->esca_inv_denom;
-  double *cum = m->esca_word_cum + (size_t)v * (size_t)K;
+void sk_lda_esca_tables_free(sk_lda_esca_tables *t) {
+  if (t == NULL) return;
+  free(t->word_cum);
+  free(t->inv_denom);
+  memset(t, 0, sizeof *t);
+}
+
+void sk_lda_esca_inv_denom(const sk_lda_model *m, double *inv) {
+  const double vbeta = (double)m->num_words * m->beta;
+  for (int32_t k = 0; k < m->num_topics; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);
+}
+
+void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta, int32_t n, double *cum) {
   double s = 0.0;
-  for (int32_t k = 0; k < end; ++k) {
-    s += ((double)b[k] + m->beta) * inv[k];
+  for (int32_t k = 0; k < n; ++k) {
+    s += ((double)b_row[k] + beta) * inv[k];
     cum[k] = s;
   }
-  for (int32_t k = end; k < K; ++k) cum[k] = s;
+}
+
+int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int32_t nnz, const int32_t *b_row,
+                         const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,
+                         double u, double *psum) {
+  double s = 0.0;
+  for (int32_t i = 0; i < nnz; ++i) {
+    const int32_t k = row_topic[i];
+    s += (double)row_count[i] * (((double)b_row[k] + beta) * inv[k]);
+    psum[i] = s;
+  }
+  const double x = u * (s + alpha * cum[num_topics - 1]);
+  if (x < s) {
+    int32_t i = 0;
+    while (psum[i] <= x) ++i; /* stops at the latest at nnz - 1, where psum = s > x */
+    return row_topic[i];
+  }
+  return sk_lda_detail_first_above(cum, num_topics, (x - s) / alpha);
 }
 
 /* Draws new topics for document d's tokens (psum: K doubles of scratch). */
-static void sk_lda_esca_doc(sk_lda_model *m, uint64_t iteration, int32_t d, double *psum) {
+static void sk_lda_esca_doc(sk_lda_model *m, const sk_lda_esca_tables *t, uint64_t iteration, int32_t d,
+                            double *psum) {
   const int32_t K = m->num_topics;
   const sk_lda_corpus *c = m->corpus;
-  const double alpha = m->alpha, beta = m->beta;
-  const double *inv = m->esca_inv_denom;
   const int32_t *row_topic = m->dk_topic + m->dk_start[d];
   const int32_t *row_count = m->dk_count + m->dk_start[d];
   const int32_t nnz = m->dk_nnz[d];
-  const int own_topic_bug = m->test_bug == SK_LDA_TEST_BUG_DOC_COUNT;
-  for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
-    const size_t row = (size_t)c->tokens[t] * (size_t)K;
-    const int32_t *b = m->n_vk + row;
-    const double *cum = m->esca_word_cum + row;
-    double s = 0.0;
-    for (int32_t i = 0; i < nnz; ++i) {
-      const int32_t k = row_topic[i];
-      const int32_t a = row_count[i] - (own_topic_bug && k == m->z[t] ? 1 : 0);
-      s += (double)a * (((double)b[k] + beta) * inv[k]);
-      psum[i] = s;
-    }
-    const double x = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t) * (s + alpha * cum[K - 1]);
-    int32_t k;
-    if (x < s) {
-      int32_t i = 0;
-      while (psum[i] <= x) ++i; /* stops at the latest at nnz - 1, where psum = s > x */
-      k = row_topic[i];
-    } else {
-      const double y = (x - s) / alpha;
-      const int32_t lo = sk_lda_detail_first_above(cum, K, y);
-      k = lo;
-    }
-    m->z[t] = k; /* safe in place: a draw reads the counts, not other tokens' topics */
+  for (int64_t i = c->doc_offsets[d]; i < c->doc_offsets[d + 1]; ++i) {
+    const size_t row = (size_t)c->tokens[i] * (size_t)K;
+    const double u = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)i);
+    /* safe in place: a draw reads the counts, not other tokens' topics */
+    m->z[i] = sk_lda_esca_draw(row_topic, row_count, nnz, m->n_vk + row, t->word_cum + row, t->inv_denom, K,
+                               m->alpha, m->beta, u, psum);
   }
 }
 
-int sk_lda_esca_sweep(sk_lda_model *m, uint64_t iteration, int threads, sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "ESCA sweep: model is NULL or not initialised");
+/* Makes the tables fit the model's shape (V x K); 0 on success. */
+static int sk_lda_esca_tables_fit(sk_lda_esca_tables *t, int32_t V, int32_t K, sk_lda_error *err) {
+  if (t->word_cum != NULL && t->num_words == V && t->num_topics == K) return 0;
+  sk_lda_esca_tables_free(t);
+  t->word_cum = (double *)malloc((size_t)V * (size_t)K * sizeof *t->word_cum);
+  t->inv_denom = (double *)malloc((size_t)K * sizeof *t->inv_denom);
+  if (t->word_cum == NULL || t->inv_denom == NULL) {
+    sk_lda_esca_tables_free(t);
+    return sk_lda_fail(err, "ESCA sweep: out of memory for the word tables (V = %d, K = %d)", (int)V, (int)K);
+  }
+  t->num_words = V;
+  t->num_topics = K;
+  return 0;
+}
+
+int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration, int threads,
+                      sk_lda_error *err) {
+  if (m == NULL || m->z == NULL || t == NULL)
+    return sk_lda_fail(err, "ESCA sweep: model or tables NULL, or model not initialised");
   if (iteration >= SK_LDA_STREAM_RESERVED)
     return sk_lda_fail(err, "ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
   const int32_t K = m->num_topics, V = m->num_words;
-  if (m->esca_word_cum == NULL) {
-    m->esca_word_cum = (double *)malloc((size_t)V * (size_t)K * sizeof *m->esca_word_cum);
-    if (m->esca_word_cum == NULL)
-      return sk_lda_fail(err, "ESCA sweep: out of memory for the word tables (V = %d, K = %d)", (int)V, (int)K);
-  }
-  if (m->esca_inv_denom == NULL) {
-    m->esca_inv_denom = (double *)malloc((size_t)K * sizeof *m->esca_inv_denom);
-    if (m->esca_inv_denom == NULL) return sk_lda_fail(err, "ESCA sweep: out of memory (K = %d)", (int)K);
-  }
+  if (sk_lda_esca_tables_fit(t, V, K, err) != 0) return 1;
   threads = sk_lda_detail_threads(threads);
-  const double vbeta = (double)V * m->beta;
-  for (int32_t k = 0; k < K; ++k) m->esca_inv_denom[k] = 1.0 / ((double)m->n_k[k] + vbeta);
-  /* Test-only planted bug: the dense table's loop stops one topic short. */
-  const int32_t table_end = m->test_bug == SK_LDA_TEST_BUG_WORD_COUNT && K > 1 ? K - 1 : K;
+  sk_lda_esca_inv_denom(m, t->inv_denom);
 
   if (threads == 1) { /* no OpenMP runtime at all: matters for tiny models */
     double *psum = (double *)malloc((size_t)K * sizeof *psum);
     if (psum == NULL) return sk_lda_fail(err, "ESCA sweep: out of memory (K = %d)", (int)K);
-    for (int32_t v = 0; v < V; ++v) sk_lda_esca_tables(m, v, table_end);
-    for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, iteration, d, psum);
+    for (int32_t v = 0; v < V; ++v)
+      sk_lda_esca_word_table(m->n_vk + (size_t)v * K, t->inv_denom, m->beta, K, t->word_cum + (size_t)v * K);
+    for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, t, iteration, d, psum);
     free(psum);
     return sk_lda_model_recount(m, 1, err);
   }
@@ -101,13 +112,14 @@ int sk_lda_esca_sweep(sk_lda_model *m, uint64_t iteration, int threads, sk_lda_e
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (int32_t v = 0; v < V; ++v) sk_lda_esca_tables(m, v, table_end);
+    for (int32_t v = 0; v < V; ++v)
+      sk_lda_esca_word_table(m->n_vk + (size_t)v * K, t->inv_denom, m->beta, K, t->word_cum + (size_t)v * K);
     /* the loop's implicit barrier: tables complete, and every thread sees the same `failed` */
     if (!failed) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16)
 #endif
-      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, iteration, d, psum);
+      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, t, iteration, d, psum);
     }
     free(psum);
   }

@@ -17,26 +17,55 @@
 extern "C" {
 #endif
 
+/* ESCA's own scratch, kept between sweeps (the model holds only what every sampler needs). Zero it
+   before the first sweep; free it with sk_lda_esca_tables_free(). */
+typedef struct sk_lda_esca_tables {
+  int32_t num_words, num_topics; /* the shape the tables were allocated for */
+  double *word_cum;              /* V x K: cum_v[k], running sums over k of B_hat[v, k] */
+  double *inv_denom;             /* K: 1 / (n_k + V beta) */
+} sk_lda_esca_tables;
+
+/* Frees the tables and zeroes them; NULL or zeroed is fine. */
+void sk_lda_esca_tables_free(sk_lda_esca_tables *t);
+
 /*
  * One ESCA sweep over `threads` OpenMP threads (<= 0: the OpenMP default; ignored without OpenMP).
  *
  * With A = n_dk, B = n_vk and n_k as they are when the call starts, B_hat[v,k] = (B[v,k] + beta) *
  * inv[k], inv[k] = 1 / (n_k + V beta), token t of document d with word v gets a topic from
  *     p(k) proportional to (A[d,k] + alpha) B_hat[v,k]  =  A[d,k] B_hat[v,k]  +  alpha B_hat[v,k],
- * drawn exactly so (all in double): cum_v[k] = sum_{j <= k} B_hat[v,j] (running sum, built once per
- * sweep per word); the sparse part runs over the document's nonzero topics in increasing order,
- * s_i = running sum of A[d,k_i] B_hat[v,k_i], S = the last s_i (0 for an empty row); Q = alpha
- * cum_v[K-1]; u = sk_rng_uniform_f64(m->seed, iteration, t), x = u (S + Q). If x < S the topic is k_i
- * for the first i with s_i > x; otherwise it is the first k with cum_v[k] > (x - S) / alpha (K-1 if
- * rounding leaves none). Then z is replaced and A, B, n_k are rebuilt from it.
+ * drawn exactly so (all in double) by sk_lda_esca_draw() with u = sk_rng_uniform_f64(m->seed,
+ * iteration, t). Then z is replaced and A, B, n_k are rebuilt from it.
  *
- * The result depends only on (model state, seed, iteration), never on the thread count. Returns 0, or
- * non-zero with err filled when m is NULL / not initialised, iteration >= 2^63, or memory runs out (the
- * model is then unchanged, except when the final recount runs out: z then holds the new topics and the
- * counts must be rebuilt with sk_lda_model_recount()). Work O(T (nnz_d + log K) + V K)
- * per sweep; memory: the first sweep allocates 8 V K + 8 K bytes kept in the model, each thread 8 K.
+ * The result depends only on (model state, seed, iteration), never on the thread count or on what the
+ * tables held before. Returns 0, or non-zero with err filled when m or t is NULL / m not initialised,
+ * iteration >= 2^63, or memory runs out (the model is then unchanged, except when the final recount
+ * runs out: z then holds the new topics and the counts must be rebuilt with sk_lda_model_recount()).
+ * Work O(T (nnz_d + log K) + V K) per sweep; memory: t grows to 8 V K + 8 K bytes on the first sweep
+ * (or when the model's shape changes), each thread 8 K.
  */
-int sk_lda_esca_sweep(sk_lda_model *m, uint64_t iteration, int threads, sk_lda_error *err);
+int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration, int threads,
+                      sk_lda_error *err);
+
+/* The parts of a sweep, shared with the tests' planted-bug samplers and with the GPU sampler's
+   reference checks. */
+
+/* inv[k] = 1 / (n_k + V beta) for k in [0, K). */
+void sk_lda_esca_inv_denom(const sk_lda_model *m, double *inv);
+
+/* cum[k] = sum_{j <= k} (b_row[j] + beta) inv[j] for k in [0, n): one word's dense table (n = K). */
+void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta, int32_t n, double *cum);
+
+/*
+ * ESCA's draw for one token, all in double. The sparse part runs over the document's nonzero topics
+ * row_topic[0 .. nnz) (increasing) with counts row_count: s_i = running sum of row_count[i] *
+ * (b_row[k_i] + beta) inv[k_i], S = the last s_i (0 for an empty row); Q = alpha cum[K-1]; x = u (S + Q).
+ * If x < S the topic is k_i for the first i with s_i > x; otherwise it is the first k with cum[k] >
+ * (x - S) / alpha (K-1 if rounding leaves none). psum holds nnz doubles of scratch. O(nnz + log K).
+ */
+int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int32_t nnz, const int32_t *b_row,
+                         const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,
+                         double u, double *psum);
 
 #ifdef __cplusplus
 }

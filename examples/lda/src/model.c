@@ -212,18 +212,13 @@ void sk_lda_model_free(sk_lda_model *m) {
   free(m->dk_count);
   free(m->n_vk);
   free(m->n_k);
-  free(m->esca_word_cum);
-  free(m->esca_inv_denom);
   memset(m, 0, sizeof *m);
 }
 
 int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err) {
   if (m == NULL || m->z == NULL) return sk_lda_fail(err, "set topics: model is NULL or not initialised");
   if (z == NULL && m->num_tokens > 0) return sk_lda_fail(err, "set topics: topics are NULL");
-  for (int64_t t = 0; t < m->num_tokens; ++t)
-    if (z[t] < 0 || z[t] >= m->num_topics)
-      return sk_lda_fail(err, "set topics: token %lld has topic %d outside 0..%d", (long long)t, (int)z[t],
-                         (int)m->num_topics - 1);
+  if (sk_lda_detail_check_topics(z, m->num_tokens, m->num_topics, "set topics", err) != 0) return 1;
   if (m->num_tokens > 0) memcpy(m->z, z, (size_t)m->num_tokens * sizeof *z);
   return sk_lda_model_recount(m, 0, err);
 }
@@ -247,8 +242,6 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
   const size_t slots = (size_t)m->dk_start[m->num_docs];
   size_t b = (size_t)m->num_tokens * 4u + (size_t)(m->num_docs + 1) * 8u + (size_t)m->num_docs * 4u + slots * 8u +
              VK * 4u + (size_t)m->num_topics * 8u;
-  if (m->esca_word_cum != NULL) b += VK * 8u;
-  if (m->esca_inv_denom != NULL) b += (size_t)m->num_topics * 8u;
   return b;
 }
 
@@ -262,4 +255,13 @@ int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x) {
       lo = mid + 1;
   }
   return lo;
+}
+
+int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
+                               sk_lda_error *err) {
+  for (int64_t t = 0; t < num_tokens; ++t)
+    if (z[t] < 0 || z[t] >= num_topics)
+      return sk_lda_fail(err, "%s: token %lld has topic %d outside 0..%d", what, (long long)t, (int)z[t],
+                         (int)num_topics - 1);
+  return 0;
 }

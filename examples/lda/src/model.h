@@ -49,18 +49,8 @@ extern "C" {
 /* Default topic-word prior beta. */
 #define SK_LDA_DEFAULT_BETA 0.01
 
-/* Test-only values of sk_lda_model.test_bug (planted bugs that the sampler tests must detect). */
-enum {
-  SK_LDA_TEST_BUG_NONE = 0,
-  /* CGS: the token is not removed from n_dk before its draw (n_dk off by one for its own topic).
-     ESCA: the token's own topic is removed from A_dk in the sparse part (ESCA must not remove it). */
-  SK_LDA_TEST_BUG_DOC_COUNT = 1,
-  /* CGS: the token is not removed from n_vk and n_k before its draw.
-     ESCA: the dense word table leaves out the last topic (loop bound off by one), so Q_v is too small. */
-  SK_LDA_TEST_BUG_WORD_COUNT = 2
-};
-
-/* The training state. Fields are read-only for callers except test_bug. */
+/* The training state every sampler shares (each sampler keeps its own scratch; sampler.h). Fields are
+   read-only for callers. */
 typedef struct sk_lda_model {
   const sk_lda_corpus *corpus; /* the training corpus, borrowed: must outlive the model */
   int32_t num_topics;          /* K, 1 .. SK_LDA_MAX_TOPICS */
@@ -84,12 +74,6 @@ typedef struct sk_lda_model {
   int32_t *n_vk; /* B: V x K, row-major: n_vk[v * K + k] */
   int64_t *n_k;  /* K topic totals */
 
-  /* ESCA's per-sweep work space (allocated by the first ESCA sweep; NULL before). */
-  double *esca_word_cum; /* V x K: running sums over k of B_hat[v, k] */
-  double *esca_inv_denom; /* K: 1 / (n_k + V beta) */
-
-  /* Test-only: one of SK_LDA_TEST_BUG_*; 0 (set by init) in every real use. */
-  int test_bug;
 } sk_lda_model;
 
 /* Default document-topic prior: 50 / K. */
@@ -101,8 +85,7 @@ double sk_lda_default_alpha(int32_t num_topics);
  * built from these topics. Fails (and leaves *m zeroed) when a pointer is NULL, K is outside
  * 1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent (offsets
  * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out.
- * Work O(T log K + V K); memory at most 4 V K + 12 T + 12 D + 8 K bytes (ESCA adds 8 V K + 8 K on its
- * first sweep).
+ * Work O(T log K + V K); memory at most 4 V K + 12 T + 12 D + 8 K bytes.
  */
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_lda_error *err);
@@ -127,7 +110,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err);
 /* The count n_dk of topic k in document d (a binary search of the sparse row). */
 int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k);
 
-/* Bytes the model owns (counts, topics and ESCA tables): the memory the trainer's state uses. */
+/* Bytes the model owns (topics and counts; a sampler's scratch is its own). */
 size_t sk_lda_model_bytes(const sk_lda_model *m);
 
 /* Internal helpers shared by the samplers, the split and the metrics. */
@@ -138,6 +121,11 @@ int32_t sk_lda_detail_uniform_index(double u, int64_t n);
 /* The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves none:
    the inverse-CDF step every sampler here uses. O(log n). */
 int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x);
+
+/* 0 when every z[t], t < num_tokens, is in [0, num_topics); else non-zero with err naming `what` and
+   the first token out of range. */
+int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
+                               sk_lda_error *err);
 
 /* The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without OpenMP. */
 int sk_lda_detail_threads(int threads);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* PATH ".tmp" in a malloc'ed buffer, or NULL when out of memory. */
@@ -43,7 +44,8 @@ void sk_lda_detail_temp_abort(FILE *f, const char *path) {
   free(tmp);
 }
 
-int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
+/* The commit of both variants; sync = 0 skips the fsync. */
+static int sk_lda_temp_commit(FILE *f, const char *path, int sync, sk_lda_error *err) {
   if (f == NULL || path == NULL) return sk_lda_fail(err, "output: no open temporary file");
   char *tmp = sk_lda_temp_name(path);
   if (tmp == NULL) {
@@ -53,7 +55,7 @@ int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
   int rc = 0;
   errno = 0;
   /* fsync before rename: after a crash the new name must not point at blocks never written. */
-  const int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+  const int bad = fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0);
   const int e = errno;
   if (fclose(f) != 0 || bad) {
     rc = sk_lda_fail(err, "%s: write failed: %s", tmp, strerror(bad ? e : errno));
@@ -64,6 +66,24 @@ int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
   }
   free(tmp);
   return rc;
+}
+
+int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
+  return sk_lda_temp_commit(f, path, 1, err);
+}
+
+int sk_lda_detail_temp_commit_unsynced(FILE *f, const char *path, sk_lda_error *err) {
+  return sk_lda_temp_commit(f, path, 0, err);
+}
+
+int sk_lda_detail_check_writable(const char *path, sk_lda_error *err) {
+  struct stat st;
+  if (path != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return sk_lda_fail(err, "%s: exists and is not a regular file, so it cannot be written", path);
+  FILE *f = sk_lda_detail_temp_create(path, err);
+  if (f == NULL) return 1;
+  sk_lda_detail_temp_abort(f, path);
+  return 0;
 }
 
 /* --- topics.txt ---------------------------------------------------------------------------------- */
@@ -188,44 +208,73 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
 
 static const char sk_lda_metrics_header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n";
 
-int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, int append, sk_lda_error *err) {
+/* Appends n bytes to the log's text; 0 on success. */
+static int sk_lda_metrics_append(sk_lda_metrics_log *log, const char *s, size_t n) {
+  if (log->len + n + 1 > log->cap) {
+    size_t cap = log->cap > 0 ? log->cap : 1024;
+    while (log->len + n + 1 > cap) cap *= 2;
+    char *text = (char *)realloc(log->text, cap);
+    if (text == NULL) return 1;
+    log->text = text;
+    log->cap = cap;
+  }
+  memcpy(log->text + log->len, s, n);
+  log->len += n;
+  log->text[log->len] = '\0';
+  return 0;
+}
+
+/* Writes the whole text to the log's path (temporary name and rename). */
+static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_lda_error *err) {
+  FILE *f = sk_lda_detail_temp_create(log->path, err);
+  if (f == NULL) return 1;
+  (void)fwrite(log->text, 1, log->len, f); /* errors surface through ferror() at the commit */
+  return sk_lda_detail_temp_commit_unsynced(f, log->path, err);
+}
+
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err) {
   if (log == NULL || path == NULL) return sk_lda_fail(err, "metrics log: a pointer is NULL");
   memset(log, 0, sizeof *log);
   if (strlen(path) >= sizeof log->path) return sk_lda_fail(err, "metrics log: path is too long");
-  FILE *f = fopen(path, append ? "ab" : "wb");
-  if (f == NULL) return sk_lda_fail(err, "%s: cannot open for writing: %s", path, strerror(errno));
-  /* In append mode the position is the end of the file: 0 means new or empty. */
-  long pos = 0;
-  if (append && (fseek(f, 0, SEEK_END) != 0 || (pos = ftell(f)) < 0)) {
-    fclose(f);
-    return sk_lda_fail(err, "%s: cannot find the end of the file: %s", path, strerror(errno));
-  }
-  if (pos == 0 && (fputs(sk_lda_metrics_header, f) < 0 || fflush(f) != 0)) {
-    fclose(f);
-    return sk_lda_fail(err, "%s: write failed: %s", path, strerror(errno));
-  }
-  log->file = f;
   memcpy(log->path, path, strlen(path) + 1);
+  const int continued = text != NULL && text[0] != '\0';
+  if (continued && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
+    memset(log, 0, sizeof *log);
+    return sk_lda_fail(err, "%s: the log to continue does not start with the metrics header", path);
+  }
+  const char *start = continued ? text : sk_lda_metrics_header;
+  if (sk_lda_metrics_append(log, start, strlen(start)) != 0) {
+    sk_lda_metrics_log_close(log);
+    return sk_lda_fail(err, "%s: out of memory", path);
+  }
+  if (sk_lda_metrics_write(log, err) != 0) {
+    sk_lda_metrics_log_close(log);
+    return 1;
+  }
   return 0;
 }
 
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
                            double joint_ll_per_token, double heldout_ll, sk_lda_error *err) {
-  if (log == NULL || log->file == NULL) return sk_lda_fail(err, "metrics log: not open");
-  char joint[40] = "", heldout[40] = "";
+  if (log == NULL || log->text == NULL) return sk_lda_fail(err, "metrics log: not open");
+  char joint[40] = "", heldout[40] = "", row[200];
   if (!isnan(joint_ll_per_token)) snprintf(joint, sizeof joint, "%.17g", joint_ll_per_token);
   if (!isnan(heldout_ll)) snprintf(heldout, sizeof heldout, "%.17g", heldout_ll);
-  if (fprintf(log->file, "%llu,%.6f,%.1f,%s,%s\n", (unsigned long long)iteration, seconds, tokens_per_s, joint,
-              heldout) < 0 ||
-      fflush(log->file) != 0)
-    return sk_lda_fail(err, "%s: write failed: %s", log->path, strerror(errno));
+  const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s\n", (unsigned long long)iteration, seconds,
+                         tokens_per_s, joint, heldout);
+  if (n < 0 || (size_t)n >= sizeof row) return sk_lda_fail(err, "%s: a row does not fit", log->path);
+  const size_t before = log->len;
+  if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_lda_fail(err, "%s: out of memory", log->path);
+  if (sk_lda_metrics_write(log, err) != 0) {
+    log->len = before; /* the file still holds the rows before this one */
+    log->text[before] = '\0';
+    return 1;
+  }
   return 0;
 }
 
-int sk_lda_metrics_log_close(sk_lda_metrics_log *log, sk_lda_error *err) {
-  if (log == NULL || log->file == NULL) return 0;
-  const int bad = fclose(log->file) != 0;
-  log->file = NULL;
-  if (bad) return sk_lda_fail(err, "%s: close failed: %s", log->path, strerror(errno));
-  return 0;
+void sk_lda_metrics_log_close(sk_lda_metrics_log *log) {
+  if (log == NULL) return;
+  free(log->text);
+  memset(log, 0, sizeof *log);
 }

@@ -5,9 +5,9 @@
  *
  * Errors: functions returning int give 0 on success and non-zero on failure, with err filled (when not
  * NULL) by one line that names the file (see corpus.h).
- * Files other than the metrics log are written to PATH ".tmp" in the same folder, flushed to disk
- * (fsync) and renamed to PATH, so an interrupted run leaves either the old file or the complete new one
- * under PATH, never a half file; on failure the temporary file is removed. Two writers of one PATH at
+ * Every file is written to PATH ".tmp" in the same folder, flushed to disk (fsync; not the metrics log)
+ * and renamed to PATH, so an interrupted run leaves either the old file or the complete new one under
+ * PATH, never a half file; on failure the temporary file is removed. Two writers of one PATH at
  * a time are not supported.
  * Threading: the functions share no state; calls on different files may run concurrently.
  */
@@ -71,38 +71,50 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
 /*
  * Metrics log (CSV). The header line is
  *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll
- * and each sk_lda_metrics_log_row() appends one line and flushes it, so the file is readable while a run
- * goes on and holds every finished row if the run is killed. Numbers: iteration as an unsigned integer,
+ * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory and every
+ * change rewrites PATH through a temporary name and a rename (no fsync: the file is small and a row
+ * can be recomputed), so the file is readable while a run goes on, holds every finished row, and is
+ * never half written, whenever the process is killed. Numbers: iteration as an unsigned integer,
  * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip); a value that
  * is NaN (e.g. held-out LL in an iteration where it was not computed) is written as an empty field.
- * What `seconds` means is the caller's choice (sk-lda train writes the wall time since the start of
- * training).
+ * What `seconds` means is the caller's choice (sk-lda train writes the training time, continued
+ * across a resume).
  */
 typedef struct sk_lda_metrics_log {
-  FILE *file;
+  char *text;  /* the file's contents: the header and every row so far */
+  size_t len, cap;
   char path[4096];
 } sk_lda_metrics_log;
 
-/* Opens PATH. append = 0: creates or truncates it and writes the header. append = 1: appends to it
-   (for a resumed run), writing the header only when the file is new or empty. *log is zeroed on
-   failure (the file cannot be opened or written; err names it). */
-int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, int append, sk_lda_error *err);
+/* Starts a log at PATH and writes it at once: with the header alone, or, when `text` is not NULL or
+   empty, with `text` (an earlier log's contents, which must start with the header: a resumed run
+   continues the rows its checkpoint kept). *log is zeroed on failure (out of memory, a bad `text`, or
+   the file cannot be written; err names it). */
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err);
 
-/* Appends one row and flushes it. Fails on a NULL or closed log or a write error (err names the file). */
+/* Appends one row and rewrites the file. Fails on a NULL or closed log or a write error (err names the
+   file); the row is then not in the log. */
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
                            double joint_ll_per_token, double heldout_ll, sk_lda_error *err);
 
-/* Closes the log (NULL or closed is fine and returns 0); fails when the final close reports an error. */
-int sk_lda_metrics_log_close(sk_lda_metrics_log *log, sk_lda_error *err);
+/* Frees the log's memory (the file stays); NULL or closed is fine. */
+void sk_lda_metrics_log_close(sk_lda_metrics_log *log);
 
 /*
  * Internal: the temporary-file protocol described at the top. create opens PATH ".tmp" for binary
  * writing and returns it (NULL with err filled on failure). commit flushes, fsyncs, closes and renames
  * it to PATH; on any failure it removes the temporary file and fills err. abort closes and removes it.
- * commit and abort take the same path as create and accept f = NULL (commit then fails).
+ * commit and abort take the same path as create and accept f = NULL (commit then fails). The unsynced
+ * commit skips the fsync: a killed process still leaves no half file, a power cut may.
  */
 FILE *sk_lda_detail_temp_create(const char *path, sk_lda_error *err);
 int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err);
+int sk_lda_detail_temp_commit_unsynced(FILE *f, const char *path, sk_lda_error *err);
+
+/* Internal: whether PATH can be written through the protocol above: it is not there as something other
+   than a regular file, and its temporary file can be created (it is removed again). For checking every
+   output path before long work starts. */
+int sk_lda_detail_check_writable(const char *path, sk_lda_error *err);
 void sk_lda_detail_temp_abort(FILE *f, const char *path);
 
 #ifdef __cplusplus

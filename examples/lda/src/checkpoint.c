@@ -1,0 +1,150 @@
+/* The checkpoint file of a training run (format in checkpoint.h). */
+#include "checkpoint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "binary_io.h"
+#include "model.h"
+#include "output.h"
+
+static const char sk_lda_checkpoint_magic[8] = {'S', 'K', 'L', 'D', 'A', 'C', 'K', 'P'};
+#define SK_LDA_CHECKPOINT_HEADER_BYTES 96u
+
+void sk_lda_checkpoint_free(sk_lda_checkpoint *c) {
+  if (c == NULL) return;
+  free((void *)c->metrics);
+  free(c->z);
+  memset(c, 0, sizeof *c);
+}
+
+/* The checks shared by the writer and the reader; `what` names the file. */
+static int check_fields(const sk_lda_checkpoint *c, const char *what, sk_lda_error *err) {
+  if (c->sampler < 0 || c->sampler > 1) return sk_lda_fail(err, "%s: unknown sampler kind %d", what, (int)c->sampler);
+  if (c->num_topics < 1 || c->num_topics > SK_LDA_MAX_TOPICS)
+    return sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)c->num_topics, SK_LDA_MAX_TOPICS);
+  if (c->num_words < 1 || c->num_docs < 0 || c->num_tokens < 0)
+    return sk_lda_fail(err, "%s: invalid sizes V = %d, D = %d, T = %lld", what, (int)c->num_words, (int)c->num_docs,
+                       (long long)c->num_tokens);
+  if (!(c->alpha > 0.0) || !isfinite(c->alpha) || !(c->beta > 0.0) || !isfinite(c->beta))
+    return sk_lda_fail(err, "%s: alpha %g and beta %g must be finite and positive", what, c->alpha, c->beta);
+  if (!(c->test_fraction >= 0.0 && c->test_fraction < 1.0))
+    return sk_lda_fail(err, "%s: test fraction %g is outside [0, 1)", what, c->test_fraction);
+  if (!(c->seconds >= 0.0) || !isfinite(c->seconds))
+    return sk_lda_fail(err, "%s: training time %g is not a finite non-negative number", what, c->seconds);
+  if (c->sweeps >= SK_LDA_STREAM_RESERVED)
+    return sk_lda_fail(err, "%s: %llu sweeps is out of range", what, (unsigned long long)c->sweeps);
+  return 0;
+}
+
+int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda_error *err) {
+  if (path == NULL || c == NULL || (c->z == NULL && c->num_tokens > 0) || (c->metrics == NULL && c->metrics_len > 0))
+    return sk_lda_fail(err, "write checkpoint: a pointer is NULL");
+  if (check_fields(c, path, err) != 0) return 1;
+  if (sk_lda_detail_check_topics(c->z, c->num_tokens, c->num_topics, path, err) != 0) return 1;
+  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, err);
+  if (e == NULL) return 1;
+  sk_lda_bin_enc_u32(e, (uint32_t)c->sampler);
+  sk_lda_bin_enc_u32(e, (uint32_t)c->num_topics);
+  sk_lda_bin_enc_u32(e, (uint32_t)c->num_words);
+  sk_lda_bin_enc_u32(e, (uint32_t)c->num_docs);
+  sk_lda_bin_enc_u32(e, c->fingerprint);
+  sk_lda_bin_enc_u64(e, (uint64_t)c->num_tokens);
+  sk_lda_bin_enc_f64(e, c->alpha);
+  sk_lda_bin_enc_f64(e, c->beta);
+  sk_lda_bin_enc_f64(e, c->test_fraction);
+  sk_lda_bin_enc_u64(e, c->seed);
+  sk_lda_bin_enc_u64(e, c->sweeps);
+  sk_lda_bin_enc_f64(e, c->seconds);
+  sk_lda_bin_enc_u64(e, (uint64_t)c->metrics_len);
+  sk_lda_bin_enc_bytes(e, c->metrics, c->metrics_len);
+  for (int64_t t = 0; t < c->num_tokens; ++t) sk_lda_bin_enc_u32(e, (uint32_t)c->z[t]);
+  return sk_lda_bin_commit(e, path, err);
+}
+
+int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_error *err) {
+  if (path == NULL || out == NULL) return sk_lda_fail(err, "read checkpoint: a pointer is NULL");
+  memset(out, 0, sizeof *out);
+  uint64_t size = 0;
+  FILE *f = sk_lda_bin_open_checked(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, "checkpoint",
+                                    SK_LDA_CHECKPOINT_HEADER_BYTES + 4u, &size, err);
+  if (f == NULL) return 1;
+  unsigned char *buf = (unsigned char *)malloc(SK_LDA_BIN_CHUNK);
+  sk_lda_checkpoint c;
+  memset(&c, 0, sizeof c);
+  char *metrics = NULL;
+  if (buf == NULL) {
+    sk_lda_fail(err, "%s: out of memory", path);
+    goto fail;
+  }
+  if (sk_lda_bin_read_exact(f, buf, SK_LDA_CHECKPOINT_HEADER_BYTES, path, err)) goto fail;
+  c.sampler = (int32_t)sk_lda_bin_dec_u32(buf + 12);
+  c.num_topics = (int32_t)sk_lda_bin_dec_u32(buf + 16);
+  c.num_words = (int32_t)sk_lda_bin_dec_u32(buf + 20);
+  c.num_docs = (int32_t)sk_lda_bin_dec_u32(buf + 24);
+  c.fingerprint = sk_lda_bin_dec_u32(buf + 28);
+  const uint64_t T = sk_lda_bin_dec_u64(buf + 32);
+  c.num_tokens = T > (uint64_t)INT64_MAX ? -1 : (int64_t)T;
+  c.alpha = sk_lda_bin_dec_f64(buf + 40);
+  c.beta = sk_lda_bin_dec_f64(buf + 48);
+  c.test_fraction = sk_lda_bin_dec_f64(buf + 56);
+  c.seed = sk_lda_bin_dec_u64(buf + 64);
+  c.sweeps = sk_lda_bin_dec_u64(buf + 72);
+  c.seconds = sk_lda_bin_dec_f64(buf + 80);
+  const uint64_t M = sk_lda_bin_dec_u64(buf + 88);
+  if (check_fields(&c, path, err) != 0) goto fail;
+  const uint64_t room = size - SK_LDA_CHECKPOINT_HEADER_BYTES - 4u;
+  if (M > room || T > (room - M) / 4u || M + 4u * T != room) {
+    sk_lda_fail(err, "%s: file is %llu bytes but its header calls for %llu bytes of metrics and %llu tokens", path,
+                (unsigned long long)size, (unsigned long long)M, (unsigned long long)T);
+    goto fail;
+  }
+  if (T > (uint64_t)SIZE_MAX / 4u) {
+    sk_lda_fail(err, "%s: %llu tokens are too many for this machine", path, (unsigned long long)T);
+    goto fail;
+  }
+  metrics = (char *)malloc((size_t)M + 1u);
+  c.z = (int32_t *)malloc((size_t)(T > 0 ? T : 1) * sizeof *c.z);
+  if (metrics == NULL || c.z == NULL) {
+    sk_lda_fail(err, "%s: out of memory for %llu topics", path, (unsigned long long)T);
+    goto fail;
+  }
+  if (sk_lda_bin_read_exact(f, metrics, (size_t)M, path, err)) goto fail;
+  metrics[M] = '\0';
+  c.metrics = metrics;
+  c.metrics_len = (size_t)M;
+  metrics = NULL;
+  if (sk_lda_bin_read_i32s(f, c.z, (size_t)T, buf, path, err) ||
+      sk_lda_detail_check_topics(c.z, (int64_t)T, c.num_topics, path, err))
+    goto fail;
+  free(buf);
+  fclose(f);
+  *out = c;
+  return 0;
+fail:
+  free(buf);
+  free(metrics);
+  sk_lda_checkpoint_free(&c);
+  fclose(f);
+  return 1;
+}
+
+uint32_t sk_lda_corpus_fingerprint(const sk_lda_corpus *c) {
+  unsigned char b[8 * 64];
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const int64_t sizes[3] = {c->num_docs, c->num_words, c->num_tokens};
+  size_t n = 0;
+  /* Little-endian bytes, whatever the host's order, in blocks of 64 values. */
+#define SK_LDA_PUT(v, bytes)                                                   \
+  do {                                                                         \
+    for (int i_ = 0; i_ < (bytes); ++i_) b[n++] = (unsigned char)((uint64_t)(v) >> (8 * i_)); \
+    if (n > sizeof b - 8) crc = crc32(crc, b, (uInt)n), n = 0;                 \
+  } while (0)
+  for (int i = 0; i < 3; ++i) SK_LDA_PUT(sizes[i], 8);
+  for (int32_t d = 0; d <= c->num_docs; ++d) SK_LDA_PUT(c->doc_offsets[d], 8);
+  for (int64_t t = 0; t < c->num_tokens; ++t) SK_LDA_PUT((uint32_t)c->tokens[t], 4);
+#undef SK_LDA_PUT
+  return (uint32_t)crc32(crc, b, (uInt)n);
+}

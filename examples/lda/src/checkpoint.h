@@ -1,0 +1,87 @@
+/*
+ * The checkpoint of a training run: everything `sk-lda train --resume DIR` needs to continue a run so
+ * that it ends with exactly the bits an uninterrupted run gives, in one file (DIR/checkpoint.skc)
+ * written atomically (temporary name, fsync, rename: output.h), so a run killed at any moment leaves
+ * either the previous checkpoint or the new one. The topics z are the state; the counts are rebuilt
+ * from them, and every random number depends only on (seed, sweep, token), so the sampler and device
+ * that continue may differ from those that stopped.
+ *
+ * CHECKPOINT FILE (format version 1). Little-endian, no padding:
+ *   offset  size     field
+ *   0       8        magic, the bytes "SKLDACKP"
+ *   8       4        uint32 format version = 1
+ *   12      4        int32 sampler kind (sampler.h: 0 esca, 1 cgs)
+ *   16      4        int32 K, 1 .. SK_LDA_MAX_TOPICS
+ *   20      4        int32 V, >= 1
+ *   24      4        int32 D, training documents, >= 0
+ *   28      4        uint32 fingerprint of the training corpus (sk_lda_corpus_fingerprint())
+ *   32      8        int64 T, training tokens, >= 0
+ *   40      8        float64 alpha, finite and > 0
+ *   48      8        float64 beta, finite and > 0
+ *   56      8        float64 test fraction of the split, in [0, 1)
+ *   64      8        uint64 seed
+ *   72      8        uint64 sweeps done
+ *   80      8        float64 seconds of training so far (metrics.csv's clock), finite and >= 0
+ *   88      8        uint64 M, bytes of metrics text
+ *   96      M        the metrics log (metrics.csv) as it was at this checkpoint
+ *   then    4 T      int32 z[t] in [0, K), training tokens in corpus order
+ *   then    4        CRC-32 of every byte before it
+ * Readers check the magic, the CRC, the version, the length and every range, each with an error that
+ * names the file. Errors: 0 on success, non-zero with err filled (corpus.h). Threading: no shared state.
+ */
+#ifndef SK_LDA_CHECKPOINT_H
+#define SK_LDA_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SK_LDA_CHECKPOINT_VERSION 1u
+/* The checkpoint's file name inside a run's --out folder. */
+#define SK_LDA_CHECKPOINT_FILE "checkpoint.skc"
+
+/* A checkpoint's contents. Filled by sk_lda_checkpoint_read() (owning: free with
+   sk_lda_checkpoint_free()), or by a caller for sk_lda_checkpoint_write() (then only read). */
+typedef struct sk_lda_checkpoint {
+  int32_t sampler;        /* sk_lda_sampler_kind */
+  int32_t num_topics;     /* K */
+  int32_t num_words;      /* V */
+  int32_t num_docs;       /* training documents */
+  uint32_t fingerprint;   /* sk_lda_corpus_fingerprint() of the training corpus */
+  int64_t num_tokens;     /* training tokens */
+  double alpha, beta;
+  double test_fraction;
+  uint64_t seed;
+  uint64_t sweeps;        /* sweeps done */
+  double seconds;         /* training time so far */
+  const char *metrics;    /* metrics_len bytes of metrics.csv text (not NUL-terminated when written) */
+  size_t metrics_len;
+  int32_t *z;             /* num_tokens topics */
+} sk_lda_checkpoint;
+
+/* Frees what a read checkpoint owns and zeroes it; NULL or zeroed is fine. */
+void sk_lda_checkpoint_free(sk_lda_checkpoint *c);
+
+/* Writes c at PATH (temporary name, fsync, rename). Fails when a pointer is NULL, a field is out of
+   range (a topic included) or on an I/O error; PATH is then untouched. Work O(T + M). */
+int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda_error *err);
+
+/* Reads and checks a checkpoint into *out (overwritten; zeroed on failure). Malformed or truncated
+   input is an error, never a crash; sizes are checked against the file length before anything is
+   allocated. On success out->metrics is NUL-terminated. Work O(file size). */
+int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_error *err);
+
+/* A CRC-32 of a corpus's sizes, offsets and word ids: two corpora with different documents have
+   different fingerprints except with probability about 2^-32. Work O(D + T). */
+uint32_t sk_lda_corpus_fingerprint(const sk_lda_corpus *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_CHECKPOINT_H */

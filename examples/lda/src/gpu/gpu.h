@@ -1,0 +1,28 @@
+/*
+ * The CUDA part of sk-lda: built only when nvcc is found (SK_LDA_HAVE_GPU is then defined for every
+ * user of sk_lda_core). The GPU samplers will live here, behind sampler.h's interface; today this part
+ * finds the GPU that `--device auto|gpu` would use.
+ */
+#ifndef SK_LDA_GPU_H
+#define SK_LDA_GPU_H
+
+#include <stddef.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Whether CUDA device `device` can be used: returns 0 and writes its name (NUL-terminated, at most
+ * cap bytes) when it can; non-zero with err saying why (no driver, no device, ordinal out of range)
+ * when it cannot. Never aborts: on a machine without a GPU it answers quickly.
+ */
+int sk_lda_gpu_probe(int device, char *name, size_t cap, sk_lda_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_GPU_H */

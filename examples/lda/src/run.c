@@ -1,0 +1,425 @@
+/* A training run of sk-lda (run.h): init or resume, sweeps, metrics, checkpoints, outputs. */
+#include "run.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "metrics.h"
+#include "model_file.h"
+#include "output.h"
+#include "run_dir.h"
+
+void sk_lda_run_options_default(sk_lda_run_options *o) {
+  memset(o, 0, sizeof *o);
+  o->num_topics = 100;
+  o->alpha = -1.0;
+  o->beta = SK_LDA_DEFAULT_BETA;
+  o->seed = 1;
+  o->test_fraction = SK_LDA_DEFAULT_TEST_FRACTION;
+  o->sampler = SK_LDA_SAMPLER_ESCA;
+  o->device.kind = SK_LDA_DEVICE_AUTO;
+  o->iters = 100;
+  o->ll_every = 10;
+  o->checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
+  o->top_words = SK_LDA_DEFAULT_TOP_WORDS;
+}
+
+/* --- signals: the first one ends the run after its sweep, a second one at once -------------------- */
+
+static volatile sig_atomic_t sk_lda_run_signal = 0;
+
+static void sk_lda_run_on_signal(int sig) {
+  if (sk_lda_run_signal != 0) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  sk_lda_run_signal = sig;
+  static const char msg[] =
+      "\nsk-lda train: stopping after this sweep to save the run (a second signal stops at once)\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)ignored;
+}
+
+typedef struct signal_state {
+  struct sigaction old_int, old_term;
+} signal_state;
+
+static void signals_install(signal_state *s) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = sk_lda_run_on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sk_lda_run_signal = 0;
+  sigaction(SIGINT, &sa, &s->old_int);
+  sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+static void signals_restore(const signal_state *s) {
+  sigaction(SIGINT, &s->old_int, NULL);
+  sigaction(SIGTERM, &s->old_term, NULL);
+}
+
+/* --- the run's state ------------------------------------------------------------------------------ */
+
+typedef struct run_state {
+  const sk_lda_run_options *o;
+  const char *dir;            /* output folder or NULL */
+  int sampler;                /* sk_lda_sampler_kind in use */
+  double test_fraction;       /* of the split in use */
+  uint32_t fingerprint;       /* of the training corpus */
+  double seconds_before;      /* training time of the run's earlier parts (a resume) */
+  uint64_t sweeps_before;     /* sweeps of the run's earlier parts */
+  double start;               /* wall clock at the first sweep of this part */
+  sk_lda_metrics_log log;     /* open when dir != NULL */
+  double checkpoint_cost;     /* seconds one checkpoint takes (estimated, then measured) */
+  double since_checkpoint;    /* seconds of sweeps since the last checkpoint */
+} run_state;
+
+static double run_seconds(const run_state *r) { return r->seconds_before + (sk_lda_wall_seconds() - r->start); }
+
+static int fail_usage(const char *what, const sk_lda_error *err) {
+  fprintf(stderr, "sk-lda train: %s%s\n", what, err->message);
+  return SK_LDA_EXIT_USAGE;
+}
+
+/* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
+static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_lda_error *err) {
+  char path[4096];
+  if (sk_lda_run_dir_path(path, sizeof path, r->dir, SK_LDA_CHECKPOINT_FILE, err) != 0) return 1;
+  const double t0 = sk_lda_wall_seconds();
+  sk_lda_checkpoint c;
+  memset(&c, 0, sizeof c);
+  c.sampler = r->sampler;
+  c.num_topics = m->num_topics;
+  c.num_words = m->num_words;
+  c.num_docs = m->num_docs;
+  c.fingerprint = r->fingerprint;
+  c.num_tokens = m->num_tokens;
+  c.alpha = m->alpha;
+  c.beta = m->beta;
+  c.test_fraction = r->test_fraction;
+  c.seed = m->seed;
+  c.sweeps = sweeps;
+  c.seconds = run_seconds(r);
+  c.metrics = r->log.text;
+  c.metrics_len = r->log.len;
+  c.z = m->z;
+  const int rc = sk_lda_checkpoint_write(path, &c, err);
+  r->checkpoint_cost = sk_lda_wall_seconds() - t0;
+  r->since_checkpoint = 0.0;
+  return rc;
+}
+
+/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, theta.txt (and z.bin). */
+static int write_outputs(const run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split,
+                         const sk_lda_model *m, uint64_t sweeps, sk_lda_error *err) {
+  char path[4096];
+  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
+      sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, corpus->vocab,
+                          r->o->top_words, err) != 0)
+    return 1;
+  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
+      sk_lda_model_save(path, m, corpus->vocab, sweeps, err) != 0)
+    return 1;
+  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
+      sk_lda_write_model_doc_topics(path, m, split->train_doc_ids, err) != 0)
+    return 1;
+  if (r->o->save_z && (sk_lda_run_dir_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
+                       sk_lda_z_write(path, m->z, m->num_tokens, m->num_topics, err) != 0))
+    return 1;
+  return 0;
+}
+
+/* Whether the automatic policy wants a checkpoint now: the sweeps since the last one took at least 50
+   times what one costs. */
+static int checkpoint_due(const run_state *r, int64_t it) {
+  const int64_t every = r->o->checkpoint_every;
+  if (every == SK_LDA_CHECKPOINT_AUTO) return r->since_checkpoint * SK_LDA_CHECKPOINT_AUTO_SHARE >= r->checkpoint_cost;
+  return every > 0 && it % every == 0;
+}
+
+/* --- start: a new model, or the checkpoint's --------------------------------------------------------- */
+
+/* Reads the checkpoint of o->resume and checks it against the options the user gave. */
+static int read_resume_checkpoint(const sk_lda_run_options *o, sk_lda_checkpoint *ck) {
+  sk_lda_error err;
+  char path[4096];
+  struct stat st;
+  if (sk_lda_run_dir_path(path, sizeof path, o->resume, SK_LDA_CHECKPOINT_FILE, &err) != 0)
+    return fail_usage("--resume: ", &err);
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "sk-lda train: --resume %s: there is no %s there (a run with --out writes one)\n", o->resume,
+            SK_LDA_CHECKPOINT_FILE);
+    return SK_LDA_EXIT_USAGE;
+  }
+  if (sk_lda_checkpoint_read(path, ck, &err) != 0) return fail_usage("--resume: ", &err);
+  char what[200] = "";
+  const unsigned g = o->given;
+  if ((g & SK_LDA_GIVEN_TOPICS) && o->num_topics != ck->num_topics)
+    snprintf(what, sizeof what, "--topics %d (the run has %d)", (int)o->num_topics, (int)ck->num_topics);
+  else if ((g & SK_LDA_GIVEN_ALPHA) && o->alpha != ck->alpha)
+    snprintf(what, sizeof what, "--alpha %.17g (the run has %.17g)", o->alpha, ck->alpha);
+  else if ((g & SK_LDA_GIVEN_BETA) && o->beta != ck->beta)
+    snprintf(what, sizeof what, "--beta %.17g (the run has %.17g)", o->beta, ck->beta);
+  else if ((g & SK_LDA_GIVEN_SEED) && o->seed != ck->seed)
+    snprintf(what, sizeof what, "--seed %llu (the run has %llu)", (unsigned long long)o->seed,
+             (unsigned long long)ck->seed);
+  else if ((g & SK_LDA_GIVEN_TEST_FRACTION) && o->test_fraction != ck->test_fraction)
+    snprintf(what, sizeof what, "--test-fraction %.17g (the run has %.17g)", o->test_fraction, ck->test_fraction);
+  else if ((g & SK_LDA_GIVEN_SAMPLER) && o->sampler != ck->sampler)
+    snprintf(what, sizeof what, "--sampler %s (the run has %s)", sk_lda_sampler_kind_name(o->sampler),
+             sk_lda_sampler_kind_name(ck->sampler));
+  if (what[0] != '\0') {
+    fprintf(stderr, "sk-lda train: --resume %s: %s; leave the option out, or give the run's value\n", path, what);
+    return SK_LDA_EXIT_USAGE;
+  }
+  if ((long long)ck->sweeps >= (long long)o->iters) {
+    fprintf(stderr, "sk-lda train: --resume %s has done %llu sweeps already; ask for more with --iters\n", path,
+            (unsigned long long)ck->sweeps);
+    return SK_LDA_EXIT_USAGE;
+  }
+  return SK_LDA_EXIT_OK;
+}
+
+/* Splits the corpus and starts the model: from the checkpoint when ck->z is set, else anew. */
+static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus, const sk_lda_checkpoint *ck,
+                       run_state *r, sk_lda_split *split, sk_lda_model *m) {
+  sk_lda_error err;
+  const int resumed = ck->z != NULL;
+  const uint64_t seed = resumed ? ck->seed : o->seed;
+  r->test_fraction = resumed ? ck->test_fraction : o->test_fraction;
+  r->sampler = resumed ? ck->sampler : o->sampler;
+  if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return fail_usage("", &err);
+  r->fingerprint = sk_lda_corpus_fingerprint(&split->train);
+  if (!resumed) {
+    const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
+    if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
+      return fail_usage("", &err);
+    return SK_LDA_EXIT_OK;
+  }
+  if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
+      ck->num_words != split->train.num_words || ck->fingerprint != r->fingerprint) {
+    fprintf(stderr,
+            "sk-lda train: --resume %s: the checkpoint is of another corpus (%d documents, %lld tokens, %d words "
+            "to train on; this corpus and split give %d, %lld, %d%s)\n",
+            o->resume, (int)ck->num_docs, (long long)ck->num_tokens, (int)ck->num_words, (int)split->train.num_docs,
+            (long long)split->train.num_tokens, (int)split->train.num_words,
+            ck->num_docs == split->train.num_docs && ck->num_tokens == split->train.num_tokens &&
+                    ck->num_words == split->train.num_words
+                ? ", but other words"
+                : "");
+    return SK_LDA_EXIT_USAGE;
+  }
+  if (sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err) != 0 ||
+      sk_lda_model_set_z(m, ck->z, &err) != 0)
+    return fail_usage("--resume: ", &err);
+  r->seconds_before = ck->seconds;
+  return SK_LDA_EXIT_OK;
+}
+
+/* Prepares the output folder: created, not another run's (unless overwrite), writable, cleared. */
+static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_checkpoint *ck) {
+  sk_lda_error err;
+  if (r->dir == NULL) return SK_LDA_EXIT_OK;
+  if (sk_lda_mkdir_p(r->dir, &err) != 0) return fail_usage("--out: ", &err);
+  const int continuing = o->resume != NULL && sk_lda_same_dir(o->resume, r->dir);
+  const char *held = continuing ? NULL : sk_lda_run_dir_holds_run(r->dir);
+  if (held != NULL && !o->overwrite) {
+    fprintf(stderr,
+            "sk-lda train: --out %s already holds a run (%s is there): continue it with --resume %s, or replace it "
+            "with --overwrite\n",
+            r->dir, held, r->dir);
+    return SK_LDA_EXIT_USAGE;
+  }
+  if (sk_lda_run_dir_check_writable(r->dir, &err) != 0) return fail_usage("--out: ", &err);
+  /* Nothing of an earlier run, or of this run's earlier part, can be mixed into the results: its
+     outputs go now, and the state is rewritten below from the checkpoint (or anew). */
+  if (sk_lda_run_dir_clear(r->dir, continuing, &err) != 0) return fail_usage("--out: ", &err);
+  char path[4096];
+  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "metrics.csv", &err) != 0 ||
+      sk_lda_metrics_log_open(&r->log, path, ck->metrics, &err) != 0)
+    return fail_usage("--out: ", &err);
+  return SK_LDA_EXIT_OK;
+}
+
+/* --- the sweeps ---------------------------------------------------------------------------------- */
+
+static double perplexity(double ll_per_token) { return exp(-ll_per_token); }
+
+/* Interrupted after sweep `done`: the outputs so far and a checkpoint, then how to resume. */
+static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_model *m,
+                              uint64_t done) {
+  const int sig = (int)sk_lda_run_signal;
+  const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+  const int status = sig == SIGTERM ? SK_LDA_EXIT_SIGTERM : SK_LDA_EXIT_SIGINT;
+  if (r->dir == NULL) {
+    fprintf(stderr, "sk-lda train: %s after sweep %llu of %lld; nothing saved (no --out)\n", name,
+            (unsigned long long)done, (long long)r->o->iters);
+    return status;
+  }
+  sk_lda_error err;
+  if (write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s after sweep %llu, but saving failed: %s\n", name, (unsigned long long)done,
+            err.message);
+    return SK_LDA_EXIT_RUNTIME;
+  }
+  fprintf(stderr,
+          "sk-lda train: %s after sweep %llu of %lld; saved %s (checkpoint and outputs so far)\n"
+          "  resume with: sk-lda train %s --resume %s --iters %lld\n",
+          name, (unsigned long long)done, (long long)r->o->iters, r->dir,
+          r->o->input_args != NULL ? r->o->input_args : "(the same input)", r->dir, (long long)r->o->iters);
+  return status;
+}
+
+/* The sweeps from done + 1 to o->iters. On return *last is the last sweep done and *ll the last joint
+   log-likelihood (NaN when none was computed). */
+static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *last, double *ll, double *tps) {
+  const sk_lda_run_options *o = r->o;
+  const sk_lda_model *m = s->model;
+  const int tty = isatty(fileno(stderr));
+  sk_lda_error err;
+  *last = done;
+  for (int64_t it = (int64_t)done + 1; it <= o->iters; ++it) {
+    const double t0 = sk_lda_wall_seconds();
+    if (sk_lda_sampler_sweep(s, (uint64_t)it, &err) != 0) {
+      fprintf(stderr, "\nsk-lda train: sweep %lld: %s\n", (long long)it, err.message);
+      return SK_LDA_EXIT_RUNTIME;
+    }
+    const double secs = sk_lda_wall_seconds() - t0;
+    *tps = sk_lda_tokens_per_second(m->num_tokens, secs);
+    *last = (uint64_t)it;
+    const int evaluate = it == 1 || it == o->iters || (o->ll_every > 0 && it % o->ll_every == 0);
+    if (evaluate) {
+      if (sk_lda_sampler_to_host(s, &err) != 0) {
+        fprintf(stderr, "\nsk-lda train: sweep %lld: %s\n", (long long)it, err.message);
+        return SK_LDA_EXIT_RUNTIME;
+      }
+      *ll = sk_lda_joint_ll_per_token(m);
+    }
+    /* The last sweep's row waits for the held-out log-likelihood, computed after the loop. */
+    if (evaluate && it < o->iters && r->dir != NULL &&
+        sk_lda_metrics_log_row(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &err) != 0) {
+      fprintf(stderr, "\nsk-lda train: %s\n", err.message);
+      return SK_LDA_EXIT_RUNTIME;
+    }
+    const double elapsed = sk_lda_wall_seconds() - r->start;
+    const double eta = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
+    if (tty) {
+      fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s  joint LL/token %.4f (perplexity %.1f)  ETA %.0f s   ",
+              (long long)it, (long long)o->iters, *tps / 1e6, *ll, perplexity(*ll), eta);
+      if (it == o->iters) fputc('\n', stderr);
+    } else if (evaluate) {
+      printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f (perplexity %.1f)\n", (long long)it,
+             (long long)o->iters, *tps / 1e6, *ll, perplexity(*ll));
+    }
+    r->since_checkpoint += sk_lda_wall_seconds() - t0;
+    if (sk_lda_run_signal != 0 && it < o->iters) return SK_LDA_EXIT_OK; /* the caller saves the run */
+    if (r->dir != NULL && it < o->iters && checkpoint_due(r, it)) {
+      if (sk_lda_sampler_to_host(s, &err) != 0 || save_checkpoint(r, m, (uint64_t)it, &err) != 0) {
+        fprintf(stderr, "\nsk-lda train: checkpoint after sweep %lld: %s\n", (long long)it, err.message);
+        return SK_LDA_EXIT_RUNTIME;
+      }
+    }
+  }
+  return SK_LDA_EXIT_OK;
+}
+
+/* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
+static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_model *m,
+                      uint64_t done, double ll, double tps) {
+  sk_lda_error err;
+  double heldout = NAN;
+  if (split->test_heldout.num_tokens > 0 &&
+      sk_lda_heldout_ll(m, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
+                        r->o->device.threads, &heldout, &err) != 0) {
+    fprintf(stderr, "sk-lda train: held-out log-likelihood: %s\n", err.message);
+    return SK_LDA_EXIT_RUNTIME;
+  }
+  char heldout_text[160];
+  if (isnan(heldout))
+    snprintf(heldout_text, sizeof heldout_text, "held-out LL not computed (no held-out tokens: --test-fraction %g)",
+             r->test_fraction);
+  else
+    snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", heldout,
+             perplexity(heldout), split->test_observed.num_docs);
+  const double secs = sk_lda_wall_seconds() - r->start;
+  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB\n",
+         (long long)(done - r->sweeps_before), secs, ll, perplexity(ll), heldout_text,
+         (double)sk_lda_peak_rss_bytes() / 1e6);
+  if (r->dir == NULL) return SK_LDA_EXIT_OK;
+  /* Outputs first, checkpoint last: a run killed in between resumes and writes them again. */
+  if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &err) != 0 ||
+      write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    return SK_LDA_EXIT_RUNTIME;
+  }
+  printf("wrote %s: topics.txt, model.skl, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
+         r->o->save_z ? ", z.bin" : "");
+  return SK_LDA_EXIT_OK;
+}
+
+int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
+  sk_lda_checkpoint ck;
+  memset(&ck, 0, sizeof ck);
+  run_state r;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.dir = o->out != NULL ? o->out : o->resume;
+  int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_LDA_EXIT_OK;
+  if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
+  if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
+  const uint64_t done = ck.sweeps;
+  r.sweeps_before = done;
+  sk_lda_checkpoint_free(&ck);
+  sk_lda_device device;
+  const char *note = NULL;
+  sk_lda_error err;
+  if (status == SK_LDA_EXIT_OK && sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    status = SK_LDA_EXIT_RUNTIME;
+  }
+  sk_lda_sampler *s = NULL;
+  if (status == SK_LDA_EXIT_OK && sk_lda_sampler_create(r.sampler, m, &device, &s, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    status = SK_LDA_EXIT_RUNTIME;
+  }
+  if (status != SK_LDA_EXIT_OK) {
+    sk_lda_metrics_log_close(&r.log);
+    return status;
+  }
+  if (note != NULL) fprintf(stderr, "sk-lda train: %s\n", note);
+  if (done > 0) printf("resuming after sweep %llu of %s\n", (unsigned long long)done, o->resume);
+  printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s, seed %llu\n",
+         split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens, m->num_topics,
+         m->alpha, m->beta, s->ops->description, (unsigned long long)m->seed);
+  /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */
+  r.checkpoint_cost = (100.0 + 4.0 * (double)m->num_tokens) / 200e6;
+  signal_state signals;
+  signals_install(&signals);
+  r.start = sk_lda_wall_seconds();
+  uint64_t last = done;
+  double ll = NAN, tps = 0.0;
+  status = sweep_loop(&r, s, done, &last, &ll, &tps);
+  if (status == SK_LDA_EXIT_OK && sk_lda_sampler_to_host(s, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    status = SK_LDA_EXIT_RUNTIME;
+  }
+  if (status == SK_LDA_EXIT_OK) {
+    if ((int64_t)last < o->iters)
+      status = finish_interrupted(&r, corpus, split, m, last);
+    else
+      status = finish_run(&r, corpus, split, m, last, ll, tps);
+  }
+  signals_restore(&signals);
+  sk_lda_sampler_destroy(s);
+  sk_lda_metrics_log_close(&r.log);
+  return status;
+}

@@ -1,0 +1,130 @@
+/* The sampler seam (sampler.h): the CPU samplers behind it, device resolution, the dispatch. */
+#include "sampler.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgs.h"
+#include "esca.h"
+#ifdef SK_LDA_HAVE_GPU
+#include "gpu/gpu.h"
+#endif
+
+static const char *const sk_lda_sampler_names[] = {"esca", "cgs"};
+
+int sk_lda_sampler_kind_from_name(const char *name) {
+  for (int i = 0; name != NULL && i < (int)(sizeof sk_lda_sampler_names / sizeof *sk_lda_sampler_names); ++i)
+    if (strcmp(name, sk_lda_sampler_names[i]) == 0) return i;
+  return -1;
+}
+
+const char *sk_lda_sampler_kind_name(int kind) {
+  return kind >= 0 && kind < (int)(sizeof sk_lda_sampler_names / sizeof *sk_lda_sampler_names)
+             ? sk_lda_sampler_names[kind]
+             : "?";
+}
+
+/* --- CPU collapsed Gibbs: its state is the model ------------------------------------------------- */
+
+static int cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  return sk_lda_cgs_sweep(s->model, iteration, err);
+}
+
+static const sk_lda_sampler_ops cgs_ops = {"cgs", "serial collapsed Gibbs (CPU)", cgs_sweep, NULL, NULL};
+
+/* --- CPU ESCA: its scratch is the word tables ------------------------------------------------------ */
+
+static int esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  return sk_lda_esca_sweep(s->model, (sk_lda_esca_tables *)s->state, iteration, s->device.threads, err);
+}
+
+static void esca_destroy(sk_lda_sampler *s) {
+  sk_lda_esca_tables_free((sk_lda_esca_tables *)s->state);
+  free(s->state);
+}
+
+static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_sweep, NULL, esca_destroy};
+
+/* --- devices ------------------------------------------------------------------------------------- */
+
+int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
+                          const char **note, sk_lda_error *err) {
+  static char fallback[600];
+  if (note != NULL) *note = NULL;
+  if (requested == NULL || resolved == NULL) return sk_lda_fail(err, "device: a pointer is NULL");
+  *resolved = *requested;
+  if (requested->kind == SK_LDA_DEVICE_CPU) return 0;
+  (void)sampler_kind; /* every sampler is CPU-only until the GPU samplers land */
+#ifdef SK_LDA_HAVE_GPU
+  char name[256];
+  sk_lda_error why;
+  const int have_gpu = sk_lda_gpu_probe(requested->gpu, name, sizeof name, &why) == 0;
+  if (have_gpu)
+    snprintf(why.message, sizeof why.message, "GPU %d (%s) found, but the GPU samplers are not built yet",
+             requested->gpu, name);
+#else
+  sk_lda_error why;
+  snprintf(why.message, sizeof why.message, "this sk-lda was built without its CUDA part (nvcc was not found)");
+#endif
+  if (requested->kind == SK_LDA_DEVICE_GPU) return sk_lda_fail(err, "--device gpu: %s", why.message);
+  resolved->kind = SK_LDA_DEVICE_CPU;
+  if (note != NULL) {
+    snprintf(fallback, sizeof fallback, "--device auto: %s; training on the CPU", why.message);
+    *note = fallback;
+  }
+  return 0;
+}
+
+/* --- dispatch ------------------------------------------------------------------------------------ */
+
+int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model *m, const sk_lda_device *device,
+                        sk_lda_sampler **out, sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "sampler: out is NULL");
+  *out = NULL;
+  if (ops == NULL || ops->sweep == NULL || m == NULL || m->z == NULL || device == NULL)
+    return sk_lda_fail(err, "sampler: operations, model or device missing, or model not initialised");
+  sk_lda_sampler *s = (sk_lda_sampler *)calloc(1, sizeof *s);
+  if (s == NULL) return sk_lda_fail(err, "sampler: out of memory");
+  s->ops = ops;
+  s->model = m;
+  s->device = *device;
+  s->state = state;
+  *out = s;
+  return 0;
+}
+
+int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
+                          sk_lda_error *err) {
+  if (out != NULL) *out = NULL;
+  if (device != NULL && device->kind != SK_LDA_DEVICE_CPU)
+    return sk_lda_fail(err, "sampler %s: resolve the device first (the GPU samplers are not built yet)",
+                       sk_lda_sampler_kind_name(kind));
+  if (kind == SK_LDA_SAMPLER_CGS) return sk_lda_sampler_wrap(&cgs_ops, NULL, m, device, out, err);
+  if (kind != SK_LDA_SAMPLER_ESCA) return sk_lda_fail(err, "sampler: unknown kind %d", kind);
+  sk_lda_esca_tables *t = (sk_lda_esca_tables *)calloc(1, sizeof *t);
+  if (t == NULL) return sk_lda_fail(err, "sampler esca: out of memory");
+  if (sk_lda_sampler_wrap(&esca_ops, t, m, device, out, err) != 0) {
+    free(t);
+    return 1;
+  }
+  return 0;
+}
+
+int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  if (s == NULL) return sk_lda_fail(err, "sweep: sampler is NULL");
+  if (iteration >= SK_LDA_STREAM_RESERVED)
+    return sk_lda_fail(err, "sweep: iteration %llu is too large", (unsigned long long)iteration);
+  return s->ops->sweep(s, iteration, err);
+}
+
+int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err) {
+  if (s == NULL) return sk_lda_fail(err, "to host: sampler is NULL");
+  return s->ops->to_host != NULL ? s->ops->to_host(s, err) : 0;
+}
+
+void sk_lda_sampler_destroy(sk_lda_sampler *s) {
+  if (s == NULL) return;
+  if (s->ops->destroy != NULL) s->ops->destroy(s);
+  free(s);
+}

@@ -1,0 +1,113 @@
+/*
+ * The seam between an sk-lda run (run.h: corpus, split, init or resume, sweeps, metrics, checkpoints,
+ * outputs) and the samplers that draw the topics: CPU collapsed Gibbs, CPU ESCA and, built only when
+ * nvcc is found, the GPU samplers under gpu/. The run drives every sampler through this interface:
+ *
+ *   create  on a model (the host state: z and the counts A, B, n_k, all consistent) and a device; the
+ *           sampler takes what it needs from the model (a GPU sampler copies it to the device) and owns
+ *           its scratch;
+ *   sweep   one sweep `iteration` (the RNG stream of model.h): every token gets a new topic;
+ *   to_host brings z, A, B and n_k into the model, consistent with each other, so that the run can
+ *           compute metrics, write outputs or a checkpoint (a no-op for the CPU samplers, whose state
+ *           is the model);
+ *   destroy releases the sampler's scratch (never the model).
+ *
+ * Between create and destroy the model belongs to the sampler: the caller reads it only after to_host
+ * and never writes it. Errors: functions returning int give 0 on success and non-zero on failure with
+ * err filled (see corpus.h). Threading: one caller at a time per sampler.
+ */
+#ifndef SK_LDA_SAMPLER_H
+#define SK_LDA_SAMPLER_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a sampler runs. AUTO picks the GPU when this build has the GPU samplers and a GPU is present. */
+typedef enum sk_lda_device_kind {
+  SK_LDA_DEVICE_AUTO = 0,
+  SK_LDA_DEVICE_CPU = 1,
+  SK_LDA_DEVICE_GPU = 2
+} sk_lda_device_kind;
+
+/* The device a sampler is created on. */
+typedef struct sk_lda_device {
+  sk_lda_device_kind kind;
+  int threads; /* CPU threads for the CPU samplers (<= 0: all); results never depend on it */
+  int gpu;     /* CUDA device ordinal for the GPU samplers */
+} sk_lda_device;
+
+typedef struct sk_lda_sampler sk_lda_sampler;
+
+/* What a sampler implements. Each function receives the sampler it belongs to. */
+typedef struct sk_lda_sampler_ops {
+  const char *name;        /* the --sampler name: "cgs", "esca" */
+  const char *description; /* for logs: "serial collapsed Gibbs (CPU)" */
+  int (*sweep)(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err);
+  int (*to_host)(sk_lda_sampler *s, sk_lda_error *err); /* NULL: the model is always current */
+  void (*destroy)(sk_lda_sampler *s);                   /* frees s->state; NULL: nothing to free */
+} sk_lda_sampler_ops;
+
+/* A sampler: its operations, the model it works on (borrowed), its device and its own state. */
+struct sk_lda_sampler {
+  const sk_lda_sampler_ops *ops;
+  sk_lda_model *model;
+  sk_lda_device device;
+  void *state;
+};
+
+/* The samplers there are, by --sampler name. */
+typedef enum sk_lda_sampler_kind { SK_LDA_SAMPLER_ESCA = 0, SK_LDA_SAMPLER_CGS = 1 } sk_lda_sampler_kind;
+
+/* The kind named `name` ("esca" or "cgs"); -1 for any other name. */
+int sk_lda_sampler_kind_from_name(const char *name);
+
+/* The --sampler name of a kind ("esca", "cgs"), or "?" when out of range. */
+const char *sk_lda_sampler_kind_name(int kind);
+
+/*
+ * Resolves `requested` to the device a sampler will really run on (CPU or GPU), filling `resolved`:
+ * CPU stays CPU; GPU needs a build with the GPU samplers and a GPU (else an error: exit status 1 in
+ * the CLI); AUTO is GPU when both are there and CPU otherwise, with `*note` (when not NULL) set to a
+ * one-line explanation of a fallback, or NULL. Until the GPU samplers exist every GPU request fails
+ * with a message that says so.
+ */
+int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
+                          const char **note, sk_lda_error *err);
+
+/*
+ * Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved
+ * device (CPU or GPU, see sk_lda_device_resolve()). On success *out is a new sampler; on failure *out
+ * is NULL and err says why (no such sampler on that device, out of memory). Work: what the sampler's
+ * setup needs (O(1) for the CPU samplers; the ESCA tables are allocated on the first sweep).
+ */
+int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
+                          sk_lda_error *err);
+
+/*
+ * Wraps caller-made operations and state as a sampler (used by the tests' planted-bug samplers):
+ * *out gets a new sampler that destroy() frees with ops->destroy(s) first.
+ */
+int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model *m, const sk_lda_device *device,
+                        sk_lda_sampler **out, sk_lda_error *err);
+
+/* One sweep `iteration` (< 2^63). Fails on NULL, an iteration in the reserved range, or what the
+   sampler reports. */
+int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err);
+
+/* Makes the model's z, A, B and n_k current (see above). */
+int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err);
+
+/* Releases the sampler; NULL is fine. The model is untouched. */
+void sk_lda_sampler_destroy(sk_lda_sampler *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_SAMPLER_H */
