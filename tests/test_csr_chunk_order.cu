@@ -457,6 +457,10 @@ static sk_status run_device(const int32_t *h_tokens, int64_t n, int32_t num_cols
   // The bytes just before and just after the workspace: the call must not touch them.
   SK_CHECK_CUDA(cudaMemset(g_dev.workspace, POISON_BYTE, o->ws_shift));
   SK_CHECK_CUDA(cudaMemset(g_dev.workspace + o->ws_shift + ws_bytes, POISON_BYTE, 256));
+  // The copies and memsets above go to the legacy default stream, which g_stream (non-blocking) does not
+  // wait for: without this the poison could land after the call's own writes (seen with other programs
+  // sharing the GPU, which stretch the memsets' timing).
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
   const cudaStream_t s = o->use_stream ? g_stream : 0;
   const sk_status st = sk_csr_chunk_order_device(n > 0 ? g_dev.tokens : NULL, n, num_cols, n > 0 ? g_dev.perm : NULL,
                                                  n > 0 ? g_dev.inverse : NULL, g_dev.offsets,
