@@ -81,6 +81,8 @@ typedef struct run_state {
   sk_lda_metrics_log log;     /* open when dir != NULL */
   double checkpoint_cost;     /* seconds one checkpoint takes (estimated, then measured) */
   double since_checkpoint;    /* seconds of sweeps since the last checkpoint */
+  int checkpoints;            /* written during the sweeps of this part */
+  double checkpoint_seconds;  /* their total time */
 } run_state;
 
 static double run_seconds(const run_state *r) { return r->seconds_before + (sk_lda_wall_seconds() - r->start); }
@@ -115,6 +117,8 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   const int rc = sk_lda_checkpoint_write(path, &c, err);
   r->checkpoint_cost = sk_lda_wall_seconds() - t0;
   r->since_checkpoint = 0.0;
+  r->checkpoints += 1;
+  r->checkpoint_seconds += r->checkpoint_cost;
   return rc;
 }
 
@@ -355,6 +359,8 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
          (long long)(done - r->sweeps_before), secs, ll, perplexity(ll), heldout_text,
          (double)sk_lda_peak_rss_bytes() / 1e6);
   if (r->dir == NULL) return SK_LDA_EXIT_OK;
+  printf("checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)\n", r->checkpoints, r->checkpoint_seconds,
+         secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
   /* Outputs first, checkpoint last: a run killed in between resumes and writes them again. */
   if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &err) != 0 ||
       write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
