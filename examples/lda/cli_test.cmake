@@ -88,6 +88,11 @@ expect_message(2 "no-such-file.txt" ${SK_LDA} train --docword ${WORK}/no-such-fi
 # samplers where there is one); auto falls back to the CPU and says so once.
 expect_message(1 "--device gpu: (no CUDA GPU found|GPU 0 .* found, but the GPU samplers are not built yet)"
                ${SK_LDA} train ${corpus} -n 1 --device gpu)
+# A resume that cannot start leaves its folder as it was.
+expect_exit(1 ${SK_LDA} train ${corpus} -n 20 --resume ${WORK}/whole --device gpu)
+if(NOT EXISTS ${WORK}/whole/model.skl OR NOT EXISTS ${WORK}/whole/z.bin)
+  message(FATAL_ERROR "a resume that failed to start removed the run's outputs")
+endif()
 expect_exit(0 ${SK_LDA} train ${corpus} -n 1 --device auto --test-fraction 0)
 string(REGEX MATCHALL "--device auto" notes "${last_err}")
 list(LENGTH notes notes)

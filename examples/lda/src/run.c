@@ -381,10 +381,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.dir = o->out != NULL ? o->out : o->resume;
   int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_LDA_EXIT_OK;
   if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
-  if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
-  const uint64_t done = ck.sweeps;
-  r.sweeps_before = done;
-  sk_lda_checkpoint_free(&ck);
+  /* The device before the folder: a run that cannot start leaves the folder as it was. */
   sk_lda_device device;
   const char *note = NULL;
   sk_lda_error err;
@@ -392,6 +389,10 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = SK_LDA_EXIT_RUNTIME;
   }
+  if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
+  const uint64_t done = ck.sweeps;
+  r.sweeps_before = done;
+  sk_lda_checkpoint_free(&ck);
   sk_lda_sampler *s = NULL;
   if (status == SK_LDA_EXIT_OK && sk_lda_sampler_create(r.sampler, m, &device, &s, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
