@@ -317,8 +317,11 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
     const double elapsed = sk_lda_wall_seconds() - r->start;
     const double eta = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
     if (tty) {
-      fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s  joint LL/token %.4f (perplexity %.1f)  ETA %.0f s   ",
-              (long long)it, (long long)o->iters, *tps / 1e6, *ll, perplexity(*ll), eta);
+      /* A resumed run may sweep before its first evaluation: no LL to show yet, rather than a NaN. */
+      char ll_text[80] = "";
+      if (!isnan(*ll)) snprintf(ll_text, sizeof ll_text, "  joint LL/token %.4f (perplexity %.1f)", *ll, perplexity(*ll));
+      fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s%s  ETA %.0f s   ", (long long)it, (long long)o->iters,
+              *tps / 1e6, ll_text, eta);
       if (it == o->iters) fputc('\n', stderr);
     } else if (evaluate) {
       printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f (perplexity %.1f)\n", (long long)it,
