@@ -198,7 +198,7 @@ static void train_usage(FILE *f) {
           "prints how to resume and exits 130 (143); a second one stops at once. Every file is replaced\n"
           "atomically: an interrupted run never leaves half a file.\n",
 #ifdef SK_LDA_HAVE_GPU
-          " on the CPU (this build finds the GPU; its GPU samplers are not built yet)",
+          " on the CPU (this build has its CUDA part; the GPU samplers are not built yet)",
 #else
           " on the CPU (this build has no CUDA part)",
 #endif
