@@ -84,19 +84,58 @@ if(NOT metrics_header STREQUAL "iteration,seconds,tokens_per_s,joint_ll_per_toke
 endif()
 expect_exit(2 ${SK_LDA} train ${corpus} -n 12 --resume ${WORK}/no-such-run)
 expect_message(2 "no-such-file.txt" ${SK_LDA} train --docword ${WORK}/no-such-file.txt -k 4)
-# Until the GPU samplers exist, --device gpu is a run-time error that says why (no GPU here, or no GPU
-# samplers where there is one); auto falls back to the CPU and says so once.
-expect_message(1 "--device gpu: (no CUDA GPU found|GPU 0 .* found, but the GPU samplers are not built yet)"
-               ${SK_LDA} train ${corpus} -n 1 --device gpu)
-# A resume that cannot start leaves its folder as it was.
-expect_exit(1 ${SK_LDA} train ${corpus} -n 20 --resume ${WORK}/whole --device gpu)
-if(NOT EXISTS ${WORK}/whole/model.skl OR NOT EXISTS ${WORK}/whole/z.bin)
-  message(FATAL_ERROR "a resume that failed to start removed the run's outputs")
+# --device gpu trains ESCA on GPU 0 where there is one, and is a run-time error that says why where
+# there is none (no GPU, or a build without the CUDA part); auto then falls back to the CPU and says so
+# once. What --device gpu answers tells which kind of machine this is (CI has no GPU), and auto must
+# agree with it. GPU ESCA gives the CPU ESCA's topics bit for bit, so a GPU run's outputs equal the CPU
+# run's byte for byte (and "whole" above, with the default --device auto, ran on the GPU where there is one).
+expect_exit(0 ${SK_LDA} train ${corpus} -n 12 --out ${WORK}/whole_cpu --save-z --device cpu)
+execute_process(COMMAND ${SK_LDA} train ${corpus} -n 12 --out ${WORK}/gpu --save-z --device gpu
+                RESULT_VARIABLE gpu_rc OUTPUT_VARIABLE gpu_out ERROR_VARIABLE gpu_err)
+if(gpu_rc EQUAL 0)
+  set(have_gpu TRUE)
+  if(NOT gpu_out MATCHES "ESCA \\(GPU 0: ")
+    message(FATAL_ERROR "--device gpu did not say it trains ESCA on GPU 0: ${gpu_out}")
+  endif()
+  set(compared whole gpu)
+elseif(gpu_rc EQUAL 1 AND gpu_err MATCHES
+       "--device gpu: (no CUDA GPU found|GPU 0 cannot be used|this sk-lda was built without its CUDA part)")
+  set(have_gpu FALSE)
+  set(compared whole)
+else()
+  message(FATAL_ERROR "--device gpu neither trained nor said why it cannot (exit ${gpu_rc})\n"
+                      "stdout: ${gpu_out}\nstderr: ${gpu_err}")
+endif()
+foreach(run IN LISTS compared)
+  foreach(f z.bin model.skl topics.txt theta.txt)
+    file(SHA256 ${WORK}/${run}/${f} a)
+    file(SHA256 ${WORK}/whole_cpu/${f} b)
+    if(NOT a STREQUAL b)
+      message(FATAL_ERROR "the run in ${run} (have_gpu ${have_gpu}) differs from the CPU run in ${f}")
+    endif()
+  endforeach()
+endforeach()
+# CGS runs on the CPU only: --device gpu --sampler cgs fails on every machine, saying so.
+expect_message(1 "--device gpu: --sampler cgs runs on the CPU only" ${SK_LDA} train ${corpus} -n 1 --sampler cgs
+               --device gpu)
+# A resume that cannot start (a CGS run resumed on the GPU) leaves its folder as it was.
+expect_exit(0 ${SK_LDA} train ${corpus} -n 2 --sampler cgs --out ${WORK}/cgs --save-z)
+file(SHA256 ${WORK}/cgs/z.bin cgs_z)
+expect_message(1 "CPU only" ${SK_LDA} train ${corpus} -n 20 --resume ${WORK}/cgs --device gpu)
+file(SHA256 ${WORK}/cgs/z.bin cgs_z_after)
+if(NOT EXISTS ${WORK}/cgs/model.skl OR NOT cgs_z STREQUAL cgs_z_after)
+  message(FATAL_ERROR "a resume that failed to start changed the run's outputs")
+endif()
+expect_exit(0 ${SK_LDA} train ${corpus} -n 1 --sampler cgs --device auto --test-fraction 0)
+if(NOT last_err MATCHES "--device auto: --sampler cgs runs on the CPU only.*training on the CPU")
+  message(FATAL_ERROR "--device auto --sampler cgs did not say it trains on the CPU: ${last_err}")
 endif()
 expect_exit(0 ${SK_LDA} train ${corpus} -n 1 --device auto --test-fraction 0)
 string(REGEX MATCHALL "--device auto" notes "${last_err}")
 list(LENGTH notes notes)
-if(NOT notes EQUAL 1 OR NOT last_err MATCHES "training on the CPU")
+if(have_gpu AND NOT notes EQUAL 0)
+  message(FATAL_ERROR "--device auto with a GPU fell back to the CPU: ${last_err}")
+elseif(NOT have_gpu AND (NOT notes EQUAL 1 OR NOT last_err MATCHES "training on the CPU"))
   message(FATAL_ERROR "--device auto did not say once that it trains on the CPU: ${last_err}")
 endif()
 # No NaN reaches the user: with nothing held out, train says the held-out score was not computed.

@@ -154,7 +154,7 @@ static void train_usage(FILE *f) {
   fprintf(f,
           "usage: sk-lda train (--docword FILE | --ldac FILE | --text FILE) [--vocab FILE] [options]\n"
           "       sk-lda train --demo\n"
-          "Trains LDA by Gibbs sampling%s.\n\n"
+          "Trains LDA by Gibbs sampling: ESCA on the GPU or the CPU, or serial collapsed Gibbs on the CPU%s.\n\n"
           "input (one of):\n"
           "      --docword FILE     UCI bag of words (docword.X.txt or .txt.gz); --vocab vocab.X.txt (exactly W words)\n"
           "      --ldac FILE        LDA-C (N id:count ...); --vocab FILE gives the words\n"
@@ -169,8 +169,9 @@ static void train_usage(FILE *f) {
           "      --beta B           topic-word prior (default %g)\n"
           "      --sampler S        esca (default: every token from the previous sweep's counts, parallel)\n"
           "                         or cgs (serial collapsed Gibbs, the textbook reference)\n"
-          "      --device D         auto (default: the GPU when this build has GPU samplers and one is\n"
-          "                         present, else the CPU, said once), cpu or gpu (an error without both)\n"
+          "      --device D         auto (default: ESCA on GPU 0 when one is found, else the CPU, said once),\n"
+          "                         cpu, or gpu (an error, exit 1, without a GPU or with --sampler cgs). GPU\n"
+          "                         ESCA gives exactly the CPU ESCA's topics\n"
           "      --seed N           seed of every random draw (default 1)\n"
           "      --threads N        CPU threads (default: all); results do not depend on it\n"
           "      --test-fraction F  documents held out for the held-out log-likelihood (default %g)\n"
@@ -198,9 +199,9 @@ static void train_usage(FILE *f) {
           "prints how to resume and exits 130 (143); a second one stops at once. Every file is replaced\n"
           "atomically: an interrupted run never leaves half a file.\n",
 #ifdef SK_LDA_HAVE_GPU
-          " on the CPU (this build has its CUDA part; the GPU samplers are not built yet)",
+          "",
 #else
-          " on the CPU (this build has no CUDA part)",
+          " (this build has no CUDA part: the CPU only)",
 #endif
           SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_DEFAULT_TEST_FRACTION);
 }

@@ -18,6 +18,11 @@
  * ESCA's visits compared with the exact posterior instead of its own pi must be rejected too (total
  * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
  *
+ * With --gpu (registered as the gpu test test_sampler_gpu) only ESCA's exact chains run, with the ESCA
+ * sampler created on GPU 0 (gpu/esca_gpu.h) and 20,000 recorded states per case (each recorded state
+ * costs about 36 GPU sweeps), enough for ESCA-against-the-posterior to stay rejected; the planted-bug
+ * samplers are CPU ones and stay in the CPU run. Without a GPU, --gpu prints why and exits 77.
+ *
  * Exact draws: with the uniforms fixed by the RNG, each token's ESCA topic equals the documented rule
  * re-implemented here. Determinism: ESCA gives the same topics with 1 and 2 threads. Invariants: counts
  * agree with z after sweeps, K from 1 to 65,536. Smoke: joint LL per token rises over 20 sweeps of
@@ -38,6 +43,9 @@
 #include "lda_test_corpus.h"
 #include "samplekit/rng.h"
 #include "sk_test.h"
+#ifdef SK_LDA_HAVE_GPU
+#include "gpu/gpu.h"
+#endif
 
 /* ---- small helpers ------------------------------------------------------------------------------ */
 
@@ -391,11 +399,15 @@ static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error 
 static const sk_lda_sampler_ops buggy_cgs_ops = {"cgs-bug", "CGS with a planted bug", buggy_cgs_sweep, NULL, NULL};
 static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a planted bug", buggy_esca_sweep, NULL, NULL};
 
+/* The device the real samplers of the exact chains run on: the CPU, or GPU 0 with --gpu. */
+static sk_lda_device exact_device = {SK_LDA_DEVICE_CPU, 1, 0};
+
 /* The real sampler (bug = BUG_NONE) or a planted-bug one, through the sampler interface. */
 static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
   const sk_lda_device cpu = {SK_LDA_DEVICE_CPU, 1, 0};
   if (*bug == BUG_NONE)
-    return sk_lda_sampler_create(sampler == SAMPLER_CGS ? SK_LDA_SAMPLER_CGS : SK_LDA_SAMPLER_ESCA, m, &cpu, s, err);
+    return sk_lda_sampler_create(sampler == SAMPLER_CGS ? SK_LDA_SAMPLER_CGS : SK_LDA_SAMPLER_ESCA, m, &exact_device,
+                                 s, err);
   return sk_lda_sampler_wrap(sampler == SAMPLER_CGS ? &buggy_cgs_ops : &buggy_esca_ops, bug, m, &cpu, s, err);
 }
 
@@ -414,7 +426,8 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
     int ok = SK_CHECK(make_sampler(sampler, &bug, &m, &s, &err) == 0, "sampler: %s", err.message);
     for (long n = -10; n < samples && ok; ++n) { /* 10 thinning intervals of burn-in */
       for (int j = 0; j < thin && ok; ++j, ++it) ok = sk_lda_sampler_sweep(s, it, &err) == 0;
-      if (n >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
+      if (ok && n >= 0) ok = sk_lda_sampler_to_host(s, &err) == 0; /* a GPU sampler's z is on the GPU */
+      if (ok && n >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
     }
     if (SK_CHECK(ok, "sweep failed: %s", err.message)) {
       for (int k = 0; k < S; ++k) expct[k] = (double)samples * pi[k];
@@ -434,7 +447,8 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
   return chi2;
 }
 
-static void test_exact_chains(void) {
+/* gpu: ESCA only, on exact_device (the GPU), with fewer samples and without the planted bugs. */
+static void test_exact_chains(int gpu) {
   static const tiny_case cases[] = {
       {"K3 V3 docs [0 1][1 2]", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2},
       {"K2 V3 docs [0 0 1][2]", 2, 3, 2, 4, {3, 1}, {0, 0, 1, 2}, 1.0, 0.5},
@@ -446,9 +460,9 @@ static void test_exact_chains(void) {
     double *post = (double *)malloc((size_t)S * sizeof *post), *pi = (double *)malloc((size_t)S * sizeof *pi);
     double *P = (double *)malloc((size_t)S * S * sizeof *P);
     const double threshold = sk_test_chi2_threshold(S - 1);
-    const long samples = 100000;
+    const long samples = gpu ? 20000 : 100000;
     tiny_posterior(tc, post);
-    for (int sampler = SAMPLER_CGS; sampler <= SAMPLER_ESCA; ++sampler) {
+    for (int sampler = gpu ? SAMPLER_ESCA : SAMPLER_CGS; sampler <= SAMPLER_ESCA; ++sampler) {
       const char *sname = sampler == SAMPLER_CGS ? "CGS" : "ESCA";
       if (sampler == SAMPLER_CGS)
         tiny_cgs_matrix(tc, P);
@@ -460,7 +474,7 @@ static void test_exact_chains(void) {
         if (fabs(pi[s] - post[s]) > maxdiff) maxdiff = fabs(pi[s] - post[s]);
         tv_post += 0.5 * fabs(pi[s] - post[s]);
       }
-      sk_test_context("%s, %s", tc->name, sname);
+      sk_test_context("%s, %s%s", tc->name, sname, gpu ? " on the GPU" : "");
       if (sampler == SAMPLER_CGS) /* checks the test's own matrix and posterior against each other */
         SK_CHECK(maxdiff < 1e-12, "stationary distribution of the CGS matrix differs from the posterior by %g",
                  maxdiff);
@@ -478,7 +492,7 @@ static void test_exact_chains(void) {
       }
       SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
                threshold, thin, samples);
-      for (int bug = BUG_DOC_COUNT; bug <= BUG_WORD_COUNT; ++bug) {
+      for (int bug = BUG_DOC_COUNT; bug <= BUG_WORD_COUNT && !gpu; ++bug) {
         const double chi2_bug = run_chain_chi2(tc, sampler, bug, pi, thin, samples, 1000 + ci, NULL, NULL);
         printf("%-26s %-4s planted bug %d: chi2 %8.1f -> %s\n", tc->name, sname, bug, chi2_bug,
                chi2_bug > threshold ? "rejected" : "NOT rejected");
@@ -670,22 +684,44 @@ static void test_argument_checks(void) {
   SK_CHECK(sk_lda_cgs_sweep(NULL, 0, &err) != 0 && esca_sweep(NULL, 0, 1, &err) != 0, "NULL model swept");
   SK_CHECK(sk_lda_sampler_sweep(NULL, 0, &err) != 0 && sk_lda_sampler_to_host(NULL, &err) != 0, "NULL sampler swept");
   sk_lda_sampler_destroy(NULL);
-  /* Devices: the CPU stays the CPU; until the GPU samplers exist a GPU request fails, naming the reason,
-     and auto falls back to the CPU with a note that says why. */
+  /* Devices: the CPU stays the CPU. ESCA goes to the GPU when this build has the GPU part and GPU 0 is
+     usable; otherwise a GPU request fails, naming the reason, and auto falls back to the CPU with a
+     note that says why. CGS runs on the CPU only, whatever the machine. */
+  int have_gpu = 0;
+#ifdef SK_LDA_HAVE_GPU
+  sk_lda_error why;
+  have_gpu = sk_lda_gpu_probe(0, NULL, 0, &why) == 0;
+#endif
   sk_lda_device want = {SK_LDA_DEVICE_CPU, 0, 0}, got;
   const char *note = "unset";
   SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
                note == NULL,
            "cpu did not resolve to the CPU silently");
   want.kind = SK_LDA_DEVICE_GPU;
-  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) != 0 &&
-               strstr(err.message, "--device gpu") != NULL,
-           "gpu resolved without GPU samplers (%s)", err.message);
+  if (have_gpu)
+    SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 &&
+                 got.kind == SK_LDA_DEVICE_GPU,
+             "gpu did not resolve on a machine with a GPU (%s)", err.message);
+  else
+    SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) != 0 &&
+                 strstr(err.message, "--device gpu") != NULL,
+             "gpu resolved without a GPU (%s)", err.message);
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_CGS, &got, &note, &err) != 0 &&
+               strstr(err.message, "--device gpu") != NULL && strstr(err.message, "CPU only") != NULL,
+           "gpu resolved for CGS (%s)", err.message);
   want.kind = SK_LDA_DEVICE_AUTO;
-  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
-               note != NULL && strstr(note, "training on the CPU") != NULL,
-           "auto did not fall back to the CPU with a note (%s)", note ? note : "no note");
-  printf("--device auto here: %s\n", note ? note : "(no note)");
+  if (have_gpu)
+    SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 &&
+                 got.kind == SK_LDA_DEVICE_GPU && note == NULL,
+             "auto did not pick the GPU silently (%s)", note ? note : "no note");
+  else
+    SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 &&
+                 got.kind == SK_LDA_DEVICE_CPU && note != NULL && strstr(note, "training on the CPU") != NULL,
+             "auto did not fall back to the CPU with a note (%s)", note ? note : "no note");
+  printf("--device auto here: %s\n", note ? note : "(no note: the GPU)");
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_CGS, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
+               note != NULL && strstr(note, "CPU only") != NULL && strstr(note, "training on the CPU") != NULL,
+           "auto with CGS did not pick the CPU with a note (%s)", note ? note : "no note");
   SK_CHECK(sk_lda_sampler_kind_from_name("esca") == SK_LDA_SAMPLER_ESCA &&
                sk_lda_sampler_kind_from_name("cgs") == SK_LDA_SAMPLER_CGS && sk_lda_sampler_kind_from_name("x") < 0,
            "sampler names");
@@ -723,14 +759,30 @@ static void test_likelihood_rises(void) {
   sk_lda_corpus_free(&c);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const double t0 = sk_lda_wall_seconds();
+  if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+#ifdef SK_LDA_HAVE_GPU
+    sk_lda_error why;
+    if (sk_lda_gpu_probe(0, NULL, 0, &why) != 0) {
+      printf("SKIP: %s; --gpu needs a GPU\n", why.message);
+      return SK_TEST_SKIP_CODE;
+    }
+    exact_device.kind = SK_LDA_DEVICE_GPU;
+    test_exact_chains(1);
+    printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
+    return sk_test_finish();
+#else
+    printf("SKIP: this build has no GPU part; --gpu needs one\n");
+    return SK_TEST_SKIP_CODE;
+#endif
+  }
   test_argument_checks();
   test_cgs_reproducible_and_extreme_k();
   test_esca_exact_draws();
   test_esca_thread_independence();
   test_likelihood_rises();
-  test_exact_chains();
+  test_exact_chains(0);
   sk_lda_esca_tables_free(test_esca_tables());
   printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
   return sk_test_finish();

@@ -384,11 +384,13 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.dir = o->out != NULL ? o->out : o->resume;
   int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_LDA_EXIT_OK;
   if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
-  /* The device before the folder: a run that cannot start leaves the folder as it was. */
+  /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
   sk_lda_device device;
   const char *note = NULL;
   sk_lda_error err;
-  if (status == SK_LDA_EXIT_OK && sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0) {
+  sk_lda_sampler *s = NULL;
+  if (status == SK_LDA_EXIT_OK && (sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0 ||
+                                   sk_lda_sampler_create(r.sampler, m, &device, &s, &err) != 0)) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = SK_LDA_EXIT_RUNTIME;
   }
@@ -396,12 +398,8 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   const uint64_t done = ck.sweeps;
   r.sweeps_before = done;
   sk_lda_checkpoint_free(&ck);
-  sk_lda_sampler *s = NULL;
-  if (status == SK_LDA_EXIT_OK && sk_lda_sampler_create(r.sampler, m, &device, &s, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
-  }
   if (status != SK_LDA_EXIT_OK) {
+    sk_lda_sampler_destroy(s);
     sk_lda_metrics_log_close(&r.log);
     return status;
   }

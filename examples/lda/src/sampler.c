@@ -1,4 +1,4 @@
-/* The sampler seam (sampler.h): the CPU samplers behind it, device resolution, the dispatch. */
+/* The sampler seam (sampler.h): the CPU samplers and the GPU ESCA behind it, device resolution, the dispatch. */
 #include "sampler.h"
 
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "cgs.h"
 #include "esca.h"
 #ifdef SK_LDA_HAVE_GPU
+#include "gpu/esca_gpu.h"
 #include "gpu/gpu.h"
 #endif
 
@@ -46,6 +47,51 @@ static void esca_destroy(sk_lda_sampler *s) {
 
 static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_sweep, NULL, esca_destroy};
 
+#ifdef SK_LDA_HAVE_GPU
+/* --- GPU ESCA (gpu/esca_gpu.h): its state is on the device; the model is current after to_host ------ */
+
+/* Each GPU sampler carries its own operations, so that the log's description names its GPU. */
+typedef struct esca_gpu_sampler {
+  sk_lda_sampler_ops ops;
+  sk_lda_esca_gpu *gpu;
+} esca_gpu_sampler;
+
+static int esca_gpu_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  return sk_lda_esca_gpu_sweep(((esca_gpu_sampler *)s->state)->gpu, iteration, err);
+}
+
+static int esca_gpu_to_host(sk_lda_sampler *s, sk_lda_error *err) {
+  return sk_lda_esca_gpu_to_host(((esca_gpu_sampler *)s->state)->gpu, s->model, err);
+}
+
+static void esca_gpu_destroy(sk_lda_sampler *s) {
+  esca_gpu_sampler *g = (esca_gpu_sampler *)s->state;
+  sk_lda_esca_gpu_destroy(g->gpu);
+  free(g);
+}
+
+static int esca_gpu_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err) {
+  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "sampler esca: model missing or not initialised");
+  esca_gpu_sampler *g = (esca_gpu_sampler *)calloc(1, sizeof *g);
+  if (g == NULL) return sk_lda_fail(err, "sampler esca: out of memory");
+  if (sk_lda_esca_gpu_create(m, device->gpu, &g->gpu, err) != 0) {
+    free(g);
+    return 1;
+  }
+  g->ops.name = "esca";
+  g->ops.description = sk_lda_esca_gpu_description(g->gpu);
+  g->ops.sweep = esca_gpu_sweep;
+  g->ops.to_host = esca_gpu_to_host;
+  g->ops.destroy = esca_gpu_destroy;
+  if (sk_lda_sampler_wrap(&g->ops, g, m, device, out, err) != 0) {
+    sk_lda_esca_gpu_destroy(g->gpu);
+    free(g);
+    return 1;
+  }
+  return 0;
+}
+#endif
+
 /* --- devices ------------------------------------------------------------------------------------- */
 
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
@@ -55,18 +101,21 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
   if (requested == NULL || resolved == NULL) return sk_lda_fail(err, "device: a pointer is NULL");
   *resolved = *requested;
   if (requested->kind == SK_LDA_DEVICE_CPU) return 0;
-  (void)sampler_kind; /* every sampler is CPU-only until the GPU samplers land */
+  sk_lda_error why;
+  if (sampler_kind != SK_LDA_SAMPLER_ESCA) {
+    /* only ESCA has a GPU sampler: CGS draws its tokens one after another */
+    snprintf(why.message, sizeof why.message, "--sampler %s runs on the CPU only (the GPU sampler is esca)",
+             sk_lda_sampler_kind_name(sampler_kind));
+  } else {
 #ifdef SK_LDA_HAVE_GPU
-  char name[256];
-  sk_lda_error why;
-  const int have_gpu = sk_lda_gpu_probe(requested->gpu, name, sizeof name, &why) == 0;
-  if (have_gpu)
-    snprintf(why.message, sizeof why.message, "GPU %d (%s) found, but the GPU samplers are not built yet",
-             requested->gpu, name);
+    if (sk_lda_gpu_probe(requested->gpu, NULL, 0, &why) == 0) {
+      resolved->kind = SK_LDA_DEVICE_GPU;
+      return 0;
+    }
 #else
-  sk_lda_error why;
-  snprintf(why.message, sizeof why.message, "this sk-lda was built without its CUDA part (nvcc was not found)");
+    snprintf(why.message, sizeof why.message, "this sk-lda was built without its CUDA part (nvcc was not found)");
 #endif
+  }
   if (requested->kind == SK_LDA_DEVICE_GPU) return sk_lda_fail(err, "--device gpu: %s", why.message);
   resolved->kind = SK_LDA_DEVICE_CPU;
   if (note != NULL) {
@@ -97,11 +146,21 @@ int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err) {
   if (out != NULL) *out = NULL;
-  if (device != NULL && device->kind != SK_LDA_DEVICE_CPU)
-    return sk_lda_fail(err, "sampler %s: resolve the device first (the GPU samplers are not built yet)",
+  if (kind != SK_LDA_SAMPLER_ESCA && kind != SK_LDA_SAMPLER_CGS)
+    return sk_lda_fail(err, "sampler: unknown kind %d", kind);
+  if (device != NULL && device->kind == SK_LDA_DEVICE_AUTO)
+    return sk_lda_fail(err, "sampler %s: resolve the device first (sk_lda_device_resolve)",
                        sk_lda_sampler_kind_name(kind));
+  if (device != NULL && device->kind == SK_LDA_DEVICE_GPU) {
+    if (out == NULL) return sk_lda_fail(err, "sampler: out is NULL");
+    if (kind == SK_LDA_SAMPLER_CGS) return sk_lda_fail(err, "sampler cgs: CGS runs on the CPU only");
+#ifdef SK_LDA_HAVE_GPU
+    return esca_gpu_create(m, device, out, err);
+#else
+    return sk_lda_fail(err, "sampler esca: this sk-lda was built without its CUDA part (nvcc was not found)");
+#endif
+  }
   if (kind == SK_LDA_SAMPLER_CGS) return sk_lda_sampler_wrap(&cgs_ops, NULL, m, device, out, err);
-  if (kind != SK_LDA_SAMPLER_ESCA) return sk_lda_fail(err, "sampler: unknown kind %d", kind);
   sk_lda_esca_tables *t = (sk_lda_esca_tables *)calloc(1, sizeof *t);
   if (t == NULL) return sk_lda_fail(err, "sampler esca: out of memory");
   if (sk_lda_sampler_wrap(&esca_ops, t, m, device, out, err) != 0) {

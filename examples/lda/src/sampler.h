@@ -1,7 +1,8 @@
 /*
  * The seam between an sk-lda run (run.h: corpus, split, init or resume, sweeps, metrics, checkpoints,
  * outputs) and the samplers that draw the topics: CPU collapsed Gibbs, CPU ESCA and, built only when
- * nvcc is found, the GPU samplers under gpu/. The run drives every sampler through this interface:
+ * nvcc is found, GPU ESCA (gpu/esca_gpu.h), which gives the CPU ESCA's topics bit for bit. The run
+ * drives every sampler through this interface:
  *
  *   create  on a model (the host state: z and the counts A, B, n_k, all consistent) and a device; the
  *           sampler takes what it needs from the model (a GPU sampler copies it to the device) and owns
@@ -28,7 +29,8 @@
 extern "C" {
 #endif
 
-/* Where a sampler runs. AUTO picks the GPU when this build has the GPU samplers and a GPU is present. */
+/* Where a sampler runs. AUTO picks the GPU when the sampler has a GPU version (ESCA), this build has
+   the GPU part and a GPU is present. */
 typedef enum sk_lda_device_kind {
   SK_LDA_DEVICE_AUTO = 0,
   SK_LDA_DEVICE_CPU = 1,
@@ -71,20 +73,23 @@ int sk_lda_sampler_kind_from_name(const char *name);
 const char *sk_lda_sampler_kind_name(int kind);
 
 /*
- * Resolves `requested` to the device a sampler will really run on (CPU or GPU), filling `resolved`:
- * CPU stays CPU; GPU needs a build with the GPU samplers and a GPU (else an error: exit status 1 in
- * the CLI); AUTO is GPU when both are there and CPU otherwise, with `*note` (when not NULL) set to a
- * one-line explanation of a fallback, or NULL. Until the GPU samplers exist every GPU request fails
- * with a message that says so.
+ * Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
+ * filling `resolved`: CPU stays CPU; GPU needs ESCA (CGS runs on the CPU only), a build with the GPU
+ * part and a usable GPU `requested->gpu` (else an error that says which is missing: exit status 1 in
+ * the CLI); AUTO is GPU when all three are there and CPU otherwise, with `*note` (when not NULL) set
+ * to a one-line explanation of the fallback ("--device auto: ...; training on the CPU"), or NULL. The
+ * note points to static storage (one caller at a time). Probing the GPU initialises CUDA.
  */
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
                           const char **note, sk_lda_error *err);
 
 /*
  * Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved
- * device (CPU or GPU, see sk_lda_device_resolve()). On success *out is a new sampler; on failure *out
- * is NULL and err says why (no such sampler on that device, out of memory). Work: what the sampler's
- * setup needs (O(1) for the CPU samplers; the ESCA tables are allocated on the first sweep).
+ * device (CPU or GPU, see sk_lda_device_resolve(); AUTO is refused). On success *out is a new sampler;
+ * on failure *out is NULL and err says why (no such sampler on that device, out of host or GPU memory,
+ * a CUDA error). Work: what the sampler's setup needs (O(1) for the CPU samplers, whose ESCA tables
+ * are allocated on the first sweep; GPU ESCA copies the corpus and z to the GPU and allocates all its
+ * device memory there, failing with the bytes needed and free when they do not fit).
  */
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err);

@@ -1,7 +1,7 @@
 /*
  * The CUDA part of sk-lda: built only when nvcc is found (SK_LDA_HAVE_GPU is then defined for every
- * user of sk_lda_core). The GPU samplers will live here, behind sampler.h's interface; today this part
- * finds the GPU that `--device auto|gpu` would use.
+ * user of sk_lda_core). The GPU samplers live here, behind sampler.h's interface (esca_gpu.h: ESCA);
+ * this header finds the GPU that `--device auto|gpu` would use.
  */
 #ifndef SK_LDA_GPU_H
 #define SK_LDA_GPU_H

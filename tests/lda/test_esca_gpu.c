@@ -1,0 +1,320 @@
+/*
+ * GPU ESCA (examples/lda/src/gpu/esca_gpu.h) against the CPU ESCA (esca.h): bit for bit.
+ *
+ * For each case a corpus is built with the shapes that break samplers (empty documents first, in the
+ * middle and last; one-token documents; a word that occurs in every non-empty document; optionally one
+ * long document) around planted-topic documents, and three models are made from it with
+ * the same seed: one swept by the CPU ESCA, two by GPU ESCA samplers. Right after create and after each
+ * of several sweeps, the GPU model (brought back with to_host) must equal the CPU model exactly: z, A
+ * (each document's nnz, topics and counts), B and n_k; the second GPU run must give the same topics as
+ * the first. K runs over 1, 2, 31, 32, 33, 100, 1024 (a 300-word vocabulary), 10000 and 65536 (a small
+ * corpus, the tables being V x K), 32 and 1024 with a 100,000-token document (left out under a sanitizer,
+ * SK_TEST_SANITIZER set), and 65536 with a document of 5,000 tokens (the segmented count's sorted path
+ * with a segment longer than a piece, counted in several key windows).
+ *
+ * Also: the sampler seam on a GPU (resolve, create, description, refusals), and the memory check (a
+ * model that cannot fit is refused before anything is allocated, with the bytes needed and free).
+ * Without a GPU it prints why and exits 77; with --host it runs only the checks that need no GPU.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "esca.h"
+#include "gpu/esca_gpu.h"
+#include "gpu/gpu.h"
+#include "lda_test_corpus.h"
+#include "model.h"
+#include "sampler.h"
+#include "sk_test.h"
+
+/* ---- corpora ------------------------------------------------------------------------------------- */
+
+typedef struct corpus_shape {
+  int32_t V, planted_docs, mean_len, long_doc; /* long_doc: tokens of the one long document (0: none) */
+  uint64_t seed;
+} corpus_shape;
+
+/* Planted documents (two or three topics from 8 blocks of the vocabulary, 10% noise), each starting
+   with word V - 1 (the word in every non-empty document), with empty and one-token documents around
+   them and, when asked, one long document in the middle. */
+static sk_lda_corpus make_case_corpus(const corpus_shape *sh) {
+  uint64_t s = sh->seed;
+  const int32_t V = sh->V, blocks = 8, block = (V - 1) / blocks > 0 ? (V - 1) / blocks : 1;
+  const int32_t D = sh->planted_docs + 9 + (sh->long_doc > 0 ? 1 : 0); /* 9 around the planted ones */
+  int32_t *len = (int32_t *)calloc((size_t)D, sizeof *len);
+  int64_t cap = (int64_t)sh->planted_docs * (sh->mean_len + sh->mean_len / 2 + 2) + sh->long_doc + 16;
+  int32_t *w = (int32_t *)malloc((size_t)cap * sizeof *w);
+  int64_t t = 0;
+  int32_t d = 0;
+  len[d++] = 0; /* empty first */
+  len[d] = 1, w[t++] = 0, ++d;
+  len[d] = 1, w[t++] = V - 1, ++d;
+  len[d++] = 0;
+  len[d++] = 0; /* two empty ones in a row */
+  for (int32_t i = 0; i < sh->planted_docs; ++i, ++d) {
+    if (sh->long_doc > 0 && i == sh->planted_docs / 2) { /* the long document, mixing all blocks */
+      len[d] = sh->long_doc;
+      w[t++] = V - 1;
+      for (int32_t j = 1; j < sh->long_doc; ++j) w[t++] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
+      ++d;
+    }
+    int32_t topics[3];
+    for (int j = 0; j < 3; ++j) topics[j] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)blocks);
+    len[d] = 1 + sh->mean_len / 2 + (int32_t)(sk_test_rand_u32(&s) % (uint32_t)sh->mean_len);
+    w[t++] = V - 1;
+    for (int32_t j = 1; j < len[d]; ++j) {
+      if (sk_test_rand_u32(&s) % 10u == 0) {
+        w[t++] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
+      } else {
+        const int32_t k = topics[sk_test_rand_u32(&s) % 3u];
+        const uint32_t a = sk_test_rand_u32(&s) % (uint32_t)block, b = sk_test_rand_u32(&s) % (uint32_t)block;
+        w[t++] = (k * block + (int32_t)(a < b ? a : b)) % V;
+      }
+    }
+  }
+  len[d] = 1, w[t++] = 1 % V, ++d;
+  len[d++] = 0; /* empty in the middle of one-token ones */
+  len[d] = 1, w[t++] = V - 1, ++d;
+  len[d++] = 0; /* empty last */
+  if (d != D || t > cap) {
+    fprintf(stderr, "make_case_corpus: %d documents and %lld tokens, expected %d and at most %lld\n", (int)d,
+            (long long)t, (int)D, (long long)cap);
+    exit(1);
+  }
+  sk_lda_corpus c = make_corpus(V, d, len, w);
+  free(len);
+  free(w);
+  return c;
+}
+
+/* ---- comparison ---------------------------------------------------------------------------------- */
+
+/* 1 when the GPU model g equals the CPU model c in z, A, B and n_k; else prints the first difference. */
+static int models_equal(const sk_lda_model *c, const sk_lda_model *g, const char *when) {
+  const int32_t K = c->num_topics;
+  for (int64_t t = 0; t < c->num_tokens; ++t)
+    if (c->z[t] != g->z[t])
+      return SK_CHECK(0, "%s: z[%lld] = %d on the GPU, %d on the CPU", when, (long long)t, (int)g->z[t], (int)c->z[t]);
+  for (int32_t d = 0; d < c->num_docs; ++d) {
+    if (c->dk_nnz[d] != g->dk_nnz[d])
+      return SK_CHECK(0, "%s: document %d has %d topics on the GPU, %d on the CPU", when, (int)d, (int)g->dk_nnz[d],
+                      (int)c->dk_nnz[d]);
+    for (int32_t i = 0; i < c->dk_nnz[d]; ++i) {
+      const int64_t j = c->dk_start[d] + i;
+      if (c->dk_topic[j] != g->dk_topic[j] || c->dk_count[j] != g->dk_count[j])
+        return SK_CHECK(0, "%s: document %d pair %d is (%d, %d) on the GPU, (%d, %d) on the CPU", when, (int)d, (int)i,
+                        (int)g->dk_topic[j], (int)g->dk_count[j], (int)c->dk_topic[j], (int)c->dk_count[j]);
+    }
+  }
+  for (size_t i = 0; i < (size_t)c->num_words * (size_t)K; ++i)
+    if (c->n_vk[i] != g->n_vk[i])
+      return SK_CHECK(0, "%s: B[%zu] (word %zu, topic %zu) = %d on the GPU, %d on the CPU", when, i, i / (size_t)K,
+                      i % (size_t)K, (int)g->n_vk[i], (int)c->n_vk[i]);
+  for (int32_t k = 0; k < K; ++k)
+    if (c->n_k[k] != g->n_k[k])
+      return SK_CHECK(0, "%s: n_k[%d] = %lld on the GPU, %lld on the CPU", when, (int)k, (long long)g->n_k[k],
+                      (long long)c->n_k[k]);
+  return SK_CHECK(1, "%s", when);
+}
+
+/* ---- bit-exactness ------------------------------------------------------------------------------- */
+
+typedef struct exact_case {
+  int32_t K;
+  corpus_shape shape;
+  int sweeps;
+  double alpha, beta; /* alpha <= 0: the default 50 / K */
+} exact_case;
+
+static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
+  sk_lda_corpus corpus = make_case_corpus(&ec->shape);
+  const double alpha = ec->alpha > 0 ? ec->alpha : sk_lda_default_alpha(ec->K);
+  const uint64_t seed = 1000 + (uint64_t)ec->K + ec->shape.seed;
+  sk_lda_model cpu, gpu1, gpu2;
+  sk_lda_error err;
+  sk_lda_sampler *s1 = NULL, *s2 = NULL;
+  const sk_lda_device device = {SK_LDA_DEVICE_GPU, 0, 0};
+  sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d, alpha %g, beta %g, seed %llu", (int)ec->K,
+                  (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, (int)ec->shape.long_doc,
+                  alpha, ec->beta, (unsigned long long)seed);
+  printf("K = %5d: V = %4d, D = %4d, T = %6lld, %d sweeps\n", (int)ec->K, (int)corpus.num_words, (int)corpus.num_docs,
+         (long long)corpus.num_tokens, ec->sweeps);
+  const int ok = SK_CHECK(sk_lda_model_init(&cpu, &corpus, ec->K, alpha, ec->beta, seed, &err) == 0 &&
+                              sk_lda_model_init(&gpu1, &corpus, ec->K, alpha, ec->beta, seed, &err) == 0 &&
+                              sk_lda_model_init(&gpu2, &corpus, ec->K, alpha, ec->beta, seed, &err) == 0,
+                          "init: %s", err.message);
+  if (!ok) {
+    sk_lda_corpus_free(&corpus);
+    return;
+  }
+  if (SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &gpu1, &device, &s1, &err) == 0 &&
+                   sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &gpu2, &device, &s2, &err) == 0,
+               "create: %s", err.message)) {
+    /* the counts the GPU built from z at create equal the model's */
+    int same = SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0, "to_host: %s", err.message) &&
+               models_equal(&cpu, &gpu1, "after create");
+    for (int i = 0; i < ec->sweeps && same; ++i) {
+      const uint64_t it = 1 + (uint64_t)i;
+      char when[64];
+      snprintf(when, sizeof when, "after sweep %llu", (unsigned long long)it);
+      sk_test_progress("K = %d, %s", (int)ec->K, when);
+      same = SK_CHECK(sk_lda_esca_sweep(&cpu, tables, it, 0, &err) == 0, "CPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_sampler_sweep(s1, it, &err) == 0, "GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_sampler_sweep(s2, it, &err) == 0, "second GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0 && sk_lda_sampler_to_host(s2, &err) == 0,
+                      "to_host: %s", err.message) &&
+             models_equal(&cpu, &gpu1, when) &&
+             SK_CHECK(memcmp(gpu1.z, gpu2.z, (size_t)gpu1.num_tokens * sizeof *gpu1.z) == 0,
+                      "%s: two GPU runs gave different topics", when);
+    }
+    /* the chain moved: not every topic is what it was at the start (K > 1) */
+    if (same && ec->K > 1) {
+      sk_lda_model init;
+      if (SK_CHECK(sk_lda_model_init(&init, &corpus, ec->K, alpha, ec->beta, seed, &err) == 0, "init: %s",
+                   err.message)) {
+        SK_CHECK(memcmp(init.z, gpu1.z, (size_t)init.num_tokens * sizeof *init.z) != 0, "no topic changed");
+        sk_lda_model_free(&init);
+      }
+    }
+  }
+  sk_lda_sampler_destroy(s1);
+  sk_lda_sampler_destroy(s2);
+  sk_lda_model_free(&cpu);
+  sk_lda_model_free(&gpu1);
+  sk_lda_model_free(&gpu2);
+  sk_lda_corpus_free(&corpus);
+}
+
+static void test_bit_exact(void) {
+  static const corpus_shape medium = {300, 150, 40, 0, 11};
+  static const corpus_shape small = {50, 25, 20, 0, 12};
+  static const corpus_shape with_long = {300, 60, 40, 100000, 13};
+  static const corpus_shape small_long = {50, 10, 20, 5000, 14}; /* a segment of many pieces, many windows */
+  const exact_case cases[] = {
+      {1, medium, 4, -1, 0.01},      {2, medium, 4, -1, 0.01},        {31, medium, 4, -1, 0.01},
+      {32, medium, 4, 0.1, 0.5},     {33, medium, 4, -1, 0.01},       {100, medium, 4, -1, 0.01},
+      {100, medium, 4, 3.0, 0.001},  {1024, medium, 4, -1, 0.01},     {10000, small, 3, -1, 0.01},
+      {65536, small, 3, -1, 0.01},   {65536, small, 3, 0.02, 1e-4},   {32, with_long, 3, -1, 0.01},
+      {1024, with_long, 3, -1, 0.01}, {65536, small_long, 3, -1, 0.01},
+  };
+  sk_lda_esca_tables tables;
+  memset(&tables, 0, sizeof tables);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (sk_test_under_sanitizer() && cases[i].shape.long_doc >= 100000) {
+      printf("K = %5d with the 100,000-token document: left out under the sanitizer\n", (int)cases[i].K);
+      continue;
+    }
+    run_exact_case(&cases[i], &tables);
+  }
+  sk_lda_esca_tables_free(&tables);
+}
+
+/* ---- the seam and the memory check ---------------------------------------------------------------- */
+
+/* Checks that need no GPU: the refusals of the seam and of the GPU sampler's entry points. */
+static void test_host_checks(void) {
+  sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 3});
+  sk_lda_model m;
+  sk_lda_error err;
+  sk_lda_sampler *s = NULL;
+  const char *note = NULL;
+  sk_test_context("host checks");
+  if (!SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
+  sk_lda_device want = {SK_LDA_DEVICE_GPU, 0, 0}, got;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_CGS, &got, &note, &err) != 0 &&
+               strstr(err.message, "CPU only") != NULL,
+           "--device gpu --sampler cgs resolved (%s)", err.message);
+  SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_CGS, &m, &want, &s, &err) != 0 && s == NULL &&
+               strstr(err.message, "CPU only") != NULL,
+           "CGS created on the GPU (%s)", err.message);
+  want.kind = SK_LDA_DEVICE_AUTO;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_CGS, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
+               note != NULL && strstr(note, "CPU only") != NULL,
+           "--device auto --sampler cgs did not pick the CPU with a note (%s)", note != NULL ? note : "no note");
+  SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &m, &want, &s, &err) != 0 && s == NULL,
+           "a sampler was created on an unresolved device");
+  sk_lda_esca_gpu *g = (sk_lda_esca_gpu *)&m; /* any non-NULL pointer: it must not be touched */
+  SK_CHECK(sk_lda_esca_gpu_create(NULL, 0, &g, &err) != 0 && g == NULL, "create on a NULL model");
+  SK_CHECK(sk_lda_esca_gpu_create(&m, 0, NULL, &err) != 0, "create with out NULL");
+  SK_CHECK(sk_lda_esca_gpu_sweep(NULL, 0, &err) != 0 && sk_lda_esca_gpu_to_host(NULL, &m, &err) != 0,
+           "NULL sampler swept");
+  SK_CHECK(strstr(sk_lda_esca_gpu_description(NULL), "GPU") != NULL, "description of NULL");
+  SK_CHECK(sk_lda_esca_gpu_state_bytes(&m) >= (size_t)m.num_words * 4 * 12 && sk_lda_esca_gpu_state_bytes(NULL) == 0,
+           "state bytes %zu", sk_lda_esca_gpu_state_bytes(&m));
+  sk_lda_esca_gpu_destroy(NULL);
+  sk_lda_model_free(&m);
+  sk_lda_corpus_free(&c);
+}
+
+static void test_seam_on_gpu(const char *gpu_name) {
+  sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 4});
+  sk_lda_model m;
+  sk_lda_error err;
+  sk_lda_sampler *s = NULL;
+  const char *note = "unset";
+  sk_test_context("seam on the GPU");
+  if (!SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
+  sk_lda_device want = {SK_LDA_DEVICE_AUTO, 0, 0}, got;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_GPU &&
+               note == NULL,
+           "--device auto did not pick the GPU silently (%s)", note != NULL ? note : err.message);
+  want.kind = SK_LDA_DEVICE_GPU;
+  SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_GPU,
+           "--device gpu did not resolve (%s)", err.message);
+  sk_lda_device bad = want, bad_got;
+  bad.gpu = 1 << 20;
+  SK_CHECK(sk_lda_device_resolve(&bad, SK_LDA_SAMPLER_ESCA, &bad_got, &note, &err) != 0 &&
+               strstr(err.message, "--device gpu") != NULL,
+           "GPU %d resolved", bad.gpu);
+  if (SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &m, &got, &s, &err) == 0, "create: %s", err.message)) {
+    printf("sampler: %s\n", s->ops->description);
+    SK_CHECK(strstr(s->ops->description, gpu_name) != NULL && strcmp(s->ops->name, "esca") == 0,
+             "description '%s' does not name the GPU '%s'", s->ops->description, gpu_name);
+    SK_CHECK(sk_lda_sampler_sweep(s, SK_LDA_STREAM_RESERVED, &err) != 0, "reserved iteration accepted");
+  }
+  sk_lda_sampler_destroy(s);
+  /* to_host refuses a model of another shape */
+  sk_lda_esca_gpu *direct = NULL;
+  sk_lda_model other;
+  if (SK_CHECK(sk_lda_esca_gpu_create(&m, 0, &direct, &err) == 0, "create: %s", err.message) &&
+      SK_CHECK(sk_lda_model_init(&other, &c, 5, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) {
+    SK_CHECK(sk_lda_esca_gpu_to_host(direct, &other, &err) != 0 && strstr(err.message, "shape") != NULL,
+             "to_host into a model with another K (%s)", err.message);
+    SK_CHECK(sk_lda_esca_gpu_to_host(direct, &m, &err) == 0, "to_host: %s", err.message);
+    sk_lda_model_free(&other);
+  }
+  sk_lda_esca_gpu_destroy(direct);
+
+  /* A model too large for the GPU is refused before anything is allocated, naming the bytes. The model
+     is a shell (the check reads only the shape and the corpus): V = 2^24 words at K = 65536 need
+     about 13 TB. */
+  sk_lda_model huge = m;
+  huge.num_words = 1 << 24;
+  huge.num_topics = SK_LDA_MAX_TOPICS;
+  sk_lda_esca_gpu *g = NULL;
+  err.message[0] = 0;
+  SK_CHECK(sk_lda_esca_gpu_create(&huge, 0, &g, &err) != 0 && g == NULL && strstr(err.message, "bytes") != NULL &&
+               strstr(err.message, "free") != NULL,
+           "a model of %zu bytes was not refused (%s)", sk_lda_esca_gpu_state_bytes(&huge), err.message);
+  printf("too large: %s\n", err.message);
+  sk_lda_model_free(&m);
+  sk_lda_corpus_free(&c);
+}
+
+int main(int argc, char **argv) {
+  test_host_checks();
+  if (sk_test_wants_host_only(argc, argv)) return sk_test_finish();
+  char name[256];
+  sk_lda_error err;
+  if (sk_lda_gpu_probe(0, name, sizeof name, &err) != 0) {
+    printf("SKIP: %s; this test needs a GPU\n", err.message);
+    return SK_TEST_SKIP_CODE;
+  }
+  printf("GPU 0: %s\n", name);
+  test_seam_on_gpu(name);
+  test_bit_exact();
+  return sk_test_finish();
+}
