@@ -12,21 +12,17 @@ ks=${3:-100 1024}
 sweeps=${4:-100}
 device=${DEVICE:-gpu}
 logs=${LOGS:-/tmp/sk-lda-gpu}
-mkdir -p "$logs"
-sk=$build/examples/lda/sk-lda
-[ -x "$sk" ] || { echo "lda_gpu: $sk not found (build first)" >&2; exit 2; }
+. "$(dirname "$0")/lda_common.sh"
 echo "| corpus | tokens | K | device | median sweep Mtok/s (sweeps 11-$sweeps) | wall s | joint LL@$sweeps | held-out LL |"
 echo "|---|---:|---:|---|---:|---:|---:|---:|"
 for corpus in ${CORPORA:-kos nips12 20news imdb100k}; do
   doc=$data/$corpus/docword.$corpus.txt.gz
   [ -f "$doc" ] || { echo "| $corpus | missing: $doc |"; continue; }
-  # The vocabulary's first W lines (the shared vocab.kos.txt has one word past W, which sk-lda refuses).
-  W=$(gzip -dc "$doc" | sed -n 2p)
-  head -n "$W" "$data/$corpus/vocab.$corpus.txt" >"$logs/vocab.$corpus.txt"
+  vocab=$(lda_vocab "$corpus")
   for K in $ks; do
     run=$logs/$corpus-$K-$device
     start=$(date +%s.%N)
-    "$sk" train --docword "$doc" --vocab "$logs/vocab.$corpus.txt" --topics "$K" --iters "$sweeps" --seed 1 \
+    "$sk" train --docword "$doc" --vocab "$vocab" --topics "$K" --iters "$sweeps" --seed 1 \
       --ll-every 1 --device "$device" --out "$run" --overwrite --checkpoint-every 0 >"$run.log" 2>&1 || {
       echo "| $corpus | | $K | $device | failed: $(tail -1 "$run.log") |"; continue; }
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')

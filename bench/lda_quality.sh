@@ -7,20 +7,16 @@ set -uo pipefail
 build=${1:-build}
 data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 logs=${LOGS:-/tmp/sk-lda-quality}
-mkdir -p "$logs"
-sk=$build/examples/lda/sk-lda
-[ -x "$sk" ] || { echo "lda_quality: $sk not found (build first)" >&2; exit 2; }
+. "$(dirname "$0")/lda_common.sh"
 echo "| corpus | K | sampler | LL@1 | LL@10 | LL@50 | LL@100 | held-out LL@100 | tokens/s (mean of sweeps) | seconds |"
 echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 for corpus in kos nips12 20news; do
-  # The vocabulary's first W lines: the shared vocab.kos.txt has one word past W, which sk-lda refuses.
-  W=$(gzip -dc "$data/$corpus/docword.$corpus.txt.gz" | sed -n 2p)
-  head -n "$W" "$data/$corpus/vocab.$corpus.txt" >"$logs/vocab.$corpus.txt"
+  vocab=$(lda_vocab "$corpus")
   for K in 100 1024; do
     for sampler in cgs esca; do
       log=$logs/$corpus-$K-$sampler.log
       start=$(date +%s.%N)
-      "$sk" train --docword "$data/$corpus/docword.$corpus.txt.gz" --vocab "$logs/vocab.$corpus.txt" \
+      "$sk" train --docword "$data/$corpus/docword.$corpus.txt.gz" --vocab "$vocab" \
         --topics "$K" --iters 100 --sampler "$sampler" --seed 1 --threads 2 --ll-every 10 >"$log" 2>&1 || {
         echo "| $corpus | $K | $sampler | failed: see $log |"; continue; }
       secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}')
