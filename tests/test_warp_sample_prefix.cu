@@ -1,6 +1,7 @@
-// Tests sk_warp_sample_prefix_{f32,u32} and sk_warp_prefix_total_{f32,u32}: exact agreement with the
-// host reference over lengths, masks, weight kinds and placements of u (0, random, exactly on a
-// boundary, just below one, at and just below the total), and a goodness-of-fit test of the draws.
+// Tests sk_warp_sample_prefix_{f32,u32,by_f32}, sk_warp_prefix_total_{f32,u32,by_f32} and the register
+// cache (sk_warp_prefix_cache_*, on vectors of up to 8 rounds): exact agreement with the host reference
+// over lengths, masks, weight kinds and placements of u (0, random, exactly on a boundary, just below
+// one, at and just below the total), and a goodness-of-fit test of the draws.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,9 @@ __global__ void example_sample_rows(const float *weights, int num_rows, int n, u
 //! [warp_sample_prefix_usage]
 
 static const int kLengths[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1024, 1025, 4099};
-enum { kNumLengths = sizeof kLengths / sizeof kLengths[0], kNumMasks = 10, kNumU = 6, kOutputs = 4 };
+enum { kNumLengths = sizeof kLengths / sizeof kLengths[0], kNumMasks = 10, kNumU = 6, kOutputs = 8, kCacheRounds = 8 };
+// Outputs of the cache for vectors longer than it holds.
+static const uint32_t kNotCached = 0xfffffffeu;
 
 struct Case {
   size_t offset;  // of the weights in the weight buffers
@@ -35,6 +38,14 @@ struct Case {
   uint32_t mask;
   float u_f;
   uint32_t u_u;
+};
+
+// The float weights through an accessor that scales a stored value (here by 1, so that the expected
+// bits are the array version's): what a sampler that computes its weights as it reads them passes.
+struct ScaledWeights {
+  const float *values;
+  float scale;
+  __device__ float operator()(int i) const { return values[i] * scale; }
 };
 
 __global__ void sample_cases(const Case *cases, const float *w_f, const uint32_t *w_u, uint32_t *out,
@@ -47,12 +58,26 @@ __global__ void sample_cases(const Case *cases, const float *w_f, const uint32_t
   const int idx_u = sk_warp_sample_prefix_u32(k.mask, w_u + k.offset, k.n, k.u_u);
   const float total_f = sk_warp_prefix_total_f32(k.mask, w_f + k.offset, k.n);
   const uint32_t total_u = sk_warp_prefix_total_u32(k.mask, w_u + k.offset, k.n);
+  const ScaledWeights by{w_f + k.offset, 1.0f};
+  const int idx_by = sk_warp_sample_prefix_by_f32(k.mask, by, k.n, k.u_f);
+  const float total_by = sk_warp_prefix_total_by_f32(k.mask, by, k.n);
+  uint32_t idx_cache = kNotCached, total_cache = kNotCached;
+  if (k.n <= kCacheRounds * __popc(k.mask)) {
+    sk_warp_prefix_cache_f32<kCacheRounds> cache;
+    sk_warp_prefix_cache_build_by_f32(k.mask, by, k.n, &cache);
+    idx_cache = (uint32_t)sk_warp_prefix_cache_sample_f32(k.mask, cache, k.u_f);
+    total_cache = __float_as_uint(cache.total);
+  }
   // Every member writes its own slot, so that a member with a different answer would show.
   const size_t slot = (size_t)c * 32 + (size_t)sk_lane_id(), stride = (size_t)num_cases * 32;
   out[slot] = (uint32_t)idx_f;
   out[slot + stride] = (uint32_t)idx_u;
   out[slot + 2 * stride] = __float_as_uint(total_f);
   out[slot + 3 * stride] = total_u;
+  out[slot + 4 * stride] = (uint32_t)idx_by;
+  out[slot + 5 * stride] = __float_as_uint(total_by);
+  out[slot + 6 * stride] = idx_cache;
+  out[slot + 7 * stride] = total_cache;
 }
 
 // Integer weights of the same kinds as the float ones (totals stay below 2^32).
@@ -188,14 +213,23 @@ static void test_device_exact(int seed) {
   SK_CHECK_LAUNCH();
   SK_CHECK_CUDA(cudaMemcpy(out, d_out, sizeof(uint32_t) * out_words, cudaMemcpyDeviceToHost));
 
-  static const char *const names[kOutputs] = {"sample_f32", "sample_u32", "total_f32", "total_u32"};
+  static const char *const names[kOutputs] = {"sample_f32", "sample_u32",       "total_f32",
+                                              "total_u32",  "sample_by_f32", "total_by_f32",
+                                              "sample_cache", "total_cache"};
   for (int c = 0; c < num_cases; ++c) {
     const struct Case *k = &cases[c];
-    const uint32_t want[kOutputs] = {
+    uint32_t want[kOutputs] = {
         (uint32_t)sk_ref_warp_sample_prefix_f32(k->mask, w_f + k->offset, k->n, k->u_f),
         (uint32_t)sk_ref_warp_sample_prefix_u32(k->mask, w_u + k->offset, k->n, k->u_u),
         sk_test_f32_bits(sk_ref_warp_prefix_total_f32(k->mask, w_f + k->offset, k->n)),
-        sk_ref_warp_prefix_total_u32(k->mask, w_u + k->offset, k->n)};
+        sk_ref_warp_prefix_total_u32(k->mask, w_u + k->offset, k->n),
+        (uint32_t)sk_ref_warp_sample_prefix_f32(k->mask, w_f + k->offset, k->n, k->u_f),
+        sk_test_f32_bits(sk_ref_warp_prefix_total_f32(k->mask, w_f + k->offset, k->n)),
+        kNotCached, kNotCached};
+    if (k->n <= kCacheRounds * __builtin_popcount(k->mask)) {
+      want[6] = want[4];
+      want[7] = want[5];
+    }
     for (int o = 0; o < kOutputs; ++o) {
       uint32_t lanes[32];
       for (int l = 0; l < 32; ++l) lanes[l] = ((k->mask >> l) & 1u) ? want[o] : SK_TEST_POISON_WORD;

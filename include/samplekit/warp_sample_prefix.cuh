@@ -44,8 +44,15 @@
  */
 
 /** \cond SK_INTERNAL */
+/* Weights read from an array: the accessor the pointer versions hand to the walks below. */
 template <typename T>
-SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, const T *weights, int n, T u) {
+struct sk_detail_array_weights {
+  const T *weights;
+  __device__ __forceinline__ T operator()(int i) const { return weights[i]; }
+};
+
+template <typename T, typename WeightOf>
+SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, int n, T u) {
   const int rank = __popc(mask & sk_lanemask_lt());
   const int members = __popc(mask);
   const int top_lane = 31 - __clz((int)mask);
@@ -53,7 +60,7 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, const T *weights, int 
   int last_positive = -1;
   for (int base = 0; base < n; base += members) {
     const int i = base + rank;
-    const T w = i < n ? weights[i] : T(0);
+    const T w = i < n ? weight_of(i) : T(0);
     const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
     /* w > 0 as well: neighbouring slots' sums are grouped differently, so in float a zero-weight
        entry can round above its predecessor; it must never be the answer. */
@@ -66,14 +73,14 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, const T *weights, int 
   return last_positive;
 }
 
-template <typename T>
-SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, const T *weights, int n) {
+template <typename T, typename WeightOf>
+SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, WeightOf weight_of, int n) {
   const int rank = __popc(mask & sk_lanemask_lt());
   const int members = __popc(mask);
   T carry = T(0);
   for (int base = 0; base < n; base += members) {
     const int i = base + rank;
-    const T w = i < n ? weights[i] : T(0);
+    const T w = i < n ? weight_of(i) : T(0);
     const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
     /* The lane holding entry min(n, base + members) - 1: the top lane except in a partial last round,
        where the top slot's sum is grouped differently and could differ from P_{n-1} in the last bit. */
@@ -94,7 +101,7 @@ SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, const T *weights, int n) 
  *   warp inclusive sum and two ballots}
  */
 SK_DEVICE int sk_warp_sample_prefix_f32(unsigned mask, const float *weights, int n, float u) {
-  return sk_detail_warp_sample_prefix(mask, weights, n, u);
+  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<float>{weights}, n, u);
 }
 
 /**
@@ -107,7 +114,7 @@ SK_DEVICE int sk_warp_sample_prefix_f32(unsigned mask, const float *weights, int
  * \sk_warp_cost{as sk_warp_sample_prefix_f32()}
  */
 SK_DEVICE int sk_warp_sample_prefix_u32(unsigned mask, const uint32_t *weights, int n, uint32_t u) {
-  return sk_detail_warp_sample_prefix(mask, weights, n, u);
+  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<uint32_t>{weights}, n, u);
 }
 
 /**
@@ -121,7 +128,7 @@ SK_DEVICE int sk_warp_sample_prefix_u32(unsigned mask, const uint32_t *weights, 
  *   and one shuffle}
  */
 SK_DEVICE float sk_warp_prefix_total_f32(unsigned mask, const float *weights, int n) {
-  return sk_detail_warp_prefix_total(mask, weights, n);
+  return sk_detail_warp_prefix_total<float>(mask, sk_detail_array_weights<float>{weights}, n);
 }
 
 /**
@@ -133,7 +140,125 @@ SK_DEVICE float sk_warp_prefix_total_f32(unsigned mask, const float *weights, in
  * \sk_warp_cost{as sk_warp_prefix_total_f32()}
  */
 SK_DEVICE uint32_t sk_warp_prefix_total_u32(unsigned mask, const uint32_t *weights, int n) {
-  return sk_detail_warp_prefix_total(mask, weights, n);
+  return sk_detail_warp_prefix_total<uint32_t>(mask, sk_detail_array_weights<uint32_t>{weights}, n);
+}
+
+/**
+ * \brief sk_warp_sample_prefix_f32() on weights computed as they are read: weight_of(i) is entry i.
+ *
+ * For weights that are not an array in memory: a sparse row scaled by a table (SaberLDA's document
+ * part, count_i * table[topic_i]), a product of two rows, a transform of stored values. The walk, the
+ * order of the additions and every rule are those of sk_warp_sample_prefix_f32() on the array of the
+ * values weight_of(0 .. n) returns, bit for bit. weight_of is called by the member of rank r for the
+ * entries base + r of each round it reaches, never with i >= n, and must return the same value for
+ * the same i on every call (non-negative and finite).
+ * \tparam WeightOf a callable `float(int i)`, usable on the device (a functor or an extended lambda).
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weight_of the weights, by index.
+ * \param n number of weights, >= 0.
+ * \param u the point to find, in [0, total) where total = sk_warp_prefix_total_by_f32(mask, weight_of, n).
+ * \return an index in [0, n) whose weight is positive, or -1 when n == 0 or every weight is 0.
+ * \sk_warp_cost{as sk_warp_sample_prefix_f32()\, with weight_of(i) in place of each load}
+ */
+template <typename WeightOf>
+SK_DEVICE int sk_warp_sample_prefix_by_f32(unsigned mask, WeightOf weight_of, int n, float u) {
+  return sk_detail_warp_sample_prefix<float>(mask, weight_of, n, u);
+}
+
+/**
+ * \brief sk_warp_prefix_total_f32() on weights computed as they are read (see sk_warp_sample_prefix_by_f32()).
+ * \tparam WeightOf a callable `float(int i)`, usable on the device.
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weight_of the weights, by index.
+ * \param n number of weights, >= 0 (0 gives 0).
+ * \return the last running sum P_{n-1}, bit for bit the value sk_warp_prefix_total_f32() gives on the
+ *         array of the weights.
+ * \sk_warp_cost{as sk_warp_prefix_total_f32()\, with weight_of(i) in place of each load}
+ */
+template <typename WeightOf>
+SK_DEVICE float sk_warp_prefix_total_by_f32(unsigned mask, WeightOf weight_of, int n) {
+  return sk_detail_warp_prefix_total<float>(mask, weight_of, n);
+}
+
+/**
+ * \brief A weight vector's running sums held in the warp's registers, for many draws from it:
+ * sk_warp_prefix_cache_build_by_f32() fills it, sk_warp_prefix_cache_sample_f32() draws.
+ *
+ * For vectors of at most R rounds (R m entries for m members). Each member keeps its entry's running
+ * sum of every round and one bit per round saying whether its weight is positive; a draw is then one
+ * ballot per round up to the answer, with no load and no warp sum. This is SaberLDA's case when the
+ * tokens of one word in one document share their document's sparse row: the sums are built once and
+ * every token draws from them.
+ * \tparam R rounds the cache holds (a compile-time constant: the arrays live in registers).
+ */
+template <int R>
+struct sk_warp_prefix_cache_f32 {
+  float run[R];        /**< this member's running sum of each round (entry base_r + rank) */
+  unsigned positive;   /**< bit r: this member's weight of round r is positive */
+  int rounds;          /**< rounds used: ceil(n / m) */
+  float total;         /**< P_{n-1}, the same on every member (0 when n == 0) */
+};
+
+/**
+ * \brief Builds the cache of weights weight_of(0 .. n), n <= R popc(mask): the running sums that
+ * sk_warp_sample_prefix_by_f32() computes, in the same order, bit for bit.
+ * \tparam R rounds the cache holds.
+ * \tparam WeightOf a callable `float(int i)`, usable on the device (see sk_warp_sample_prefix_by_f32()).
+ * \param mask the calling lanes; every member must call.
+ * \param weight_of the weights, by index; called for i < n only.
+ * \param n number of weights, 0 to R popc(mask) (more is not checked: the entries past R rounds are
+ *        left out).
+ * \param[out] cache this member's part of the cache; cache->total is sk_warp_prefix_total_by_f32()'s value.
+ * \sk_warp_cost{ceil(n / m) rounds\, each one weight_of call\, one warp inclusive sum\, one ballot
+ *   and one shuffle}
+ */
+template <int R, typename WeightOf>
+SK_DEVICE void sk_warp_prefix_cache_build_by_f32(unsigned mask, WeightOf weight_of, int n,
+                                                  sk_warp_prefix_cache_f32<R> *cache) {
+  const int rank = __popc(mask & sk_lanemask_lt());
+  const int members = __popc(mask);
+  float carry = 0.0f;
+  cache->positive = 0u;
+  cache->rounds = (n + members - 1) / members;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = r * members + rank;
+    const float w = r < cache->rounds && i < n ? weight_of(i) : 0.0f;
+    const float running = carry + sk_detail_warp_inclusive_sum(mask, w);
+    cache->run[r] = running;
+    if (w > 0.0f) cache->positive |= 1u << r;
+    /* as sk_detail_warp_prefix_total(): the carry from the lane of the round's last entry */
+    if (r < cache->rounds) carry = __shfl_sync(mask, running, 31 - __clz((int)__ballot_sync(mask, i < n)));
+  }
+  cache->total = carry;
+}
+
+/**
+ * \brief Draws from a built cache: the result sk_warp_sample_prefix_by_f32() gives for the same
+ * weights and u, bit for bit, with every rule of the group (u past the total gives the last entry with
+ * a positive weight; no positive weight gives -1).
+ * \tparam R rounds the cache holds.
+ * \param mask the lanes that built the cache; every member gets the same result.
+ * \param cache this member's part, from sk_warp_prefix_cache_build_by_f32().
+ * \param u the point to find, the same on every member.
+ * \return an index in [0, n) whose weight is positive, or -1 when every weight is 0 (or n == 0).
+ * \sk_warp_cost{per round up to the answer one comparison and two ballots}
+ */
+template <int R>
+SK_DEVICE int sk_warp_prefix_cache_sample_f32(unsigned mask, const sk_warp_prefix_cache_f32<R> &cache, float u) {
+  const int members = __popc(mask);
+  int last_positive = -1;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r < cache.rounds) {
+      const bool mine = (cache.positive >> r) & 1u;
+      const unsigned hit = __ballot_sync(mask, mine && cache.run[r] > u);
+      if (hit != 0u) return r * members + sk_lane_rank(mask, __ffs((int)hit) - 1);
+      const unsigned positive = __ballot_sync(mask, mine);
+      if (positive != 0u) last_positive = r * members + sk_lane_rank(mask, 31 - __clz((int)positive));
+    }
+  }
+  return last_positive;
 }
 
 /** @} */
