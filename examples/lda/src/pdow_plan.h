@@ -1,0 +1,65 @@
+/*
+ * The order in which the GPU ESCA sampler visits the tokens: PDOW (SaberLDA section 3.2, "partition by
+ * document, order by word"). The documents are cut into chunks of consecutive documents; inside a
+ * chunk the tokens are sorted by word, and within a word by document (stably, so a document's tokens
+ * of one word keep their order). The work is then:
+ *
+ *   group  the tokens of one word in one document (one chunk): they share the document's row of A and
+ *          the word's row of B_hat, so one warp computes the document's sparse sums once and draws
+ *          every token of the group from them;
+ *   item   consecutive groups of one word in one chunk, at most `item_tokens` tokens (a group is never
+ *          split, so an item of one long group may be longer): one block stages the word's row of
+ *          B_hat and its tree once and its warps draw the item's groups. Items are listed by
+ *          decreasing token count (ties by position), so that a dynamic scheduler starts the long ones
+ *          first.
+ *
+ * The order changes nothing in the result: every draw reads the previous sweep's counts and its own
+ * random number (indexed by the token's position in document order), so the topics do not depend on
+ * the plan. The plan is built on the host in O(T + V * chunks) time and 4 T + 8 groups + 12 items bytes.
+ *
+ * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h).
+ */
+#ifndef SK_LDA_PDOW_PLAN_H
+#define SK_LDA_PDOW_PLAN_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sk_lda_pdow_plan {
+  int64_t num_tokens;   /* T */
+  int32_t num_chunks;   /* chunks of consecutive documents */
+  int32_t num_groups;   /* (chunk, word, document) groups */
+  int32_t num_items;    /* blocks of work */
+  int32_t *chunk_docs;  /* num_chunks + 1: chunk c holds documents [chunk_docs[c], chunk_docs[c + 1]) */
+  int32_t *token;       /* T: the token (its index in document order) at each PDOW position */
+  int32_t *group_start; /* num_groups + 1: group g's PDOW positions are [group_start[g], group_start[g + 1]) */
+  int32_t *group_doc;   /* num_groups: the document of group g */
+  int32_t *item_word;   /* num_items: the word of item i */
+  int32_t *item_group;  /* num_items: item i's groups are [item_group[i], item_end[i]), */
+  int32_t *item_end;    /* num_items:   consecutive groups of one word in one chunk */
+  int32_t max_group_tokens; /* the longest group */
+} sk_lda_pdow_plan;
+
+/*
+ * Builds the plan of corpus c (T <= INT32_MAX): chunks of consecutive documents holding at most
+ * chunk_tokens tokens each (<= 0: one chunk for the whole corpus), cut greedily before a non-empty
+ * document that would not fit, so a chunk holds more than chunk_tokens tokens only when it has exactly
+ * one non-empty document (empty documents join the chunk before them), items of at most item_tokens tokens (>= 1). Fails on NULL, T > INT32_MAX,
+ * item_tokens < 1 or when memory runs out (*plan is then zeroed).
+ */
+int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens,
+                           sk_lda_pdow_plan *plan, sk_lda_error *err);
+
+/* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
+void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_PDOW_PLAN_H */
