@@ -1,10 +1,11 @@
 /*
- * GPU ESCA (examples/lda/src/gpu/esca_gpu.h) against the CPU ESCA (esca.h): bit for bit.
+ * GPU ESCA's exact sweep (examples/lda/src/gpu/esca_gpu.h, options.exact) against the CPU ESCA (esca.h):
+ * bit for bit. (The fast sweep, the default, is tested in test_esca_gpu_fast.c.)
  *
  * For each case a corpus is built with the shapes that break samplers (empty documents first, in the
  * middle and last; one-token documents; a word that occurs in every non-empty document; optionally one
  * long document) around planted-topic documents, and three models are made from it with
- * the same seed: one swept by the CPU ESCA, two by GPU ESCA samplers. Right after create and after each
+ * the same seed: one swept by the CPU ESCA, two by exact GPU ESCA samplers. Right after create and after each
  * of several sweeps, the GPU model (brought back with to_host) must equal the CPU model exactly: z, A
  * (each document's nnz, topics and counts), B and n_k; the second GPU run must give the same topics as
  * the first. K runs over 1, 2, 31, 32, 33, 100, 1024 (a 300-word vocabulary), 10000 and 65536 (a small
@@ -25,100 +26,10 @@
 #include "esca.h"
 #include "gpu/esca_gpu.h"
 #include "gpu/gpu.h"
-#include "lda_test_corpus.h"
+#include "lda_test_gpu.h"
 #include "model.h"
 #include "sampler.h"
 #include "sk_test.h"
-
-/* ---- corpora ------------------------------------------------------------------------------------- */
-
-typedef struct corpus_shape {
-  int32_t V, planted_docs, mean_len, long_doc; /* long_doc: tokens of the one long document (0: none) */
-  uint64_t seed;
-} corpus_shape;
-
-/* Planted documents (two or three topics from 8 blocks of the vocabulary, 10% noise), each starting
-   with word V - 1 (the word in every non-empty document), with empty and one-token documents around
-   them and, when asked, one long document in the middle. */
-static sk_lda_corpus make_case_corpus(const corpus_shape *sh) {
-  uint64_t s = sh->seed;
-  const int32_t V = sh->V, blocks = 8, block = (V - 1) / blocks > 0 ? (V - 1) / blocks : 1;
-  const int32_t D = sh->planted_docs + 9 + (sh->long_doc > 0 ? 1 : 0); /* 9 around the planted ones */
-  int32_t *len = (int32_t *)calloc((size_t)D, sizeof *len);
-  int64_t cap = (int64_t)sh->planted_docs * (sh->mean_len + sh->mean_len / 2 + 2) + sh->long_doc + 16;
-  int32_t *w = (int32_t *)malloc((size_t)cap * sizeof *w);
-  int64_t t = 0;
-  int32_t d = 0;
-  len[d++] = 0; /* empty first */
-  len[d] = 1, w[t++] = 0, ++d;
-  len[d] = 1, w[t++] = V - 1, ++d;
-  len[d++] = 0;
-  len[d++] = 0; /* two empty ones in a row */
-  for (int32_t i = 0; i < sh->planted_docs; ++i, ++d) {
-    if (sh->long_doc > 0 && i == sh->planted_docs / 2) { /* the long document, mixing all blocks */
-      len[d] = sh->long_doc;
-      w[t++] = V - 1;
-      for (int32_t j = 1; j < sh->long_doc; ++j) w[t++] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
-      ++d;
-    }
-    int32_t topics[3];
-    for (int j = 0; j < 3; ++j) topics[j] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)blocks);
-    len[d] = 1 + sh->mean_len / 2 + (int32_t)(sk_test_rand_u32(&s) % (uint32_t)sh->mean_len);
-    w[t++] = V - 1;
-    for (int32_t j = 1; j < len[d]; ++j) {
-      if (sk_test_rand_u32(&s) % 10u == 0) {
-        w[t++] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
-      } else {
-        const int32_t k = topics[sk_test_rand_u32(&s) % 3u];
-        const uint32_t a = sk_test_rand_u32(&s) % (uint32_t)block, b = sk_test_rand_u32(&s) % (uint32_t)block;
-        w[t++] = (k * block + (int32_t)(a < b ? a : b)) % V;
-      }
-    }
-  }
-  len[d] = 1, w[t++] = 1 % V, ++d;
-  len[d++] = 0; /* empty in the middle of one-token ones */
-  len[d] = 1, w[t++] = V - 1, ++d;
-  len[d++] = 0; /* empty last */
-  if (d != D || t > cap) {
-    fprintf(stderr, "make_case_corpus: %d documents and %lld tokens, expected %d and at most %lld\n", (int)d,
-            (long long)t, (int)D, (long long)cap);
-    exit(1);
-  }
-  sk_lda_corpus c = make_corpus(V, d, len, w);
-  free(len);
-  free(w);
-  return c;
-}
-
-/* ---- comparison ---------------------------------------------------------------------------------- */
-
-/* 1 when the GPU model g equals the CPU model c in z, A, B and n_k; else prints the first difference. */
-static int models_equal(const sk_lda_model *c, const sk_lda_model *g, const char *when) {
-  const int32_t K = c->num_topics;
-  for (int64_t t = 0; t < c->num_tokens; ++t)
-    if (c->z[t] != g->z[t])
-      return SK_CHECK(0, "%s: z[%lld] = %d on the GPU, %d on the CPU", when, (long long)t, (int)g->z[t], (int)c->z[t]);
-  for (int32_t d = 0; d < c->num_docs; ++d) {
-    if (c->dk_nnz[d] != g->dk_nnz[d])
-      return SK_CHECK(0, "%s: document %d has %d topics on the GPU, %d on the CPU", when, (int)d, (int)g->dk_nnz[d],
-                      (int)c->dk_nnz[d]);
-    for (int32_t i = 0; i < c->dk_nnz[d]; ++i) {
-      const int64_t j = c->dk_start[d] + i;
-      if (c->dk_topic[j] != g->dk_topic[j] || c->dk_count[j] != g->dk_count[j])
-        return SK_CHECK(0, "%s: document %d pair %d is (%d, %d) on the GPU, (%d, %d) on the CPU", when, (int)d, (int)i,
-                        (int)g->dk_topic[j], (int)g->dk_count[j], (int)c->dk_topic[j], (int)c->dk_count[j]);
-    }
-  }
-  for (size_t i = 0; i < (size_t)c->num_words * (size_t)K; ++i)
-    if (c->n_vk[i] != g->n_vk[i])
-      return SK_CHECK(0, "%s: B[%zu] (word %zu, topic %zu) = %d on the GPU, %d on the CPU", when, i, i / (size_t)K,
-                      i % (size_t)K, (int)g->n_vk[i], (int)c->n_vk[i]);
-  for (int32_t k = 0; k < K; ++k)
-    if (c->n_k[k] != g->n_k[k])
-      return SK_CHECK(0, "%s: n_k[%d] = %lld on the GPU, %lld on the CPU", when, (int)k, (long long)g->n_k[k],
-                      (long long)c->n_k[k]);
-  return SK_CHECK(1, "%s", when);
-}
 
 /* ---- bit-exactness ------------------------------------------------------------------------------- */
 
@@ -135,8 +46,7 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
   const uint64_t seed = 1000 + (uint64_t)ec->K + ec->shape.seed;
   sk_lda_model cpu, gpu1, gpu2;
   sk_lda_error err;
-  sk_lda_sampler *s1 = NULL, *s2 = NULL;
-  const sk_lda_device device = {SK_LDA_DEVICE_GPU, 0, 0};
+  sk_lda_esca_gpu *s1 = NULL, *s2 = NULL;
   sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d, alpha %g, beta %g, seed %llu", (int)ec->K,
                   (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, (int)ec->shape.long_doc,
                   alpha, ec->beta, (unsigned long long)seed);
@@ -150,11 +60,12 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
     sk_lda_corpus_free(&corpus);
     return;
   }
-  if (SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &gpu1, &device, &s1, &err) == 0 &&
-                   sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &gpu2, &device, &s2, &err) == 0,
+  const sk_lda_esca_gpu_options exact = {.exact = 1};
+  if (SK_CHECK(sk_lda_esca_gpu_create_with(&gpu1, 0, &exact, &s1, &err) == 0 &&
+                   sk_lda_esca_gpu_create_with(&gpu2, 0, &exact, &s2, &err) == 0,
                "create: %s", err.message)) {
     /* the counts the GPU built from z at create equal the model's */
-    int same = SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0, "to_host: %s", err.message) &&
+    int same = SK_CHECK(sk_lda_esca_gpu_to_host(s1, &gpu1, &err) == 0, "to_host: %s", err.message) &&
                models_equal(&cpu, &gpu1, "after create");
     for (int i = 0; i < ec->sweeps && same; ++i) {
       const uint64_t it = 1 + (uint64_t)i;
@@ -162,9 +73,9 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
       snprintf(when, sizeof when, "after sweep %llu", (unsigned long long)it);
       sk_test_progress("K = %d, %s", (int)ec->K, when);
       same = SK_CHECK(sk_lda_esca_sweep(&cpu, tables, it, 0, &err) == 0, "CPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_sampler_sweep(s1, it, &err) == 0, "GPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_sampler_sweep(s2, it, &err) == 0, "second GPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0 && sk_lda_sampler_to_host(s2, &err) == 0,
+             SK_CHECK(sk_lda_esca_gpu_sweep(s1, it, &err) == 0, "GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_esca_gpu_sweep(s2, it, &err) == 0, "second GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_esca_gpu_to_host(s1, &gpu1, &err) == 0 && sk_lda_esca_gpu_to_host(s2, &gpu2, &err) == 0,
                       "to_host: %s", err.message) &&
              models_equal(&cpu, &gpu1, when) &&
              SK_CHECK(memcmp(gpu1.z, gpu2.z, (size_t)gpu1.num_tokens * sizeof *gpu1.z) == 0,
@@ -180,8 +91,8 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
       }
     }
   }
-  sk_lda_sampler_destroy(s1);
-  sk_lda_sampler_destroy(s2);
+  sk_lda_esca_gpu_destroy(s1);
+  sk_lda_esca_gpu_destroy(s2);
   sk_lda_model_free(&cpu);
   sk_lda_model_free(&gpu1);
   sk_lda_model_free(&gpu2);
@@ -308,12 +219,7 @@ int main(int argc, char **argv) {
   test_host_checks();
   if (sk_test_wants_host_only(argc, argv)) return sk_test_finish();
   char name[256];
-  sk_lda_error err;
-  if (sk_lda_gpu_probe(0, name, sizeof name, &err) != 0) {
-    printf("SKIP: %s; this test needs a GPU\n", err.message);
-    return SK_TEST_SKIP_CODE;
-  }
-  printf("GPU 0: %s\n", name);
+  if (!test_gpu_present(name, sizeof name)) return SK_TEST_SKIP_CODE;
   test_seam_on_gpu(name);
   test_bit_exact();
   return sk_test_finish();

@@ -1,13 +1,5 @@
-// ESCA on the GPU (esca_gpu.h): the CPU ESCA's chain (esca.c) bit for bit.
-//
-// Bit-exactness rests on three things. (1) The uniforms: sk_rng_uniform_f64() is one host/device
-// function (samplekit/rng.h), so token t gets the same double on both sides. (2) The doubles: every
-// sum and product the draw compares is written here with the _rn intrinsics, in esca.c's order, so
-// nvcc cannot fuse a multiply and an add into an FMA (which rounds once instead of twice) nor reorder
-// anything; esca.c is C11 without -ffast-math, where gcc does not contract either. The word tables
-// are running sums, so they are computed sequentially per word, never by a parallel scan. (3) The
-// counts: A, B and n_k are integers, rebuilt from z by a deterministic segmented count and by integer
-// atomics, whose sums do not depend on the order.
+// ESCA on the GPU (esca_gpu.h): the device state, create, the sweep's sequence, to_host. The kernels
+// are in esca_gpu_fast.cu (the default sweep) and esca_gpu_exact.cu (the CPU's chain bit for bit).
 #include <cuda_runtime.h>
 
 #include <stdio.h>
@@ -15,150 +7,63 @@
 #include <string.h>
 
 #include "gpu/esca_gpu.h"
-#include "samplekit/rng.cuh"
+#include "gpu/esca_gpu_exact.cuh"
+#include "gpu/esca_gpu_fast.cuh"
+#include "pdow_plan.h"
 #include "samplekit/segmented_count.h"
 #include "samplekit/sk_device.h"
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int32_t kMinItemTokens = 64, kMaxItemTokens = 4096;  // the default item size's range
+constexpr int kMarks = 5;  // events around the parts of a sweep
 
 // Everything a sweep reads or writes on the device.
 struct device_state {
-  int32_t *tokens;              // T word ids, document order
-  int32_t *doc_offsets;         // D + 1
-  int32_t *z;                   // T topics
-  int32_t *a_offsets;           // D + 1: document d's pairs are [a_offsets[d], a_offsets[d + 1])
-  uint32_t *a_topic;            // pair_capacity topics, increasing within a document
-  uint32_t *a_count;            // pair_capacity counts
-  int32_t *b;                   // V x K
-  unsigned long long *n_k;      // K
-  double *inv;                  // K
-  double *cum;                  // V x K
-  void *workspace;              // the segmented count's
+  int32_t *doc_offsets;    // D + 1
+  int32_t *z;              // T topics, document order
+  int32_t *a_offsets;      // D + 1: document d's pairs are [a_offsets[d], a_offsets[d + 1])
+  uint32_t *a_topic;       // pair_capacity topics, increasing within a document
+  uint32_t *a_count;       // pair_capacity counts
+  int32_t *b;              // V x K
+  unsigned long long *n_k; // K
+  void *workspace;         // the segmented count's
   size_t workspace_bytes;
+  // the exact sweep
+  int32_t *tokens;         // T word ids, document order
+  double *inv;             // K
+  double *cum;             // V x K word tables
+  // the fast sweep
+  int32_t *b_next;         // V x K: the counts of the topics being drawn
+  float *inv_f;            // K
+  int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
+  unsigned int *next_item; // the scheduler's counter
+  float *scratch;          // rows and trees of the persistent blocks on the global path
 };
 
 }  // namespace
 
 struct sk_lda_esca_gpu {
   int gpu;
+  sk_lda_esca_gpu_options options;
   int32_t num_topics, num_words, num_docs;
   int64_t num_tokens;
   int64_t pair_capacity;  // sum over documents of min(n_d, K): A never has more pairs
+  int32_t num_groups, num_items;
   double alpha, beta, vbeta;
   uint64_t seed;
+  sk_lda_gpu::fast_launch launch;
   device_state d;
+  int64_t allocated;     // device bytes allocated so far
   int32_t *h_a_offsets;  // host scratch for to_host: D + 1 offsets and the pairs
   uint32_t *h_a_topic, *h_a_count;
+  cudaEvent_t marks[kMarks];
+  int marks_made;
+  sk_lda_esca_gpu_stats stats;
   char description[320];
 };
 
 namespace {
-
-// --- kernels ----------------------------------------------------------------------------------------
-
-// inv[k] = 1 / (n_k[k] + V beta), as sk_lda_esca_inv_denom(); vbeta is (double)V * beta from the host.
-__global__ void inv_denom_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) inv[k] = __ddiv_rn(1.0, __dadd_rn((double)(long long)n_k[k], vbeta));
-}
-
-// One thread per word: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
-__global__ void word_table_kernel(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
-                                  double beta, double *cum) {
-  const int32_t v = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (v >= num_words) return;
-  const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
-  double *cum_row = cum + (size_t)v * (size_t)num_topics;
-  double s = 0.0;
-  for (int32_t k = 0; k < num_topics; ++k) {
-    s = __dadd_rn(s, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
-    cum_row[k] = s;
-  }
-}
-
-// sk_lda_detail_first_above(): the first k with cum[k] > x, or n - 1 when none.
-__device__ int32_t first_above(const double *cum, int32_t n, double x) {
-  int32_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const int32_t mid = lo + (hi - lo) / 2;
-    if (cum[mid] > x)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
-// One term of the sparse part: count (B[v,k] + beta) inv[k], as in sk_lda_esca_draw().
-__device__ double sparse_term(uint32_t count, const int32_t *b_row, const double *inv, uint32_t k, double beta) {
-  return __dmul_rn((double)(int32_t)count, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
-}
-
-struct draw_params {
-  const int32_t *tokens, *doc_offsets, *a_offsets;
-  const uint32_t *a_topic, *a_count;
-  const int32_t *b;
-  const double *cum, *inv;
-  int32_t *z;
-  int64_t num_tokens;
-  int32_t num_docs, num_topics;
-  double alpha, beta;
-  uint64_t seed, iteration;
-};
-
-// One thread per token t: sk_lda_esca_draw() with u = sk_rng_uniform_f64(seed, iteration, t). The CPU
-// keeps the sparse running sums in a scratch array; here the first pass computes only their total and
-// the second (taken when x falls in the sparse part) recomputes them with the same operations, so each
-// partial sum has the same bits as the CPU's psum[i].
-__global__ void draw_kernel(draw_params p) {
-  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= p.num_tokens) return;
-  // The document of t: the first d with doc_offsets[d + 1] > t (empty documents hold no token).
-  int32_t lo = 0, hi = p.num_docs - 1;
-  while (lo < hi) {
-    const int32_t mid = lo + (hi - lo) / 2;
-    if ((int64_t)p.doc_offsets[mid + 1] > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  const int32_t begin = p.a_offsets[lo], nnz = p.a_offsets[lo + 1] - begin;
-  const uint32_t *row_topic = p.a_topic + begin, *row_count = p.a_count + begin;
-  const size_t row = (size_t)p.tokens[t] * (size_t)p.num_topics;
-  const int32_t *b_row = p.b + row;
-  const double *cum = p.cum + row;
-
-  double s = 0.0;
-  for (int32_t i = 0; i < nnz; ++i) s = __dadd_rn(s, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
-  const double u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)t);
-  const double x = __dmul_rn(u, __dadd_rn(s, __dmul_rn(p.alpha, cum[p.num_topics - 1])));
-  int32_t topic;
-  if (x < s) {
-    // The first i whose running sum exceeds x; the last one is s > x, so the search stops by nnz - 1.
-    double run = 0.0;
-    int32_t i = 0;
-    for (; i < nnz - 1; ++i) {
-      run = __dadd_rn(run, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
-      if (run > x) break;
-    }
-    topic = (int32_t)row_topic[i];
-  } else {
-    topic = first_above(cum, p.num_topics, __ddiv_rn(__dsub_rn(x, s), p.alpha));
-  }
-  p.z[t] = topic;
-}
-
-// B and n_k from z (both zeroed before): integer atomics, whose result does not depend on the order.
-__global__ void count_words_kernel(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
-                                   int32_t *b, unsigned long long *n_k) {
-  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= num_tokens) return;
-  const int32_t k = z[t];
-  atomicAdd(b + (size_t)tokens[t] * (size_t)num_topics + (size_t)k, 1);
-  atomicAdd(n_k + k, 1ull);
-}
 
 // --- host helpers -------------------------------------------------------------------------------------
 
@@ -173,29 +78,52 @@ int cuda_fail(sk_lda_error *err, const char *what, cudaError_t e) {
     if (sk_lda_cuda_e_ != cudaSuccess) return cuda_fail(err, what, sk_lda_cuda_e_); \
   } while (0)
 
-// After a launch: configuration and launch errors now (run-time faults surface at the sweep's sync).
-#define SK_LDA_LAUNCH_CHECK(what) SK_LDA_CUDA_TRY(cudaGetLastError(), what)
-
 int segc_fail(sk_lda_error *err, const char *what, sk_status st) {
   return sk_lda_fail(err, "GPU ESCA: %s: %s (%s)", what, sk_status_string(st), sk_last_cuda_error_string());
 }
 
-unsigned blocks_for(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
-
 // The most pairs A can hold: the model reserves min(n_d, K) slots per document (model.h).
 size_t pair_capacity_of(const sk_lda_model *m) { return (size_t)m->dk_start[m->num_docs]; }
 
-// A, B and n_k from the device z (on the legacy default stream, in order after the draws).
-int recount(sk_lda_esca_gpu *g, sk_lda_error *err) {
-  device_state &d = g->d;
-  const size_t vk = (size_t)g->num_words * (size_t)g->num_topics;
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.b, 0, vk * sizeof *d.b, 0), "zeroing B");
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.n_k, 0, (size_t)g->num_topics * sizeof *d.n_k, 0), "zeroing n_k");
-  if (g->num_tokens > 0) {
-    count_words_kernel<<<blocks_for(g->num_tokens), kThreads>>>(d.tokens, d.z, g->num_tokens, g->num_topics, d.b,
-                                                                d.n_k);
-    SK_LDA_LAUNCH_CHECK("counting B and n_k");
+// Device bytes of everything but the workspace, the plan and the global rows.
+size_t core_bytes(const sk_lda_model *m, int exact) {
+  const size_t T = (size_t)m->num_tokens, D = (size_t)m->num_docs, K = (size_t)m->num_topics;
+  const size_t vk = (size_t)m->num_words * K;
+  const size_t common = T * sizeof(int32_t) + 2 * (D + 1) * sizeof(int32_t) + pair_capacity_of(m) * 2 * sizeof(uint32_t) +
+                        vk * sizeof(int32_t) + K * sizeof(unsigned long long);
+  if (exact) return common + T * sizeof(int32_t) + K * sizeof(double) + vk * sizeof(double);
+  return common + vk * sizeof(int32_t) + K * sizeof(float) + T * sizeof(int32_t) + sizeof(unsigned int);
+}
+
+// The plan's device bytes: group starts and documents, three arrays of items.
+size_t plan_bytes(int64_t groups, int64_t items) {
+  return ((size_t)groups * 2 + 1) * sizeof(int32_t) + (size_t)items * 3 * sizeof(int32_t);
+}
+
+// cudaMalloc of at least one element (0 bytes gives NULL, which the segmented count refuses), counted.
+template <typename T>
+int alloc(sk_lda_esca_gpu *g, T **p, size_t count, const char *what, sk_lda_error *err) {
+  const size_t bytes = (count > 0 ? count : 1) * sizeof(T);
+  const cudaError_t e = cudaMalloc((void **)p, bytes);
+  if (e != cudaSuccess) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "allocating %s (%zu bytes)", what, bytes);
+    return cuda_fail(err, msg, e);
   }
+  g->allocated += (int64_t)bytes;
+  return 0;
+}
+
+template <typename T>
+int upload_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
+  if (count == 0) return 0;
+  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice), what);
+  return 0;
+}
+
+// A from the device z (on the legacy default stream, in order after the draws).
+int count_a(sk_lda_esca_gpu *g, sk_lda_error *err) {
+  device_state &d = g->d;
   const sk_status st = sk_segmented_count_u32(d.doc_offsets, g->num_docs, (int32_t)g->num_tokens,
                                               (const uint32_t *)d.z, NULL, g->num_topics, d.a_offsets, d.a_topic,
                                               d.a_count, (int32_t)g->pair_capacity, d.workspace, d.workspace_bytes, 0);
@@ -203,53 +131,169 @@ int recount(sk_lda_esca_gpu *g, sk_lda_error *err) {
   return 0;
 }
 
+// B and n_k from z with the exact sweep's counter (both zeroed first).
+int count_b_exact(sk_lda_esca_gpu *g, sk_lda_error *err) {
+  device_state &d = g->d;
+  const size_t vk = (size_t)g->num_words * (size_t)g->num_topics;
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.b, 0, vk * sizeof *d.b, 0), "zeroing B");
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.n_k, 0, (size_t)g->num_topics * sizeof *d.n_k, 0), "zeroing n_k");
+  SK_LDA_CUDA_TRY(sk_lda_gpu::count_words_launch(d.tokens, d.z, g->num_tokens, g->num_topics, d.b, d.n_k, 0),
+                  "counting B and n_k");
+  return 0;
+}
+
 void free_device(device_state *d) {
   // Errors are ignored: after a fault the context is gone and every free fails the same way.
-  cudaFree(d->tokens);
-  cudaFree(d->doc_offsets);
-  cudaFree(d->z);
-  cudaFree(d->a_offsets);
-  cudaFree(d->a_topic);
-  cudaFree(d->a_count);
-  cudaFree(d->b);
-  cudaFree(d->n_k);
-  cudaFree(d->inv);
-  cudaFree(d->cum);
-  cudaFree(d->workspace);
+  void *const all[] = {d->doc_offsets, d->z,        d->a_offsets,   d->a_topic,   d->a_count,  d->b,
+                       d->n_k,         d->workspace, d->tokens,     d->inv,       d->cum,      d->b_next,
+                       d->inv_f,       d->plan_token, d->group_start, d->group_doc, d->item_word, d->item_group,
+                       d->item_end,    d->next_item, d->scratch};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   memset(d, 0, sizeof *d);
 }
 
+// The plan's arrays to the device.
+int upload_plan(sk_lda_esca_gpu *g, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
+  device_state &d = g->d;
+  const size_t T = (size_t)g->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
+  if (alloc(g, &d.plan_token, T, "the PDOW order", err) || alloc(g, &d.group_start, G + 1, "the groups", err) ||
+      alloc(g, &d.group_doc, G, "the groups' documents", err) || alloc(g, &d.item_word, I, "the items", err) ||
+      alloc(g, &d.item_group, I, "the items", err) || alloc(g, &d.item_end, I, "the items", err))
+    return 1;
+  return upload_array(d.plan_token, plan->token, T, "copying the PDOW order", err) ||
+         upload_array(d.group_start, plan->group_start, G + 1, "copying the groups", err) ||
+         upload_array(d.group_doc, plan->group_doc, G, "copying the groups", err) ||
+         upload_array(d.item_word, plan->item_word, I, "copying the items", err) ||
+         upload_array(d.item_group, plan->item_group, I, "copying the items", err) ||
+         upload_array(d.item_end, plan->item_end, I, "copying the items", err);
+}
+
 // Allocates and fills the device state from the model (create's work after the checks).
-int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, sk_lda_error *err) {
+int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
   device_state &d = g->d;
   const size_t T = (size_t)g->num_tokens, D = (size_t)g->num_docs, K = (size_t)g->num_topics;
   const size_t vk = (size_t)g->num_words * K, pairs = (size_t)g->pair_capacity;
-  // cudaMalloc of 0 bytes gives NULL, which the segmented count refuses for its keys: allocate >= 1.
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.tokens, (T > 0 ? T : 1) * sizeof *d.tokens), "allocating the tokens");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.doc_offsets, (D + 1) * sizeof *d.doc_offsets), "allocating the document offsets");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.z, (T > 0 ? T : 1) * sizeof *d.z), "allocating z");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.a_offsets, (D + 1) * sizeof *d.a_offsets), "allocating A's offsets");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.a_topic, (pairs > 0 ? pairs : 1) * sizeof *d.a_topic), "allocating A's topics");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.a_count, (pairs > 0 ? pairs : 1) * sizeof *d.a_count), "allocating A's counts");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.b, vk * sizeof *d.b), "allocating B");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.n_k, K * sizeof *d.n_k), "allocating n_k");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.inv, K * sizeof *d.inv), "allocating inv");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.cum, vk * sizeof *d.cum), "allocating the word tables");
-  SK_LDA_CUDA_TRY(cudaMalloc(&d.workspace, d.workspace_bytes), "allocating the segmented count's workspace");
+  const int exact = g->options.exact;
+  if (alloc(g, &d.doc_offsets, D + 1, "the document offsets", err) || alloc(g, &d.z, T, "z", err) ||
+      alloc(g, &d.a_offsets, D + 1, "A's offsets", err) || alloc(g, &d.a_topic, pairs, "A's topics", err) ||
+      alloc(g, &d.a_count, pairs, "A's counts", err) || alloc(g, &d.b, vk, "B", err) ||
+      alloc(g, &d.n_k, K, "n_k", err) ||
+      alloc(g, (unsigned char **)&d.workspace, d.workspace_bytes, "the segmented count's workspace", err))
+    return 1;
+  if (exact && (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.inv, K, "inv", err) ||
+                alloc(g, &d.cum, vk, "the word tables", err)))
+    return 1;
+  if (!exact && (alloc(g, &d.b_next, vk, "B's next counts", err) || alloc(g, &d.inv_f, K, "inv", err) ||
+                 alloc(g, &d.next_item, 1, "the scheduler's counter", err) ||
+                 (g->launch.on_global && alloc(g, &d.scratch, g->launch.scratch_floats, "the blocks' rows", err)) ||
+                 upload_plan(g, plan, err)))
+    return 1;
 
   int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
   if (offsets == NULL) return sk_lda_fail(err, "GPU ESCA: out of host memory (D = %d)", (int)g->num_docs);
   for (size_t i = 0; i <= D; ++i) offsets[i] = (int32_t)m->corpus->doc_offsets[i];
-  const cudaError_t e = cudaMemcpy(d.doc_offsets, offsets, (D + 1) * sizeof *offsets, cudaMemcpyHostToDevice);
+  const int failed = upload_array(d.doc_offsets, offsets, D + 1, "copying the document offsets", err);
   free(offsets);
-  SK_LDA_CUDA_TRY(e, "copying the document offsets");
-  if (T > 0) {
-    SK_LDA_CUDA_TRY(cudaMemcpy(d.tokens, m->corpus->tokens, T * sizeof *d.tokens, cudaMemcpyHostToDevice),
-                    "copying the tokens");
-    SK_LDA_CUDA_TRY(cudaMemcpy(d.z, m->z, T * sizeof *d.z, cudaMemcpyHostToDevice), "copying z");
+  if (failed || upload_array(d.z, m->z, T, "copying z", err)) return 1;
+  if (exact) {
+    if (upload_array(d.tokens, m->corpus->tokens, T, "copying the tokens", err) || count_b_exact(g, err)) return 1;
+  } else {
+    static_assert(sizeof(unsigned long long) == sizeof(int64_t), "n_k is copied as it is");
+    SK_LDA_CUDA_TRY(cudaMemset(d.b_next, 0, vk * sizeof *d.b_next), "zeroing B's next counts");
+    if (upload_array(d.b, m->n_vk, vk, "copying B", err) ||
+        upload_array(d.n_k, (const unsigned long long *)m->n_k, K, "copying n_k", err))
+      return 1;
   }
-  if (recount(g, err) != 0) return 1;
+  if (count_a(g, err) != 0) return 1;
   SK_LDA_CUDA_TRY(cudaDeviceSynchronize(), "building the counts");
+  return 0;
+}
+
+// Items small enough that every persistent block gets several (the largest item's tokens are drawn by
+// one block's warps alone, so a long item would be the sweep's critical path) and large enough that the
+// row and tree each item builds are shared by many draws.
+int32_t default_item_tokens(int64_t num_tokens, const sk_lda_gpu::fast_launch &launch) {
+  const int64_t per_block = num_tokens / ((int64_t)launch.blocks * 4);
+  return (int32_t)(per_block < kMinItemTokens ? kMinItemTokens : per_block > kMaxItemTokens ? kMaxItemTokens : per_block);
+}
+
+int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
+  if (o->threads != 0 && (o->threads < 32 || o->threads > 1024 || o->threads % 32 != 0))
+    return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
+  if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0)
+    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
+  return 0;
+}
+
+// The sweep's parts between the marks: the exact sweep.
+int sweep_exact(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
+  device_state &d = g->d;
+  SK_LDA_CUDA_TRY(sk_lda_gpu::exact_inv_launch(d.n_k, g->num_topics, g->vbeta, d.inv, 0), "computing inv");
+  SK_LDA_CUDA_TRY(sk_lda_gpu::exact_tables_launch(d.b, d.inv, g->num_words, g->num_topics, g->beta, d.cum, 0),
+                  "building the word tables");
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[1], 0), "timing the sweep");
+  sk_lda_gpu::exact_draw_params p;
+  p.tokens = d.tokens;
+  p.doc_offsets = d.doc_offsets;
+  p.a_offsets = d.a_offsets;
+  p.a_topic = d.a_topic;
+  p.a_count = d.a_count;
+  p.b = d.b;
+  p.cum = d.cum;
+  p.inv = d.inv;
+  p.z = d.z; /* in place: a draw reads the counts, never another token's topic */
+  p.num_tokens = g->num_tokens;
+  p.num_docs = g->num_docs;
+  p.num_topics = g->num_topics;
+  p.alpha = g->alpha;
+  p.beta = g->beta;
+  p.seed = g->seed;
+  p.iteration = iteration;
+  SK_LDA_CUDA_TRY(sk_lda_gpu::exact_draw_launch(p, 0), "drawing the topics");
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[2], 0), "timing the sweep");
+  return count_b_exact(g, err);
+}
+
+// The fast sweep: inv, the draws (which count B's next values), n_k from them, B's next counts zeroed.
+int sweep_fast(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
+  device_state &d = g->d;
+  const size_t vk = (size_t)g->num_words * (size_t)g->num_topics;
+  SK_LDA_CUDA_TRY(sk_lda_gpu::fast_inv_launch(d.n_k, g->num_topics, g->vbeta, d.inv_f, 0), "computing inv");
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.next_item, 0, sizeof *d.next_item, 0), "zeroing the scheduler");
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[1], 0), "timing the sweep");
+  sk_lda_gpu::fast_draw_params p;
+  p.token = d.plan_token;
+  p.group_start = d.group_start;
+  p.group_doc = d.group_doc;
+  p.item_word = d.item_word;
+  p.item_group = d.item_group;
+  p.item_end = d.item_end;
+  p.num_items = g->num_items;
+  p.a_offsets = d.a_offsets;
+  p.a_topic = d.a_topic;
+  p.a_count = d.a_count;
+  p.b = d.b;
+  p.inv = d.inv_f;
+  p.z = d.z; /* in place: a draw reads the counts, never another token's topic */
+  p.b_next = d.b_next;
+  p.next_item = d.next_item;
+  p.scratch = d.scratch;
+  p.row_floats = g->launch.row_floats;
+  p.num_topics = g->num_topics;
+  p.alpha = (float)g->alpha;
+  p.beta = (float)g->beta;
+  p.alpha_d = g->alpha;
+  p.seed = g->seed;
+  p.iteration = iteration;
+  SK_LDA_CUDA_TRY(sk_lda_gpu::fast_draw_launch(p, g->launch, 0), "drawing the topics");
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[2], 0), "timing the sweep");
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.n_k, 0, (size_t)g->num_topics * sizeof *d.n_k, 0), "zeroing n_k");
+  SK_LDA_CUDA_TRY(sk_lda_gpu::fast_topic_totals_launch(d.b_next, g->num_words, g->num_topics, d.n_k, 0),
+                  "summing the topic totals");
+  int32_t *const b = d.b;
+  d.b = d.b_next;
+  d.b_next = b; /* zeroed now, for the next sweep's counts */
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(d.b_next, 0, vk * sizeof *d.b_next, 0), "zeroing B's next counts");
   return 0;
 }
 
@@ -257,20 +301,23 @@ int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, sk_lda_error *err) {
 
 extern "C" size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m) {
   if (m == NULL || m->corpus == NULL) return 0;
-  const size_t T = (size_t)m->num_tokens, D = (size_t)m->num_docs, K = (size_t)m->num_topics;
-  const size_t vk = (size_t)m->num_words * K;
-  return 2 * T * sizeof(int32_t)                          /* tokens, z */
-         + 2 * (D + 1) * sizeof(int32_t)                  /* document offsets, A's offsets */
-         + pair_capacity_of(m) * 2 * sizeof(uint32_t)     /* A's topics and counts */
-         + vk * (sizeof(int32_t) + sizeof(double))        /* B, the word tables */
-         + K * (sizeof(unsigned long long) + sizeof(double)); /* n_k, inv */
+  return core_bytes(m, 0) + plan_bytes(m->num_tokens, m->num_tokens);
 }
 
 extern "C" int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esca_gpu **out, sk_lda_error *err) {
+  return sk_lda_esca_gpu_create_with(m, gpu, NULL, out, err);
+}
+
+extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const sk_lda_esca_gpu_options *options,
+                                           sk_lda_esca_gpu **out, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "GPU ESCA: out is NULL");
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL)
     return sk_lda_fail(err, "GPU ESCA: model NULL or not initialised");
+  sk_lda_esca_gpu_options o;
+  memset(&o, 0, sizeof o);
+  if (options != NULL) o = *options;
+  if (check_options(&o, err) != 0) return 1;
   if (m->num_tokens > INT32_MAX)
     return sk_lda_fail(err, "GPU ESCA: %lld tokens; the GPU sampler takes at most %d (use --device cpu)",
                        (long long)m->num_tokens, INT32_MAX);
@@ -281,6 +328,7 @@ extern "C" int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esc
   sk_lda_esca_gpu *g = (sk_lda_esca_gpu *)calloc(1, sizeof *g);
   if (g == NULL) return sk_lda_fail(err, "GPU ESCA: out of host memory");
   g->gpu = gpu;
+  g->options = o;
   g->num_topics = m->num_topics;
   g->num_words = m->num_words;
   g->num_docs = m->num_docs;
@@ -290,25 +338,47 @@ extern "C" int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esc
   g->beta = m->beta;
   g->vbeta = (double)m->num_words * m->beta; /* esca.c's expression, rounded on the host */
   g->seed = m->seed;
-  snprintf(g->description, sizeof g->description, "ESCA (GPU %d: %s)", gpu, prop.name);
+  snprintf(g->description, sizeof g->description, "ESCA (GPU %d: %s%s)", gpu, prop.name,
+           o.exact ? ", exact double-precision sweep" : "");
 
+  sk_lda_pdow_plan plan;
+  memset(&plan, 0, sizeof plan);
   int failed = 0;
   const sk_status st =
       sk_segmented_count_workspace_size(g->num_docs, (int32_t)g->num_tokens, g->num_topics, &g->d.workspace_bytes);
   if (st != SK_SUCCESS) failed = segc_fail(err, "sizing the segmented count's workspace", st);
-
+  size_t needed = 0;
+  if (!failed) {
+    needed = core_bytes(m, o.exact) + g->d.workspace_bytes;
+    if (!o.exact) {
+      cudaError_t e = sk_lda_gpu::fast_choose_launch(gpu, g->num_topics, o.threads, o.blocks_per_sm, &g->launch);
+      if (e != cudaSuccess) failed = cuda_fail(err, "choosing the launch", e);
+      needed += g->launch.scratch_floats * sizeof(float);
+      if (o.item_tokens == 0) o.item_tokens = default_item_tokens(g->num_tokens, g->launch);
+      g->options = o;
+    }
+  }
   size_t free_bytes = 0, total_bytes = 0;
   if (!failed) {
     const cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes);
     if (e != cudaSuccess) failed = cuda_fail(err, "querying the GPU's free memory", e);
   }
-  const size_t needed = sk_lda_esca_gpu_state_bytes(m) + g->d.workspace_bytes;
-  if (!failed && needed > free_bytes)
-    failed = sk_lda_fail(err,
-                         "GPU ESCA: the model needs %zu bytes of GPU memory (%.2f GB: V = %d, K = %d, %lld tokens) "
-                         "but GPU %d has %zu bytes free (%.2f GB); use --device cpu or a smaller K",
-                         needed, (double)needed / 1e9, (int)g->num_words, (int)g->num_topics,
-                         (long long)g->num_tokens, gpu, free_bytes, (double)free_bytes / 1e9);
+  /* The dense part first (before the plan's host work), then with the plan's exact size. */
+  for (int pass = 0; pass < 2 && !failed; ++pass) {
+    if (pass == 1 && !o.exact) {
+      failed = sk_lda_pdow_plan_build(m->corpus, o.chunk_tokens, o.item_tokens, &plan, err);
+      if (failed) break;
+      g->num_groups = plan.num_groups;
+      g->num_items = plan.num_items;
+      needed += plan_bytes(plan.num_groups, plan.num_items);
+    }
+    if (needed > free_bytes)
+      failed = sk_lda_fail(err,
+                           "GPU ESCA: the model needs %zu bytes of GPU memory (%.2f GB: V = %d, K = %d, %lld tokens) "
+                           "but GPU %d has %zu bytes free (%.2f GB); use --device cpu or a smaller K",
+                           needed, (double)needed / 1e9, (int)g->num_words, (int)g->num_topics,
+                           (long long)g->num_tokens, gpu, free_bytes, (double)free_bytes / 1e9);
+  }
   if (!failed) {
     const size_t D = (size_t)g->num_docs, pairs = (size_t)g->pair_capacity;
     g->h_a_offsets = (int32_t *)malloc((D + 1) * sizeof *g->h_a_offsets);
@@ -317,7 +387,16 @@ extern "C" int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esc
     if (g->h_a_offsets == NULL || g->h_a_topic == NULL || g->h_a_count == NULL)
       failed = sk_lda_fail(err, "GPU ESCA: out of host memory for A's copy (%zu pairs)", pairs);
   }
-  if (!failed) failed = upload(g, m, err);
+  if (!failed) failed = upload(g, m, &plan, err);
+  sk_lda_pdow_plan_free(&plan);
+  for (int i = 0; i < kMarks && !failed; ++i) {
+    const cudaError_t e = cudaEventCreate(&g->marks[i]);
+    if (e != cudaSuccess)
+      failed = cuda_fail(err, "creating the timing events", e);
+    else
+      g->marks_made = i + 1;
+  }
+  g->stats.device_bytes = g->allocated;
   if (failed) {
     sk_lda_esca_gpu_destroy(g);
     return 1;
@@ -331,37 +410,20 @@ extern "C" int sk_lda_esca_gpu_sweep(sk_lda_esca_gpu *g, uint64_t iteration, sk_
   if (iteration >= SK_LDA_STREAM_RESERVED)
     return sk_lda_fail(err, "GPU ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
   SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
-  device_state &d = g->d;
-  inv_denom_kernel<<<blocks_for(g->num_topics), kThreads>>>(d.n_k, g->num_topics, g->vbeta, d.inv);
-  SK_LDA_LAUNCH_CHECK("computing inv");
-  if (g->num_words > 0) {
-    word_table_kernel<<<blocks_for(g->num_words), kThreads>>>(d.b, d.inv, g->num_words, g->num_topics, g->beta,
-                                                              d.cum);
-    SK_LDA_LAUNCH_CHECK("building the word tables");
-  }
-  if (g->num_tokens > 0) {
-    draw_params p;
-    p.tokens = d.tokens;
-    p.doc_offsets = d.doc_offsets;
-    p.a_offsets = d.a_offsets;
-    p.a_topic = d.a_topic;
-    p.a_count = d.a_count;
-    p.b = d.b;
-    p.cum = d.cum;
-    p.inv = d.inv;
-    p.z = d.z; /* in place: a draw reads the counts, never another token's topic */
-    p.num_tokens = g->num_tokens;
-    p.num_docs = g->num_docs;
-    p.num_topics = g->num_topics;
-    p.alpha = g->alpha;
-    p.beta = g->beta;
-    p.seed = g->seed;
-    p.iteration = iteration;
-    draw_kernel<<<blocks_for(g->num_tokens), kThreads>>>(p);
-    SK_LDA_LAUNCH_CHECK("drawing the topics");
-  }
-  if (recount(g, err) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[0], 0), "timing the sweep");
+  if ((g->options.exact ? sweep_exact(g, iteration, err) : sweep_fast(g, iteration, err)) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[3], 0), "timing the sweep");
+  if (count_a(g, err) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[4], 0), "timing the sweep");
   SK_LDA_CUDA_TRY(cudaDeviceSynchronize(), "running the sweep");
+  float ms[kMarks - 1];
+  for (int i = 0; i < kMarks - 1; ++i)
+    SK_LDA_CUDA_TRY(cudaEventElapsedTime(&ms[i], g->marks[i], g->marks[i + 1]), "timing the sweep");
+  g->stats.sweeps += 1;
+  g->stats.tables_seconds += 1e-3 * ms[0];
+  g->stats.sample_seconds += 1e-3 * ms[1];
+  g->stats.b_seconds += 1e-3 * ms[2];
+  g->stats.a_seconds += 1e-3 * ms[3];
   return 0;
 }
 
@@ -404,6 +466,32 @@ extern "C" int sk_lda_esca_gpu_to_host(sk_lda_esca_gpu *g, sk_lda_model *m, sk_l
   return 0;
 }
 
+extern "C" void sk_lda_esca_gpu_get_stats(const sk_lda_esca_gpu *g, sk_lda_esca_gpu_stats *out) {
+  if (out == NULL) return;
+  memset(out, 0, sizeof *out);
+  if (g != NULL) *out = g->stats;
+}
+
+extern "C" int sk_lda_esca_gpu_counts(const sk_lda_esca_gpu *g, sk_lda_gpu_counts *out, sk_lda_error *err) {
+  if (g == NULL || out == NULL) return sk_lda_fail(err, "GPU ESCA counts: sampler or out is NULL");
+  memset(out, 0, sizeof *out);
+  out->gpu = g->gpu;
+  out->num_topics = g->num_topics;
+  out->num_words = g->num_words;
+  out->num_docs = g->num_docs;
+  out->num_tokens = g->num_tokens;
+  out->alpha = g->alpha;
+  out->beta = g->beta;
+  out->seed = g->seed;
+  out->b = g->d.b;
+  out->n_k = g->d.n_k;
+  out->doc_offsets = g->d.doc_offsets;
+  out->a_offsets = g->d.a_offsets;
+  out->a_topic = g->d.a_topic;
+  out->a_count = g->d.a_count;
+  return 0;
+}
+
 extern "C" const char *sk_lda_esca_gpu_description(const sk_lda_esca_gpu *g) {
   return g != NULL ? g->description : "ESCA (GPU)";
 }
@@ -412,6 +500,7 @@ extern "C" void sk_lda_esca_gpu_destroy(sk_lda_esca_gpu *g) {
   if (g == NULL) return;
   (void)cudaSetDevice(g->gpu); /* the allocations belong to it; when this fails, so do the frees */
   free_device(&g->d);
+  for (int i = 0; i < g->marks_made; ++i) (void)cudaEventDestroy(g->marks[i]);
   free(g->h_a_offsets);
   free(g->h_a_topic);
   free(g->h_a_count);

@@ -1,20 +1,29 @@
 /*
- * ESCA on the GPU: the same Markov chain as the CPU ESCA (esca.h), bit for bit. After every sweep the
- * topics z and the counts A, B, n_k equal what sk_lda_esca_sweep() gives on the same model, seed and
- * iteration, whatever the GPU: every token's uniform is sk_rng_uniform_f64(seed, iteration, t), and
- * every double the draw compares is computed with the same operations in the same order as esca.c,
- * each rounded once (no fused multiply-add), so the comparisons come out the same.
+ * ESCA on the GPU (SaberLDA, Chen et al., ASPLOS 2017): every token drawn from the previous sweep's
+ * counts, as the CPU ESCA (esca.h) draws it, in one of two ways.
  *
- * This is the first, plain version (one thread per word for the tables, one thread per token for the
- * draws); the faster ones will be checked against it. Its device state, made from the model at
- * create and kept there between sweeps:
- *   tokens (T word ids, document order), document offsets (D + 1), z (T);
- *   A as CSR: per document its distinct topics, increasing, and their counts (at most min(n_d, K)
- *     pairs per document), rebuilt every sweep with samplekit's segmented count;
- *   B (V x K int32, row-major), n_k (K, 64-bit);
- *   scratch: inv (K doubles), the word tables cum (V x K doubles), the segmented count's workspace.
- * Device memory: 12 V K + 16 T + 8 D + 16 K bytes plus the segmented count's workspace (about 12
- * bytes per 8192 tokens at K <= 10240, and up to 64 KiB per resident block above it).
+ * The fast sweep (the default; esca_gpu_fast.cuh) visits the tokens in PDOW order (pdow_plan.h): a
+ * persistent block takes the next item (one word's tokens in a run of documents, largest items first),
+ * builds the word's B_hat row and W-ary tree in shared memory (global scratch when K is too large),
+ * and its warps draw the item's groups, a group being the tokens of the word in one document: the
+ * sparse part is the warp's running sums over the document's row of A, the dense part the tree. It
+ * computes in float where the CPU computes in double, so a token's topic can differ from the CPU's
+ * only when its uniform falls within float rounding of a boundary between two topics. The topics after
+ * every sweep are a function of (corpus, K, alpha, beta, seed, sweep) alone: every draw reads the
+ * previous counts and its own uniform sk_rng_uniform_f64(seed, sweep, t), and the counts are integers
+ * summed with integer atomics, so neither the launch shape nor the scheduling changes a bit.
+ *
+ * The exact sweep (options.exact; esca_gpu_exact.cuh) is the CPU ESCA's chain bit for bit: a thread
+ * per token in double without fused multiply-adds, word tables of V x K doubles. It is slow and exists
+ * as the oracle the tests hold the device counts against.
+ *
+ * Device state, made from the model at create and kept there between sweeps: z (T), the document
+ * offsets (D + 1), A as CSR (per document its distinct topics, increasing, and their counts: at most
+ * min(n_d, K) pairs, rebuilt every sweep by samplekit's segmented count), B (V x K int32) and n_k (K,
+ * 64-bit), the segmented count's workspace; the fast sweep adds B's next counts (V x K int32), the plan
+ * (4 T + 8 groups + 12 items bytes), 1 / (n_k + V beta) in float and, when K is too large for shared
+ * memory, one row and tree per persistent block; the exact sweep adds the tokens (T), inv (K doubles)
+ * and the word tables (V x K doubles). sk_lda_esca_gpu_state_bytes() bounds it.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (see corpus.h); a
  * CUDA failure becomes a message naming the step and CUDA's error, never an abort. After a failed
@@ -28,6 +37,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "gpu/gpu_counts.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -36,9 +46,19 @@ extern "C" {
 
 typedef struct sk_lda_esca_gpu sk_lda_esca_gpu;
 
+/* How a sampler sweeps; zero-initialised means the defaults (the fast sweep, launch chosen by occupancy). */
+typedef struct sk_lda_esca_gpu_options {
+  int exact;             /* non-zero: the exact sweep (bit for bit the CPU ESCA's chain; slow) */
+  int threads;           /* fast sweep: threads per block, a multiple of 32 from 32 to 1024 (0: 256) */
+  int blocks_per_sm;     /* fast sweep: persistent blocks per multiprocessor (0: as many as fit) */
+  int32_t item_tokens;   /* fast sweep: most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
+  int64_t chunk_tokens;  /* fast sweep: most tokens of a chunk of the PDOW order (0: one chunk) */
+} sk_lda_esca_gpu_options;
+
 /*
- * Device bytes a GPU ESCA sampler needs for model m's shape, not counting the segmented count's
- * workspace (which depends on the device): see above. Never overflows for a valid model.
+ * An upper bound of the device bytes a default (fast) GPU ESCA sampler needs for model m's shape, not
+ * counting the segmented count's workspace and the global rows (both depend on the device; create
+ * counts them): see above. Never overflows for a valid model; 0 for NULL.
  */
 size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m);
 
@@ -52,11 +72,16 @@ size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m);
  */
 int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esca_gpu **out, sk_lda_error *err);
 
+/* sk_lda_esca_gpu_create() with options (NULL: the defaults). Also fails on options out of range. */
+int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const sk_lda_esca_gpu_options *options,
+                                sk_lda_esca_gpu **out, sk_lda_error *err);
+
 /*
- * One ESCA sweep `iteration` (< 2^63) on the device, exactly as sk_lda_esca_sweep() (esca.h): inv, the
- * word tables, one draw per token from the previous sweep's counts, then z, A, B and n_k rebuilt from
- * the new topics. Waits for the device before it returns, so a fault is reported by the sweep that
- * caused it. Work O(T (nnz_d + log K) + V K) on the device.
+ * One ESCA sweep `iteration` (< 2^63) on the device: one draw per token from the previous sweep's
+ * counts (as sk_lda_esca_sweep() in esca.h: bit for bit with options.exact, else up to float rounding
+ * at boundaries), then z, A, B and n_k rebuilt from the new topics. Waits for the device before it
+ * returns, so a fault is reported by the sweep that caused it. Work O(T nnz_d / 32 + items K + V K)
+ * warp steps for the fast sweep.
  */
 int sk_lda_esca_gpu_sweep(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err);
 
@@ -67,6 +92,29 @@ int sk_lda_esca_gpu_sweep(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *
  * (the model's counts may then be partly written).
  */
 int sk_lda_esca_gpu_to_host(sk_lda_esca_gpu *g, sk_lda_model *m, sk_lda_error *err);
+
+/*
+ * Where a GPU sampler's time went, summed over its sweeps since create (device time, measured with
+ * CUDA events around each part of the sweep), and the device memory it holds.
+ */
+typedef struct sk_lda_esca_gpu_stats {
+  int64_t sweeps;         /* sweeps done since create */
+  double sample_seconds;  /* the draws (with whatever tables the draw kernel builds itself) */
+  double tables_seconds;  /* B_hat and the word tables or trees built before the draws */
+  double a_seconds;       /* A rebuilt from z (the segmented count) */
+  double b_seconds;       /* B and n_k rebuilt from z */
+  int64_t device_bytes;   /* device memory the sampler allocated (all of it at create: also its peak) */
+} sk_lda_esca_gpu_stats;
+
+/* Fills *out (zeroed first) with the sampler's statistics; NULL arguments are ignored. */
+void sk_lda_esca_gpu_get_stats(const sk_lda_esca_gpu *g, sk_lda_esca_gpu_stats *out);
+
+/*
+ * The sampler's counts on the device (gpu_counts.h), current after every sweep and after create; the
+ * pointers stay valid until the next sweep or destroy. Returns 0, or non-zero with err filled when a
+ * pointer is NULL.
+ */
+int sk_lda_esca_gpu_counts(const sk_lda_esca_gpu *g, sk_lda_gpu_counts *out, sk_lda_error *err);
 
 /* A one-line description for logs: "ESCA (GPU 0: NVIDIA H100 80GB HBM3)"; never NULL. */
 const char *sk_lda_esca_gpu_description(const sk_lda_esca_gpu *g);

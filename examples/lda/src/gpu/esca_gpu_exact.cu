@@ -1,0 +1,134 @@
+// The exact sweep of the GPU ESCA sampler: see esca_gpu_exact.cuh for why it is the CPU's chain bit
+// for bit.
+#include "gpu/esca_gpu_exact.cuh"
+
+#include "samplekit/rng.cuh"
+
+namespace sk_lda_gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
+
+
+// inv[k] = 1 / (n_k[k] + V beta), as sk_lda_esca_inv_denom(); vbeta is (double)V * beta from the host.
+__global__ void inv_denom_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv) {
+  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < num_topics) inv[k] = __ddiv_rn(1.0, __dadd_rn((double)(long long)n_k[k], vbeta));
+}
+
+// One thread per word: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
+__global__ void word_table_kernel(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
+                                  double beta, double *cum) {
+  const int32_t v = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (v >= num_words) return;
+  const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+  double *cum_row = cum + (size_t)v * (size_t)num_topics;
+  double s = 0.0;
+  for (int32_t k = 0; k < num_topics; ++k) {
+    s = __dadd_rn(s, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
+    cum_row[k] = s;
+  }
+}
+
+// sk_lda_detail_first_above(): the first k with cum[k] > x, or n - 1 when none.
+__device__ int32_t first_above(const double *cum, int32_t n, double x) {
+  int32_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (cum[mid] > x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+// One term of the sparse part: count (B[v,k] + beta) inv[k], as in sk_lda_esca_draw().
+__device__ double sparse_term(uint32_t count, const int32_t *b_row, const double *inv, uint32_t k, double beta) {
+  return __dmul_rn((double)(int32_t)count, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
+}
+
+
+// One thread per token t: sk_lda_esca_draw() with u = sk_rng_uniform_f64(seed, iteration, t). The CPU
+// keeps the sparse running sums in a scratch array; here the first pass computes only their total and
+// the second (taken when x falls in the sparse part) recomputes them with the same operations, so each
+// partial sum has the same bits as the CPU's psum[i].
+__global__ void draw_kernel(exact_draw_params p) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= p.num_tokens) return;
+  // The document of t: the first d with doc_offsets[d + 1] > t (empty documents hold no token).
+  int32_t lo = 0, hi = p.num_docs - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if ((int64_t)p.doc_offsets[mid + 1] > t)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  const int32_t begin = p.a_offsets[lo], nnz = p.a_offsets[lo + 1] - begin;
+  const uint32_t *row_topic = p.a_topic + begin, *row_count = p.a_count + begin;
+  const size_t row = (size_t)p.tokens[t] * (size_t)p.num_topics;
+  const int32_t *b_row = p.b + row;
+  const double *cum = p.cum + row;
+
+  double s = 0.0;
+  for (int32_t i = 0; i < nnz; ++i) s = __dadd_rn(s, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
+  const double u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)t);
+  const double x = __dmul_rn(u, __dadd_rn(s, __dmul_rn(p.alpha, cum[p.num_topics - 1])));
+  int32_t topic;
+  if (x < s) {
+    // The first i whose running sum exceeds x; the last one is s > x, so the search stops by nnz - 1.
+    double run = 0.0;
+    int32_t i = 0;
+    for (; i < nnz - 1; ++i) {
+      run = __dadd_rn(run, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
+      if (run > x) break;
+    }
+    topic = (int32_t)row_topic[i];
+  } else {
+    topic = first_above(cum, p.num_topics, __ddiv_rn(__dsub_rn(x, s), p.alpha));
+  }
+  p.z[t] = topic;
+}
+
+// B and n_k from z (both zeroed before): integer atomics, whose result does not depend on the order.
+__global__ void count_words_kernel(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
+                                   int32_t *b, unsigned long long *n_k) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= num_tokens) return;
+  const int32_t k = z[t];
+  atomicAdd(b + (size_t)tokens[t] * (size_t)num_topics + (size_t)k, 1);
+  atomicAdd(n_k + k, 1ull);
+}
+
+}  // namespace
+
+cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv,
+                             cudaStream_t stream) {
+  inv_denom_kernel<<<blocks_for(num_topics), kThreads, 0, stream>>>(n_k, num_topics, vbeta, inv);
+  return cudaGetLastError();
+}
+
+cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
+                                double beta, double *cum, cudaStream_t stream) {
+  if (num_words == 0) return cudaSuccess;
+  word_table_kernel<<<blocks_for(num_words), kThreads, 0, stream>>>(b, inv, num_words, num_topics, beta, cum);
+  return cudaGetLastError();
+}
+
+cudaError_t exact_draw_launch(const exact_draw_params &p, cudaStream_t stream) {
+  if (p.num_tokens == 0) return cudaSuccess;
+  draw_kernel<<<blocks_for(p.num_tokens), kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t count_words_launch(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
+                               int32_t *b, unsigned long long *n_k, cudaStream_t stream) {
+  if (num_tokens == 0) return cudaSuccess;
+  count_words_kernel<<<blocks_for(num_tokens), kThreads, 0, stream>>>(tokens, z, num_tokens, num_topics, b, n_k);
+  return cudaGetLastError();
+}
+
+}  // namespace sk_lda_gpu

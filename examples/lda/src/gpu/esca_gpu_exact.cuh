@@ -1,0 +1,52 @@
+// The exact sweep of the GPU ESCA sampler (esca_gpu_exact.cu), for esca_gpu.cu: the CPU ESCA's chain
+// (esca.c) bit for bit, a thread per token in double. Slow (a word table of V x K doubles per sweep, the
+// document's sparse sums walked by one thread), it is the oracle the tests hold the GPU counts and
+// the fast sweep's plumbing against.
+//
+// Bit-exactness rests on three things. (1) The uniforms: sk_rng_uniform_f64() is one host/device
+// function (samplekit/rng.h), so token t gets the same double on both sides. (2) The doubles: every
+// sum and product the draw compares is written with the _rn intrinsics, in esca.c's order, so nvcc
+// cannot fuse a multiply and an add into an FMA (which rounds once instead of twice) nor reorder
+// anything; esca.c is C11 without -ffast-math, where gcc does not contract either. The word tables are
+// running sums, so they are computed sequentially per word, never by a parallel scan. (3) The counts:
+// A, B and n_k are integers, rebuilt from z by a deterministic segmented count and by integer atomics,
+// whose sums do not depend on the order.
+#ifndef SK_LDA_ESCA_GPU_EXACT_CUH
+#define SK_LDA_ESCA_GPU_EXACT_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace sk_lda_gpu {
+
+// What the exact draw reads and writes (device pointers).
+struct exact_draw_params {
+  const int32_t *tokens, *doc_offsets, *a_offsets;
+  const uint32_t *a_topic, *a_count;
+  const int32_t *b;
+  const double *cum, *inv;
+  int32_t *z;
+  int64_t num_tokens;
+  int32_t num_docs, num_topics;
+  double alpha, beta;
+  uint64_t seed, iteration;
+};
+
+// inv[k] = 1 / (n_k[k] + vbeta) in double, as sk_lda_esca_inv_denom().
+cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv,
+                             cudaStream_t stream);
+
+// The word tables: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
+cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
+                                double beta, double *cum, cudaStream_t stream);
+
+// One draw per token, in place in z, as sk_lda_esca_draw().
+cudaError_t exact_draw_launch(const exact_draw_params &p, cudaStream_t stream);
+
+// B and n_k from z (both zeroed before) with integer atomics.
+cudaError_t count_words_launch(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
+                               int32_t *b, unsigned long long *n_k, cudaStream_t stream);
+
+}  // namespace sk_lda_gpu
+
+#endif  // SK_LDA_ESCA_GPU_EXACT_CUH

@@ -1,0 +1,203 @@
+// The fast sweep of the GPU ESCA sampler: see esca_gpu_fast.cuh for the draw and why it is
+// deterministic. Composed from samplekit's primitives: the W-ary tree (block build, warp search),
+// the warp running sums over a computed row (sk_warp_sample_prefix_by_f32) and the RNG.
+#include "gpu/esca_gpu_fast.cuh"
+
+#include "samplekit/rng.cuh"
+#include "samplekit/warp_sample_prefix.cuh"
+#include "samplekit/wary_tree.cuh"
+
+namespace sk_lda_gpu {
+namespace {
+
+constexpr int kDefaultThreads = 256;
+// The draw kernel's registers per thread: 64 lets 4 blocks of 256 threads share a multiprocessor.
+#ifndef SK_LDA_FAST_MAX_REGS
+#define SK_LDA_FAST_MAX_REGS 64
+#endif
+// Rows and trees up to this many bytes go to shared memory (two blocks fit on an SM up to K ~ 12,000);
+// longer ones to a global scratch row per block.
+constexpr size_t kSharedRowLimit = 100 * 1024;
+
+// A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i].
+struct sparse_weights {
+  const uint32_t *topic, *count;
+  const float *w;
+  __device__ __forceinline__ float operator()(int i) const { return (float)count[i] * w[topic[i]]; }
+};
+
+// Rounds of the document's sparse row a warp keeps in registers (rows of up to 256 pairs); longer
+// rows are walked again for each draw.
+constexpr int kCachedRounds = 8;
+
+// The topic of a draw at x = u * (s + Q) (x in double, as the CPU's): the sparse part when x < s, else
+// the dense part's leaf at (x - s) / alpha.
+struct dense_part {
+  sk_wary_tree_view_f32 tree;
+  float top;
+};
+
+// The draws of the groups [g0, g1) of one item (word v), consecutive in PDOW order, by one warp. The
+// warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
+// and writes their topics together; for each group it builds the sparse running sums once (in
+// registers when the row has at most 256 pairs) and draws each of its tokens from them.
+__device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
+                            const dense_part &dense, float dense_total) {
+  const int lane = (int)(threadIdx.x & 31u);
+  const int32_t end = p.group_start[g1];
+  int32_t base = p.group_start[g0];
+  int32_t my_token = 0, my_topic = 0;
+  double my_u = 0.0;
+  if (base + lane < end) {
+    my_token = p.token[base + lane];
+    my_u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)my_token);
+  }
+  int32_t *b_row = p.b_next + (size_t)v * (size_t)p.num_topics;
+  const double dense_mass = p.alpha_d * (double)dense_total;
+  for (int32_t g = g0; g < g1; ++g) {
+    const int32_t d = p.group_doc[g];
+    const int32_t begin = p.a_offsets[d], nnz = p.a_offsets[d + 1] - begin;
+    const sparse_weights sparse{p.a_topic + begin, p.a_count + begin, w};
+    const bool cached = nnz <= kCachedRounds * 32;
+    sk_warp_prefix_cache_f32<kCachedRounds> cache;
+    float s;
+    if (cached) {
+      sk_warp_prefix_cache_build_by_f32(SK_FULL_MASK, sparse, nnz, &cache);
+      s = cache.total;
+    } else {
+      s = sk_warp_prefix_total_by_f32(SK_FULL_MASK, sparse, nnz);
+    }
+    const double total = (double)s + dense_mass;
+    for (int32_t q = p.group_start[g]; q < p.group_start[g + 1]; ++q) {
+      if (q - base == 32) {  // the 32 positions are drawn: write them, then the next 32 uniforms
+        p.z[my_token] = my_topic;
+        atomicAdd(b_row + my_topic, 1);
+        base = q;
+        if (base + lane < end) {
+          my_token = p.token[base + lane];
+          my_u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)my_token);
+        }
+      }
+      const double x = __shfl_sync(SK_FULL_MASK, my_u, q - base) * total;
+      int32_t topic;
+      if (x < (double)s) {
+        // s > 0, so some weight is positive and i >= 0 (every count is positive and w > 0)
+        const int i = cached ? sk_warp_prefix_cache_sample_f32(SK_FULL_MASK, cache, (float)x)
+                             : sk_warp_sample_prefix_by_f32(SK_FULL_MASK, sparse, nnz, (float)x);
+        topic = (int32_t)sparse.topic[i];
+      } else {
+        // x - s may round past Q: the search then takes the last leaf, whose weight is positive
+        topic = sk_wary_tree_search_top_f32(dense.tree, dense.top, (float)((x - (double)s) / p.alpha_d));
+      }
+      if (lane == q - base) my_topic = topic;
+    }
+  }
+  if (base + lane < end) {
+    p.z[my_token] = my_topic;
+    atomicAdd(b_row + my_topic, 1);
+  }
+}
+
+// Persistent blocks take items from a shared counter, largest first (the plan's order). For each:
+// the word's B_hat row and its tree, then the warps take the item's groups in turn.
+__global__ void __maxnreg__(SK_LDA_FAST_MAX_REGS) fast_draw_kernel(fast_draw_params p) {
+  extern __shared__ float shared_rows[];
+  __shared__ sk_wary_tree_block_storage storage;
+  __shared__ int32_t item_now;
+  const int32_t K = p.num_topics;
+  float *w = p.scratch == nullptr ? shared_rows : p.scratch + (size_t)blockIdx.x * p.row_floats;
+  float *tree_data = w + ((K + 31) / 32) * 32;
+  const sk_wary_tree_view_f32 tree = sk_wary_tree_make_view_f32(tree_data, K);
+  const int warp = (int)(threadIdx.x / 32u), warps = (int)(blockDim.x / 32u);
+  for (;;) {
+    if (threadIdx.x == 0) item_now = (int32_t)atomicAdd(p.next_item, 1u);
+    __syncthreads();
+    const int32_t item = item_now;
+    if (item >= p.num_items) break;
+    const int32_t v = p.item_word[item];
+    const int32_t *b_row = p.b + (size_t)v * (size_t)K;
+    for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
+      w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
+    __syncthreads();
+    sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
+    const dense_part dense{tree, sk_wary_tree_load_top_f32(tree)};
+    const float dense_total = sk_wary_tree_top_total_f32(dense.top);
+    // The item's groups in equal runs of consecutive groups, one run per warp.
+    const int32_t first = p.item_group[item], groups = p.item_end[item] - first;
+    const int32_t per_warp = (groups + warps - 1) / warps;
+    const int32_t g0 = first + warp * per_warp;
+    const int32_t g1 = g0 + per_warp < first + groups ? g0 + per_warp : first + groups;
+    if (g0 < g1) draw_groups(p, v, g0, g1, w, dense, dense_total);
+    __syncthreads();  // the row, the tree and item_now are rewritten for the next item
+  }
+}
+
+__global__ void fast_inv_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv) {
+  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < num_topics) inv[k] = (float)(1.0 / ((double)(long long)n_k[k] + vbeta));
+}
+
+// Column sums of B: block (x, y) sums rows [y * kRowsPerBlock, ...) of columns x * 256 + threadIdx.x.
+constexpr int kTotalsRows = 256;
+
+__global__ void topic_totals_kernel(const int32_t *b, int32_t num_words, int32_t num_topics,
+                                    unsigned long long *n_k) {
+  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= num_topics) return;
+  const int32_t v0 = (int32_t)blockIdx.y * kTotalsRows;
+  const int32_t v1 = v0 + kTotalsRows < num_words ? v0 + kTotalsRows : num_words;
+  unsigned long long sum = 0;
+  for (int32_t v = v0; v < v1; ++v) sum += (unsigned long long)b[(size_t)v * (size_t)num_topics + (size_t)k];
+  if (sum != 0) atomicAdd(n_k + k, sum);
+}
+
+}  // namespace
+
+size_t fast_row_floats(int32_t num_topics) {
+  return (size_t)((num_topics + 31) / 32) * 32 + sk_wary_tree_floats(num_topics);
+}
+
+cudaError_t fast_choose_launch(int gpu, int32_t num_topics, int threads, int blocks_per_sm, fast_launch *out) {
+  fast_launch l = {};
+  l.threads = threads > 0 ? threads : kDefaultThreads;
+  l.row_floats = fast_row_floats(num_topics);
+  const size_t row_bytes = l.row_floats * sizeof(float);
+  l.on_global = row_bytes > kSharedRowLimit;
+  l.shared_bytes = l.on_global ? 0 : row_bytes;
+  cudaError_t e = cudaFuncSetAttribute(fast_draw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)l.shared_bytes);
+  if (e != cudaSuccess) return e;
+  int sms = 0, fit = 0;
+  e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu);
+  if (e != cudaSuccess) return e;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fast_draw_kernel, l.threads, l.shared_bytes);
+  if (e != cudaSuccess) return e;
+  if (fit < 1) fit = 1;
+  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
+  l.blocks = sms * per_sm;
+  l.scratch_floats = l.on_global ? (size_t)l.blocks * l.row_floats : 0;
+  *out = l;
+  return cudaSuccess;
+}
+
+cudaError_t fast_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv,
+                            cudaStream_t stream) {
+  fast_inv_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(n_k, num_topics, vbeta, inv);
+  return cudaGetLastError();
+}
+
+cudaError_t fast_draw_launch(const fast_draw_params &p, const fast_launch &launch, cudaStream_t stream) {
+  if (p.num_items == 0) return cudaSuccess;
+  fast_draw_kernel<<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t fast_topic_totals_launch(const int32_t *b, int32_t num_words, int32_t num_topics,
+                                     unsigned long long *n_k, cudaStream_t stream) {
+  if (num_words == 0) return cudaSuccess;
+  const dim3 grid((unsigned)((num_topics + 255) / 256), (unsigned)((num_words + kTotalsRows - 1) / kTotalsRows));
+  topic_totals_kernel<<<grid, 256, 0, stream>>>(b, num_words, num_topics, n_k);
+  return cudaGetLastError();
+}
+
+}  // namespace sk_lda_gpu

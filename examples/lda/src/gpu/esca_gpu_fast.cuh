@@ -1,0 +1,77 @@
+// The fast sweep of the GPU ESCA sampler (esca_gpu_fast.cu), for esca_gpu.cu: SaberLDA's draw in the
+// PDOW order of pdow_plan.h, a block per item with the word's B_hat row and W-ary tree in shared
+// memory, a warp per group of tokens.
+//
+// The draw of token t (document d, word v) in sweep i, as the CPU ESCA's (esca.c) but in float:
+//   w[k] = (B[v,k] + beta) / (n_k + V beta)                 the word's B_hat row (float)
+//   S    = sum over d's pairs (k, c) of c w[k]              the sparse part, warp running sums
+//   Q    = alpha sum_k w[k]                                 the dense part, the W-ary tree's total
+//   x    = u (S + Q), u = sk_rng_uniform_f64(seed, i, t)    in double, as the CPU's x
+//   x < S: the pair whose running sum first exceeds x (sk_warp_sample_prefix_by_f32)
+//   else:  the leaf of the tree where (x - S) / alpha falls (sk_wary_tree_search_top_f32)
+// Every token's draw reads only the previous sweep's counts and its own u, so the topics do not
+// depend on the order, the launch shape or the scheduling; B for the next sweep is counted with
+// integer atomics as the topics are drawn, n_k by summing B's columns.
+#ifndef SK_LDA_ESCA_GPU_FAST_CUH
+#define SK_LDA_ESCA_GPU_FAST_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace sk_lda_gpu {
+
+// What the fast draw kernel reads and writes (device pointers).
+struct fast_draw_params {
+  // The plan (pdow_plan.h), on the device.
+  const int32_t *token, *group_start, *group_doc, *item_word, *item_group, *item_end;
+  int32_t num_items;
+  // The previous sweep's counts: A as pairs, B (V x K), and 1 / (n_k + V beta) in float.
+  const int32_t *a_offsets;
+  const uint32_t *a_topic, *a_count;
+  const int32_t *b;
+  const float *inv;
+  // Outputs: the new topics (document order) and B's counts for the next sweep (zeroed before).
+  int32_t *z;
+  int32_t *b_next;
+  // The dynamic scheduler's counter (zeroed before) and, on the global-memory path, the blocks' rows.
+  unsigned int *next_item;
+  float *scratch;  // NULL: the rows live in shared memory
+  size_t row_floats;  // fast_row_floats(num_topics): one block's row and tree
+  int32_t num_topics;
+  float alpha, beta;
+  double alpha_d;
+  uint64_t seed, iteration;
+};
+
+// How the fast kernel is launched for K topics on the current device.
+struct fast_launch {
+  int threads;          // per block: a multiple of 32
+  int blocks;           // persistent blocks
+  size_t shared_bytes;  // dynamic shared memory per block (0 on the global path)
+  size_t scratch_floats;  // global scratch on the global path: blocks x row_floats (0 on the shared path)
+  size_t row_floats;    // floats of one block's row and tree
+  int on_global;        // 1 when the row and tree do not fit in shared memory
+};
+
+// Floats of one block's B_hat row and tree for K topics (the row padded to 32, then the tree).
+size_t fast_row_floats(int32_t num_topics);
+
+// Chooses the launch for K on device `gpu`: threads per block `threads` (0: the default, 256) and
+// `blocks_per_sm` (0: as many as fit). Returns a CUDA error from the queries.
+cudaError_t fast_choose_launch(int gpu, int32_t num_topics, int threads, int blocks_per_sm, fast_launch *out);
+
+// inv[k] = (float)(1 / (n_k + vbeta)), computed in double.
+cudaError_t fast_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv,
+                            cudaStream_t stream);
+
+// The draws and B's counts for the next sweep (p.b_next and *p.next_item zeroed before).
+cudaError_t fast_draw_launch(const fast_draw_params &p, const fast_launch &launch, cudaStream_t stream);
+
+// n_k[k] = sum over v of B[v,k] (n_k zeroed before): integer sums, whatever the order.
+cudaError_t fast_topic_totals_launch(const int32_t *b, int32_t num_words, int32_t num_topics,
+                                     unsigned long long *n_k, cudaStream_t stream);
+
+}  // namespace sk_lda_gpu
+
+#endif  // SK_LDA_ESCA_GPU_FAST_CUH

@@ -1,0 +1,35 @@
+/*
+ * The counts of a GPU sampler as they lie on the device: what the device metrics (metrics_gpu.h) read.
+ * A GPU sampler hands out this view (sk_lda_esca_gpu_counts()); the pointers stay valid and current
+ * until its next sweep or its destruction. All pointers are device pointers on CUDA device `gpu`.
+ */
+#ifndef SK_LDA_GPU_COUNTS_H
+#define SK_LDA_GPU_COUNTS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sk_lda_gpu_counts {
+  int gpu;                           /* the CUDA device ordinal that holds the counts */
+  int32_t num_topics;                /* K */
+  int32_t num_words;                 /* V */
+  int32_t num_docs;                  /* D (training documents) */
+  int64_t num_tokens;                /* T (training tokens) */
+  double alpha, beta;                /* the priors */
+  uint64_t seed;                     /* the run's seed (the fold-in's random numbers) */
+  const int32_t *b;                  /* B: V x K word-topic counts, row-major */
+  const unsigned long long *n_k;     /* K topic totals */
+  const int32_t *doc_offsets;        /* D + 1: document d's tokens are [doc_offsets[d], doc_offsets[d + 1]) */
+  const int32_t *a_offsets;          /* D + 1: document d's pairs of A are [a_offsets[d], a_offsets[d + 1]) */
+  const uint32_t *a_topic;           /* A's topics, increasing within a document */
+  const uint32_t *a_count;           /* A's counts, each > 0 */
+} sk_lda_gpu_counts;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_GPU_COUNTS_H */

@@ -1,0 +1,242 @@
+/*
+ * GPU ESCA's fast sweep (examples/lda/src/gpu/esca_gpu.h, the default): against the CPU ESCA (esca.h),
+ * against itself under other launch shapes, and its counts against z.
+ *
+ * Agreement with the CPU. From the same topics, one fast sweep and one CPU sweep draw every token with
+ * the same uniform u; they may choose differently only when u falls between the CPU's boundary (a
+ * running sum in double) and the GPU's (the same sum in float, added in another order). A boundary
+ * P = sum of n positive terms carries a float error of at most about n 2^-24 P, and the draw compares
+ * u against boundaries scaled by the total, so a token differs with probability at most about
+ * (nnz_d + K) 2^-24 ~ 6e-5 at K = 1,024 in the worst case (all errors of one sign), far less in
+ * practice. For K <= 1,024 the test allows a fraction kMaxDiffering = 1e-4 of the tokens (at least
+ * one token on the tiny corpora) and prints what it sees. Above that the bound means nothing: the
+ * tree's running sums over K leaves are floats, so each boundary is known only to about K 2^-24 of the
+ * total, which at K = 10,000 and more approaches a leaf's own share (1 / K of the total): draws from
+ * the dense part may land on a neighbouring leaf. There the test prints the fraction and checks the
+ * rest (counts, launch shapes, resume). Over 50 sweeps on kos (K = 100 and 1,024) the two chains'
+ * joint log-likelihoods stay within 0.5% at every tenth sweep.
+ *
+ * Determinism: samplers with other launch shapes (threads per block, blocks per SM, item and chunk
+ * sizes) give the same topics after every sweep, bit for bit; a sampler made from a model brought back
+ * half-way (a resume) continues exactly as the uninterrupted one.
+ *
+ * Counts: after every sweep, A, B and n_k brought back with to_host equal the counts rebuilt from z on
+ * the host.
+ *
+ * K runs over 1, 2, 31, 32, 33, 1,024, 10,000 (rows in shared memory up to here) and 65,536 (rows in
+ * global memory), on corpora with empty documents, one-token documents, a word in every document and,
+ * at K = 32 and 1,024, a document of 100,000 tokens. Without a GPU it exits 77.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "corpus_read.h"
+#include "esca.h"
+#include "gpu/esca_gpu.h"
+#include "gpu/gpu.h"
+#include "lda_test_esca.h"
+#include "lda_test_gpu.h"
+#include "metrics.h"
+#include "model.h"
+#include "sk_test.h"
+
+static const double kMaxDiffering = 1e-4;
+enum { kShapes = 4 };
+
+/* Launch shapes the topics must not depend on: the default, and three others. */
+static const sk_lda_esca_gpu_options kShapeOptions[kShapes] = {
+    {0, 0, 0, 0, 0},
+    {0, 32, 1, 7, 97},
+    {0, 1024, 0, 1, 1},
+    {0, 128, 2, 300, 5000},
+};
+
+/* Tokens whose topics differ between two models of one corpus. */
+static int64_t differing(const sk_lda_model *a, const sk_lda_model *b) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < a->num_tokens; ++t) n += a->z[t] != b->z[t];
+  return n;
+}
+
+/* The allowed differing tokens of one sweep over T tokens. */
+static int64_t allowed_differing(int64_t T, int32_t K) {
+  return K <= 1024 ? (int64_t)ceil(kMaxDiffering * (double)T) : T;
+}
+
+/* A's, B's and n_k's consistency: the model g (from to_host) against its counts rebuilt from its z. */
+static int counts_match_z(const sk_lda_model *g, const char *when) {
+  sk_lda_model r;
+  sk_lda_error err;
+  if (!SK_CHECK(sk_lda_model_init(&r, g->corpus, g->num_topics, g->alpha, g->beta, g->seed, &err) == 0 &&
+                    sk_lda_model_set_z(&r, g->z, &err) == 0,
+                "rebuild: %s", err.message))
+    return 0;
+  const int same = models_equal(&r, g, when);
+  sk_lda_model_free(&r);
+  return same;
+}
+
+typedef struct fast_case {
+  int32_t K;
+  corpus_shape shape;
+  int sweeps;
+} fast_case;
+
+static void run_fast_case(const fast_case *fc) {
+  sk_lda_corpus corpus = make_case_corpus(&fc->shape);
+  const double alpha = sk_lda_default_alpha(fc->K), beta = 0.01;
+  const uint64_t seed = 2000 + (uint64_t)fc->K + fc->shape.seed;
+  sk_lda_model cpu, gpu[kShapes], resumed;
+  sk_lda_esca_gpu *s[kShapes] = {NULL}, *r = NULL;
+  sk_lda_error err;
+  sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d", (int)fc->K, (int)corpus.num_words,
+                  (int)corpus.num_docs, (long long)corpus.num_tokens, (int)fc->shape.long_doc);
+  int ok = SK_CHECK(sk_lda_model_init(&cpu, &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
+                        sk_lda_model_init(&resumed, &corpus, fc->K, alpha, beta, seed, &err) == 0,
+                    "init: %s", err.message);
+  for (int i = 0; i < kShapes && ok; ++i)
+    ok = SK_CHECK(sk_lda_model_init(&gpu[i], &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
+                      sk_lda_esca_gpu_create_with(&gpu[i], 0, &kShapeOptions[i], &s[i], &err) == 0,
+                  "shape %d: init or create: %s", i, err.message);
+  int64_t worst = 0;
+  const int half = fc->sweeps / 2;
+  for (int it = 1; it <= fc->sweeps && ok; ++it) {
+    char when[64];
+    snprintf(when, sizeof when, "after sweep %d", it);
+    for (int i = 0; i < kShapes && ok; ++i)
+      ok = SK_CHECK(sk_lda_esca_gpu_sweep(s[i], (uint64_t)it, &err) == 0 &&
+                        sk_lda_esca_gpu_to_host(s[i], &gpu[i], &err) == 0,
+                    "shape %d, %s: %s", i, when, err.message);
+    if (!ok) break;
+    /* one CPU sweep from the GPU's previous topics: only rounding may tell them apart */
+    if (it > 1) ok = SK_CHECK(sk_lda_model_set_z(&cpu, resumed.z, &err) == 0, "set_z: %s", err.message);
+    ok = ok && SK_CHECK(esca_sweep(&cpu, (uint64_t)it, 0, &err) == 0, "CPU sweep: %s", err.message);
+    const int64_t diff = ok ? differing(&cpu, &gpu[0]) : 0;
+    if (diff > worst) worst = diff;
+    ok = ok && SK_CHECK(diff <= allowed_differing(cpu.num_tokens, fc->K), "%s: %lld of %lld tokens differ from the CPU's",
+                        when, (long long)diff, (long long)cpu.num_tokens);
+    ok = ok && counts_match_z(&gpu[0], when);
+    for (int i = 1; i < kShapes && ok; ++i)
+      ok = SK_CHECK(memcmp(gpu[0].z, gpu[i].z, (size_t)cpu.num_tokens * sizeof *cpu.z) == 0,
+                    "%s: launch shape %d gave other topics (%lld differ)", when, i, (long long)differing(&gpu[0], &gpu[i]));
+    /* the previous topics of the next CPU comparison, and the resume point */
+    ok = ok && SK_CHECK(sk_lda_model_set_z(&resumed, gpu[0].z, &err) == 0, "set_z: %s", err.message);
+    if (ok && it == half)
+      ok = SK_CHECK(sk_lda_esca_gpu_create(&resumed, 0, &r, &err) == 0, "resume: create: %s", err.message);
+    if (ok && it > half && r != NULL) {
+      sk_lda_model back;
+      ok = SK_CHECK(sk_lda_model_init(&back, &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
+                        sk_lda_esca_gpu_sweep(r, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(r, &back, &err) == 0,
+                    "resumed sampler: %s", err.message) &&
+           SK_CHECK(memcmp(back.z, gpu[0].z, (size_t)cpu.num_tokens * sizeof *cpu.z) == 0,
+                    "%s: the run resumed after sweep %d differs", when, half);
+      sk_lda_model_free(&back);
+    }
+  }
+  printf("K = %5d: V = %4d, D = %4d, T = %6lld, %d sweeps, %d launch shapes equal, at most %lld tokens (%.2g) "
+         "differ from the CPU in one sweep\n",
+         (int)fc->K, (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, fc->sweeps, kShapes,
+         (long long)worst, (double)worst / (double)(corpus.num_tokens > 0 ? corpus.num_tokens : 1));
+  for (int i = 0; i < kShapes; ++i) {
+    sk_lda_esca_gpu_destroy(s[i]);
+    sk_lda_model_free(&gpu[i]);
+  }
+  sk_lda_esca_gpu_destroy(r);
+  sk_lda_model_free(&cpu);
+  sk_lda_model_free(&resumed);
+  sk_lda_corpus_free(&corpus);
+}
+
+static void test_cases(void) {
+  static const corpus_shape medium = {300, 150, 40, 0, 21};
+  static const corpus_shape small = {50, 25, 20, 0, 22};
+  static const corpus_shape with_long = {300, 60, 40, 100000, 23};
+  const fast_case cases[] = {
+      {1, medium, 4},     {2, medium, 4},    {31, medium, 4},   {32, medium, 4},
+      {33, medium, 4},    {1024, medium, 4}, {10000, small, 4}, {65536, small, 4},
+      {32, with_long, 4}, {1024, with_long, 4},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (sk_test_under_sanitizer() && cases[i].shape.long_doc >= 100000) {
+      printf("K = %5d with the 100,000-token document: left out under the sanitizer\n", (int)cases[i].K);
+      continue;
+    }
+    run_fast_case(&cases[i]);
+  }
+}
+
+/* kos from ../shared/data, or from .data/kos in the source tree (where the GPU machine has it). */
+static int read_kos(sk_lda_corpus *c) {
+  static const char *const dirs[] = {SK_SHARED_DATA "/kos", SK_LDA_SOURCE_DIR "/.data/kos"};
+  sk_lda_error err;
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docword.kos.txt.gz", dirs[i]);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) continue;
+    fclose(f);
+    if (SK_CHECK(sk_lda_read_uci(path, NULL, c, &err) == 0, "reading %s: %s", path, err.message)) return 1;
+    return 0;
+  }
+  return 0;
+}
+
+/* kos at K = 100 and 1,024: one sweep from the same topics, then 50 sweeps of each chain. */
+static void test_kos(void) {
+  sk_lda_corpus kos;
+  memset(&kos, 0, sizeof kos);
+  if (!read_kos(&kos)) {
+    printf("kos: not found (../shared/data or .data/kos): left out\n");
+    return;
+  }
+  const int32_t Ks[] = {100, 1024};
+  for (size_t ki = 0; ki < 2; ++ki) {
+    const int32_t K = Ks[ki];
+    sk_lda_model cpu, gpu;
+    sk_lda_esca_gpu *s = NULL;
+    sk_lda_error err;
+    sk_test_context("kos, K = %d", (int)K);
+    const double alpha = sk_lda_default_alpha(K);
+    if (!SK_CHECK(sk_lda_model_init(&cpu, &kos, K, alpha, 0.01, 7, &err) == 0 &&
+                      sk_lda_model_init(&gpu, &kos, K, alpha, 0.01, 7, &err) == 0 &&
+                      sk_lda_esca_gpu_create(&gpu, 0, &s, &err) == 0,
+                  "init or create: %s", err.message))
+      continue;
+    double worst_gap = 0.0;
+    int ok = 1;
+    for (int it = 1; it <= 50 && ok; ++it) {
+      ok = SK_CHECK(esca_sweep(&cpu, (uint64_t)it, 0, &err) == 0 && sk_lda_esca_gpu_sweep(s, (uint64_t)it, &err) == 0 &&
+                        sk_lda_esca_gpu_to_host(s, &gpu, &err) == 0,
+                    "sweep %d: %s", it, err.message);
+      if (ok && it == 1) {
+        const int64_t diff = differing(&cpu, &gpu);
+        printf("kos K = %4d: sweep 1 from the same topics: %lld of %lld tokens (%.2g) differ from the CPU\n", (int)K,
+               (long long)diff, (long long)kos.num_tokens, (double)diff / (double)kos.num_tokens);
+        ok = SK_CHECK(diff <= allowed_differing(kos.num_tokens, K), "%lld tokens differ in sweep 1", (long long)diff);
+      }
+      if (ok && (it == 1 || it % 10 == 0)) {
+        const double lc = sk_lda_joint_ll_per_token(&cpu), lg = sk_lda_joint_ll_per_token(&gpu);
+        const double gap = fabs(lg - lc) / fabs(lc);
+        if (gap > worst_gap) worst_gap = gap;
+        printf("kos K = %4d: sweep %2d joint LL/token CPU %.5f GPU %.5f (%.3f%%)\n", (int)K, it, lc, lg, 100.0 * gap);
+        ok = SK_CHECK(gap <= 0.005, "sweep %d: joint LL %.6f on the GPU, %.6f on the CPU: more than 0.5%% apart", it,
+                      lg, lc);
+      }
+    }
+    sk_lda_esca_gpu_destroy(s);
+    sk_lda_model_free(&cpu);
+    sk_lda_model_free(&gpu);
+  }
+  sk_lda_corpus_free(&kos);
+}
+
+int main(void) {
+  if (!test_gpu_present(NULL, 0)) return SK_TEST_SKIP_CODE;
+  test_cases();
+  if (!sk_test_under_sanitizer()) test_kos(); /* the sanitizer run takes the small cases only */
+  return sk_test_finish();
+}
