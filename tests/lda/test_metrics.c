@@ -19,20 +19,6 @@
 #include "split.h"
 #include "lda_test_corpus.h"
 
-
-static sk_lda_corpus make_random_corpus(int32_t D, int32_t V, int32_t max_len, uint64_t seed) {
-  uint64_t s = seed;
-  int32_t *len = (int32_t *)malloc((size_t)D * sizeof *len);
-  int64_t T = 0;
-  for (int32_t d = 0; d < D; ++d) T += len[d] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)(max_len + 1));
-  int32_t *w = (int32_t *)malloc((size_t)(T > 0 ? T : 1) * sizeof *w);
-  for (int64_t t = 0; t < T; ++t) w[t] = (int32_t)(sk_test_rand_u32(&s) % (uint32_t)V);
-  sk_lda_corpus c = make_corpus(V, D, len, w);
-  free(len);
-  free(w);
-  return c;
-}
-
 static int close_to(double a, double b, double tol) { return fabs(a - b) <= tol * (1.0 + fabs(b)); }
 
 /* log Gamma(a + n) - log Gamma(a) as a sum of logs: independent of lgamma. */
@@ -109,7 +95,7 @@ static void test_joint_ll(void) {
   /* Random corpora and topics against rising factorials (K up to 300, documents with 0 tokens). */
   for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
     const int32_t K = seed % 4 == 0 ? 1 : (int32_t)(1 + (seed * 37) % 300);
-    sk_lda_corpus c = make_random_corpus(40, 25, 60, 100 + (uint64_t)seed);
+    sk_lda_corpus c = make_uniform_corpus(40, 25, 60, 100 + (uint64_t)seed);
     const double alpha = 0.05 + 0.3 * seed, beta = 0.01 + 0.1 * seed;
     sk_test_context("joint LL, seed %d, K %d, alpha %g, beta %g", seed, (int)K, alpha, beta);
     if (SK_CHECK(sk_lda_model_init(&m, &c, K, alpha, beta, (uint64_t)seed, &err) == 0, "init: %s", err.message)) {
@@ -228,8 +214,8 @@ static void test_heldout_ll(void) {
 
   /* K = 1: theta = 1, the score is the mean of log phi_w with phi_w = (n_w + beta) / (T + V beta). */
   {
-    sk_lda_corpus c = make_random_corpus(30, 12, 20, 5);
-    sk_lda_corpus obs = make_random_corpus(6, 12, 5, 6), held = make_random_corpus(6, 12, 7, 7);
+    sk_lda_corpus c = make_uniform_corpus(30, 12, 20, 5);
+    sk_lda_corpus obs = make_uniform_corpus(6, 12, 5, 6), held = make_uniform_corpus(6, 12, 7, 7);
     sk_test_context("held-out LL, K = 1");
     if (SK_CHECK(sk_lda_model_init(&m, &c, 1, 0.3, 0.2, 3, &err) == 0, "init: %s", err.message)) {
       double expect = 0.0;
@@ -251,9 +237,9 @@ static void test_heldout_ll(void) {
   /* Against the fold-in written again, with several sweeps; the same bits for 1 and 2 threads. */
   for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
     const int32_t K = 2 + (seed * 13) % 40, V = 30;
-    sk_lda_corpus c = make_random_corpus(50, V, 40, 200 + (uint64_t)seed);
-    sk_lda_corpus obs = make_random_corpus(20, V, 15, 300 + (uint64_t)seed);
-    sk_lda_corpus held = make_random_corpus(20, V, 15, 400 + (uint64_t)seed);
+    sk_lda_corpus c = make_uniform_corpus(50, V, 40, 200 + (uint64_t)seed);
+    sk_lda_corpus obs = make_uniform_corpus(20, V, 15, 300 + (uint64_t)seed);
+    sk_lda_corpus held = make_uniform_corpus(20, V, 15, 400 + (uint64_t)seed);
     const double alpha = 0.1 + 0.2 * seed, beta = 0.05;
     const int iters = seed % 5;
     sk_test_context("held-out LL vs reference, seed %d, K %d, %d sweeps", seed, (int)K, iters);
@@ -276,8 +262,8 @@ static void test_heldout_ll(void) {
 
   /* Errors. */
   {
-    sk_lda_corpus c = make_random_corpus(5, 4, 5, 1), a = make_random_corpus(3, 4, 3, 2), b = make_random_corpus(2, 4, 3, 3);
-    sk_lda_corpus none = make_random_corpus(3, 4, 0, 4);
+    sk_lda_corpus c = make_uniform_corpus(5, 4, 5, 1), a = make_uniform_corpus(3, 4, 3, 2), b = make_uniform_corpus(2, 4, 3, 3);
+    sk_lda_corpus none = make_uniform_corpus(3, 4, 0, 4);
     sk_test_context("held-out LL errors");
     if (SK_CHECK(sk_lda_model_init(&m, &c, 3, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) {
       ll = 123.0;
@@ -303,7 +289,7 @@ static void test_heldout_ll(void) {
 static void test_split(void) {
   sk_lda_error err;
   sk_lda_split sp, sp2;
-  sk_lda_corpus c = make_random_corpus(53, 40, 9, 77); /* lengths 0..9: empty and 1-token documents */
+  sk_lda_corpus c = make_uniform_corpus(53, 40, 9, 77); /* lengths 0..9: empty and 1-token documents */
   const double fractions[] = {0.0, 0.1, 0.5, 0.999};
   for (size_t fi = 0; fi < 4; ++fi) {
     const double f = fractions[fi];

@@ -397,42 +397,72 @@ static void test_metrics_csv(void) {
   sk_test_context("metrics CSV");
   sk_lda_error err;
   const char *path = tpath("metrics.csv");
+  const char header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,"
+                        "b_rebuild_s,metrics_s,device_bytes_peak\n";
   sk_lda_metrics_log log;
   if (!SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message)) return;
   size_t n = 0;
   char *got = (char *)slurp(path, &n);
-  SK_CHECK(strcmp(got, "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n") == 0, "after open: '%s'", got);
+  SK_CHECK(strcmp(got, header) == 0, "after open: '%s'", got);
   free(got);
-  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0.5, 1234.56, -8.25, NAN, &err) == 0, "%s", err.message);
+  sk_lda_metrics_times none;
+  sk_lda_metrics_log_last_times(&log, &none);
+  SK_CHECK(none.sample_s == 0 && none.metrics_s == 0 && none.device_bytes_peak == 0, "a log without rows has times");
+  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0.5, 1234.56, -8.25, NAN, NULL, &err) == 0, "%s", err.message);
   /* Written whole at once: visible before the close, no temporary file left. */
+  char want[1024];
+  snprintf(want, sizeof want, "%s1,0.500000,1234.6,-8.25,,,,,,,\n", header);
   got = (char *)slurp(path, &n);
-  SK_CHECK(strcmp(got, "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.500000,1234.6,-8.25,\n") == 0,
-           "after one row: '%s'", got);
+  SK_CHECK(strcmp(got, want) == 0, "after one row: '%s'", got);
   free(got);
   SK_CHECK(no_temp(path), "a temporary file is left beside %s", path);
-  SK_CHECK(sk_lda_metrics_log_row(&log, 2, 1.25, 2000.0, -7.1, -7.5, &err) == 0, "%s", err.message);
+  /* The time columns: unknown parts (NaN, negative) and no device are empty fields. */
+  const sk_lda_metrics_times times = {0.25, NAN, -1.0, 0.125, 0.0625, 123456789};
+  SK_CHECK(sk_lda_metrics_log_row(&log, 2, 1.25, 2000.0, -7.1, -7.5, &times, &err) == 0, "%s", err.message);
+  sk_lda_metrics_times last;
+  sk_lda_metrics_log_last_times(&log, &last);
+  SK_CHECK(last.sample_s == 0.25 && last.tables_s == 0 && last.a_rebuild_s == 0 && last.b_rebuild_s == 0.125 &&
+               last.metrics_s == 0.0625 && last.device_bytes_peak == 123456789,
+           "last row's times read back as %g %g %g %g %g %lld", last.sample_s, last.tables_s, last.a_rebuild_s,
+           last.b_rebuild_s, last.metrics_s, (long long)last.device_bytes_peak);
   /* A resumed run continues from the text its checkpoint kept, whatever the file holds now. */
   char *kept = (char *)slurp(path, &n);
   sk_lda_metrics_log_close(&log);
   SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message); /* truncates: header only */
   sk_lda_metrics_log_close(&log);
   SK_CHECK(sk_lda_metrics_log_open(&log, path, kept, &err) == 0, "%s", err.message);
-  SK_CHECK(sk_lda_metrics_log_row(&log, 3, 2.0, 10.0, NAN, NAN, &err) == 0, "%s", err.message);
+  SK_CHECK(sk_lda_metrics_log_row(&log, 3, 2.0, 10.0, NAN, NAN, NULL, &err) == 0, "%s", err.message);
   sk_lda_metrics_log_close(&log);
   free(kept);
   got = (char *)slurp(path, &n);
-  char want[512];
   snprintf(want, sizeof want,
-           "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.500000,1234.6,-8.25,\n"
-           "2,1.250000,2000.0,%.17g,%.17g\n3,2.000000,10.0,,\n",
-           -7.1, -7.5);
+           "%s1,0.500000,1234.6,-8.25,,,,,,,\n2,1.250000,2000.0,%.17g,%.17g,0.250000,,,0.125000,0.062500,123456789\n"
+           "3,2.000000,10.0,,,,,,,,\n",
+           header, -7.1, -7.5);
   SK_CHECK(strcmp(got, want) == 0, "metrics.csv:\n%s\nwanted:\n%s", got, want);
+  free(got);
+  /* A log of the five-column header (a checkpoint of an earlier sk-lda) is continued with the time
+     columns added, empty in its rows. */
+  SK_CHECK(sk_lda_metrics_log_open(&log, path,
+                                   "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.5,10.0,-8,\n"
+                                   "2,0.75,9.0,-7.5,\n",
+                                   &err) == 0,
+           "%s", err.message);
+  sk_lda_metrics_log_last_times(&log, &last);
+  SK_CHECK(last.sample_s == 0 && last.metrics_s == 0 && last.device_bytes_peak == 0, "old rows have times");
+  SK_CHECK(sk_lda_metrics_log_row(&log, 3, 1.0, 8.0, -7.25, NAN, &times, &err) == 0, "%s", err.message);
+  sk_lda_metrics_log_close(&log);
+  got = (char *)slurp(path, &n);
+  snprintf(want, sizeof want,
+           "%s1,0.5,10.0,-8,,,,,,,\n2,0.75,9.0,-7.5,,,,,,,\n3,1.000000,8.0,-7.25,,0.250000,,,0.125000,0.062500,123456789\n",
+           header);
+  SK_CHECK(strcmp(got, want) == 0, "continued five-column log:\n%s\nwanted:\n%s", got, want);
   free(got);
   /* Text that is not a metrics log is refused; so is a folder that does not exist. */
   SK_CHECK(sk_lda_metrics_log_open(&log, tpath("m2.csv"), "a,b\n1,2\n", &err) != 0 && strstr(err.message, "m2.csv"),
            "a log without the header accepted (%s)", err.message);
   SK_CHECK(sk_lda_metrics_log_open(&log, tpath("no/dir/m.csv"), NULL, &err) != 0, "open in a missing folder accepted");
-  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0, 0, 0, 0, &err) != 0, "row on a closed log accepted");
+  SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0, 0, 0, 0, NULL, &err) != 0, "row on a closed log accepted");
   sk_lda_metrics_log_close(&log); /* closed twice: fine */
 }
 

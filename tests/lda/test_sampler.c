@@ -396,8 +396,10 @@ static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error 
   return sk_lda_model_recount(m, 1, err);
 }
 
-static const sk_lda_sampler_ops buggy_cgs_ops = {"cgs-bug", "CGS with a planted bug", buggy_cgs_sweep, NULL, NULL};
-static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a planted bug", buggy_esca_sweep, NULL, NULL};
+static const sk_lda_sampler_ops buggy_cgs_ops = {"cgs-bug", "CGS with a planted bug", buggy_cgs_sweep,
+                                                 NULL, NULL, NULL, NULL, NULL};
+static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a planted bug", buggy_esca_sweep,
+                                                  NULL, NULL, NULL, NULL, NULL};
 
 /* The device the real samplers of the exact chains run on: the CPU, or GPU 0 with --gpu. */
 static sk_lda_device exact_device = {SK_LDA_DEVICE_CPU, 1, 0};

@@ -206,7 +206,13 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
 
 /* --- metrics CSV --------------------------------------------------------------------------------- */
 
-static const char sk_lda_metrics_header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n";
+static const char sk_lda_metrics_header[] =
+    "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,"
+    "device_bytes_peak\n";
+/* The header of the logs written before the time columns: such a log is continued with them added. */
+static const char sk_lda_metrics_header_v1[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n";
+/* What a row of the old header gets: the six new fields, empty. */
+static const char sk_lda_metrics_empty_times[] = ",,,,,,";
 
 /* Appends n bytes to the log's text; 0 on success. */
 static int sk_lda_metrics_append(sk_lda_metrics_log *log, const char *s, size_t n) {
@@ -232,18 +238,34 @@ static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_lda_error *err) {
   return sk_lda_detail_temp_commit_unsynced(f, log->path, err);
 }
 
+/* Appends an earlier five-column log's rows (the text after its header) with empty time columns. */
+static int sk_lda_metrics_append_v1_rows(sk_lda_metrics_log *log, const char *rows) {
+  while (*rows != '\0') {
+    const char *end = strchr(rows, '\n');
+    const size_t n = end != NULL ? (size_t)(end - rows) : strlen(rows);
+    if (sk_lda_metrics_append(log, rows, n) != 0 ||
+        sk_lda_metrics_append(log, sk_lda_metrics_empty_times, sizeof sk_lda_metrics_empty_times - 1) != 0 ||
+        sk_lda_metrics_append(log, "\n", 1) != 0)
+      return 1;
+    rows += n + (end != NULL ? 1 : 0);
+  }
+  return 0;
+}
+
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err) {
   if (log == NULL || path == NULL) return sk_lda_fail(err, "metrics log: a pointer is NULL");
   memset(log, 0, sizeof *log);
   if (strlen(path) >= sizeof log->path) return sk_lda_fail(err, "metrics log: path is too long");
   memcpy(log->path, path, strlen(path) + 1);
   const int continued = text != NULL && text[0] != '\0';
-  if (continued && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
+  const int v1 = continued && strncmp(text, sk_lda_metrics_header_v1, sizeof sk_lda_metrics_header_v1 - 1) == 0;
+  if (continued && !v1 && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
     memset(log, 0, sizeof *log);
     return sk_lda_fail(err, "%s: the log to continue does not start with the metrics header", path);
   }
-  const char *start = continued ? text : sk_lda_metrics_header;
-  if (sk_lda_metrics_append(log, start, strlen(start)) != 0) {
+  const char *start = continued && !v1 ? text : sk_lda_metrics_header;
+  if (sk_lda_metrics_append(log, start, strlen(start)) != 0 ||
+      (v1 && sk_lda_metrics_append_v1_rows(log, text + sizeof sk_lda_metrics_header_v1 - 1) != 0)) {
     sk_lda_metrics_log_close(log);
     return sk_lda_fail(err, "%s: out of memory", path);
   }
@@ -254,14 +276,26 @@ int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const cha
   return 0;
 }
 
+/* A seconds field: "%.6f", or empty when not known (NaN or negative). */
+static void sk_lda_metrics_seconds_field(char *buf, size_t cap, double v) {
+  buf[0] = '\0';
+  if (!isnan(v) && v >= 0.0) snprintf(buf, cap, "%.6f", v);
+}
+
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
-                           double joint_ll_per_token, double heldout_ll, sk_lda_error *err) {
+                           double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
+                           sk_lda_error *err) {
   if (log == NULL || log->text == NULL) return sk_lda_fail(err, "metrics log: not open");
-  char joint[40] = "", heldout[40] = "", row[200];
+  char joint[40] = "", heldout[40] = "", parts[5][40] = {"", "", "", "", ""}, bytes[32] = "", row[400];
   if (!isnan(joint_ll_per_token)) snprintf(joint, sizeof joint, "%.17g", joint_ll_per_token);
   if (!isnan(heldout_ll)) snprintf(heldout, sizeof heldout, "%.17g", heldout_ll);
-  const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s\n", (unsigned long long)iteration, seconds,
-                         tokens_per_s, joint, heldout);
+  if (times != NULL) {
+    const double v[5] = {times->sample_s, times->tables_s, times->a_rebuild_s, times->b_rebuild_s, times->metrics_s};
+    for (int i = 0; i < 5; ++i) sk_lda_metrics_seconds_field(parts[i], sizeof parts[i], v[i]);
+    if (times->device_bytes_peak > 0) snprintf(bytes, sizeof bytes, "%lld", (long long)times->device_bytes_peak);
+  }
+  const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n", (unsigned long long)iteration,
+                         seconds, tokens_per_s, joint, heldout, parts[0], parts[1], parts[2], parts[3], parts[4], bytes);
   if (n < 0 || (size_t)n >= sizeof row) return sk_lda_fail(err, "%s: a row does not fit", log->path);
   const size_t before = log->len;
   if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_lda_fail(err, "%s: out of memory", log->path);
@@ -271,6 +305,34 @@ int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double s
     return 1;
   }
   return 0;
+}
+
+void sk_lda_metrics_log_last_times(const sk_lda_metrics_log *log, sk_lda_metrics_times *out) {
+  if (out == NULL) return;
+  memset(out, 0, sizeof *out);
+  if (log == NULL || log->text == NULL || log->len <= sizeof sk_lda_metrics_header - 1) return; /* no row */
+  size_t start = log->len - 1; /* the last row: after the newline before the final one */
+  while (start > 0 && log->text[start - 1] != '\n') --start;
+  const char *p = log->text + start;
+  for (int field = 0; field < 5 && p != NULL; ++field) { /* skip the first five columns */
+    p = strchr(p, ',');
+    if (p != NULL) ++p;
+  }
+  double *seconds[5] = {&out->sample_s, &out->tables_s, &out->a_rebuild_s, &out->b_rebuild_s, &out->metrics_s};
+  for (int i = 0; i < 6 && p != NULL && *p != '\n' && *p != '\0'; ++i) {
+    if (*p != ',') {
+      char *end = NULL;
+      const double v = strtod(p, &end);
+      if (end != p && !isnan(v) && v > 0) {
+        if (i < 5)
+          *seconds[i] = v;
+        else
+          out->device_bytes_peak = (int64_t)v;
+      }
+    }
+    p = strchr(p, ',');
+    if (p != NULL) ++p;
+  }
 }
 
 void sk_lda_metrics_log_close(sk_lda_metrics_log *log) {

@@ -69,16 +69,19 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
                                   sk_lda_error *err);
 
 /*
- * Metrics log (CSV). The header line is
- *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll
+ * Metrics log (CSV). The header line is (one line)
+ *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,
+ *     sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak
  * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory and every
  * change rewrites PATH through a temporary name and a rename (no fsync: the file is small and a row
  * can be recomputed), so the file is readable while a run goes on, holds every finished row, and is
  * never half written, whenever the process is killed. Numbers: iteration as an unsigned integer,
- * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip); a value that
- * is NaN (e.g. held-out LL in an iteration where it was not computed) is written as an empty field.
+ * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip), the five
+ * time columns "%.6f", device_bytes_peak an integer; a value that is not known (NaN, e.g. held-out LL in
+ * an iteration where it was not computed; a time column a sampler cannot measure) is an empty field.
  * What `seconds` means is the caller's choice (sk-lda train writes the training time, continued
- * across a resume).
+ * across a resume). The first five columns come first and keep their order: readers that take columns
+ * by position read the older five-column logs and these alike.
  */
 typedef struct sk_lda_metrics_log {
   char *text;  /* the file's contents: the header and every row so far */
@@ -86,16 +89,39 @@ typedef struct sk_lda_metrics_log {
   char path[4096];
 } sk_lda_metrics_log;
 
+/*
+ * The time and memory columns of a row, as sk-lda train fills them: the time per sweep split into its
+ * parts (SaberLDA's Figure 9), each the seconds spent so far in the run (continued across a resume):
+ *   sample_s     drawing the topics (device time of a GPU sampler)
+ *   tables_s     building B_hat and the word tables or trees before the draws
+ *   a_rebuild_s  rebuilding A (the document-topic counts) from z
+ *   b_rebuild_s  rebuilding B and n_k from z
+ *   metrics_s    computing the joint and held-out log-likelihoods (wall time)
+ * and device_bytes_peak, the most device memory the run's sampler and metrics held at once. A CPU
+ * sampler cannot split its sweeps: its four sweep columns are empty (NaN), as is device_bytes_peak (<= 0).
+ */
+typedef struct sk_lda_metrics_times {
+  double sample_s, tables_s, a_rebuild_s, b_rebuild_s; /* NaN or < 0: not known (empty field) */
+  double metrics_s;                                    /* NaN or < 0: not known (empty field) */
+  int64_t device_bytes_peak;                           /* <= 0: none (empty field) */
+} sk_lda_metrics_times;
+
 /* Starts a log at PATH and writes it at once: with the header alone, or, when `text` is not NULL or
    empty, with `text` (an earlier log's contents, which must start with the header: a resumed run
-   continues the rows its checkpoint kept). *log is zeroed on failure (out of memory, a bad `text`, or
-   the file cannot be written; err names it). */
+   continues the rows its checkpoint kept). A log of the earlier five-column header is continued too,
+   its rows given empty time columns. *log is zeroed on failure (out of memory, a bad `text`, or the
+   file cannot be written; err names it). */
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err);
 
-/* Appends one row and rewrites the file. Fails on a NULL or closed log or a write error (err names the
-   file); the row is then not in the log. */
+/* Appends one row and rewrites the file; `times` may be NULL (its columns empty). Fails on a NULL or
+   closed log or a write error (err names the file); the row is then not in the log. */
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
-                           double joint_ll_per_token, double heldout_ll, sk_lda_error *err);
+                           double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
+                           sk_lda_error *err);
+
+/* The time columns of the log's last row, for a resumed run to continue them: an empty field, or a log
+   with no row, gives 0 (seconds) and 0 (bytes). NULL arguments give zeros / are ignored. */
+void sk_lda_metrics_log_last_times(const sk_lda_metrics_log *log, sk_lda_metrics_times *out);
 
 /* Frees the log's memory (the file stays); NULL or closed is fine. */
 void sk_lda_metrics_log_close(sk_lda_metrics_log *log);

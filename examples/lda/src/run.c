@@ -83,6 +83,9 @@ typedef struct run_state {
   double since_checkpoint;    /* seconds of sweeps since the last checkpoint */
   int checkpoints;            /* written during the sweeps of this part */
   double checkpoint_seconds;  /* their total time */
+  double sweep_seconds;       /* wall time of the sweeps of this part */
+  double metrics_seconds;     /* wall time of the joint and held-out log-likelihoods of this part */
+  sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
 } run_state;
 
 static double run_seconds(const run_state *r) { return r->seconds_before + (sk_lda_wall_seconds() - r->start); }
@@ -90,6 +93,24 @@ static double run_seconds(const run_state *r) { return r->seconds_before + (sk_l
 static int fail_usage(const char *what, const sk_lda_error *err) {
   fprintf(stderr, "sk-lda train: %s%s\n", what, err->message);
   return SK_LDA_EXIT_USAGE;
+}
+
+/* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). A
+   part the sampler cannot split leaves a column as it was, and empty where it never had a value. */
+static void row_times(const run_state *r, const sk_lda_sampler *s, sk_lda_metrics_times *t) {
+  sk_lda_sampler_stats st;
+  sk_lda_sampler_get_stats(s, &st);
+  const double now[4] = {st.sample_seconds, st.tables_seconds, st.a_seconds, st.b_seconds};
+  const double before[4] = {r->before.sample_s, r->before.tables_s, r->before.a_rebuild_s, r->before.b_rebuild_s};
+  double sum[4];
+  for (int i = 0; i < 4; ++i) sum[i] = now[i] >= 0 ? before[i] + now[i] : (before[i] > 0 ? before[i] : NAN);
+  t->sample_s = sum[0];
+  t->tables_s = sum[1];
+  t->a_rebuild_s = sum[2];
+  t->b_rebuild_s = sum[3];
+  t->metrics_s = r->before.metrics_s + r->metrics_seconds;
+  t->device_bytes_peak =
+      st.device_bytes_peak > r->before.device_bytes_peak ? st.device_bytes_peak : r->before.device_bytes_peak;
 }
 
 /* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
@@ -251,6 +272,7 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
   if (sk_lda_run_dir_path(path, sizeof path, r->dir, "metrics.csv", &err) != 0 ||
       sk_lda_metrics_log_open(&r->log, path, ck->metrics, &err) != 0)
     return fail_usage("--out: ", &err);
+  sk_lda_metrics_log_last_times(&r->log, &r->before);
   return SK_LDA_EXIT_OK;
 }
 
@@ -298,21 +320,27 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
       return SK_LDA_EXIT_RUNTIME;
     }
     const double secs = sk_lda_wall_seconds() - t0;
+    r->sweep_seconds += secs;
     *tps = sk_lda_tokens_per_second(m->num_tokens, secs);
     *last = (uint64_t)it;
     const int evaluate = it == 1 || it == o->iters || (o->ll_every > 0 && it % o->ll_every == 0);
     if (evaluate) {
-      if (sk_lda_sampler_to_host(s, &err) != 0) {
-        fprintf(stderr, "\nsk-lda train: sweep %lld: %s\n", (long long)it, err.message);
+      /* On the sampler's device when it can (GPU ESCA): the model stays where it is. */
+      const double m0 = sk_lda_wall_seconds();
+      if (sk_lda_sampler_joint_ll(s, ll, &err) != 0) {
+        fprintf(stderr, "\nsk-lda train: sweep %lld: joint log-likelihood: %s\n", (long long)it, err.message);
         return SK_LDA_EXIT_RUNTIME;
       }
-      *ll = sk_lda_joint_ll_per_token(m);
+      r->metrics_seconds += sk_lda_wall_seconds() - m0;
     }
     /* The last sweep's row waits for the held-out log-likelihood, computed after the loop. */
-    if (evaluate && it < o->iters && r->dir != NULL &&
-        sk_lda_metrics_log_row(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &err) != 0) {
-      fprintf(stderr, "\nsk-lda train: %s\n", err.message);
-      return SK_LDA_EXIT_RUNTIME;
+    sk_lda_metrics_times times;
+    if (evaluate && it < o->iters && r->dir != NULL) {
+      row_times(r, s, &times);
+      if (sk_lda_metrics_log_row(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &times, &err) != 0) {
+        fprintf(stderr, "\nsk-lda train: %s\n", err.message);
+        return SK_LDA_EXIT_RUNTIME;
+      }
     }
     const double elapsed = sk_lda_wall_seconds() - r->start;
     const double eta = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
@@ -339,17 +367,35 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
   return SK_LDA_EXIT_OK;
 }
 
+/* The summary's split of this part's time per sweep (SaberLDA's Figure 9): each part in ms per sweep
+   and in % of the part's wall time `secs`. A sampler that cannot split its sweeps shows them whole. */
+static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64_t sweeps, double secs) {
+  sk_lda_sampler_stats st;
+  sk_lda_sampler_get_stats(s, &st);
+  const double n = sweeps > 0 ? (double)sweeps : 1.0, whole = secs > 0 ? secs : 1.0;
+  const char *names[5] = {"sampling", "B_hat and tables", "A rebuild", "B rebuild", "metrics"};
+  const double parts[5] = {st.sample_seconds, st.tables_seconds, st.a_seconds, st.b_seconds, r->metrics_seconds};
+  printf("time per sweep:");
+  if (st.sample_seconds < 0) /* the CPU samplers: the sweep as one part */
+    printf(" sweeps %.3f ms (%.1f%%),", 1e3 * r->sweep_seconds / n, 100.0 * r->sweep_seconds / whole);
+  for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5; ++i)
+    printf(" %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n, 100.0 * parts[i] / whole, i < 4 ? "," : "\n");
+}
+
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
-static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_model *m,
+static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_sampler *s,
                       uint64_t done, double ll, double tps) {
   sk_lda_error err;
+  sk_lda_model *m = s->model;
   double heldout = NAN;
+  const double m0 = sk_lda_wall_seconds();
   if (split->test_heldout.num_tokens > 0 &&
-      sk_lda_heldout_ll(m, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
-                        r->o->device.threads, &heldout, &err) != 0) {
+      sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
+                                &heldout, &err) != 0) {
     fprintf(stderr, "sk-lda train: held-out log-likelihood: %s\n", err.message);
     return SK_LDA_EXIT_RUNTIME;
   }
+  r->metrics_seconds += sk_lda_wall_seconds() - m0;
   char heldout_text[160];
   if (isnan(heldout))
     snprintf(heldout_text, sizeof heldout_text, "held-out LL not computed (no held-out tokens: --test-fraction %g)",
@@ -357,15 +403,21 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
   else
     snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", heldout,
              perplexity(heldout), split->test_observed.num_docs);
+  sk_lda_metrics_times times;
+  row_times(r, s, &times);
+  char device_text[80] = "";
+  if (times.device_bytes_peak > 0)
+    snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
   const double secs = sk_lda_wall_seconds() - r->start;
-  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB\n",
-         (long long)(done - r->sweeps_before), secs, ll, perplexity(ll), heldout_text,
-         (double)sk_lda_peak_rss_bytes() / 1e6);
+  const uint64_t sweeps = done - r->sweeps_before;
+  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB%s\n",
+         (long long)sweeps, secs, ll, perplexity(ll), heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
+  print_time_split(r, s, sweeps, secs);
   if (r->dir == NULL) return SK_LDA_EXIT_OK;
   printf("checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)\n", r->checkpoints, r->checkpoint_seconds,
          secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
   /* Outputs first, checkpoint last: a run killed in between resumes and writes them again. */
-  if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &err) != 0 ||
+  if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &times, &err) != 0 ||
       write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     return SK_LDA_EXIT_RUNTIME;
@@ -424,7 +476,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     if ((int64_t)last < o->iters)
       status = finish_interrupted(&r, corpus, split, m, last);
     else
-      status = finish_run(&r, corpus, split, m, last, ll, tps);
+      status = finish_run(&r, corpus, split, s, last, ll, tps);
   }
   signals_restore(&signals);
   sk_lda_sampler_destroy(s);

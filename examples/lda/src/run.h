@@ -11,10 +11,11 @@
  *
  * Every file is replaced atomically (temporary name and rename), so a run killed at any moment, even
  * by SIGKILL, leaves no half file, and resuming from its last checkpoint ends with exactly the bytes
- * an uninterrupted run writes (metrics.csv's seconds and tokens/s aside). SIGINT and SIGTERM finish the
- * current sweep, write a checkpoint and the outputs so far, say how to resume, and return 130 / 143; a
- * second signal stops at once (the last checkpoint stays). Progress goes to stderr on a terminal (one
- * line, rewritten) and otherwise to stdout as one line per evaluated sweep, flushed line by line.
+ * an uninterrupted run writes (metrics.csv's clock columns aside: seconds, tokens/s and the time
+ * split). SIGINT and SIGTERM finish the current sweep, write a checkpoint and the outputs so far, say
+ * how to resume, and return 130 / 143; a second signal stops at once (the last checkpoint stays).
+ * Progress goes to stderr on a terminal (one line, rewritten) and otherwise to stdout as one line per
+ * evaluated sweep, flushed line by line.
  * Threading: one run per process (the signal handlers are process-wide).
  */
 #ifndef SK_LDA_RUN_H

@@ -7,9 +7,11 @@
 
 #include "cgs.h"
 #include "esca.h"
+#include "metrics.h"
 #ifdef SK_LDA_HAVE_GPU
 #include "gpu/esca_gpu.h"
 #include "gpu/gpu.h"
+#include "gpu/metrics_gpu.h"
 #endif
 
 static const char *const sk_lda_sampler_names[] = {"esca", "cgs"};
@@ -32,7 +34,8 @@ static int cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   return sk_lda_cgs_sweep(s->model, iteration, err);
 }
 
-static const sk_lda_sampler_ops cgs_ops = {"cgs", "serial collapsed Gibbs (CPU)", cgs_sweep, NULL, NULL};
+static const sk_lda_sampler_ops cgs_ops = {"cgs", "serial collapsed Gibbs (CPU)", cgs_sweep, NULL, NULL,
+                                           NULL, NULL, NULL};
 
 /* --- CPU ESCA: its scratch is the word tables ------------------------------------------------------ */
 
@@ -45,16 +48,61 @@ static void esca_destroy(sk_lda_sampler *s) {
   free(s->state);
 }
 
-static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_sweep, NULL, esca_destroy};
+static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_sweep, NULL, esca_destroy,
+                                            NULL, NULL, NULL};
 
 #ifdef SK_LDA_HAVE_GPU
 /* --- GPU ESCA (gpu/esca_gpu.h): its state is on the device; the model is current after to_host ------ */
 
-/* Each GPU sampler carries its own operations, so that the log's description names its GPU. */
+/* Each GPU sampler carries its own operations, so that the log's description names its GPU. Its
+   metrics context is made on the first evaluation and keeps the test halves it was last given. */
 typedef struct esca_gpu_sampler {
   sk_lda_sampler_ops ops;
   sk_lda_esca_gpu *gpu;
+  sk_lda_gpu_metrics *metrics;
+  const sk_lda_corpus *observed, *heldout; /* the halves uploaded to metrics, or NULL */
 } esca_gpu_sampler;
+
+/* The metrics context (made on first use) and the sampler's device counts. */
+static int esca_gpu_metrics(esca_gpu_sampler *g, sk_lda_gpu_counts *counts, sk_lda_error *err) {
+  if (sk_lda_esca_gpu_counts(g->gpu, counts, err) != 0) return 1;
+  if (g->metrics == NULL && sk_lda_gpu_metrics_create(counts->gpu, &g->metrics, err) != 0) return 1;
+  return 0;
+}
+
+static int esca_gpu_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err) {
+  esca_gpu_sampler *g = (esca_gpu_sampler *)s->state;
+  sk_lda_gpu_counts counts;
+  if (esca_gpu_metrics(g, &counts, err) != 0) return 1;
+  return sk_lda_gpu_metrics_joint_ll(g->metrics, &counts, ll_per_token, err);
+}
+
+static int esca_gpu_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                               int fold_in_iters, double *ll_per_token, sk_lda_error *err) {
+  esca_gpu_sampler *g = (esca_gpu_sampler *)s->state;
+  sk_lda_gpu_counts counts;
+  if (esca_gpu_metrics(g, &counts, err) != 0) return 1;
+  if (observed != g->observed || heldout != g->heldout) {
+    g->observed = g->heldout = NULL;
+    if (sk_lda_gpu_metrics_set_test(g->metrics, observed, heldout, counts.num_words, err) != 0) return 1;
+    g->observed = observed;
+    g->heldout = heldout;
+  }
+  return sk_lda_gpu_metrics_heldout_ll(g->metrics, &counts, fold_in_iters, ll_per_token, err);
+}
+
+static void esca_gpu_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
+  const esca_gpu_sampler *g = (const esca_gpu_sampler *)s->state;
+  sk_lda_esca_gpu_stats st;
+  sk_lda_esca_gpu_get_stats(g->gpu, &st);
+  out->sweeps = st.sweeps;
+  out->sample_seconds = st.sample_seconds;
+  out->tables_seconds = st.tables_seconds;
+  out->a_seconds = st.a_seconds;
+  out->b_seconds = st.b_seconds;
+  /* The sampler allocates everything at create and the metrics only grow: the sum is the peak. */
+  out->device_bytes_peak = st.device_bytes + sk_lda_gpu_metrics_device_bytes_peak(g->metrics);
+}
 
 static int esca_gpu_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   return sk_lda_esca_gpu_sweep(((esca_gpu_sampler *)s->state)->gpu, iteration, err);
@@ -66,6 +114,7 @@ static int esca_gpu_to_host(sk_lda_sampler *s, sk_lda_error *err) {
 
 static void esca_gpu_destroy(sk_lda_sampler *s) {
   esca_gpu_sampler *g = (esca_gpu_sampler *)s->state;
+  sk_lda_gpu_metrics_destroy(g->metrics);
   sk_lda_esca_gpu_destroy(g->gpu);
   free(g);
 }
@@ -83,6 +132,9 @@ static int esca_gpu_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_
   g->ops.sweep = esca_gpu_sweep;
   g->ops.to_host = esca_gpu_to_host;
   g->ops.destroy = esca_gpu_destroy;
+  g->ops.joint_ll = esca_gpu_joint_ll;
+  g->ops.heldout_ll = esca_gpu_heldout_ll;
+  g->ops.stats = esca_gpu_stats;
   if (sk_lda_sampler_wrap(&g->ops, g, m, device, out, err) != 0) {
     sk_lda_esca_gpu_destroy(g->gpu);
     free(g);
@@ -180,6 +232,29 @@ int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *er
 int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err) {
   if (s == NULL) return sk_lda_fail(err, "to host: sampler is NULL");
   return s->ops->to_host != NULL ? s->ops->to_host(s, err) : 0;
+}
+
+int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err) {
+  if (s == NULL || ll_per_token == NULL) return sk_lda_fail(err, "joint LL: sampler or result is NULL");
+  if (s->ops->joint_ll != NULL) return s->ops->joint_ll(s, ll_per_token, err);
+  if (sk_lda_sampler_to_host(s, err) != 0) return 1;
+  *ll_per_token = sk_lda_joint_ll_per_token(s->model);
+  return 0;
+}
+
+int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                              int fold_in_iters, double *ll_per_token, sk_lda_error *err) {
+  if (s == NULL || ll_per_token == NULL) return sk_lda_fail(err, "held-out LL: sampler or result is NULL");
+  if (s->ops->heldout_ll != NULL) return s->ops->heldout_ll(s, observed, heldout, fold_in_iters, ll_per_token, err);
+  if (sk_lda_sampler_to_host(s, err) != 0) return 1;
+  return sk_lda_heldout_ll(s->model, observed, heldout, fold_in_iters, s->device.threads, ll_per_token, err);
+}
+
+void sk_lda_sampler_get_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
+  if (out == NULL) return;
+  memset(out, 0, sizeof *out);
+  out->sample_seconds = out->tables_seconds = out->a_seconds = out->b_seconds = -1.0;
+  if (s != NULL && s->ops->stats != NULL) s->ops->stats(s, out);
 }
 
 void sk_lda_sampler_destroy(sk_lda_sampler *s) {

@@ -11,6 +11,10 @@
  *   to_host brings z, A, B and n_k into the model, consistent with each other, so that the run can
  *           compute metrics, write outputs or a checkpoint (a no-op for the CPU samplers, whose state
  *           is the model);
+ *   joint_ll, heldout_ll (optional) the metrics of metrics.h computed where the counts are (GPU ESCA:
+ *           on the device, gpu/metrics_gpu.h), so that an evaluation needs no to_host; absent, the
+ *           seam brings the model to the host and computes them there;
+ *   stats   (optional) where the sweeps' time went and the device memory held;
  *   destroy releases the sampler's scratch (never the model).
  *
  * Between create and destroy the model belongs to the sampler: the caller reads it only after to_host
@@ -46,6 +50,20 @@ typedef struct sk_lda_device {
 
 typedef struct sk_lda_sampler sk_lda_sampler;
 
+/*
+ * Where a sampler's sweeps spent their time since it was created (the parts of SaberLDA's Figure 9),
+ * and the device memory it holds. A sampler that cannot split its sweeps (the CPU samplers) reports
+ * -1 seconds for every part and 0 device bytes.
+ */
+typedef struct sk_lda_sampler_stats {
+  int64_t sweeps;            /* sweeps timed (0 when the sampler keeps no statistics) */
+  double sample_seconds;     /* drawing the topics (device time; -1: not known) */
+  double tables_seconds;     /* B_hat and the word tables or trees built before the draws (-1: not known) */
+  double a_seconds;          /* A rebuilt from z (-1: not known) */
+  double b_seconds;          /* B and n_k rebuilt from z (-1: not known) */
+  int64_t device_bytes_peak; /* the most device memory held at once, the metrics' scratch included (0: none) */
+} sk_lda_sampler_stats;
+
 /* What a sampler implements. Each function receives the sampler it belongs to. */
 typedef struct sk_lda_sampler_ops {
   const char *name;        /* the --sampler name: "cgs", "esca" */
@@ -53,6 +71,12 @@ typedef struct sk_lda_sampler_ops {
   int (*sweep)(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err);
   int (*to_host)(sk_lda_sampler *s, sk_lda_error *err); /* NULL: the model is always current */
   void (*destroy)(sk_lda_sampler *s);                   /* frees s->state; NULL: nothing to free */
+  /* sk_lda_joint_ll_per_token() of the sampler's current state; NULL: to_host, then on the host. */
+  int (*joint_ll)(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err);
+  /* sk_lda_heldout_ll() of the sampler's current counts; NULL: to_host, then on the host. */
+  int (*heldout_ll)(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout, int fold_in_iters,
+                    double *ll_per_token, sk_lda_error *err);
+  void (*stats)(const sk_lda_sampler *s, sk_lda_sampler_stats *out); /* fills *out; NULL: nothing known */
 } sk_lda_sampler_ops;
 
 /* A sampler: its operations, the model it works on (borrowed), its device and its own state. */
@@ -107,6 +131,28 @@ int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *er
 
 /* Makes the model's z, A, B and n_k current (see above). */
 int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err);
+
+/*
+ * The joint log-likelihood per token of the sampler's current state (sk_lda_joint_ll_per_token()):
+ * with the sampler's joint_ll where it has one (GPU ESCA: on the device, to a relative 1e-12 of the
+ * host's value; the model is not brought to the host), else to_host and the host formula. Fails on
+ * NULL or what the sampler reports (*ll_per_token untouched).
+ */
+int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err);
+
+/*
+ * The held-out log-likelihood per token of the sampler's current counts (sk_lda_heldout_ll() with the
+ * model's seed and s->device.threads): with the sampler's heldout_ll where it has one (GPU ESCA: on the
+ * device; the halves are uploaded on the first call and kept while later calls pass the same two
+ * corpora, which must not change in between), else to_host and the host rule. Fails as
+ * sk_lda_heldout_ll() does, or on what the sampler reports.
+ */
+int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                              int fold_in_iters, double *ll_per_token, sk_lda_error *err);
+
+/* Fills *out with the sampler's statistics (sk_lda_sampler_stats): -1 seconds and 0 bytes where the
+   sampler keeps none, or for a NULL sampler; a NULL out is ignored. */
+void sk_lda_sampler_get_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out);
 
 /* Releases the sampler; NULL is fine. The model is untouched. */
 void sk_lda_sampler_destroy(sk_lda_sampler *s);

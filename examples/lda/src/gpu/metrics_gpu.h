@@ -1,0 +1,103 @@
+/*
+ * sk-lda's metrics (metrics.h) computed on the GPU, from the counts a GPU sampler holds there
+ * (gpu_counts.h), so that an evaluation copies nothing but the result back:
+ *
+ *   joint log-likelihood per token   the formula of sk_lda_joint_ll_per_token(), every term computed
+ *                                    on the device in double (CUDA's lgamma), summed in a fixed order;
+ *   held-out log-likelihood per token the rule of sk_lda_heldout_ll() (document completion: fold-in of
+ *                                    each test document's observed half with phi fixed, then the score
+ *                                    of its held-out half) with the same random numbers.
+ *
+ * Agreement with the CPU. Every term and every product is computed with the operations and roundings
+ * of metrics.c (the _rn intrinsics: no fused multiply-add); only the order of the sums differs (the CPU
+ * sums sequentially, the GPU in trees), and CUDA's lgamma and log may differ from the C library's by a
+ * few units in the last place. So the joint log-likelihood agrees with the CPU's to a relative 1e-12
+ * (tests/lda/test_metrics_gpu.c; 3e-14 seen). In the fold-in each draw compares u W against running
+ * sums whose rounding differs from the CPU's by a few units in the last place, so a draw can differ
+ * from the CPU's only when u W falls within that distance of a boundary between two topics (about
+ * K 2^-50 of the draws, never seen in the tests); otherwise the topics are the CPU's, and the held-out
+ * value agrees to a relative 1e-10 (6e-15 seen; one draw that differed would move it by about 1e-6).
+ *
+ * Determinism: the joint log-likelihood's launch shape depends on the problem size alone, its sums are
+ * trees of a fixed shape, and there are no floating-point atomics; the held-out documents are handed
+ * to warps in any order (an integer atomic counter), but each document's fold-in and score are
+ * computed by one warp alone and the scores are summed in document order on the host. So the same
+ * counts give the same bits on every call, whatever the GPU's size.
+ *
+ * Cost. Joint LL: one pass over B (V K int32; lgamma per nonzero), A's pairs, the document lengths and
+ * n_k, then a reduction of one double per 4096 terms: about V K / (memory bandwidth) plus the lgammas.
+ * Held-out: (fold_in_iters + 1.1) K terms per observed token and K per held-out token, one warp per
+ * document (a persistent grid; the longest documents first); per warp 12 K + 8 ceil(K / 128) bytes of
+ * scratch and per block a copy of 1 / (n_k + V beta), in shared memory while they fit (K up to about
+ * 4000), in global memory above (at most 256 MiB; fewer warps then). For K <= 1024 a word's row of B
+ * is held in registers, all of its loads in flight at once. Measured on an H200 at the NYTimes shape
+ * (V = 100,000, 100M training tokens, 30,000 test documents of 333 tokens, K = 1,024; test_metrics_gpu
+ * --bench): joint LL 1.2 ms, held-out LL 178 ms.
+ *
+ * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
+ * failure becomes a message naming the step and CUDA's error, never an abort. Threading: one caller at
+ * a time per context; the calls make the context's device current on the calling thread and work on
+ * the legacy default stream, after whatever the caller queued there (a sampler's sweep), and wait for
+ * the result.
+ */
+#ifndef SK_LDA_METRICS_GPU_H
+#define SK_LDA_METRICS_GPU_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+#include "gpu/gpu_counts.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The device scratch of the metrics and the test halves uploaded once: created once per run. */
+typedef struct sk_lda_gpu_metrics sk_lda_gpu_metrics;
+
+/* A context on CUDA device `gpu`; nothing is allocated on the device until a metric needs it. Fails on
+   a NULL out, host memory or a CUDA error (no such device); *out is then NULL. */
+int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_lda_error *err);
+
+/*
+ * Uploads the two halves of the test documents (observed->doc d and heldout->doc d are one document,
+ * as sk_lda_split_corpus() makes them) for sk_lda_gpu_metrics_heldout_ll(), replacing any halves
+ * uploaded before; the corpora are read, not kept. Fails (err filled; the context then holds no halves)
+ * on NULL, different document counts, inconsistent offsets, a word id outside [0, num_words), or host or
+ * device memory. Work O(D log D + T) on the host, one copy.
+ */
+int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
+                                int32_t num_words, sk_lda_error *err);
+
+/*
+ * sk_lda_joint_ll_per_token() of the counts `c` (on the context's device): *ll_per_token gets log
+ * p(w, z) / T, NAN when T = 0. Reads B, n_k, the document offsets and A; the first call allocates the
+ * partial sums (8 bytes per 4096 terms). Fails on NULL, a device other than the context's, or a CUDA
+ * error (*ll_per_token untouched).
+ */
+int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, double *ll_per_token,
+                                sk_lda_error *err);
+
+/*
+ * sk_lda_heldout_ll() of the counts `c` on the halves of the last sk_lda_gpu_metrics_set_test(), with
+ * `fold_in_iters` fold-in sweeps and the seed c->seed: *ll_per_token gets the mean held-out log-likelihood,
+ * NAN when the held-out halves have no token. Reads B and n_k; the first call (and one with a larger K)
+ * allocates 1 / (n_k + V beta) and, for K above about 4000, the warps' counts (set_test allocated the
+ * rest). Fails on NULL, no halves set, halves of another vocabulary size than c->num_words,
+ * fold_in_iters < 0, a device other than the context's, or a CUDA error (*ll_per_token untouched).
+ */
+int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
+                                  double *ll_per_token, sk_lda_error *err);
+
+/* Device bytes the context holds now and the most it has held (0 for NULL). */
+int64_t sk_lda_gpu_metrics_device_bytes(const sk_lda_gpu_metrics *g);
+int64_t sk_lda_gpu_metrics_device_bytes_peak(const sk_lda_gpu_metrics *g);
+
+/* Frees the context and its device memory; NULL is fine. Errors of cudaFree are ignored. */
+void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_METRICS_GPU_H */
