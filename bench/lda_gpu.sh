@@ -1,36 +1,71 @@
 #!/usr/bin/env bash
-# sk-lda's GPU ESCA on real corpora: per corpus and K, the median sweep throughput over sweeps 11 to N
-# (metrics.csv's tokens_per_s with --ll-every 1: tokens / the sweep's own time, evaluation excluded),
-# the wall time of the run, the joint LL per token at sweep N and the held-out LL. Prints a Markdown table;
-# logs and run folders go to ${LOGS:-/tmp/sk-lda-gpu}.
-#   usage: bash bench/lda_gpu.sh [BUILD_DIR] [DATA_DIR] [K list, default "100 1024"] [sweeps, default 100]
-#          DEVICE=cpu|gpu (default gpu), CORPORA="kos nips12 20news imdb100k" (the default)
+# sk-lda's GPU ESCA on the real corpora and on a NYTimes-scale corpus generated in the same call: per
+# corpus and K, a run of N sweeps (alpha = 50 / K, beta = 0.01, seed 1, --ll-every 10, 10% held out) and
+# one Markdown row:
+#   Mtok/s     training tokens x (N - 10) / the wall time of sweeps 11 to N (metrics.csv: the training
+#              seconds at sweep N less those at sweep 10, less the metrics time between them)
+#   wall s     the whole command (reading the corpus, the sweeps, metrics, outputs)
+#   LL@1/10/50/N, held-out LL: metrics.csv's joint LL per token and held-out LL per token
+#   device GB  the peak device memory of the sampler and the metrics
+#   split      ms per sweep: sampling / tables / A rebuild / B rebuild / metrics (metrics.csv, run totals / N)
+# Logs and run folders go to ${LOGS:-/tmp/sk-lda-gpu}.
+#   usage: bash bench/lda_gpu.sh [BUILD_DIR] [DATA_DIR] [K list, default "100 1024 10000"] [sweeps, default 100]
+#     CORPORA   default "kos nips12 20news imdb100k nyt"; nyt is generated with sk-lda gen (300,000
+#               documents, V = 100,000, mean length 333, 100 planted topics) into $LOGS/nyt, once
+#     BIG_K     K run only on 20news and nyt (default 65536; empty: none)
+#     DEVICE    gpu (default) or cpu
 set -uo pipefail
 build=${1:-build}
 data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
-ks=${3:-100 1024}
+ks=${3:-100 1024 10000}
 sweeps=${4:-100}
 device=${DEVICE:-gpu}
 logs=${LOGS:-/tmp/sk-lda-gpu}
+big_k=${BIG_K-65536}
 . "$(dirname "$0")/lda_common.sh"
-echo "| corpus | tokens | K | device | median sweep Mtok/s (sweeps 11-$sweeps) | wall s | joint LL@$sweeps | held-out LL |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|"
-for corpus in ${CORPORA:-kos nips12 20news imdb100k}; do
-  doc=$data/$corpus/docword.$corpus.txt.gz
-  [ -f "$doc" ] || { echo "| $corpus | missing: $doc |"; continue; }
-  vocab=$(lda_vocab "$corpus")
-  for K in $ks; do
+
+# The NYTimes-scale corpus: generated once per logs folder (about 100 M tokens, 0.9 GB of text).
+nyt_corpus() {
+  local dir=$logs/nyt
+  if [ ! -f "$dir/docword.nyt.txt" ]; then
+    mkdir -p "$dir"
+    "$sk" gen --out "$dir" --name nyt --docs 300000 --words 100000 --mean-length 333 --topics 100 --seed 1 \
+      >"$logs/gen-nyt.log" 2>&1 || { echo "gen failed: $(tail -1 "$logs/gen-nyt.log")" >&2; return 1; }
+  fi
+  echo "$dir/docword.nyt.txt --vocab $dir/vocab.nyt.txt"
+}
+
+echo "| corpus | tokens | K | Mtok/s (sweeps 11-$sweeps) | wall s | LL@1 | LL@10 | LL@50 | LL@$sweeps | held-out LL | device GB | split ms/sweep: sample / tables / A / B / metrics |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+for corpus in ${CORPORA:-kos nips12 20news imdb100k nyt}; do
+  if [ "$corpus" = nyt ]; then
+    input=$(nyt_corpus) || { echo "| nyt | generation failed |"; continue; }
+  else
+    doc=$data/$corpus/docword.$corpus.txt.gz
+    [ -f "$doc" ] || { echo "| $corpus | missing: $doc |"; continue; }
+    input="$doc --vocab $(lda_vocab "$corpus")"
+  fi
+  corpus_ks=$ks
+  case "$corpus" in 20news | nyt) [ -n "$big_k" ] && corpus_ks="$ks $big_k" ;; esac
+  for K in $corpus_ks; do
     run=$logs/$corpus-$K-$device
     start=$(date +%s.%N)
-    "$sk" train --docword "$doc" --vocab "$vocab" --topics "$K" --iters "$sweeps" --seed 1 \
-      --ll-every 1 --device "$device" --out "$run" --overwrite --checkpoint-every 0 >"$run.log" 2>&1 || {
-      echo "| $corpus | | $K | $device | failed: $(tail -1 "$run.log") |"; continue; }
+    # shellcheck disable=SC2086 # $input is the docword path and the --vocab option
+    "$sk" train --docword $input --topics "$K" --iters "$sweeps" --seed 1 --ll-every 10 --device "$device" \
+      --out "$run" --overwrite --checkpoint-every 0 >"$run.log" 2>&1 || {
+      echo "| $corpus | | $K | failed: $(tail -1 "$run.log") |"; continue; }
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     tokens=$(sed -nE 's/^training: .* ([0-9]+) tokens, K = .*/\1/p' "$run.log")
-    mtps=$(awk -F, 'NR > 1 && $1 > 10 {print $3 / 1e6}' "$run/metrics.csv" | sort -g |
-           awk '{v[NR] = $1} END {if (NR) printf "%.0f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
-    ll=$(awk -F, -v n="$sweeps" '$1 == n {printf "%.4f", $4}' "$run/metrics.csv")
-    heldout=$(awk -F, -v n="$sweeps" '$1 == n {printf "%.4f", $5}' "$run/metrics.csv")
-    echo "| $corpus | $tokens | $K | $device | $mtps | $secs | $ll | $heldout |"
+    awk -F, -v n="$sweeps" -v T="$tokens" -v corpus="$corpus" -v K="$K" -v wall="$secs" '
+      function cell(x) { return x == "" ? "" : sprintf("%.4f", x) }
+      NR > 1 { ll[$1] = $4; held[$1] = $5; sec[$1] = $2; met[$1] = $10; row[$1] = $0 }
+      END {
+        split(row[n], f, ",")
+        mtps = (sec[n] - met[n]) - (sec[10] - met[10]) > 0 ? T * (n - 10) / ((sec[n] - met[n]) - (sec[10] - met[10])) / 1e6 : 0
+        split_ms = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", 1e3 * f[6] / n, 1e3 * f[7] / n, 1e3 * f[8] / n,
+                           1e3 * f[9] / n, 1e3 * f[10] / n)
+        printf "| %s | %d | %d | %.0f | %s | %s | %s | %s | %s | %s | %.2f | %s |\n", corpus, T, K, mtps, wall,
+               cell(ll[1]), cell(ll[10]), cell(ll[50]), cell(ll[n]), cell(held[n]), f[11] / 1e9, split_ms
+      }' "$run/metrics.csv"
   done
 done
