@@ -245,18 +245,6 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
   return b;
 }
 
-int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x) {
-  int32_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const int32_t mid = lo + (hi - lo) / 2;
-    if (cum[mid] > x)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
                                sk_lda_error *err) {
   for (int64_t t = 0; t < num_tokens; ++t)

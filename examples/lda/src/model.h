@@ -118,9 +118,27 @@ size_t sk_lda_model_bytes(const sk_lda_model *m);
 /* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
 int32_t sk_lda_detail_uniform_index(double u, int64_t n);
 
+/* Host and device: the GPU's exact sweep (gpu/esca_gpu_exact.cu) calls the same code as the CPU. */
+#if defined(__CUDACC__)
+#define SK_LDA_HOST_DEVICE __host__ __device__
+#else
+#define SK_LDA_HOST_DEVICE
+#endif
+
 /* The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves none:
-   the inverse-CDF step every sampler here uses. O(log n). */
-int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x);
+   the inverse-CDF step every sampler here uses, on the host and (the exact GPU sweep) on the device.
+   O(log n). */
+static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x) {
+  int32_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (cum[mid] > x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
 
 /* 0 when every z[t], t < num_tokens, is in [0, num_topics); else non-zero with err naming `what` and
    the first token out of range. */

@@ -2,6 +2,7 @@
 // for bit.
 #include "gpu/esca_gpu_exact.cuh"
 
+#include "model.h"
 #include "samplekit/rng.cuh"
 
 namespace sk_lda_gpu {
@@ -30,19 +31,6 @@ __global__ void word_table_kernel(const int32_t *b, const double *inv, int32_t n
     s = __dadd_rn(s, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
     cum_row[k] = s;
   }
-}
-
-// sk_lda_detail_first_above(): the first k with cum[k] > x, or n - 1 when none.
-__device__ int32_t first_above(const double *cum, int32_t n, double x) {
-  int32_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const int32_t mid = lo + (hi - lo) / 2;
-    if (cum[mid] > x)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
 }
 
 // One term of the sparse part: count (B[v,k] + beta) inv[k], as in sk_lda_esca_draw().
@@ -88,7 +76,7 @@ __global__ void draw_kernel(exact_draw_params p) {
     }
     topic = (int32_t)row_topic[i];
   } else {
-    topic = first_above(cum, p.num_topics, __ddiv_rn(__dsub_rn(x, s), p.alpha));
+    topic = sk_lda_detail_first_above(cum, p.num_topics, __ddiv_rn(__dsub_rn(x, s), p.alpha));
   }
   p.z[t] = topic;
 }
