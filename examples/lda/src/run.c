@@ -281,8 +281,9 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
 static double perplexity(double ll_per_token) { return exp(-ll_per_token); }
 
 /* Interrupted after sweep `done`: the outputs so far and a checkpoint, then how to resume. */
-static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_model *m,
+static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_sampler *s,
                               uint64_t done) {
+  sk_lda_model *m = s->model;
   const int sig = (int)sk_lda_run_signal;
   const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
   const int status = sig == SIGTERM ? SK_LDA_EXIT_SIGTERM : SK_LDA_EXIT_SIGINT;
@@ -292,7 +293,8 @@ static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const s
     return status;
   }
   sk_lda_error err;
-  if (write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
+  if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
+      save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s after sweep %llu, but saving failed: %s\n", name, (unsigned long long)done,
             err.message);
     return SK_LDA_EXIT_RUNTIME;
@@ -413,12 +415,19 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
   printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB%s\n",
          (long long)sweeps, secs, ll, perplexity(ll), heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
   print_time_split(r, s, sweeps, secs);
-  if (r->dir == NULL) return SK_LDA_EXIT_OK;
+  if (r->dir == NULL) { /* the caller may read the model (--demo) */
+    if (sk_lda_sampler_to_host(s, &err) == 0) return SK_LDA_EXIT_OK;
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    return SK_LDA_EXIT_RUNTIME;
+  }
   printf("checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)\n", r->checkpoints, r->checkpoint_seconds,
          secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
-  /* Outputs first, checkpoint last: a run killed in between resumes and writes them again. */
+  /* The last row's clock stops before the model is copied to the host (a GPU sampler's B, A and z), which
+     is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
+     them again. */
   if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &times, &err) != 0 ||
-      write_outputs(r, corpus, split, m, done, &err) != 0 || save_checkpoint(r, m, done, &err) != 0) {
+      sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
+      save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     return SK_LDA_EXIT_RUNTIME;
   }
@@ -468,13 +477,9 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   uint64_t last = done;
   double ll = NAN, tps = 0.0;
   status = sweep_loop(&r, s, done, &last, &ll, &tps);
-  if (status == SK_LDA_EXIT_OK && sk_lda_sampler_to_host(s, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
-  }
   if (status == SK_LDA_EXIT_OK) {
     if ((int64_t)last < o->iters)
-      status = finish_interrupted(&r, corpus, split, m, last);
+      status = finish_interrupted(&r, corpus, split, s, last);
     else
       status = finish_run(&r, corpus, split, s, last, ll, tps);
   }

@@ -123,7 +123,10 @@ static int esca_gpu_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_
   if (m == NULL || m->z == NULL) return sk_lda_fail(err, "sampler esca: model missing or not initialised");
   esca_gpu_sampler *g = (esca_gpu_sampler *)calloc(1, sizeof *g);
   if (g == NULL) return sk_lda_fail(err, "sampler esca: out of memory");
-  if (sk_lda_esca_gpu_create(m, device->gpu, &g->gpu, err) != 0) {
+  sk_lda_esca_gpu_options options;
+  memset(&options, 0, sizeof options);
+  options.exact = device->gpu_exact;
+  if (sk_lda_esca_gpu_create_with(m, device->gpu, &options, &g->gpu, err) != 0) {
     free(g);
     return 1;
   }

@@ -46,6 +46,7 @@ typedef struct sk_lda_device {
   sk_lda_device_kind kind;
   int threads; /* CPU threads for the CPU samplers (<= 0: all); results never depend on it */
   int gpu;     /* CUDA device ordinal for the GPU samplers */
+  int gpu_exact; /* GPU ESCA: 0 the float sweep (gpu/esca_gpu.h), 1 the exact one (the CPU ESCA's bits) */
 } sk_lda_device;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
