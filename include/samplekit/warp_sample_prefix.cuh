@@ -58,9 +58,12 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, in
   const int top_lane = 31 - __clz((int)mask);
   T carry = T(0);
   int last_positive = -1;
+  T w = rank < n ? weight_of(rank) : T(0);
   for (int base = 0; base < n; base += members) {
-    const int i = base + rank;
-    const T w = i < n ? weight_of(i) : T(0);
+    /* The next round's weight is read before this round's sums, so that its load's latency overlaps
+       them (the walk is a chain of dependent rounds otherwise). */
+    const int next = base + members + rank;
+    const T w_next = next < n ? weight_of(next) : T(0);
     const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
     /* w > 0 as well: neighbouring slots' sums are grouped differently, so in float a zero-weight
        entry can round above its predecessor; it must never be the answer. */
@@ -69,6 +72,7 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, in
     const unsigned positive = __ballot_sync(mask, w > T(0));
     if (positive != 0u) last_positive = base + sk_lane_rank(mask, 31 - __clz((int)positive));
     carry = __shfl_sync(mask, running, top_lane);
+    w = w_next;
   }
   return last_positive;
 }
@@ -78,13 +82,15 @@ SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, WeightOf weight_of, int n
   const int rank = __popc(mask & sk_lanemask_lt());
   const int members = __popc(mask);
   T carry = T(0);
+  T w = rank < n ? weight_of(rank) : T(0);
   for (int base = 0; base < n; base += members) {
     const int i = base + rank;
-    const T w = i < n ? weight_of(i) : T(0);
+    const T w_next = i + members < n ? weight_of(i + members) : T(0);  /* overlaps this round's sums */
     const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
     /* The lane holding entry min(n, base + members) - 1: the top lane except in a partial last round,
        where the top slot's sum is grouped differently and could differ from P_{n-1} in the last bit. */
     carry = __shfl_sync(mask, running, 31 - __clz((int)__ballot_sync(mask, i < n)));
+    w = w_next;
   }
   return carry;
 }
@@ -150,8 +156,9 @@ SK_DEVICE uint32_t sk_warp_prefix_total_u32(unsigned mask, const uint32_t *weigh
  * part, count_i * table[topic_i]), a product of two rows, a transform of stored values. The walk, the
  * order of the additions and every rule are those of sk_warp_sample_prefix_f32() on the array of the
  * values weight_of(0 .. n) returns, bit for bit. weight_of is called by the member of rank r for the
- * entries base + r of each round it reaches, never with i >= n, and must return the same value for
- * the same i on every call (non-negative and finite).
+ * entries base + r of each round it reaches and of the round after it (read ahead, so that the load
+ * overlaps the round's sums), never with i >= n, and must return the same value for the same i on
+ * every call (non-negative and finite).
  * \tparam WeightOf a callable `float(int i)`, usable on the device (a functor or an extended lambda).
  * \param mask the calling lanes; every member gets the same result.
  * \param weight_of the weights, by index.
@@ -220,15 +227,23 @@ SK_DEVICE void sk_warp_prefix_cache_build_by_f32(unsigned mask, WeightOf weight_
   float carry = 0.0f;
   cache->positive = 0u;
   cache->rounds = (n + members - 1) / members;
+  /* Every round's weight first, then the sums: the loads are independent and overlap, where a load
+     per round between the sums would make the build a chain of R load latencies. */
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int i = r * members + rank;
-    const float w = r < cache->rounds && i < n ? weight_of(i) : 0.0f;
+    cache->run[r] = r < cache->rounds && i < n ? weight_of(i) : 0.0f;
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (r >= cache->rounds) break; /* the same on every member: the unused rounds cost no warp sum */
+    const int i = r * members + rank;
+    const float w = cache->run[r];
     const float running = carry + sk_detail_warp_inclusive_sum(mask, w);
     cache->run[r] = running;
     if (w > 0.0f) cache->positive |= 1u << r;
     /* as sk_detail_warp_prefix_total(): the carry from the lane of the round's last entry */
-    if (r < cache->rounds) carry = __shfl_sync(mask, running, 31 - __clz((int)__ballot_sync(mask, i < n)));
+    carry = __shfl_sync(mask, running, 31 - __clz((int)__ballot_sync(mask, i < n)));
   }
   cache->total = carry;
 }

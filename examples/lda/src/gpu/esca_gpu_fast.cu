@@ -28,7 +28,10 @@ struct sparse_weights {
 
 // Rounds of the document's sparse row a warp keeps in registers (rows of up to 256 pairs); longer
 // rows are walked again for each draw.
-constexpr int kCachedRounds = 8;
+#ifndef SK_LDA_FAST_CACHED_ROUNDS
+#define SK_LDA_FAST_CACHED_ROUNDS 8
+#endif
+constexpr int kCachedRounds = SK_LDA_FAST_CACHED_ROUNDS;
 
 // The topic of a draw at x = u * (s + Q) (x in double, as the CPU's): the sparse part when x < s, else
 // the dense part's leaf at (x - s) / alpha.
@@ -36,6 +39,19 @@ struct dense_part {
   sk_wary_tree_view_f32 tree;
   float top;
 };
+
+// Lane j's part of the 32 groups from gc (those before g1): the group's row of A and its first token
+// position (lane g1 - gc, when it is below 32, gets the end of group g1 - 1's tokens).
+__device__ __forceinline__ void load_group_batch(const fast_draw_params &p, int32_t gc, int32_t g1,
+                                                 int32_t *begin, int32_t *nnz, int32_t *q) {
+  const int32_t g = gc + (int32_t)(threadIdx.x & 31u);
+  if (g < g1) {
+    const int32_t d = p.group_doc[g];
+    *begin = p.a_offsets[d];
+    *nnz = p.a_offsets[d + 1] - *begin;
+  }
+  if (g <= g1) *q = p.group_start[g];
+}
 
 // The draws of the groups [g0, g1) of one item (word v), consecutive in PDOW order, by one warp. The
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
@@ -54,9 +70,19 @@ __device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, in
   }
   int32_t *b_row = p.b_next + (size_t)v * (size_t)p.num_topics;
   const double dense_mass = p.alpha_d * (double)dense_total;
+  // Lane j holds group gc + j's row of A (begin, nnz) and first token position, loaded for 32 groups
+  // at once: each group then starts with shuffles, not a chain of three dependent loads.
+  int32_t gc = g0, my_begin = 0, my_nnz = 0, my_q = 0;
+  load_group_batch(p, gc, g1, &my_begin, &my_nnz, &my_q);
   for (int32_t g = g0; g < g1; ++g) {
-    const int32_t d = p.group_doc[g];
-    const int32_t begin = p.a_offsets[d], nnz = p.a_offsets[d + 1] - begin;
+    if (g - gc == 32) {
+      gc = g;
+      load_group_batch(p, gc, g1, &my_begin, &my_nnz, &my_q);
+    }
+    const int32_t begin = __shfl_sync(SK_FULL_MASK, my_begin, g - gc);
+    const int32_t nnz = __shfl_sync(SK_FULL_MASK, my_nnz, g - gc);
+    const int32_t q0 = __shfl_sync(SK_FULL_MASK, my_q, g - gc);
+    const int32_t q1 = g - gc + 1 < 32 ? __shfl_sync(SK_FULL_MASK, my_q, g - gc + 1) : p.group_start[g + 1];
     const sparse_weights sparse{p.a_topic + begin, p.a_count + begin, w};
     const bool cached = nnz <= kCachedRounds * 32;
     sk_warp_prefix_cache_f32<kCachedRounds> cache;
@@ -68,7 +94,7 @@ __device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, in
       s = sk_warp_prefix_total_by_f32(SK_FULL_MASK, sparse, nnz);
     }
     const double total = (double)s + dense_mass;
-    for (int32_t q = p.group_start[g]; q < p.group_start[g + 1]; ++q) {
+    for (int32_t q = q0; q < q1; ++q) {
       if (q - base == 32) {  // the 32 positions are drawn: write them, then the next 32 uniforms
         p.z[my_token] = my_topic;
         atomicAdd(b_row + my_topic, 1);
