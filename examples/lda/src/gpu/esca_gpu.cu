@@ -352,10 +352,13 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
     needed = core_bytes(m, o.exact) + g->d.workspace_bytes;
     if (!o.exact) {
       cudaError_t e = sk_lda_gpu::fast_choose_launch(gpu, g->num_topics, o.threads, o.blocks_per_sm, &g->launch);
-      if (e != cudaSuccess) failed = cuda_fail(err, "choosing the launch", e);
-      needed += g->launch.scratch_floats * sizeof(float);
-      if (o.item_tokens == 0) o.item_tokens = default_item_tokens(g->num_tokens, g->launch);
-      g->options = o;
+      if (e != cudaSuccess) {
+        failed = cuda_fail(err, "choosing the launch", e);
+      } else {
+        needed += g->launch.scratch_floats * sizeof(float);
+        if (o.item_tokens == 0) o.item_tokens = default_item_tokens(g->num_tokens, g->launch);
+        g->options = o;
+      }
     }
   }
   size_t free_bytes = 0, total_bytes = 0;
