@@ -2,8 +2,9 @@
 // (index and total, bit for bit) with the host reference over K from 1 to 100,000, tiles with lanes
 // that have no row, weight kinds from uniform to inf and NaN, and uniforms at 0, at random, just below 1,
 // exactly on block and tree boundaries; a goodness-of-fit test of the draws with a planted off-by-one;
-// the usage snippet. With --host: the reference against the plain sequential rule where every sum is
-// exact, and its documented invariants.
+// the usage snippet; the block-level functions (sum, maximum, search of a 32 x 32 block held in
+// registers) against the reference's tree. With --host: the reference against the plain sequential
+// rule where every sum is exact, and its documented invariants.
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -572,6 +573,96 @@ static void test_goodness_of_fit(void) {
   free(phi);
 }
 
+// --- Device: the block-level functions on a block held in registers --------------------------------
+
+// Block c is 32 rows of 32 weights, row-major at w + 1024 c; lane t takes position t of every row (a
+// transposed read, as a caller computing the weights itself would hold them) and calls the three
+// block functions, searching u = uniform x its row's sum, or +inf for a uniform of 1 or more (the
+// clamp rule of the group).
+__global__ void block_cases(const float *w, const float *uniforms, int num_blocks, float *sums, float *maxes,
+                            int *positions) {
+  const int c = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  if (c >= num_blocks) return;  // whole warps
+  const int lane = sk_lane_id();
+  float v[32];
+#pragma unroll
+  for (int s = 0; s < 32; ++s) v[s] = w[(size_t)c * 1024 + (size_t)s * 32 + (size_t)lane];
+  const size_t i = (size_t)c * 32 + (size_t)lane;
+  const float total = sk_warp_butterfly_block_sum_f32(v), uniform = uniforms[i];
+  sums[i] = total;
+  maxes[i] = sk_warp_butterfly_block_max_f32(v);
+  const float u = uniform < 1.0f ? fmaxf(__fmul_rn(uniform, total), 0.0f) : __int_as_float(0x7f800000);
+  positions[i] = sk_warp_butterfly_block_search_f32(v, u);
+}
+
+static float block_max_ref(const float *row) {
+  float m = -INFINITY;
+  for (int t = 0; t < 32; ++t) m = fmaxf(m, row[t]);
+  return m;
+}
+
+// Rows of every kind (and of negative log-weights with -inf and signed zeros, for the maximum), with
+// uniforms placed as the sampler's tests place them (at 0, at random, on tree edges, just below them,
+// 1): the sum must be the reference's block sum and the position the reference's draw for K = 32 (one
+// block, no padding), whose search is the same descent from base 0.
+static void test_device_blocks(int seed) {
+  const int num_blocks = 4 * kNumKinds + 8;
+  uint64_t rng = 0xb10c0000u + (uint64_t)seed;
+  float *w = (float *)malloc(sizeof(float) * 1024 * num_blocks), *u = (float *)malloc(sizeof(float) * 32 * num_blocks);
+  for (int c = 0; c < num_blocks; ++c)
+    for (int r = 0; r < 32; ++r) {
+      float *row = w + (size_t)c * 1024 + (size_t)r * 32;
+      fill_kind(row, 32, (c + r) % kNumKinds, &rng);
+      if (c >= 4 * kNumKinds && r % 3 == 0)
+        for (int t = 0; t < 32; ++t) row[t] = t % 5 == 0 ? -INFINITY : t % 7 == 0 ? -0.0f : -row[t];
+      u[(size_t)c * 32 + (size_t)r] = place_uniform((7 * c + r) % kNumU, row, 32, &rng);
+    }
+  float *d_w, *d_u, *d_sums, *d_maxes;
+  int *d_pos;
+  SK_CHECK_CUDA(cudaMalloc(&d_w, sizeof(float) * 1024 * num_blocks));
+  SK_CHECK_CUDA(cudaMalloc(&d_u, sizeof(float) * 32 * num_blocks));
+  SK_CHECK_CUDA(cudaMalloc(&d_sums, sizeof(float) * 32 * num_blocks));
+  SK_CHECK_CUDA(cudaMalloc(&d_maxes, sizeof(float) * 32 * num_blocks));
+  SK_CHECK_CUDA(cudaMalloc(&d_pos, sizeof(int) * 32 * num_blocks));
+  SK_CHECK_CUDA(cudaMemcpy(d_w, w, sizeof(float) * 1024 * num_blocks, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_u, u, sizeof(float) * 32 * num_blocks, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_pos, SK_TEST_POISON_BYTE, sizeof(int) * 32 * num_blocks));
+  block_cases<<<(num_blocks + 3) / 4, 128>>>(d_w, d_u, num_blocks, d_sums, d_maxes, d_pos);
+  SK_CHECK_LAUNCH();
+  float *sums = (float *)malloc(sizeof(float) * 32 * num_blocks), *maxes = (float *)malloc(sizeof(float) * 32 * num_blocks);
+  int *pos = (int *)malloc(sizeof(int) * 32 * num_blocks);
+  SK_CHECK_CUDA(cudaMemcpy(sums, d_sums, sizeof(float) * 32 * num_blocks, cudaMemcpyDeviceToHost));
+  SK_CHECK_CUDA(cudaMemcpy(maxes, d_maxes, sizeof(float) * 32 * num_blocks, cudaMemcpyDeviceToHost));
+  SK_CHECK_CUDA(cudaMemcpy(pos, d_pos, sizeof(int) * 32 * num_blocks, cudaMemcpyDeviceToHost));
+  for (int c = 0; c < num_blocks; ++c)
+    for (int r = 0; r < 32; ++r) {
+      const size_t i = (size_t)c * 32 + (size_t)r;
+      const float *row = w + (size_t)c * 1024 + (size_t)r * 32;
+      const int nonneg = c < 4 * kNumKinds || r % 3 != 0;
+      float total = 0.0f;
+      const int want = sk_ref_butterfly_sample_f32(row, 32, u[i], &total);
+      const float want_max = block_max_ref(row);
+      sk_test_context("block functions, seed %d, block %d, row %d (%s), uniform %a", seed, c, r,
+                      nonneg ? kKindNames[(c + r) % kNumKinds] : "log-weights", (double)u[i]);
+      SK_CHECK(sk_test_f32_bits_equal(sums[i], total) || (isnan(sums[i]) && isnan(total)), "sum %a, want %a",
+               (double)sums[i], (double)total);
+      // The maximum is order-free but for the sign of a zero (see the function's documentation).
+      SK_CHECK(sk_test_f32_bits_equal(maxes[i], want_max) || (maxes[i] == 0.0f && want_max == 0.0f),
+               "max %a, want %a", (double)maxes[i], (double)want_max);
+      if (nonneg && want >= 0) SK_CHECK(pos[i] == want, "position %d, want %d", pos[i], want);
+    }
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_u));
+  SK_CHECK_CUDA(cudaFree(d_sums));
+  SK_CHECK_CUDA(cudaFree(d_maxes));
+  SK_CHECK_CUDA(cudaFree(d_pos));
+  free(w);
+  free(u);
+  free(sums);
+  free(maxes);
+  free(pos);
+}
+
 // --- The usage snippet ------------------------------------------------------------------------------
 
 static void test_usage_snippet(void) {
@@ -606,6 +697,7 @@ int main(int argc, char **argv) {
     sk_test_require_gpu();
     test_usage_snippet();
     for (int seed = 0; seed < sk_test_seed_count(); ++seed) test_device_exact(seed);
+    for (int seed = 0; seed < sk_test_seed_count(); ++seed) test_device_blocks(seed);
     test_goodness_of_fit();
   }
   return sk_test_finish();

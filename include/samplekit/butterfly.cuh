@@ -175,14 +175,15 @@ SK_DEVICE void sk_detail_bfly_load_own(Src src, unsigned rows_mask, int my_c0, i
 
 /* One butterfly stage, distance 2^k: pairs rows 2h and 2h + 1 of the lane's current values (rows
    that differ in bit k), keeps the one whose bit k agrees with the lane's and swaps the other with lane
-   ^ 2^k. A template, so that the stage's loop has a constant trip count and unrolls into registers. */
-template <int k>
+   ^ 2^k, then combines the two: their sum, or (kMax) their maximum. A template, so that the stage's
+   loop has a constant trip count and unrolls into registers. */
+template <int k, bool kMax = false>
 SK_DEVICE void sk_detail_bfly_stage(float (&v)[SK_WARP_SIZE], bool upper) {
 #pragma unroll
   for (int h = 0; h < (16 >> k); ++h) {
     const float a = v[2 * h], b = v[2 * h + 1];
     const float sent = __shfl_xor_sync(SK_FULL_MASK, upper ? a : b, 1 << k);
-    v[h] = __fadd_rn(upper ? b : a, sent);
+    v[h] = kMax ? fmaxf(upper ? b : a, sent) : __fadd_rn(upper ? b : a, sent);
   }
 }
 
@@ -411,6 +412,85 @@ SK_DEVICE int sk_warp_butterfly_sample_product_f32(const float *theta, size_t ld
   src.my_doc = active ? (unsigned)doc : 0u;  // an inactive lane's ids are never used for a load
   src.my_word = active ? (unsigned)word : 0u;
   return sk_detail_bfly_sample(src, __ballot_sync(SK_FULL_MASK, active != 0), K, uniform, row_total);
+}
+
+/**
+ * \brief One 32 x 32 block already in registers, transposed: lane r gets the sum of row r, added along
+ * the group's tree.
+ *
+ * The block-level steps of the sampler, for weights that the lanes compute themselves instead of
+ * loading (Steele and Tristan's setting: each lane draws from its own distribution computed on the
+ * fly). On entry `v[s]` of lane t is position t of row s, for s and t in 0..31: in step s of a
+ * transposed computation every lane works on row s, lane t on that row's position t. The sum is the
+ * tree of the group: `S_m(n) = S_(m-1)(2n) + S_(m-1)(2n+1)`, each a rounded float addition, so it
+ * equals the block sum `B_b` that sk_warp_butterfly_sample_rows_f32() forms for a block of these 32
+ * weights. `v` is not changed.
+ *
+ * **Preconditions.** All 32 lanes call, converged. Weights need not be non-negative here (the sum is
+ * what the tree gives), but the sampler's rules assume they are.
+ * \param v this lane's column of the block: v[s] is position `lane` of row s.
+ * \return the sum of row `lane` (every lane gets its own row's).
+ * \sk_warp_cost{31 shuffles and 31 additions}
+ */
+SK_DEVICE float sk_warp_butterfly_block_sum_f32(const float (&v)[SK_WARP_SIZE]) {
+  float w[SK_WARP_SIZE];
+#pragma unroll
+  for (int s = 0; s < SK_WARP_SIZE; ++s) w[s] = v[s];
+  return sk_detail_bfly_reduce(w, sk_lane_id());
+}
+
+/**
+ * \brief One 32 x 32 block in registers, transposed (as for sk_warp_butterfly_block_sum_f32()): lane r
+ * gets the maximum of row r.
+ *
+ * The same butterfly with `fmaxf` in place of the addition: the largest of the row's 32 values, NaNs
+ * ignored as `fmaxf` ignores them (-inf when every value is -inf or NaN). The maximum does not depend on
+ * the order; only the sign of a zero result may (-0.0f or +0.0f when the row's largest values are
+ * zeros of both signs). The use it was made for: shifting a row of log-weights by its maximum before
+ * exponentiating, so that no weight overflows and the largest is exactly 1.
+ * \param v this lane's column of the block: v[s] is position `lane` of row s.
+ * \return the maximum of row `lane`.
+ * \sk_warp_cost{31 shuffles and 31 `fmaxf`}
+ */
+SK_DEVICE float sk_warp_butterfly_block_max_f32(const float (&v)[SK_WARP_SIZE]) {
+  float w[SK_WARP_SIZE];
+#pragma unroll
+  for (int s = 0; s < SK_WARP_SIZE; ++s) w[s] = v[s];
+  const int lane = sk_lane_id();
+  sk_detail_bfly_stage<0, true>(w, lane & 1);
+  sk_detail_bfly_stage<1, true>(w, (lane >> 1) & 1);
+  sk_detail_bfly_stage<2, true>(w, (lane >> 2) & 1);
+  sk_detail_bfly_stage<3, true>(w, (lane >> 3) & 1);
+  sk_detail_bfly_stage<4, true>(w, (lane >> 4) & 1);
+  return w[0];
+}
+
+/**
+ * \brief One 32 x 32 block in registers, transposed (as for sk_warp_butterfly_block_sum_f32()): lane r
+ * finds the position of `u` in row r by the group's search, from base 0.
+ *
+ * The table is built as the group says (31 shuffles) and searched (30): from the root, at each level
+ * with `L` and `R` the node's halves and `edge = base + L` (rounded), go right when `R > 0` and
+ * `u >= edge`, else left; base starts at +0.0f. So u on a rebuilt boundary goes to the later
+ * position, a position of weight 0 is never returned while the row has a positive weight and
+ * `u >= 0`, and `u = +inf` gives the last position of positive weight (u equal to the row's sum may
+ * not: a rebuilt edge can round one ulp above the sum). A row of zeros gives 0. Use it on the block
+ * the running totals chose, with u less the totals before it, or with u = uniform x the block's sum.
+ *
+ * **Preconditions.** All 32 lanes call, converged; weights are non-negative (`-0.0f` counts as 0);
+ * each lane passes its own `u`.
+ * \param v this lane's column of the block: v[s] is position `lane` of row s.
+ * \param u this lane's point in its row, >= 0 (a NaN goes left at every level: position 0).
+ * \return the position in row `lane`, 0 to 31.
+ * \sk_warp_cost{31 + 30 shuffles\, 31 additions and 5 comparisons}
+ */
+SK_DEVICE int sk_warp_butterfly_block_search_f32(const float (&v)[SK_WARP_SIZE], float u) {
+  float w[SK_WARP_SIZE], tab[SK_WARP_SIZE - 1];
+#pragma unroll
+  for (int s = 0; s < SK_WARP_SIZE; ++s) w[s] = v[s];
+  const int lane = sk_lane_id();
+  sk_detail_bfly_build(w, tab, lane);
+  return sk_detail_bfly_search(tab, lane, u, 0.0f);
 }
 
 /** @} */

@@ -1,0 +1,252 @@
+// sk-mixture's device state: the points, z, the table and the exact statistics (mix_gpu.h).
+#include <stdlib.h>
+#include <string.h>
+
+#include <new>
+
+#include "gpu/cuda_check.h"
+#include "gpu/mix_gpu.h"
+#include "gpu/zstep_gpu.cuh"
+#include "stats.h"
+
+#define SK_MIX_CUDA_SCOPE "GPU"
+
+using sk_mix_gpu_detail::zstep_args;
+
+struct sk_mix_gpu {
+  int device, kernel, zstep_warps, zstep_blocks;
+  int64_t n;
+  int32_t d, k, k_pad;
+  cudaStream_t stream;
+  float *d_x, *d_table;  // table: c (k_pad), s (D x k_pad), ms (D x k_pad)
+  int32_t *d_z;
+  unsigned long long *d_stats;  // count (K), sx (K x D), sxx (K x D): the statistics' integers
+  unsigned long long *h_stats;
+  int stats_blocks, stats_threads;
+  size_t stats_shared;  // dynamic shared bytes of the statistics kernel (0: global atomics)
+  size_t bytes;
+};
+
+namespace {
+
+constexpr int kStatsThreads = 512;
+
+// Adds point p's terms to the statistics: shared-memory integers when `shared`, else global ones.
+// Integer addition commutes, so the order of the atomics cannot change the result. Threads take
+// consecutive elements (point, dimension) of x, so the reads are coalesced.
+__global__ void __launch_bounds__(kStatsThreads)
+    stats_kernel(const float *x, const int32_t *z, int64_t n, int32_t d, int32_t k, double scale1, double scale2,
+                 int shared, unsigned long long *g) {
+  extern __shared__ unsigned long long sh[];
+  const size_t kd = (size_t)k * (size_t)d, total = (size_t)k + 2 * kd;
+  unsigned long long *acc = shared ? sh : g;
+  if (shared) {
+    for (size_t i = threadIdx.x; i < total; i += blockDim.x) sh[i] = 0ull;
+    __syncthreads();
+  }
+  const int64_t elements = n * (int64_t)d, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < elements; e += stride) {
+    const int64_t p = e < 0xffffffffll ? (int64_t)((uint32_t)e / (uint32_t)d) : e / d;
+    const int32_t j = (int32_t)(e - p * d), c = z[p];
+    const float v = x[e];
+    const size_t at = (size_t)c * (size_t)d + (size_t)j;
+    if (j == 0) atomicAdd(acc + c, 1ull);
+    atomicAdd(acc + (size_t)k + at, (unsigned long long)sk_mix_fixed_x(v, scale1));
+    atomicAdd(acc + (size_t)k + kd + at, (unsigned long long)sk_mix_fixed_xx(v, scale2));
+  }
+  if (shared) {
+    __syncthreads();
+    for (size_t i = threadIdx.x; i < total; i += blockDim.x)
+      if (sh[i] != 0ull) atomicAdd(g + i, sh[i]);
+  }
+}
+
+int check_options(const sk_mix_gpu_options *o, sk_mix_error *err) {
+  if (o->device < 0) return sk_mix_fail(err, "GPU: device %d: not a device ordinal", o->device);
+  if (o->kernel != SK_MIX_ZSTEP_BUTTERFLY && o->kernel != SK_MIX_ZSTEP_THREAD)
+    return sk_mix_fail(err, "GPU: z-step kernel %d: not 0 (butterfly) or 1 (thread)", o->kernel);
+  if (o->warps_per_block < 0 || o->warps_per_block > sk_mix_gpu_detail::kZstepMaxWarps)
+    return sk_mix_fail(err, "GPU: %d warps per block: 0 (automatic) to %d", o->warps_per_block,
+                       sk_mix_gpu_detail::kZstepMaxWarps);
+  if (o->blocks < 0) return sk_mix_fail(err, "GPU: %d blocks: 0 (automatic) or more", o->blocks);
+  return 0;
+}
+
+// The launch shapes: the z-step's warps and blocks, the statistics' blocks and shared memory.
+int plan(sk_mix_gpu *g, const sk_mix_gpu_options *o, sk_mix_error *err) {
+  int sms = 0, optin = 0;
+  SK_MIX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->device), "querying the SM count");
+  SK_MIX_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device),
+                  "querying the shared memory per block");
+  const size_t per_warp = sk_mix_gpu_detail::zstep_shared_per_warp(g->d);
+  g->zstep_warps = o->warps_per_block;
+  if (g->zstep_warps == 0) {  // as many as 48 KiB hold, at most the kernel's bound
+    g->zstep_warps = (int)((48u * 1024u) / per_warp);
+    if (g->zstep_warps > sk_mix_gpu_detail::kZstepMaxWarps) g->zstep_warps = sk_mix_gpu_detail::kZstepMaxWarps;
+  }
+  if (g->kernel == SK_MIX_ZSTEP_BUTTERFLY && (size_t)g->zstep_warps * per_warp > 48u * 1024u)
+    return sk_mix_fail(err, "GPU: %d warps of %zu shared bytes each exceed the 48 KiB a block gets", g->zstep_warps,
+                       per_warp);
+  int resident = 0;
+  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::zstep_blocks_per_sm(g->kernel, g->d, g->zstep_warps, &resident),
+                  "the z-step's occupancy");
+  const int64_t per_block = g->kernel == SK_MIX_ZSTEP_THREAD ? 256 : 32 * (int64_t)g->zstep_warps;
+  const int64_t needed = (g->n + per_block - 1) / per_block;
+  const int64_t full = (int64_t)sms * (resident > 0 ? resident : 1);
+  g->zstep_blocks = o->blocks > 0 ? o->blocks : (int)(needed < full ? needed : full);
+  // Statistics: privatised in shared memory when K (2 D + 1) integers fit a block's opt-in maximum.
+  const size_t words = (size_t)g->k * (size_t)(2 * g->d + 1), bytes = sizeof(unsigned long long) * words;
+  g->stats_threads = kStatsThreads;
+  g->stats_shared = bytes <= (size_t)optin ? bytes : 0;
+  if (g->stats_shared > 48u * 1024u)
+    SK_MIX_CUDA_TRY(
+        cudaFuncSetAttribute(stats_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->stats_shared),
+        "raising the statistics kernel's shared memory");
+  int stats_resident = 0;
+  SK_MIX_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&stats_resident, stats_kernel, kStatsThreads, g->stats_shared),
+      "the statistics kernel's occupancy");
+  const int64_t elements = g->n * (int64_t)g->d, stats_needed = (elements + kStatsThreads - 1) / kStatsThreads;
+  const int64_t stats_full = (int64_t)sms * (stats_resident > 0 ? stats_resident : 1);
+  g->stats_blocks = o->blocks > 0 ? o->blocks : (int)(stats_needed < stats_full ? stats_needed : stats_full);
+  return 0;
+}
+
+int device_alloc(sk_mix_gpu *g, void **p, size_t bytes, const char *what, sk_mix_error *err) {
+  const cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) {
+    g->bytes += bytes;
+    return 0;
+  }
+  size_t free_b = 0, total_b = 0;
+  cudaGetLastError();  // clear the allocation error before asking
+  cudaMemGetInfo(&free_b, &total_b);
+  return sk_mix_fail(err, "GPU: allocating %s (%zu bytes; %zu of %zu free): %s", what, bytes, free_b, total_b,
+                     cudaGetErrorString(e));
+}
+
+int create(sk_mix_gpu *g, const float *x, const sk_mix_gpu_options *o, sk_mix_error *err) {
+  SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
+  SK_MIX_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
+  const size_t nd = (size_t)g->n * (size_t)g->d, table = (size_t)g->k_pad * (size_t)(2 * g->d + 1);
+  const size_t words = (size_t)g->k * (size_t)(2 * g->d + 1);
+  if (device_alloc(g, (void **)&g->d_x, sizeof(float) * nd, "the points", err) != 0 ||
+      device_alloc(g, (void **)&g->d_z, sizeof(int32_t) * (size_t)g->n, "the assignments", err) != 0 ||
+      device_alloc(g, (void **)&g->d_table, sizeof(float) * table, "the z-step table", err) != 0 ||
+      device_alloc(g, (void **)&g->d_stats, sizeof(unsigned long long) * words, "the statistics", err) != 0)
+    return 1;
+  g->h_stats = (unsigned long long *)malloc(sizeof(unsigned long long) * words);
+  if (g->h_stats == NULL) return sk_mix_fail(err, "GPU: out of host memory for the statistics");
+  SK_MIX_CUDA_TRY(cudaMemcpyAsync(g->d_x, x, sizeof(float) * nd, cudaMemcpyHostToDevice, g->stream),
+                  "copying the points");
+  SK_MIX_CUDA_TRY(cudaMemsetAsync(g->d_z, 0, sizeof(int32_t) * (size_t)g->n, g->stream), "clearing the assignments");
+  if (plan(g, o, err) != 0) return 1;
+  SK_MIX_CUDA_TRY(cudaStreamSynchronize(g->stream), "copying the points");
+  return 0;
+}
+
+}  // namespace
+
+int sk_mix_gpu_create(const float *x, int64_t n, int32_t d, int32_t k, const sk_mix_gpu_options *o, sk_mix_gpu **out,
+                      sk_mix_error *err) {
+  *out = NULL;
+  sk_mix_gpu_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (o == NULL) o = &defaults;
+  if (check_options(o, err) != 0) return 1;
+  if (n < 1 || d < 1 || d > SK_MIX_MAX_D || k < 1 || k > SK_MIX_MAX_K)
+    return sk_mix_fail(err, "GPU: sizes N = %lld, D = %d, K = %d out of range", (long long)n, (int)d, (int)k);
+  sk_mix_gpu *g = new (std::nothrow) sk_mix_gpu();
+  if (g == NULL) return sk_mix_fail(err, "GPU: out of host memory");
+  g->device = o->device;
+  g->kernel = o->kernel;
+  g->n = n;
+  g->d = d;
+  g->k = k;
+  g->k_pad = (k + 31) / 32 * 32;
+  if (create(g, x, o, err) != 0) {
+    sk_mix_gpu_destroy(g);
+    return 1;
+  }
+  *out = g;
+  return 0;
+}
+
+int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep, sk_mix_error *err) {
+  if (t->k != g->k || t->d != g->d || t->k_pad != g->k_pad)
+    return sk_mix_fail(err, "GPU z-step: a table for K = %d, D = %d on a state for K = %d, D = %d", (int)t->k,
+                       (int)t->d, (int)g->k, (int)g->d);
+  const size_t plane = (size_t)g->d * (size_t)g->k_pad;
+  float *c = g->d_table, *s = c + g->k_pad, *ms = s + plane;
+  SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
+  /* The host table is one block in the same order (mixture.h). */
+  SK_MIX_CUDA_TRY(
+      cudaMemcpyAsync(c, t->c, sizeof(float) * ((size_t)g->k_pad + 2 * plane), cudaMemcpyHostToDevice, g->stream),
+      "uploading the z-step table");
+  zstep_args a;
+  a.x = g->d_x;
+  a.n = g->n;
+  a.d = g->d;
+  a.k = g->k;
+  a.k_pad = g->k_pad;
+  a.c = c;
+  a.s = s;
+  a.ms = ms;
+  a.seed = seed;
+  a.sweep = sweep;
+  a.z = g->d_z;
+  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::zstep_launch(a, g->kernel, g->zstep_warps, g->zstep_blocks, g->stream),
+                  "launching the z-step");
+  return 0;
+}
+
+int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_mix_error *err) {
+  if (out->k != g->k || out->d != g->d)
+    return sk_mix_fail(err, "GPU statistics: statistics for K = %d, D = %d on a state for K = %d, D = %d", (int)out->k,
+                       (int)out->d, (int)g->k, (int)g->d);
+  const size_t kd = (size_t)g->k * (size_t)g->d, words = (size_t)g->k + 2 * kd;
+  SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
+  SK_MIX_CUDA_TRY(cudaMemsetAsync(g->d_stats, 0, sizeof(unsigned long long) * words, g->stream),
+                  "clearing the statistics");
+  stats_kernel<<<g->stats_blocks, g->stats_threads, g->stats_shared, g->stream>>>(
+      g->d_x, g->d_z, g->n, g->d, g->k, ldexp(1.0, out->f1), ldexp(1.0, out->f2), g->stats_shared > 0, g->d_stats);
+  SK_MIX_LAUNCH_CHECK("launching the statistics kernel");
+  SK_MIX_CUDA_TRY(
+      cudaMemcpyAsync(g->h_stats, g->d_stats, sizeof(unsigned long long) * words, cudaMemcpyDeviceToHost, g->stream),
+      "copying the statistics");
+  SK_MIX_CUDA_TRY(cudaStreamSynchronize(g->stream), "the z-step and the statistics");
+  for (int32_t c = 0; c < g->k; ++c) out->count[c] = (int64_t)g->h_stats[c];
+  for (size_t i = 0; i < kd; ++i) {
+    out->sx[i] = (int64_t)g->h_stats[(size_t)g->k + i];
+    out->sxx[i] = (int64_t)g->h_stats[(size_t)g->k + kd + i];
+  }
+  return 0;
+}
+
+int sk_mix_gpu_copy_z(sk_mix_gpu *g, int32_t *z, sk_mix_error *err) {
+  SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
+  SK_MIX_CUDA_TRY(cudaMemcpyAsync(z, g->d_z, sizeof(int32_t) * (size_t)g->n, cudaMemcpyDeviceToHost, g->stream),
+                  "copying the assignments");
+  SK_MIX_CUDA_TRY(cudaStreamSynchronize(g->stream), "copying the assignments");
+  return 0;
+}
+
+sk_stream sk_mix_gpu_stream(const sk_mix_gpu *g) { return (sk_stream)g->stream; }
+
+size_t sk_mix_gpu_bytes(const sk_mix_gpu *g) { return g->bytes; }
+
+void sk_mix_gpu_destroy(sk_mix_gpu *g) {
+  if (g == NULL) return;
+  // Errors while releasing are ignored: nothing can be done about them, and the state is gone either way.
+  if (cudaSetDevice(g->device) == cudaSuccess) {
+    if (g->stream != NULL) cudaStreamSynchronize(g->stream);
+    cudaFree(g->d_x);
+    cudaFree(g->d_z);
+    cudaFree(g->d_table);
+    cudaFree(g->d_stats);
+    if (g->stream != NULL) cudaStreamDestroy(g->stream);
+  }
+  cudaGetLastError();
+  free(g->h_stats);
+  delete g;
+}

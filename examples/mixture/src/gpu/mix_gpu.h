@@ -1,0 +1,134 @@
+/**
+ * \file mix_gpu.h
+ * \brief sk-mixture's CUDA part: the z-step and the statistics on a GPU, for data kept on the device.
+ *
+ * Built only when nvcc is found (SK_MIX_HAVE_GPU is then defined for every user of sk_mix_core). The
+ * parameter step stays on the host (posterior.h): each sweep uploads the z-step's table (K (2 D + 1)
+ * floats) and downloads the statistics (K (2 D + 1) integers).
+ *
+ * **z-step kernels** (both draw exactly what the CPU reference draws, zstep.h):
+ * - `SK_MIX_ZSTEP_BUTTERFLY` (the default): a warp takes 32 consecutive points and walks the
+ *   components in tiles of 32, lane t computing component 32 b + t's log-weight for each of the 32
+ *   points (their values read from shared memory as broadcasts, the lane's component parameters held in
+ *   registers for 8 dimensions at a time). The tile is then a 32 x 32 block in registers, transposed,
+ *   which samplekit's butterfly functions reduce: sk_warp_butterfly_block_max_f32() gives each point its
+ *   tile maximum, sk_warp_butterfly_block_sum_f32() its tile sum, and after the last tile
+ *   sk_warp_butterfly_block_search_f32() its component in the tile the reservoir kept. Work: N K D fused
+ *   multiply-add pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes) and
+ *   the table from L2.
+ * - `SK_MIX_ZSTEP_THREAD`: a thread per point running sk_mix_draw_point() itself; the simple
+ *   reference on the device, for tests.
+ *
+ * **Statistics**: exact fixed-point integers (stats.h) by 64-bit integer atomics, which commute; per block
+ * in shared memory when the K (2 D + 1) integers fit a block's opt-in maximum (227 KiB on an H100 or
+ * H200: K (2 D + 1) <= 29,056), else straight to global memory.
+ *
+ * Every CUDA call is checked; a failure comes back as an error message naming the step. Results do
+ * not depend on the launch shape (`warps_per_block`, `blocks`).
+ */
+#ifndef SK_MIX_GPU_H
+#define SK_MIX_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mixture.h"
+#include "samplekit/sk_config.h" /* sk_stream */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Which z-step kernel runs (see the file's description). */
+typedef enum sk_mix_zstep_kernel {
+  SK_MIX_ZSTEP_BUTTERFLY = 0, /**< a warp per 32 points, butterfly reductions (default) */
+  SK_MIX_ZSTEP_THREAD = 1     /**< a thread per point (the reference on the device) */
+} sk_mix_zstep_kernel;
+
+/** \brief Launch options; zeros mean the defaults. Results do not depend on them. */
+typedef struct sk_mix_gpu_options {
+  int device;          /**< CUDA device ordinal (default 0) */
+  int kernel;          /**< #sk_mix_zstep_kernel */
+  int warps_per_block; /**< z-step warps per block, 1 to 32 (0: as many as fit 48 KiB of shared memory, at most 8) */
+  int blocks;          /**< z-step and statistics blocks (0: enough for the device; each then loops over its share) */
+} sk_mix_gpu_options;
+
+/** \brief The device state of one data set: points, assignments, table and statistics buffers. */
+typedef struct sk_mix_gpu sk_mix_gpu;
+
+/**
+ * \brief Whether CUDA device `device` can be used.
+ * \param device ordinal.
+ * \param name receives its name (at most cap bytes, NUL-terminated), or NULL.
+ * \param cap size of name.
+ * \param err why not (no driver, no device, ordinal out of range).
+ * \return 0 when it can.
+ */
+int sk_mix_gpu_probe(int device, char *name, size_t cap, sk_mix_error *err);
+
+/**
+ * \brief Copies N x D standardized points to the device and allocates the rest for K components.
+ * \param x the points (host, row-major).
+ * \param n points, >= 1.
+ * \param d dimensions, 1 to #SK_MIX_MAX_D.
+ * \param k components, 1 to #SK_MIX_MAX_K.
+ * \param o options, or NULL for the defaults.
+ * \param out receives the state; release with sk_mix_gpu_destroy().
+ * \param err a bad option, no device, or a CUDA failure (out of device memory: how much was asked).
+ * \return 0 on success.
+ */
+int sk_mix_gpu_create(const float *x, int64_t n, int32_t d, int32_t k, const sk_mix_gpu_options *o, sk_mix_gpu **out,
+                      sk_mix_error *err);
+
+/**
+ * \brief The z-step: uploads the table and draws every z on the device (asynchronous on the state's
+ * stream; errors of the run surface at the next synchronising call).
+ * \param g the state.
+ * \param t the table (K and D of the state).
+ * \param seed the run's seed.
+ * \param sweep the sweep.
+ * \param err a CUDA failure.
+ * \return 0 on success.
+ */
+int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep, sk_mix_error *err);
+
+/**
+ * \brief The statistics of the current z, computed on the device and copied to `out` (synchronises).
+ * \param g the state.
+ * \param out allocated for the state's K and D, with f1 and f2 of its N.
+ * \param err a CUDA failure.
+ * \return 0 on success.
+ */
+int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_mix_error *err);
+
+/**
+ * \brief Copies the current z to the host (synchronises).
+ * \param g the state.
+ * \param z receives N components.
+ * \param err a CUDA failure.
+ * \return 0 on success.
+ */
+int sk_mix_gpu_copy_z(sk_mix_gpu *g, int32_t *z, sk_mix_error *err);
+
+/**
+ * \brief The stream the state's work runs on (for timing it with events).
+ * \param g the state.
+ * \return its stream.
+ */
+sk_stream sk_mix_gpu_stream(const sk_mix_gpu *g);
+
+/**
+ * \brief Device bytes the state holds.
+ * \param g the state.
+ * \return bytes.
+ */
+size_t sk_mix_gpu_bytes(const sk_mix_gpu *g);
+
+/** \brief Frees the state; NULL is fine. \param g the state. */
+void sk_mix_gpu_destroy(sk_mix_gpu *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_MIX_GPU_H */

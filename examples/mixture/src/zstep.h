@@ -1,0 +1,322 @@
+/**
+ * \file zstep.h
+ * \brief The z-step's arithmetic, one definition for the CPU reference (C) and the GPU kernels (CUDA):
+ * every operation a rounded float operation named explicitly, so both compute the same bits.
+ *
+ * **The draw of z_n.** The K log-weights are `l_k = c_k - q_k / 2` with `q_k = sum_j t_kj^2` (j in
+ * order from 0, each step one fused multiply-add from q = +0) and `t_kj = fma(x_j, s_kj, -ms_kj)`
+ * (sk_mix_ztable). Components come in tiles of 32 (tile b holds k = 32 b .. 32 b + 31; components
+ * past K are absent: l = -inf). Per tile:
+ * - `M_b` = the largest l_k of the tile (exact);
+ * - `e_k = sk_mix_exp_neg(l_k - M_b)`, each in [0, 1], the largest exactly 1: no overflow or underflow
+ *   for any data scale, since only differences of log-weights are exponentiated;
+ * - `T_b` = the tile's sum of e along the butterfly's tree (samplekit/butterfly.cuh: pairs, then
+ *   pairs of pairs, ...; sk_mix_tree_sum32()).
+ *
+ * Across tiles, one tile is chosen by a weighted reservoir over the running maximum: tile 0 is taken;
+ * after it `m = M_0`, `S = T_0`. Tile b > 0 has weight `W = T_b` when `M_b > m` (then `S = S *
+ * exp(m - M_b) + T_b` and `m = M_b`), else `W = T_b * exp(M_b - m)` (then `S = S + W`); it replaces
+ * the tile taken so far when `u_b * S < W`. In exact arithmetic tile b ends up taken with probability
+ * W_b / S_final (the product of the later tiles' keep probabilities telescopes), so one pass over the
+ * components suffices: the chosen tile's e values are kept, none is recomputed.
+ * Finally `u = u_0 * T_sel` is searched in the chosen tile's tree as the butterfly searches a block
+ * (sk_mix_tree_search32()): at each level, go right when the right half is > 0 and u >= base + left
+ * half. **Ties**: u exactly on a rebuilt edge goes to the later component; a reservoir uniform with
+ * `u_b * S == W` keeps the earlier tile. Absent components and weights that underflow are never drawn.
+ *
+ * **Uniforms.** Point n of sweep `sweep` uses `NB = ceil(K / 32)` uniforms: u_i is word i % 4 of the
+ * Philox block `n * ceil(NB / 4) + i / 4` of stream `SK_MIX_STREAM(sweep, SK_MIX_ROLE_Z)`
+ * (sk_rng_uniform4_f32()); u_0 is the final search's, u_b (b >= 1) tile b's reservoir test.
+ *
+ * **exp.** `sk_mix_exp_neg(x)` for x <= 0: n = round(x log2 e) by the 1.5 2^23 trick in one fma,
+ * r = x - n ln2 in two fmas (Cody and Waite's split of ln2), e^r by its Taylor polynomial of degree 6
+ * (six fmas; its truncation error is below 1.7e-7 relative on |r| <= ln2 / 2), times 2^n by adding n
+ * to the exponent bits: within 3e-7 of e^x in all (tests/mixture measures 2.3e-7). x < -86 (e^x <
+ * 4.5e-38, at the bottom of the normal floats) and NaN give +0.
+ *
+ * The GPU's butterfly kernel computes the same values in another arrangement (a warp holds a 32 x 32
+ * block of points and components, samplekit's butterfly does the tree sums, maxima and search); the
+ * per-thread kernel and the CPU call sk_mix_draw_point() itself.
+ */
+#ifndef SK_MIX_ZSTEP_H
+#define SK_MIX_ZSTEP_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "samplekit/rng.h"
+
+#if defined(__CUDACC__)
+/** \brief Qualifier of the z-step's functions: host and device under nvcc, static inline in C. */
+#define SK_MIX_HD static __host__ __device__ __forceinline__
+#else
+#define SK_MIX_HD static inline
+#endif
+
+/** \brief Components per tile: a warp's width, the butterfly's block. */
+#define SK_MIX_TILE 32
+
+/** \brief The roles that split a sweep's random numbers into streams. */
+enum sk_mix_role {
+  SK_MIX_ROLE_Z = 0,      /**< the z-step's uniforms */
+  SK_MIX_ROLE_PARAMS = 1, /**< the parameter step's variates */
+  SK_MIX_ROLE_INIT = 2,   /**< the initialisation (sweep 0) */
+  SK_MIX_ROLE_GEN = 3     /**< the generator of planted data (sweep 0) */
+};
+
+/** \brief The Philox stream of a sweep's role: `4 sweep + role`. */
+#define SK_MIX_STREAM(sweep, role) ((uint64_t)(sweep)*4u + (uint64_t)(role))
+
+/* --- rounded float operations, the same on host and device -------------------------------------- */
+/* On the device each is the _rn intrinsic, which nvcc never fuses or reorders; on the host the C
+   operators, in a file compiled with -ffp-contract=off (ISO C mode does not contract either), and
+   fmaf, which IEEE 754 rounds once like __fmaf_rn. */
+#if defined(__CUDA_ARCH__)
+#define SK_MIX_DETAIL_ADD(a, b) __fadd_rn(a, b)
+#define SK_MIX_DETAIL_SUB(a, b) __fsub_rn(a, b)
+#define SK_MIX_DETAIL_MUL(a, b) __fmul_rn(a, b)
+#define SK_MIX_DETAIL_FMA(a, b, c) __fmaf_rn(a, b, c)
+#else
+#define SK_MIX_DETAIL_ADD(a, b) ((a) + (b))
+#define SK_MIX_DETAIL_SUB(a, b) ((a) - (b))
+#define SK_MIX_DETAIL_MUL(a, b) ((a) * (b))
+#define SK_MIX_DETAIL_FMA(a, b, c) fmaf(a, b, c)
+#endif
+
+/** \brief a + b, rounded once. \param a addend. \param b addend. \return the sum. */
+SK_MIX_HD float sk_mix_fadd(float a, float b) { return SK_MIX_DETAIL_ADD(a, b); }
+
+/** \brief a - b, rounded once. \param a minuend. \param b subtrahend. \return the difference. */
+SK_MIX_HD float sk_mix_fsub(float a, float b) { return SK_MIX_DETAIL_SUB(a, b); }
+
+/** \brief a * b, rounded once. \param a factor. \param b factor. \return the product. */
+SK_MIX_HD float sk_mix_fmul(float a, float b) { return SK_MIX_DETAIL_MUL(a, b); }
+
+/** \brief a * b + c, rounded once. \param a factor. \param b factor. \param c addend. \return the result. */
+SK_MIX_HD float sk_mix_ffma(float a, float b, float c) { return SK_MIX_DETAIL_FMA(a, b, c); }
+
+/** \brief The bits of a float. \param f the float. \return its IEEE 754 bits. */
+SK_MIX_HD uint32_t sk_mix_f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+/** \brief The float of given bits. \param u IEEE 754 bits. \return the float. */
+SK_MIX_HD float sk_mix_f32_from_bits(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+/** \brief -infinity as a float (absent components' log-weight). \return -inf. */
+SK_MIX_HD float sk_mix_neg_inf(void) { return sk_mix_f32_from_bits(0xff800000u); }
+
+/** \brief The larger of a and b, NaN ignored (fmaxf). \param a a value. \param b a value. \return max. */
+SK_MIX_HD float sk_mix_fmax(float a, float b) { return fmaxf(a, b); }
+
+/**
+ * \brief e^x for x <= 0, by the method of the file's description; identical bits on host and device.
+ * \param x the exponent, <= 0 (a positive x is outside the contract).
+ * \return e^x within 3e-7 relative; +0 for x < -86 or NaN.
+ */
+SK_MIX_HD float sk_mix_exp_neg(float x) {
+  if (!(x >= -86.0f)) return 0.0f;
+  /* 1.5 * 2^23: adding it rounds x log2(e) to an integer n held in the low mantissa bits. */
+  const float shifter = 12582912.0f;
+  /* Constants as hexadecimal literals, so that no compiler's decimal conversion is involved. */
+  const float j = sk_mix_ffma(x, 0x1.715476p+0f /* log2(e) */, shifter);
+  const float n = sk_mix_fsub(j, shifter);
+  /* ln 2 = 0x1.62e4p-1 (11 trailing zero bits: n times it is exact) + 0x1.7f7d1cp-20. */
+  float r = sk_mix_ffma(n, -0x1.62e4p-1f, x);
+  r = sk_mix_ffma(n, -0x1.7f7d1cp-20f, r);
+  float p = 0x1.6c16c2p-10f; /* 1/720, 1/120, 1/24, 1/6, 1/2, 1, 1 */
+  p = sk_mix_ffma(p, r, 0x1.111112p-7f);
+  p = sk_mix_ffma(p, r, 0x1.555556p-5f);
+  p = sk_mix_ffma(p, r, 0x1.555556p-3f);
+  p = sk_mix_ffma(p, r, 0.5f);
+  p = sk_mix_ffma(p, r, 1.0f);
+  p = sk_mix_ffma(p, r, 1.0f); /* e^r = 1 + r (1 + r (1/2 + ...)): exactly 1 at r = 0 */
+  /* n in [-124, 0] and p in [0.70, 1.42]: adding n to the exponent field keeps a normal float. */
+  const uint32_t n_bits = sk_mix_f32_bits(j) - sk_mix_f32_bits(shifter);
+  return sk_mix_f32_from_bits(sk_mix_f32_bits(p) + (n_bits << 23));
+}
+
+/**
+ * \brief The log-weight of component k for point x: `c_k - q / 2`, `q` as the file's description says.
+ * \param x the point's D values.
+ * \param d dimensions D.
+ * \param c the component's constant c_k.
+ * \param s the component's first inverse standard deviation; dimension j's is at s[j * stride].
+ * \param ms the component's first mean over standard deviation, same stride.
+ * \param stride the distance between dimensions in s and ms.
+ * \return the log-weight (up to a constant shared by all components).
+ */
+SK_MIX_HD float sk_mix_log_weight(const float *x, int32_t d, float c, const float *s, const float *ms, int64_t stride) {
+  float q = 0.0f;
+  int32_t j;
+  for (j = 0; j < d; ++j) {
+    const float t = sk_mix_ffma(x[j], s[j * stride], -ms[j * stride]);
+    q = sk_mix_ffma(t, t, q);
+  }
+  return sk_mix_fsub(c, sk_mix_fmul(0.5f, q));
+}
+
+/**
+ * \brief The tree sum of 32 values: pairs, then pairs of pairs, ... (the butterfly's block sum).
+ * \param v 32 values.
+ * \return `S_5(0)` with `S_0(t) = v[t]`, `S_m(n) = S_(m-1)(2n) + S_(m-1)(2n+1)`.
+ */
+SK_MIX_HD float sk_mix_tree_sum32(const float *v) {
+  float a[SK_MIX_TILE];
+  int w, i;
+  for (i = 0; i < SK_MIX_TILE; ++i) a[i] = v[i];
+  for (w = SK_MIX_TILE / 2; w >= 1; w /= 2)
+    for (i = 0; i < w; ++i) a[i] = sk_mix_fadd(a[2 * i], a[2 * i + 1]);
+  return a[0];
+}
+
+/**
+ * \brief The butterfly's search in one tile from base 0 (samplekit/butterfly.cuh): the position of u.
+ * \param v the tile's 32 weights, >= 0.
+ * \param u the point searched for, >= 0.
+ * \return the position 0..31: where every level went right when its right half was > 0 and u >= base +
+ *         left half.
+ */
+SK_MIX_HD int sk_mix_tree_search32(const float *v, float u) {
+  float node[6][SK_MIX_TILE];
+  float base = 0.0f;
+  int m, i, n = 0;
+  for (i = 0; i < SK_MIX_TILE; ++i) node[0][i] = v[i];
+  for (m = 1; m <= 5; ++m)
+    for (i = 0; i < (SK_MIX_TILE >> m); ++i) node[m][i] = sk_mix_fadd(node[m - 1][2 * i], node[m - 1][2 * i + 1]);
+  for (m = 5; m >= 1; --m) {
+    const float left = node[m - 1][2 * n], right = node[m - 1][2 * n + 1];
+    const float edge = sk_mix_fadd(base, left);
+    if (right > 0.0f && u >= edge) {
+      base = edge;
+      n = 2 * n + 1;
+    } else {
+      n = 2 * n;
+    }
+  }
+  return n;
+}
+
+/** \brief Tiles of a z-step over K components: ceil(K / 32). \param k components. \return NB. */
+SK_MIX_HD int sk_mix_num_tiles(int32_t k) { return (int)((k + SK_MIX_TILE - 1) / SK_MIX_TILE); }
+
+/**
+ * \brief Uniforms u_(4 blk) .. u_(4 blk + 3) of point n's z-step draw (see the file's description).
+ * \param seed the run's seed.
+ * \param sweep the sweep.
+ * \param n the point.
+ * \param num_tiles NB.
+ * \param blk which block of four.
+ * \return the four uniforms, in [0, 1 - 2^-24].
+ */
+SK_MIX_HD sk_f32x4 sk_mix_z_uniforms(uint64_t seed, uint64_t sweep, int64_t n, int num_tiles, int blk) {
+  const uint64_t per_point = (uint64_t)((num_tiles + 3) / 4);
+  return sk_rng_uniform4_f32(seed, SK_MIX_STREAM(sweep, SK_MIX_ROLE_Z), (uint64_t)n * per_point + (uint64_t)blk);
+}
+
+/** \brief Word i of four uniforms. \param f the four. \param i 0..3. \return f.x, f.y, f.z or f.w. */
+SK_MIX_HD float sk_mix_pick4(sk_f32x4 f, int i) { return i == 0 ? f.x : i == 1 ? f.y : i == 2 ? f.z : f.w; }
+
+/** \brief The reservoir's state for one point: the running maximum and sum, the tile taken so far. */
+typedef struct sk_mix_reservoir {
+  float m;     /**< the largest tile maximum so far */
+  float s;     /**< the sum of the tiles' weights so far, relative to e^m */
+  float t_sel; /**< the tree sum of the taken tile, relative to its own maximum */
+  int sel;     /**< the taken tile */
+} sk_mix_reservoir;
+
+/**
+ * \brief One tile's step of the reservoir (the file's description), for tile b with maximum `mb` and
+ * tree sum `tb`; `ub` is u_b (unused for b = 0).
+ * \param r the state (any contents for b = 0).
+ * \param b the tile.
+ * \param mb its maximum log-weight.
+ * \param tb its tree sum.
+ * \param ub its uniform.
+ * \return 1 when tile b is taken (its e values must then be kept).
+ */
+SK_MIX_HD int sk_mix_reservoir_step(sk_mix_reservoir *r, int b, float mb, float tb, float ub) {
+  float w;
+  if (b == 0) {
+    r->m = mb;
+    r->s = tb;
+    r->t_sel = tb;
+    r->sel = 0;
+    return 1;
+  }
+  if (mb > r->m) {
+    r->s = sk_mix_fadd(sk_mix_fmul(r->s, sk_mix_exp_neg(sk_mix_fsub(r->m, mb))), tb);
+    r->m = mb;
+    w = tb;
+  } else {
+    w = sk_mix_fmul(tb, sk_mix_exp_neg(sk_mix_fsub(mb, r->m)));
+    r->s = sk_mix_fadd(r->s, w);
+  }
+  if (sk_mix_fmul(ub, r->s) < w) {
+    r->sel = b;
+    r->t_sel = tb;
+    return 1;
+  }
+  return 0;
+}
+
+/**
+ * \brief Draws z for one point: the whole of the file's description, one thread.
+ * \param x the point's D values.
+ * \param d dimensions D.
+ * \param k components K, >= 1.
+ * \param c K constants c_k.
+ * \param s inverse standard deviations: component k, dimension j at s[j * stride_j + k * stride_k].
+ * \param ms means over standard deviations, same layout.
+ * \param stride_j distance between dimensions.
+ * \param stride_k distance between components.
+ * \param seed the run's seed.
+ * \param sweep the sweep.
+ * \param n the point's index (picks its uniforms).
+ * \return the component, in [0, K).
+ */
+SK_MIX_HD int32_t sk_mix_draw_point(const float *x, int32_t d, int32_t k, const float *c, const float *s,
+                                    const float *ms, int64_t stride_j, int64_t stride_k, uint64_t seed, uint64_t sweep,
+                                    int64_t n) {
+  const int num_tiles = sk_mix_num_tiles(k);
+  float e[SK_MIX_TILE], kept[SK_MIX_TILE];
+  sk_mix_reservoir r;
+  sk_f32x4 u4 = sk_mix_z_uniforms(seed, sweep, n, num_tiles, 0);
+  const float u0 = u4.x;
+  int b, i;
+  r.m = r.s = r.t_sel = 0.0f;
+  r.sel = 0;
+  for (i = 0; i < SK_MIX_TILE; ++i) kept[i] = 0.0f; /* tile 0 is always taken; this quiets the compiler */
+  for (b = 0; b < num_tiles; ++b) {
+    float mb = sk_mix_neg_inf(), tb;
+    for (i = 0; i < SK_MIX_TILE; ++i) {
+      const int32_t comp = b * SK_MIX_TILE + i;
+      e[i] = comp < k ? sk_mix_log_weight(x, d, c[comp], s + comp * stride_k, ms + comp * stride_k, stride_j)
+                      : sk_mix_neg_inf();
+      mb = sk_mix_fmax(mb, e[i]);
+    }
+    for (i = 0; i < SK_MIX_TILE; ++i) e[i] = sk_mix_exp_neg(sk_mix_fsub(e[i], mb));
+    tb = sk_mix_tree_sum32(e);
+    if (b > 0 && b % 4 == 0) u4 = sk_mix_z_uniforms(seed, sweep, n, num_tiles, b / 4);
+    if (sk_mix_reservoir_step(&r, b, mb, tb, sk_mix_pick4(u4, b % 4)))
+      for (i = 0; i < SK_MIX_TILE; ++i) kept[i] = e[i];
+  }
+  return r.sel * SK_MIX_TILE + sk_mix_tree_search32(kept, sk_mix_fmul(u0, r.t_sel));
+}
+
+#endif /* SK_MIX_ZSTEP_H */

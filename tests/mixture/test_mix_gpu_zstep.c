@@ -1,0 +1,140 @@
+/*
+ * The GPU z-step (examples/mixture/src/gpu/mix_gpu.h) against the CPU reference (zstep_cpu.h):
+ * - exact: with the uniforms given by (seed, sweep, point), both GPU kernels (the butterfly one and a
+ *   thread per point) draw the CPU's component for every point, for K in {1, 2, 31, 32, 33, 64, 1000},
+ *   D in {1, 3, 16, 100}, data at scales 1e-6 and 1e6; the points include some exactly at a mean, some
+ *   10^3 scales from every component, and twin components (equal weights) in every tile; N is not a
+ *   multiple of 32, so the last warp is partial;
+ * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws;
+ * - goodness of fit of the butterfly kernel's draws against the exact conditional (2^20 draws of one
+ *   point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
+ * With --host the CPU side only (the cases and their CPU draws, in range): a cpu test. With --quick, or
+ * under compute-sanitizer (SK_TEST_SANITIZER), a third of the exact cases with smaller N, one launch
+ * shape check and no goodness of fit. Without a GPU: exit 77.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/mix_gpu.h"
+#include "mix_test.h"
+#include "mixture.h"
+#include "sk_test.h"
+#include "zstep_cpu.h"
+
+static const int32_t kKs[] = {1, 2, 31, 32, 33, 64, 1000};
+static const int32_t kDs[] = {1, 3, 16, 100};
+static const double kScales[] = {1e-6, 1e6};
+
+/* The GPU's draws for points x with the table, by `kernel` and the launch shape; 0 on success. */
+static int gpu_draws(const float *x, int64_t n, const sk_mix_ztable *t, int kernel, int warps, int blocks,
+                     uint64_t seed, uint64_t sweep, int32_t *z) {
+  sk_mix_gpu_options o = {0, kernel, warps, blocks};
+  sk_mix_gpu *g = NULL;
+  sk_mix_error err;
+  const int ok = SK_CHECK(sk_mix_gpu_create(x, n, t->d, t->k, &o, &g, &err) == 0 &&
+                              sk_mix_gpu_zstep(g, t, seed, sweep, &err) == 0 && sk_mix_gpu_copy_z(g, z, &err) == 0,
+                          "GPU: %s", err.message);
+  sk_mix_gpu_destroy(g);
+  return ok ? 0 : 1;
+}
+
+static int same_draws(const int32_t *want, const int32_t *got, int64_t n, const char *who) {
+  for (int64_t i = 0; i < n; ++i)
+    if (want[i] != got[i])
+      return SK_CHECK(0, "%s: point %lld drew %d, the CPU %d", who, (long long)i, (int)got[i], (int)want[i]);
+  return SK_CHECK(1, "%s", who);
+}
+
+static void exact_case(int32_t K, int32_t D, double scale, int quick, int host_only, uint64_t seed) {
+  sk_mix_params p;
+  sk_mix_ztable t;
+  sk_mix_error err;
+  uint64_t rng = seed * 7919u + 1u;
+  /* About 10^8 multiply-adds on the CPU per case (2 K D per point), between 39 and 5,000 + 7 points. */
+  int64_t n = (int64_t)(1e8 / (2.0 * K * D));
+  n = n < 32 ? 32 : n > 5000 ? 5000 : n;
+  if (quick) n = n > 300 ? 300 : n;
+  n += 7;
+  sk_test_context("exact z-step K=%d D=%d scale %g N=%lld", (int)K, (int)D, scale, (long long)n);
+  if (!mix_test_setup(K, D, scale, 0, &rng, &p, &t)) return;
+  float *x = (float *)malloc(sizeof(float) * (size_t)n * (size_t)D);
+  int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  mix_test_points(&p, x, n, scale, &rng);
+  if (SK_CHECK(sk_mix_zstep_cpu(x, 0, n, &t, seed, 5, 0, want, &err) == 0, "CPU: %s", err.message)) {
+    int in_range = 1;
+    for (int64_t i = 0; i < n; ++i) in_range &= want[i] >= 0 && want[i] < K;
+    SK_CHECK(in_range, "the CPU drew a component out of range");
+    if (!host_only) {
+      for (int kernel = 0; kernel < 2; ++kernel) {
+        memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+        if (gpu_draws(x, n, &t, kernel, 0, 0, seed, 5, got) == 0)
+          same_draws(want, got, n, kernel == SK_MIX_ZSTEP_BUTTERFLY ? "butterfly kernel" : "thread kernel");
+      }
+    }
+  }
+  free(x);
+  free(want);
+  free(got);
+  sk_mix_params_free(&p);
+  sk_mix_ztable_free(&t);
+}
+
+static void test_launch_shapes(int quick) {
+  const int32_t K = 64, D = 16;
+  const int64_t n = quick ? 1031 : 10007;
+  const int warps[3] = {1, 3, 8}, blocks[3] = {1, 5, 0};
+  sk_mix_params p;
+  sk_mix_ztable t;
+  sk_mix_error err;
+  uint64_t rng = 4;
+  sk_test_context("launch shapes");
+  if (!mix_test_setup(K, D, 1.0, 0, &rng, &p, &t)) return;
+  float *x = (float *)malloc(sizeof(float) * (size_t)n * D);
+  int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  mix_test_points(&p, x, n, 1.0, &rng);
+  sk_mix_zstep_cpu(x, 0, n, &t, 8, 2, 0, want, &err);
+  for (int w = 0; w < 3; ++w)
+    for (int b = 0; b < 3; ++b) {
+      if (quick && w != b) continue;
+      sk_test_context("launch shape: %d warps a block, %d blocks", warps[w], blocks[b]);
+      memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+      if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BUTTERFLY, warps[w], blocks[b], 8, 2, got) == 0)
+        same_draws(want, got, n, "butterfly kernel");
+    }
+  free(x);
+  free(want);
+  free(got);
+  sk_mix_params_free(&p);
+  sk_mix_ztable_free(&t);
+}
+
+/* The butterfly kernel as a mix_test_draws. */
+static int butterfly_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
+                           int32_t *z) {
+  return gpu_draws(x, n, t, SK_MIX_ZSTEP_BUTTERFLY, 0, 0, seed, sweep, z);
+}
+
+int main(int argc, char **argv) {
+  int host_only, quick;
+  mix_test_args(argc, argv, &host_only, &quick);
+  int c = 0;
+  for (size_t a = 0; a < sizeof kKs / sizeof kKs[0]; ++a)
+    for (size_t b = 0; b < sizeof kDs / sizeof kDs[0]; ++b)
+      for (size_t s = 0; s < 2; ++s, ++c) {
+        if (quick && c % 3 != 0) continue;
+        sk_test_progress("exact case %d: K=%d D=%d scale %g", c, (int)kKs[a], (int)kDs[b], kScales[s]);
+        exact_case(kKs[a], kDs[b], kScales[s], quick, host_only, (uint64_t)c + 1);
+      }
+  if (!host_only) {
+    test_launch_shapes(quick);
+    if (!quick) {
+      mix_test_gof_case("GPU K=33 D=3 (two tiles)", 33, 3, 1.0, 20, 21, butterfly_draws);
+      mix_test_gof_case("GPU K=100 D=16 scale 1e6 (four tiles)", 100, 16, 1e6, 20, 22, butterfly_draws);
+      mix_test_gof_case("GPU K=1000 D=2 scale 1e-6 (32 tiles)", 1000, 2, 1e-6, 20, 23, butterfly_draws);
+    }
+  }
+  return sk_test_finish();
+}
