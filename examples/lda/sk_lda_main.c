@@ -167,8 +167,13 @@ static void train_usage(FILE *f) {
           "  -n, --iters N          Gibbs sweeps in all, a resumed run's earlier ones included (default 100)\n"
           "      --alpha A          document-topic prior (default 50 / K)\n"
           "      --beta B           topic-word prior (default %g)\n"
-          "      --sampler S        esca (default: every token from the previous sweep's counts, parallel)\n"
-          "                         or cgs (serial collapsed Gibbs, the textbook reference)\n"
+          "      --sampler S        esca (default: every token from the previous sweep's counts, parallel),\n"
+          "                         cgs (serial collapsed Gibbs, the textbook reference, CPU) or aga\n"
+          "                         (AGA-LDA, GPU only: documents in mini-batches, word-topic counts updated\n"
+          "                         as topics are drawn, so closer to collapsed Gibbs per sweep; dense in K,\n"
+          "                         for small K; its shared-memory atomics make runs differ from run to run:\n"
+          "                         ESCA is the deterministic choice)\n"
+          "      --minibatch N      aga: documents per mini-batch (default: a tenth of the documents)\n"
           "      --device D         auto (default: ESCA on GPU 0 when one is found, else the CPU, said once),\n"
           "                         cpu, or gpu (an error, exit 1, without a GPU or with --sampler cgs). GPU\n"
           "                         ESCA draws in float in SaberLDA's order (tokens by word, a block per\n"
@@ -251,6 +256,7 @@ static int cmd_train(int argc, char **argv) {
       {"top", required_argument, 0, 'W'},      {"save-z", no_argument, 0, 'Y'},
       {"resume", required_argument, 0, 'R'},   {"overwrite", no_argument, 0, 'O'},
       {"checkpoint-every", required_argument, 0, 'P'}, {"gpu-sweep", required_argument, 0, 'X'},
+      {"minibatch", required_argument, 0, 'M'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
@@ -281,7 +287,7 @@ static int cmd_train(int argc, char **argv) {
       case 'A':
         o.sampler = sk_lda_sampler_kind_from_name(optarg), o.given |= SK_LDA_GIVEN_SAMPLER;
         if (o.sampler < 0) {
-          fprintf(stderr, "sk-lda train: --sampler: '%s' is neither esca nor cgs\n", optarg);
+          fprintf(stderr, "sk-lda train: --sampler: '%s' is not esca, cgs or aga\n", optarg);
           ok = 0;
         }
         break;
@@ -300,6 +306,10 @@ static int cmd_train(int argc, char **argv) {
           fprintf(stderr, "sk-lda train: --device: '%s' is not auto, cpu or gpu\n", optarg);
           ok = 0;
         }
+        break;
+      case 'M':
+        ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
+        o.device.aga_minibatch = (int32_t)v;
         break;
       case 'X':
         if (strcmp(optarg, "fast") == 0) o.device.gpu_exact = 0;
@@ -325,6 +335,10 @@ static int cmd_train(int argc, char **argv) {
   }
   if (ok && optind < argc) {
     fprintf(stderr, "sk-lda train: unexpected argument '%s'\n", argv[optind]);
+    ok = 0;
+  }
+  if (ok && o.device.aga_minibatch > 0 && (o.given & SK_LDA_GIVEN_SAMPLER) && o.sampler != SK_LDA_SAMPLER_AGA) {
+    fprintf(stderr, "sk-lda train: --minibatch applies to --sampler aga only\n");
     ok = 0;
   }
   const int inputs = (in.docword != NULL) + (in.ldac != NULL) + (in.text != NULL);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "corpus.h"
+#include "corpus_read.h"
 #include "gpu/gpu.h"
 #include "lda_test_corpus.h"
 #include "model.h"
@@ -104,6 +105,37 @@ static inline int models_equal(const sk_lda_model *c, const sk_lda_model *g, con
                       (long long)c->n_k[k]);
   return SK_CHECK(1, "%s", when);
 }
+
+/* A's, B's and n_k's consistency: the model g (from to_host) against its counts rebuilt from its z. */
+static inline int counts_match_z(const sk_lda_model *g, const char *when) {
+  sk_lda_model r;
+  sk_lda_error err;
+  if (!SK_CHECK(sk_lda_model_init(&r, g->corpus, g->num_topics, g->alpha, g->beta, g->seed, &err) == 0 &&
+                    sk_lda_model_set_z(&r, g->z, &err) == 0,
+                "rebuild: %s", err.message))
+    return 0;
+  const int same = models_equal(&r, g, when);
+  sk_lda_model_free(&r);
+  return same;
+}
+
+#ifdef SK_LDA_SOURCE_DIR
+/* kos from ../shared/data, or from .data/kos in the source tree (where the GPU machine has it): 1 when
+   read into *c, 0 when found nowhere (or unreadable, which also fails the test). */
+static inline int read_kos(sk_lda_corpus *c) {
+  static const char *const dirs[] = {SK_SHARED_DATA "/kos", SK_LDA_SOURCE_DIR "/.data/kos"};
+  sk_lda_error err;
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docword.kos.txt.gz", dirs[i]);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) continue;
+    fclose(f);
+    return SK_CHECK(sk_lda_read_uci(path, NULL, c, &err) == 0, "reading %s: %s", path, err.message);
+  }
+  return 0;
+}
+#endif
 
 /* 1 when GPU 0 can be used (its name printed and, when name is not NULL, written there); else prints
    why and returns 0: the caller exits with SK_TEST_SKIP_CODE. */

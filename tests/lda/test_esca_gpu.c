@@ -134,7 +134,7 @@ static void test_host_checks(void) {
   const char *note = NULL;
   sk_test_context("host checks");
   if (!SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
-  sk_lda_device want = {SK_LDA_DEVICE_GPU, 0, 0, 0}, got;
+  sk_lda_device want = {SK_LDA_DEVICE_GPU, 0, 0, 0, 0}, got;
   SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_CGS, &got, &note, &err) != 0 &&
                strstr(err.message, "CPU only") != NULL,
            "--device gpu --sampler cgs resolved (%s)", err.message);
@@ -168,7 +168,7 @@ static void test_seam_on_gpu(const char *gpu_name) {
   const char *note = "unset";
   sk_test_context("seam on the GPU");
   if (!SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
-  sk_lda_device want = {SK_LDA_DEVICE_AUTO, 0, 0, 0}, got;
+  sk_lda_device want = {SK_LDA_DEVICE_AUTO, 0, 0, 0, 0}, got;
   SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_GPU &&
                note == NULL,
            "--device auto did not pick the GPU silently (%s)", note != NULL ? note : err.message);

@@ -21,7 +21,10 @@
  * With --gpu (registered as the gpu test test_sampler_gpu) only ESCA's exact chains run, with the ESCA
  * sampler created on GPU 0 (gpu/esca_gpu.h) and 20,000 recorded states per case (each recorded state
  * costs about 36 GPU sweeps), enough for ESCA-against-the-posterior to stay rejected; the planted-bug
- * samplers are CPU ones and stay in the CPU run. Without a GPU, --gpu prints why and exits 77.
+ * samplers are CPU ones and stay in the CPU run. Then AGA-LDA on the GPU (mini-batches of one document)
+ * on corpora of one-token documents, where it is collapsed Gibbs exactly: its visits against the exact
+ * posterior, and its planted bug (a token's old topic not taken out of the word-topic counts before
+ * its draw) rejected. Without a GPU, --gpu prints why and exits 77.
  *
  * Exact draws: with the uniforms fixed by the RNG, each token's ESCA topic equals the documented rule
  * re-implemented here. Determinism: ESCA gives the same topics with 1 and 2 threads. Invariants: counts
@@ -44,6 +47,7 @@
 #include "samplekit/rng.h"
 #include "sk_test.h"
 #ifdef SK_LDA_HAVE_GPU
+#include "gpu/esca_gpu.h"
 #include "gpu/gpu.h"
 #endif
 
@@ -402,11 +406,11 @@ static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a plant
                                                   NULL, NULL, NULL, NULL, NULL};
 
 /* The device the real samplers of the exact chains run on: the CPU, or GPU 0 with --gpu. */
-static sk_lda_device exact_device = {SK_LDA_DEVICE_CPU, 1, 0, 0};
+static sk_lda_device exact_device = {SK_LDA_DEVICE_CPU, 1, 0, 0, 0};
 
 /* The real sampler (bug = BUG_NONE) or a planted-bug one, through the sampler interface. */
 static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
-  const sk_lda_device cpu = {SK_LDA_DEVICE_CPU, 1, 0, 0};
+  const sk_lda_device cpu = {SK_LDA_DEVICE_CPU, 1, 0, 0, 0};
   if (*bug == BUG_NONE)
     return sk_lda_sampler_create(sampler == SAMPLER_CGS ? SK_LDA_SAMPLER_CGS : SK_LDA_SAMPLER_ESCA, m, &exact_device,
                                  s, err);
@@ -507,6 +511,95 @@ static void test_exact_chains(int gpu) {
     free(P);
   }
 }
+
+/* ---- AGA-LDA on the GPU: collapsed Gibbs on one-token documents ---------------------------------- */
+
+#ifdef SK_LDA_HAVE_GPU
+/* AGA with mini-batches of one document: on corpora of one-token documents each draw sees every other
+   token's topic and none of its own (WT and NT are updated immediately, DT is the document's own token
+   only), so one sweep is the product of the single-token collapsed Gibbs kernels in token order: the
+   CGS matrix, whose stationary distribution is the posterior. */
+static int aga_chain_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  return sk_lda_esca_gpu_sweep((sk_lda_esca_gpu *)s->state, iteration, err);
+}
+static int aga_chain_to_host(sk_lda_sampler *s, sk_lda_error *err) {
+  return sk_lda_esca_gpu_to_host((sk_lda_esca_gpu *)s->state, s->model, err);
+}
+static void aga_chain_destroy(sk_lda_sampler *s) { sk_lda_esca_gpu_destroy((sk_lda_esca_gpu *)s->state); }
+static const sk_lda_sampler_ops aga_chain_ops = {"aga", "AGA-LDA, mini-batches of one document", aga_chain_sweep,
+                                                 aga_chain_to_host, aga_chain_destroy, NULL, NULL, NULL};
+
+/* Visits of the AGA chain (planted_bug 0: none; 1: a token's old topic left in WT) against N pi. */
+static double run_aga_chain_chi2(const tiny_case *tc, int planted_bug, const double *pi, int thin, long samples,
+                                 uint64_t seed) {
+  const int S = tiny_states(tc);
+  sk_lda_corpus c = make_corpus(tc->V, tc->D, tc->doc_len, tc->words);
+  sk_lda_model m;
+  sk_lda_sampler *s = NULL;
+  sk_lda_esca_gpu *g = NULL;
+  sk_lda_error err;
+  double *obs = (double *)calloc((size_t)S, sizeof *obs), *expct = (double *)malloc((size_t)S * sizeof *expct);
+  double chi2 = -1.0;
+  sk_lda_esca_gpu_options o;
+  memset(&o, 0, sizeof o);
+  o.aga = 1;
+  o.minibatch_docs = 1;
+  o.aga_planted_bug = planted_bug;
+  if (SK_CHECK(sk_lda_model_init(&m, &c, tc->K, tc->alpha, tc->beta, seed, &err) == 0, "init: %s", err.message)) {
+    int ok = SK_CHECK(sk_lda_esca_gpu_create_with(&m, 0, &o, &g, &err) == 0 &&
+                          sk_lda_sampler_wrap(&aga_chain_ops, g, &m, &exact_device, &s, &err) == 0,
+                      "AGA sampler: %s", err.message);
+    if (!ok) sk_lda_esca_gpu_destroy(g);
+    uint64_t it = 0;
+    for (long n = -10; n < samples && ok; ++n) {
+      for (int j = 0; j < thin && ok; ++j, ++it) ok = sk_lda_sampler_sweep(s, it, &err) == 0;
+      if (ok && n >= 0) ok = sk_lda_sampler_to_host(s, &err) == 0;
+      if (ok && n >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
+    }
+    if (SK_CHECK(ok, "AGA sweep failed: %s", err.message)) {
+      for (int k = 0; k < S; ++k) expct[k] = (double)samples * pi[k];
+      chi2 = sk_test_chi2(obs, expct, S);
+    }
+    if (ok && planted_bug == 0) check_invariants(&m, "tiny AGA chain");
+    sk_lda_sampler_destroy(s);
+    sk_lda_model_free(&m);
+  }
+  free(obs);
+  free(expct);
+  sk_lda_corpus_free(&c);
+  return chi2;
+}
+
+static void test_aga_exact_chains(void) {
+  static const tiny_case cases[] = {
+      {"K3 V3 4 one-token docs", 3, 3, 4, 4, {1, 1, 1, 1}, {0, 1, 1, 2}, 0.4, 0.2},
+      {"K2 V2 4 one-token docs", 2, 2, 4, 4, {1, 1, 1, 1}, {0, 0, 1, 0}, 1.0, 0.5},
+  };
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const tiny_case *tc = &cases[ci];
+    const int S = tiny_states(tc);
+    double *post = (double *)malloc((size_t)S * sizeof *post);
+    double *P = (double *)malloc((size_t)S * S * sizeof *P);
+    const double threshold = sk_test_chi2_threshold(S - 1);
+    const long samples = 20000;
+    tiny_posterior(tc, post);
+    tiny_cgs_matrix(tc, P);
+    const int thin = thinning(S, P, post, 1e-3);
+    sk_test_context("%s, AGA on the GPU", tc->name);
+    const double chi2 = run_aga_chain_chi2(tc, 0, post, thin, samples, 2000 + ci);
+    printf("%-26s AGA  states %2d thin %2d  chi2 %8.1f against the posterior (threshold %.1f)\n", tc->name, S, thin,
+           chi2, threshold);
+    SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
+             threshold, thin, samples);
+    const double chi2_bug = run_aga_chain_chi2(tc, 1, post, thin, samples, 2000 + ci);
+    printf("%-26s AGA  planted bug (old topic not taken out of WT): chi2 %8.1f -> %s\n", tc->name, chi2_bug,
+           chi2_bug > threshold ? "rejected" : "NOT rejected");
+    SK_CHECK(chi2_bug > threshold, "AGA's planted bug not detected: chi-square %.1f <= %.1f", chi2_bug, threshold);
+    free(post);
+    free(P);
+  }
+}
+#endif
 
 /* ---- ESCA's draw rule, re-implemented from esca.h, token by token -------------------------------- */
 
@@ -694,7 +787,7 @@ static void test_argument_checks(void) {
   sk_lda_error why;
   have_gpu = sk_lda_gpu_probe(0, NULL, 0, &why) == 0;
 #endif
-  sk_lda_device want = {SK_LDA_DEVICE_CPU, 0, 0, 0}, got;
+  sk_lda_device want = {SK_LDA_DEVICE_CPU, 0, 0, 0, 0}, got;
   const char *note = "unset";
   SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
                note == NULL,
@@ -772,6 +865,7 @@ int main(int argc, char **argv) {
     }
     exact_device.kind = SK_LDA_DEVICE_GPU;
     test_exact_chains(1);
+    test_aga_exact_chains();
     printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
     return sk_test_finish();
 #else

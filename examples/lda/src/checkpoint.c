@@ -22,7 +22,7 @@ void sk_lda_checkpoint_free(sk_lda_checkpoint *c) {
 
 /* The checks shared by the writer and the reader; `what` names the file. */
 static int check_fields(const sk_lda_checkpoint *c, const char *what, sk_lda_error *err) {
-  if (c->sampler < 0 || c->sampler > 1) return sk_lda_fail(err, "%s: unknown sampler kind %d", what, (int)c->sampler);
+  if (c->sampler < 0 || c->sampler > 2) return sk_lda_fail(err, "%s: unknown sampler kind %d", what, (int)c->sampler);
   if (c->num_topics < 1 || c->num_topics > SK_LDA_MAX_TOPICS)
     return sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)c->num_topics, SK_LDA_MAX_TOPICS);
   if (c->num_words < 1 || c->num_docs < 0 || c->num_tokens < 0)

@@ -10,7 +10,7 @@
  *   offset  size     field
  *   0       8        magic, the bytes "SKLDACKP"
  *   8       4        uint32 format version = 1
- *   12      4        int32 sampler kind (sampler.h: 0 esca, 1 cgs)
+ *   12      4        int32 sampler kind (sampler.h: 0 esca, 1 cgs, 2 aga)
  *   16      4        int32 K, 1 .. SK_LDA_MAX_TOPICS
  *   20      4        int32 V, >= 1
  *   24      4        int32 D, training documents, >= 0

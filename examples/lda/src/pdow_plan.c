@@ -36,23 +36,25 @@ static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow
   return 0;
 }
 
-/* Tokens by (chunk, word, document) with a counting sort per chunk; pos_doc gets each position's
-   document. count: V + 1 zeroed ints of scratch, left zeroed. */
+void sk_lda_order_by_word(const sk_lda_corpus *c, int32_t d0, int32_t d1, int32_t *count, int32_t *token,
+                          int32_t *doc) {
+  if (d0 == d1) return; /* no documents: doc_offsets may be NULL (D = 0) */
+  const int64_t t0 = c->doc_offsets[d0], t1 = c->doc_offsets[d1];
+  for (int64_t t = t0; t < t1; ++t) ++count[c->tokens[t] + 1];
+  for (int32_t v = 0; v < c->num_words; ++v) count[v + 1] += count[v];
+  for (int32_t d = d0; d < d1; ++d)
+    for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
+      const int64_t pos = t0 + count[c->tokens[t]]++;
+      token[pos] = (int32_t)t;
+      doc[pos] = d;
+    }
+  memset(count, 0, ((size_t)c->num_words + 1) * sizeof *count);
+}
+
+/* Tokens by (chunk, word, document); pos_doc gets each position's document. */
 static void plan_order(const sk_lda_corpus *c, sk_lda_pdow_plan *p, int32_t *count, int32_t *pos_doc) {
-  for (int32_t ch = 0; ch < p->num_chunks; ++ch) {
-    const int32_t d0 = p->chunk_docs[ch], d1 = p->chunk_docs[ch + 1];
-    if (d0 == d1) continue; /* the one chunk of D = 0, whose doc_offsets may be NULL */
-    const int64_t t0 = c->doc_offsets[d0], t1 = c->doc_offsets[d1];
-    for (int64_t t = t0; t < t1; ++t) ++count[c->tokens[t] + 1];
-    for (int32_t v = 0; v < c->num_words; ++v) count[v + 1] += count[v];
-    for (int32_t d = d0; d < d1; ++d)
-      for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
-        const int64_t pos = t0 + count[c->tokens[t]]++;
-        p->token[pos] = (int32_t)t;
-        pos_doc[pos] = d;
-      }
-    memset(count, 0, ((size_t)c->num_words + 1) * sizeof *count);
-  }
+  for (int32_t ch = 0; ch < p->num_chunks; ++ch)
+    sk_lda_order_by_word(c, p->chunk_docs[ch], p->chunk_docs[ch + 1], count, p->token, pos_doc);
 }
 
 /* Groups: maximal runs of positions with one word and one document (chunks never share a document). */

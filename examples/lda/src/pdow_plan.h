@@ -58,6 +58,15 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
 /* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan);
 
+/*
+ * The tokens of documents [d0, d1) sorted by word and, within a word, in document order (a counting
+ * sort): for each position pos in [doc_offsets[d0], doc_offsets[d1]), token[pos] is the token (its index
+ * in document order) and doc[pos] its document. count: V + 1 zeroed ints of scratch, left zeroed. The
+ * order of a PDOW chunk and of an AGA mini-batch (aga_plan.h).
+ */
+void sk_lda_order_by_word(const sk_lda_corpus *c, int32_t d0, int32_t d1, int32_t *count, int32_t *token,
+                          int32_t *doc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,7 +14,7 @@
 #include "gpu/metrics_gpu.h"
 #endif
 
-static const char *const sk_lda_sampler_names[] = {"esca", "cgs"};
+static const char *const sk_lda_sampler_names[] = {"esca", "cgs", "aga"};
 
 int sk_lda_sampler_kind_from_name(const char *name) {
   for (int i = 0; name != NULL && i < (int)(sizeof sk_lda_sampler_names / sizeof *sk_lda_sampler_names); ++i)
@@ -119,18 +119,22 @@ static void esca_gpu_destroy(sk_lda_sampler *s) {
   free(g);
 }
 
-static int esca_gpu_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err) {
+/* GPU ESCA or, with kind SK_LDA_SAMPLER_AGA, GPU AGA-LDA: one device object runs both (esca_gpu.h). */
+static int esca_gpu_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
+                           sk_lda_error *err) {
   if (m == NULL || m->z == NULL) return sk_lda_fail(err, "sampler esca: model missing or not initialised");
   esca_gpu_sampler *g = (esca_gpu_sampler *)calloc(1, sizeof *g);
   if (g == NULL) return sk_lda_fail(err, "sampler esca: out of memory");
   sk_lda_esca_gpu_options options;
   memset(&options, 0, sizeof options);
   options.exact = device->gpu_exact;
+  options.aga = kind == SK_LDA_SAMPLER_AGA;
+  options.minibatch_docs = device->aga_minibatch;
   if (sk_lda_esca_gpu_create_with(m, device->gpu, &options, &g->gpu, err) != 0) {
     free(g);
     return 1;
   }
-  g->ops.name = "esca";
+  g->ops.name = sk_lda_sampler_kind_name(kind);
   g->ops.description = sk_lda_esca_gpu_description(g->gpu);
   g->ops.sweep = esca_gpu_sweep;
   g->ops.to_host = esca_gpu_to_host;
@@ -157,9 +161,9 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
   *resolved = *requested;
   if (requested->kind == SK_LDA_DEVICE_CPU) return 0;
   sk_lda_error why;
-  if (sampler_kind != SK_LDA_SAMPLER_ESCA) {
-    /* only ESCA has a GPU sampler: CGS draws its tokens one after another */
-    snprintf(why.message, sizeof why.message, "--sampler %s runs on the CPU only (the GPU sampler is esca)",
+  if (sampler_kind == SK_LDA_SAMPLER_CGS) {
+    /* CGS draws its tokens one after another: no GPU sampler */
+    snprintf(why.message, sizeof why.message, "--sampler %s runs on the CPU only (the GPU samplers are esca and aga)",
              sk_lda_sampler_kind_name(sampler_kind));
   } else {
 #ifdef SK_LDA_HAVE_GPU
@@ -172,6 +176,8 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
 #endif
   }
   if (requested->kind == SK_LDA_DEVICE_GPU) return sk_lda_fail(err, "--device gpu: %s", why.message);
+  if (sampler_kind == SK_LDA_SAMPLER_AGA)
+    return sk_lda_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);
   resolved->kind = SK_LDA_DEVICE_CPU;
   if (note != NULL) {
     snprintf(fallback, sizeof fallback, "--device auto: %s; training on the CPU", why.message);
@@ -201,8 +207,10 @@ int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err) {
   if (out != NULL) *out = NULL;
-  if (kind != SK_LDA_SAMPLER_ESCA && kind != SK_LDA_SAMPLER_CGS)
+  if (kind != SK_LDA_SAMPLER_ESCA && kind != SK_LDA_SAMPLER_CGS && kind != SK_LDA_SAMPLER_AGA)
     return sk_lda_fail(err, "sampler: unknown kind %d", kind);
+  if (kind == SK_LDA_SAMPLER_AGA && (device == NULL || device->kind != SK_LDA_DEVICE_GPU))
+    return sk_lda_fail(err, "sampler aga: AGA-LDA runs on the GPU only (use esca on the CPU)");
   if (device != NULL && device->kind == SK_LDA_DEVICE_AUTO)
     return sk_lda_fail(err, "sampler %s: resolve the device first (sk_lda_device_resolve)",
                        sk_lda_sampler_kind_name(kind));
@@ -210,9 +218,10 @@ int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device
     if (out == NULL) return sk_lda_fail(err, "sampler: out is NULL");
     if (kind == SK_LDA_SAMPLER_CGS) return sk_lda_fail(err, "sampler cgs: CGS runs on the CPU only");
 #ifdef SK_LDA_HAVE_GPU
-    return esca_gpu_create(m, device, out, err);
+    return esca_gpu_create(kind, m, device, out, err);
 #else
-    return sk_lda_fail(err, "sampler esca: this sk-lda was built without its CUDA part (nvcc was not found)");
+    return sk_lda_fail(err, "sampler %s: this sk-lda was built without its CUDA part (nvcc was not found)",
+                       sk_lda_sampler_kind_name(kind));
 #endif
   }
   if (kind == SK_LDA_SAMPLER_CGS) return sk_lda_sampler_wrap(&cgs_ops, NULL, m, device, out, err);

@@ -47,6 +47,7 @@ typedef struct sk_lda_device {
   int threads; /* CPU threads for the CPU samplers (<= 0: all); results never depend on it */
   int gpu;     /* CUDA device ordinal for the GPU samplers */
   int gpu_exact; /* GPU ESCA: 0 the float sweep (gpu/esca_gpu.h), 1 the exact one (the CPU ESCA's bits) */
+  int32_t aga_minibatch; /* GPU AGA-LDA: documents per mini-batch (0: a tenth of the documents) */
 } sk_lda_device;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
@@ -89,12 +90,16 @@ struct sk_lda_sampler {
 };
 
 /* The samplers there are, by --sampler name. */
-typedef enum sk_lda_sampler_kind { SK_LDA_SAMPLER_ESCA = 0, SK_LDA_SAMPLER_CGS = 1 } sk_lda_sampler_kind;
+typedef enum sk_lda_sampler_kind {
+  SK_LDA_SAMPLER_ESCA = 0,
+  SK_LDA_SAMPLER_CGS = 1,
+  SK_LDA_SAMPLER_AGA = 2 /* AGA-LDA: the GPU only (gpu/aga_gpu.cuh) */
+} sk_lda_sampler_kind;
 
-/* The kind named `name` ("esca" or "cgs"); -1 for any other name. */
+/* The kind named `name` ("esca", "cgs" or "aga"); -1 for any other name. */
 int sk_lda_sampler_kind_from_name(const char *name);
 
-/* The --sampler name of a kind ("esca", "cgs"), or "?" when out of range. */
+/* The --sampler name of a kind ("esca", "cgs", "aga"), or "?" when out of range. */
 const char *sk_lda_sampler_kind_name(int kind);
 
 /*

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aga_plan.h"
+#include "gpu/aga_gpu.cuh"
 #include "gpu/esca_gpu.h"
 #include "gpu/esca_gpu_exact.cuh"
 #include "gpu/esca_gpu_fast.cuh"
@@ -39,6 +41,11 @@ struct device_state {
   int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
   unsigned int *next_item; // the scheduler's counter
   float *scratch;          // rows and trees of the persistent blocks on the global path
+  // AGA (the tokens above too)
+  int32_t *aga_plan[8];    // batch_doc, batch_panel, panel_pos, panel_word, words, order, doc, local
+  int32_t *dt;             // max_batch_docs x K
+  float *dnt;              // max_batch_docs x K
+  float *nt_den;           // K
 };
 
 }  // namespace
@@ -53,6 +60,10 @@ struct sk_lda_esca_gpu {
   double alpha, beta, vbeta;
   uint64_t seed;
   sk_lda_gpu::fast_launch launch;
+  sk_lda_gpu::aga_launch aga_launch;
+  int32_t num_batches;       // AGA's mini-batches
+  int32_t *h_batch_doc;      // AGA: num_batches + 1, and the panels of each (host copies for the loop)
+  int32_t *h_batch_panel;
   device_state d;
   int64_t allocated;     // device bytes allocated so far
   int32_t *h_a_offsets;  // host scratch for to_host: D + 1 offsets and the pairs
@@ -85,14 +96,29 @@ int segc_fail(sk_lda_error *err, const char *what, sk_status st) {
 // The most pairs A can hold: the model reserves min(n_d, K) slots per document (model.h).
 size_t pair_capacity_of(const sk_lda_model *m) { return (size_t)m->dk_start[m->num_docs]; }
 
+// Device bytes of what every sweep keeps: z, the offsets, A, B and n_k.
+size_t common_bytes(const sk_lda_model *m) {
+  const size_t T = (size_t)m->num_tokens, D = (size_t)m->num_docs, K = (size_t)m->num_topics;
+  return T * sizeof(int32_t) + 2 * (D + 1) * sizeof(int32_t) + pair_capacity_of(m) * 2 * sizeof(uint32_t) +
+         (size_t)m->num_words * K * sizeof(int32_t) + K * sizeof(unsigned long long);
+}
+
 // Device bytes of everything but the workspace, the plan and the global rows.
 size_t core_bytes(const sk_lda_model *m, int exact) {
-  const size_t T = (size_t)m->num_tokens, D = (size_t)m->num_docs, K = (size_t)m->num_topics;
+  const size_t T = (size_t)m->num_tokens, K = (size_t)m->num_topics;
   const size_t vk = (size_t)m->num_words * K;
-  const size_t common = T * sizeof(int32_t) + 2 * (D + 1) * sizeof(int32_t) + pair_capacity_of(m) * 2 * sizeof(uint32_t) +
-                        vk * sizeof(int32_t) + K * sizeof(unsigned long long);
+  const size_t common = common_bytes(m);
   if (exact) return common + T * sizeof(int32_t) + K * sizeof(double) + vk * sizeof(double);
   return common + vk * sizeof(int32_t) + K * sizeof(float) + T * sizeof(int32_t) + sizeof(unsigned int);
+}
+
+// AGA's device bytes beyond the common ones: the tokens, the plan, DT and DNT of a mini-batch, nt_den.
+size_t aga_bytes(const sk_lda_model *m, const sk_lda_aga_plan *plan) {
+  const size_t T = (size_t)m->num_tokens, K = (size_t)m->num_topics;
+  return common_bytes(m) + 4 * T * sizeof(int32_t) +
+         (2 * ((size_t)plan->num_batches + 1) + 2 * ((size_t)plan->num_panels + 1) + (size_t)plan->num_panel_words) *
+             sizeof(int32_t) +
+         2 * (size_t)plan->max_batch_docs * K * sizeof(float) + K * sizeof(float);
 }
 
 // The plan's device bytes: group starts and documents, three arrays of items.
@@ -149,6 +175,10 @@ void free_device(device_state *d) {
                        d->inv_f,       d->plan_token, d->group_start, d->group_doc, d->item_word, d->item_group,
                        d->item_end,    d->next_item, d->scratch};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
+  for (int i = 0; i < 8; ++i) cudaFree(d->aga_plan[i]);
+  cudaFree(d->dt);
+  cudaFree(d->dnt);
+  cudaFree(d->nt_den);
   memset(d, 0, sizeof *d);
 }
 
@@ -169,7 +199,34 @@ int upload_plan(sk_lda_esca_gpu *g, const sk_lda_pdow_plan *plan, sk_lda_error *
 }
 
 // Allocates and fills the device state from the model (create's work after the checks).
-int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
+// AGA's arrays: the tokens, the plan (and its mini-batches on the host, for the sweep's loop), DT, DNT.
+int upload_aga(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_aga_plan *plan, sk_lda_error *err) {
+  device_state &d = g->d;
+  const size_t T = (size_t)g->num_tokens, K = (size_t)g->num_topics, B = (size_t)plan->num_batches;
+  const size_t P = (size_t)plan->num_panels, W = (size_t)plan->num_panel_words;
+  const int32_t *host[8] = {plan->batch_doc, plan->batch_panel, plan->panel_pos, plan->panel_word,
+                            plan->words,     plan->order,       plan->doc,       plan->local};
+  const size_t count[8] = {B + 1, B + 1, P + 1, P + 1, W, T, T, T};
+  for (int i = 0; i < 8; ++i)
+    if (alloc(g, &d.aga_plan[i], count[i], "AGA's plan", err) ||
+        upload_array(d.aga_plan[i], host[i], count[i], "copying AGA's plan", err))
+      return 1;
+  const size_t rows = (size_t)plan->max_batch_docs * K;
+  if (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.dt, rows, "a mini-batch's DT", err) ||
+      alloc(g, &d.dnt, rows, "a mini-batch's DNT", err) || alloc(g, &d.nt_den, K, "NT + V beta", err) ||
+      upload_array(d.tokens, m->corpus->tokens, T, "copying the tokens", err))
+    return 1;
+  g->num_batches = plan->num_batches;
+  g->h_batch_doc = (int32_t *)malloc((B + 1) * sizeof *g->h_batch_doc);
+  g->h_batch_panel = (int32_t *)malloc((B + 1) * sizeof *g->h_batch_panel);
+  if (g->h_batch_doc == NULL || g->h_batch_panel == NULL) return sk_lda_fail(err, "GPU AGA-LDA: out of host memory");
+  memcpy(g->h_batch_doc, plan->batch_doc, (B + 1) * sizeof *g->h_batch_doc);
+  memcpy(g->h_batch_panel, plan->batch_panel, (B + 1) * sizeof *g->h_batch_panel);
+  return 0;
+}
+
+int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *plan, const sk_lda_aga_plan *aga_plan,
+           sk_lda_error *err) {
   device_state &d = g->d;
   const size_t T = (size_t)g->num_tokens, D = (size_t)g->num_docs, K = (size_t)g->num_topics;
   const size_t vk = (size_t)g->num_words * K, pairs = (size_t)g->pair_capacity;
@@ -180,10 +237,12 @@ int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *pl
       alloc(g, &d.n_k, K, "n_k", err) ||
       alloc(g, (unsigned char **)&d.workspace, d.workspace_bytes, "the segmented count's workspace", err))
     return 1;
-  if (exact && (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.inv, K, "inv", err) ||
-                alloc(g, &d.cum, vk, "the word tables", err)))
+  const int aga = g->options.aga;
+  if (aga && upload_aga(g, m, aga_plan, err)) return 1;
+  if (!aga && exact && (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.inv, K, "inv", err) ||
+                        alloc(g, &d.cum, vk, "the word tables", err)))
     return 1;
-  if (!exact && (alloc(g, &d.b_next, vk, "B's next counts", err) || alloc(g, &d.inv_f, K, "inv", err) ||
+  if (!aga && !exact && (alloc(g, &d.b_next, vk, "B's next counts", err) || alloc(g, &d.inv_f, K, "inv", err) ||
                  alloc(g, &d.next_item, 1, "the scheduler's counter", err) ||
                  (g->launch.on_global && alloc(g, &d.scratch, g->launch.scratch_floats, "the blocks' rows", err)) ||
                  upload_plan(g, plan, err)))
@@ -195,11 +254,11 @@ int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *pl
   const int failed = upload_array(d.doc_offsets, offsets, D + 1, "copying the document offsets", err);
   free(offsets);
   if (failed || upload_array(d.z, m->z, T, "copying z", err)) return 1;
-  if (exact) {
+  if (exact && !aga) {
     if (upload_array(d.tokens, m->corpus->tokens, T, "copying the tokens", err) || count_b_exact(g, err)) return 1;
   } else {
     static_assert(sizeof(unsigned long long) == sizeof(int64_t), "n_k is copied as it is");
-    SK_LDA_CUDA_TRY(cudaMemset(d.b_next, 0, vk * sizeof *d.b_next), "zeroing B's next counts");
+    if (!aga) SK_LDA_CUDA_TRY(cudaMemset(d.b_next, 0, vk * sizeof *d.b_next), "zeroing B's next counts");
     if (upload_array(d.b, m->n_vk, vk, "copying B", err) ||
         upload_array(d.n_k, (const unsigned long long *)m->n_k, K, "copying n_k", err))
       return 1;
@@ -220,8 +279,10 @@ int32_t default_item_tokens(int64_t num_tokens, const sk_lda_gpu::fast_launch &l
 int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
   if (o->threads != 0 && (o->threads < 32 || o->threads > 1024 || o->threads % 32 != 0))
     return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
-  if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0)
-    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
+  if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0 || o->minibatch_docs < 0 ||
+      o->aga_panel_words < 0)
+    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens, chunk tokens, mini-batch documents and panel words "
+                            "must not be negative");
   return 0;
 }
 
@@ -297,6 +358,42 @@ int sweep_fast(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   return 0;
 }
 
+// AGA's sweep: the mini-batches in order, each its DT and DNT and then its panels' draws (aga_gpu.cuh).
+int sweep_aga(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
+  device_state &d = g->d;
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[1], 0), "timing the sweep");
+  sk_lda_gpu::aga_params p;
+  p.batch_doc = d.aga_plan[0];
+  p.batch_panel = d.aga_plan[1];
+  p.panel_pos = d.aga_plan[2];
+  p.panel_word = d.aga_plan[3];
+  p.words = d.aga_plan[4];
+  p.order = d.aga_plan[5];
+  p.doc = d.aga_plan[6];
+  p.local = d.aga_plan[7];
+  p.tokens = d.tokens;
+  p.doc_offsets = d.doc_offsets;
+  p.z = d.z;
+  p.wt = d.b;
+  p.nt = d.n_k;
+  p.dt = d.dt;
+  p.dnt = d.dnt;
+  p.nt_den = d.nt_den;
+  p.num_topics = g->num_topics;
+  p.alpha = (float)g->alpha;
+  p.beta = (float)g->beta;
+  p.vbeta = (float)g->vbeta;
+  p.seed = g->seed;
+  p.iteration = iteration;
+  p.planted_bug = g->options.aga_planted_bug;
+  for (int32_t b = 0; b < g->num_batches; ++b)
+    SK_LDA_CUDA_TRY(sk_lda_gpu::aga_batch_launch(p, g->aga_launch, g->h_batch_doc[b], g->h_batch_doc[b + 1],
+                                                 g->h_batch_panel[b], g->h_batch_panel[b + 1], 0),
+                    "drawing the topics (AGA)");
+  SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[2], 0), "timing the sweep");
+  return 0;
+}
+
 }  // namespace
 
 extern "C" size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m) {
@@ -338,19 +435,41 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   g->beta = m->beta;
   g->vbeta = (double)m->num_words * m->beta; /* esca.c's expression, rounded on the host */
   g->seed = m->seed;
-  snprintf(g->description, sizeof g->description, "ESCA (GPU %d: %s%s)", gpu, prop.name,
-           o.exact ? ", exact double-precision sweep" : "");
+  if (o.aga) {
+    if (o.minibatch_docs == 0)
+      o.minibatch_docs = (int32_t)(((int64_t)m->num_docs + SK_LDA_AGA_DEFAULT_BATCHES - 1) / SK_LDA_AGA_DEFAULT_BATCHES);
+    if (o.minibatch_docs < 1) o.minibatch_docs = 1;
+    g->options = o;
+    snprintf(g->description, sizeof g->description, "AGA-LDA (GPU %d: %s; mini-batches of %d documents)", gpu,
+             prop.name, (int)o.minibatch_docs);
+  } else {
+    snprintf(g->description, sizeof g->description, "ESCA (GPU %d: %s%s)", gpu, prop.name,
+             o.exact ? ", exact double-precision sweep" : "");
+  }
 
   sk_lda_pdow_plan plan;
   memset(&plan, 0, sizeof plan);
+  sk_lda_aga_plan aga_plan;
+  memset(&aga_plan, 0, sizeof aga_plan);
   int failed = 0;
   const sk_status st =
       sk_segmented_count_workspace_size(g->num_docs, (int32_t)g->num_tokens, g->num_topics, &g->d.workspace_bytes);
   if (st != SK_SUCCESS) failed = segc_fail(err, "sizing the segmented count's workspace", st);
   size_t needed = 0;
   if (!failed) {
-    needed = core_bytes(m, o.exact) + g->d.workspace_bytes;
-    if (!o.exact) {
+    needed = (o.aga ? common_bytes(m) : core_bytes(m, o.exact)) + g->d.workspace_bytes;
+    if (o.aga) {
+      const cudaError_t e = sk_lda_gpu::aga_choose_launch(gpu, g->num_topics, o.threads, &g->aga_launch);
+      if (e == cudaErrorInvalidValue)
+        failed = sk_lda_fail(err,
+                             "GPU AGA-LDA: one word's row of K = %d counts (%zu bytes) does not fit in a block's "
+                             "shared memory on GPU %d; use --sampler esca for this K",
+                             (int)g->num_topics, (size_t)g->num_topics * sizeof(int32_t), gpu);
+      else if (e != cudaSuccess)
+        failed = cuda_fail(err, "choosing AGA's launch", e);
+      else if (o.aga_panel_words > 0 && o.aga_panel_words < g->aga_launch.panel_words)
+        g->aga_launch.panel_words = o.aga_panel_words;
+    } else if (!o.exact) {
       cudaError_t e = sk_lda_gpu::fast_choose_launch(gpu, g->num_topics, o.threads, o.blocks_per_sm, &g->launch);
       if (e != cudaSuccess) {
         failed = cuda_fail(err, "choosing the launch", e);
@@ -368,7 +487,11 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   }
   /* The dense part first (before the plan's host work), then with the plan's exact size. */
   for (int pass = 0; pass < 2 && !failed; ++pass) {
-    if (pass == 1 && !o.exact) {
+    if (pass == 1 && o.aga) {
+      failed = sk_lda_aga_plan_build(m->corpus, o.minibatch_docs, g->aga_launch.panel_words, &aga_plan, err);
+      if (failed) break;
+      needed += aga_bytes(m, &aga_plan) - common_bytes(m);
+    } else if (pass == 1 && !o.exact) {
       failed = sk_lda_pdow_plan_build(m->corpus, o.chunk_tokens, o.item_tokens, &plan, err);
       if (failed) break;
       g->num_groups = plan.num_groups;
@@ -377,9 +500,9 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
     }
     if (needed > free_bytes)
       failed = sk_lda_fail(err,
-                           "GPU ESCA: the model needs %zu bytes of GPU memory (%.2f GB: V = %d, K = %d, %lld tokens) "
+                           "GPU %s: the model needs %zu bytes of GPU memory (%.2f GB: V = %d, K = %d, %lld tokens) "
                            "but GPU %d has %zu bytes free (%.2f GB); use --device cpu or a smaller K",
-                           needed, (double)needed / 1e9, (int)g->num_words, (int)g->num_topics,
+                           o.aga ? "AGA-LDA" : "ESCA", needed, (double)needed / 1e9, (int)g->num_words, (int)g->num_topics,
                            (long long)g->num_tokens, gpu, free_bytes, (double)free_bytes / 1e9);
   }
   if (!failed) {
@@ -390,8 +513,9 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
     if (g->h_a_offsets == NULL || g->h_a_topic == NULL || g->h_a_count == NULL)
       failed = sk_lda_fail(err, "GPU ESCA: out of host memory for A's copy (%zu pairs)", pairs);
   }
-  if (!failed) failed = upload(g, m, &plan, err);
+  if (!failed) failed = upload(g, m, &plan, &aga_plan, err);
   sk_lda_pdow_plan_free(&plan);
+  sk_lda_aga_plan_free(&aga_plan);
   for (int i = 0; i < kMarks && !failed; ++i) {
     const cudaError_t e = cudaEventCreate(&g->marks[i]);
     if (e != cudaSuccess)
@@ -414,7 +538,10 @@ extern "C" int sk_lda_esca_gpu_sweep(sk_lda_esca_gpu *g, uint64_t iteration, sk_
     return sk_lda_fail(err, "GPU ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
   SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[0], 0), "timing the sweep");
-  if ((g->options.exact ? sweep_exact(g, iteration, err) : sweep_fast(g, iteration, err)) != 0) return 1;
+  const int swept = g->options.aga     ? sweep_aga(g, iteration, err)
+                    : g->options.exact ? sweep_exact(g, iteration, err)
+                                       : sweep_fast(g, iteration, err);
+  if (swept != 0) return 1;
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[3], 0), "timing the sweep");
   if (count_a(g, err) != 0) return 1;
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[4], 0), "timing the sweep");
@@ -507,5 +634,7 @@ extern "C" void sk_lda_esca_gpu_destroy(sk_lda_esca_gpu *g) {
   free(g->h_a_offsets);
   free(g->h_a_topic);
   free(g->h_a_count);
+  free(g->h_batch_doc);
+  free(g->h_batch_panel);
   free(g);
 }

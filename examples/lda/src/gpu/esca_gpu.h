@@ -17,6 +17,12 @@
  * per token in double without fused multiply-adds, word tables of V x K doubles. It is slow and exists
  * as the oracle the tests hold the device counts against.
  *
+ * AGA-LDA (options.aga; aga_gpu.cuh) is the other sampler this object runs, on the same device state:
+ * documents in mini-batches processed in sequence, word-topic counts of a column panel in shared
+ * memory, updated as the topics are drawn (shared and global atomics): closer to collapsed Gibbs, not
+ * deterministic. It adds the tokens (T), its plan (12 T bytes and the panels) and the mini-batch's DT
+ * and DNT (2 x documents of a mini-batch x K x 4 bytes).
+ *
  * Device state, made from the model at create and kept there between sweeps: z (T), the document
  * offsets (D + 1), A as CSR (per document its distinct topics, increasing, and their counts: at most
  * min(n_d, K) pairs, rebuilt every sweep by samplekit's segmented count), B (V x K int32) and n_k (K,
@@ -53,7 +59,15 @@ typedef struct sk_lda_esca_gpu_options {
   int blocks_per_sm;     /* fast sweep: persistent blocks per multiprocessor (0: as many as fit) */
   int32_t item_tokens;   /* fast sweep: most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
   int64_t chunk_tokens;  /* fast sweep: most tokens of a chunk of the PDOW order (0: one chunk) */
+  int aga;               /* non-zero: AGA-LDA's sweep instead of ESCA's (exact is then ignored) */
+  int32_t minibatch_docs; /* AGA: documents per mini-batch (0: SK_LDA_AGA_DEFAULT_BATCHES mini-batches a sweep) */
+  int32_t aga_panel_words; /* AGA: most words per column panel (0: as many as shared memory holds) */
+  int aga_planted_bug;   /* tests only: 1 leaves a token's old topic in the word-topic counts */
 } sk_lda_esca_gpu_options;
+
+/* AGA's default: the documents cut into this many mini-batches of equal document counts (the AGA-LDA
+   paper's tuned mini-batches were a tenth of the documents on KOS, NIPS, Enron and NYTimes). */
+#define SK_LDA_AGA_DEFAULT_BATCHES 10
 
 /*
  * An upper bound of the device bytes a default (fast) GPU ESCA sampler needs for model m's shape, not

@@ -1,0 +1,117 @@
+/* The mini-batches and column panels of the GPU AGA-LDA sampler (aga_plan.h), built on the host. */
+#include "aga_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdow_plan.h"
+
+void sk_lda_aga_plan_free(sk_lda_aga_plan *plan) {
+  if (plan == NULL) return;
+  free(plan->batch_doc);
+  free(plan->batch_panel);
+  free(plan->panel_pos);
+  free(plan->panel_word);
+  free(plan->words);
+  free(plan->order);
+  free(plan->doc);
+  free(plan->local);
+  memset(plan, 0, sizeof *plan);
+}
+
+/* Tokens by (mini-batch, word, document). count: V + 1 zeroed ints of scratch, left zeroed. */
+static void plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t *count) {
+  for (int32_t b = 0; b < p->num_batches; ++b)
+    sk_lda_order_by_word(c, p->batch_doc[b], p->batch_doc[b + 1], count, p->order, p->doc);
+}
+
+/* Panels: a new one at each mini-batch's first position and before a word that would make panel_words
+   + 1. Counts them (and their words) and, when the arrays are set, fills them and local[]. */
+static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t panel_words, int32_t *panels_out,
+                        int32_t *words_out) {
+  int32_t panels = 0, words = 0, in_panel = 0;
+  for (int32_t b = 0; b < p->num_batches; ++b) {
+    const int64_t t0 = c->doc_offsets[p->batch_doc[b]], t1 = c->doc_offsets[p->batch_doc[b + 1]];
+    if (p->batch_panel != NULL) p->batch_panel[b] = panels;
+    for (int64_t pos = t0; pos < t1; ++pos) {
+      const int32_t v = c->tokens[p->order[pos]];
+      const int new_word = pos == t0 || v != c->tokens[p->order[pos - 1]];
+      if (pos == t0 || (new_word && in_panel == panel_words)) {
+        if (p->panel_pos != NULL) {
+          p->panel_pos[panels] = (int32_t)pos;
+          p->panel_word[panels] = words;
+        }
+        ++panels;
+        in_panel = 0;
+      }
+      if (new_word) {
+        if (p->words != NULL) p->words[words] = v;
+        ++words;
+        ++in_panel;
+      }
+      if (p->local != NULL) p->local[pos] = in_panel - 1;
+    }
+  }
+  if (p->panel_pos != NULL) {
+    p->batch_panel[p->num_batches] = panels;
+    p->panel_pos[panels] = (int32_t)c->num_tokens;
+    p->panel_word[panels] = words;
+  }
+  *panels_out = panels;
+  *words_out = words;
+}
+
+int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, sk_lda_aga_plan *out,
+                          sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
+    return sk_lda_fail(err, "AGA plan: corpus missing or incomplete");
+  if (minibatch_docs < 1 || panel_words < 1)
+    return sk_lda_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
+                       (int)minibatch_docs, (int)panel_words);
+  if (c->num_tokens > INT32_MAX)
+    return sk_lda_fail(err, "AGA plan: %lld tokens; the GPU sampler takes at most %d", (long long)c->num_tokens,
+                       INT32_MAX);
+  sk_lda_aga_plan p;
+  memset(&p, 0, sizeof p);
+  p.num_tokens = c->num_tokens;
+  p.num_batches = (int32_t)(((int64_t)c->num_docs + minibatch_docs - 1) / minibatch_docs);
+  const size_t T = (size_t)c->num_tokens;
+  p.batch_doc = (int32_t *)malloc(((size_t)p.num_batches + 1) * sizeof *p.batch_doc);
+  p.order = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.order);
+  p.doc = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.doc);
+  p.local = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.local);
+  int32_t *count = (int32_t *)calloc((size_t)c->num_words + 1, sizeof *count);
+  if (p.batch_doc == NULL || p.order == NULL || p.doc == NULL || p.local == NULL || count == NULL) {
+    free(count);
+    sk_lda_aga_plan_free(&p);
+    return sk_lda_fail(err, "AGA plan: out of host memory (%lld tokens)", (long long)c->num_tokens);
+  }
+  for (int32_t b = 0; b <= p.num_batches; ++b) {
+    const int64_t d = (int64_t)b * minibatch_docs;
+    p.batch_doc[b] = (int32_t)(d < c->num_docs ? d : c->num_docs);
+  }
+  for (int32_t b = 0; b < p.num_batches; ++b) {
+    const int32_t n = p.batch_doc[b + 1] - p.batch_doc[b];
+    if (n > p.max_batch_docs) p.max_batch_docs = n;
+  }
+  plan_order(c, &p, count);
+  free(count);
+  int32_t *local = p.local;
+  p.local = NULL; /* the counting pass leaves it alone */
+  plan_panels(c, &p, panel_words, &p.num_panels, &p.num_panel_words);
+  p.local = local;
+  p.batch_panel = (int32_t *)malloc(((size_t)p.num_batches + 1) * sizeof *p.batch_panel);
+  p.panel_pos = (int32_t *)malloc(((size_t)p.num_panels + 1) * sizeof *p.panel_pos);
+  p.panel_word = (int32_t *)malloc(((size_t)p.num_panels + 1) * sizeof *p.panel_word);
+  p.words = (int32_t *)malloc(((size_t)p.num_panel_words + 1) * sizeof *p.words);
+  if (p.batch_panel == NULL || p.panel_pos == NULL || p.panel_word == NULL || p.words == NULL) {
+    sk_lda_aga_plan_free(&p);
+    return sk_lda_fail(err, "AGA plan: out of host memory (%d panels)", (int)p.num_panels);
+  }
+  int32_t panels = 0, words = 0;
+  plan_panels(c, &p, panel_words, &panels, &words);
+  *out = p;
+  return 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * The order in which the GPU AGA-LDA sampler visits the tokens (Moon et al., Euro-Par 2018; the
+ * dissertation's section 2.5): the documents in mini-batches of consecutive documents, processed one
+ * after the other; inside a mini-batch the tokens sorted by word (and by document within a word, in
+ * document order), cut into column panels: runs of whole words, at most `panel_words` distinct words
+ * each, so that a panel's rows of the word-topic counts fit in one block's shared memory.
+ *
+ *   mini-batch b  documents [batch_doc[b], batch_doc[b + 1]), panels [batch_panel[b], batch_panel[b + 1])
+ *   panel p       positions [panel_pos[p], panel_pos[p + 1]) of `order`, words
+ *                 words[panel_word[p] .. panel_word[p + 1]) (increasing)
+ *   position i    token order[i] (its index in document order), of document doc[i], whose word is the
+ *                 local[i]-th of its panel's words
+ *
+ * Built on the host in O(T + V x mini-batches) time; 12 T + 8 (panels + mini-batches) + 4 (words of all
+ * panels) bytes. Errors: 0 on success, non-zero with err filled (corpus.h).
+ */
+#ifndef SK_LDA_AGA_PLAN_H
+#define SK_LDA_AGA_PLAN_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sk_lda_aga_plan {
+  int64_t num_tokens;   /* T */
+  int32_t num_batches;  /* mini-batches */
+  int32_t num_panels;   /* panels of all mini-batches */
+  int32_t num_panel_words; /* entries of words[] */
+  int32_t max_batch_docs;  /* the most documents in one mini-batch */
+  int32_t *batch_doc;   /* num_batches + 1 */
+  int32_t *batch_panel; /* num_batches + 1 */
+  int32_t *panel_pos;   /* num_panels + 1 */
+  int32_t *panel_word;  /* num_panels + 1 */
+  int32_t *words;       /* num_panel_words */
+  int32_t *order;       /* T */
+  int32_t *doc;         /* T, by position */
+  int32_t *local;       /* T, by position */
+} sk_lda_aga_plan;
+
+/*
+ * Builds the plan of corpus c for mini-batches of `minibatch_docs` documents (>= 1; the last may be
+ * shorter) and panels of at most `panel_words` (>= 1) words. A corpus of no documents gives no
+ * mini-batch. On failure *out is zeroed.
+ */
+int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, sk_lda_aga_plan *out,
+                          sk_lda_error *err);
+
+/* Frees the plan's arrays and zeroes it; NULL or a zeroed plan is fine. */
+void sk_lda_aga_plan_free(sk_lda_aga_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_AGA_PLAN_H */

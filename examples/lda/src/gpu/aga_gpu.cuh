@@ -1,0 +1,66 @@
+// AGA-LDA's sweep on the GPU (aga_gpu.cu), for esca_gpu.cu: Moon et al., "AGA-LDA" (Euro-Par 2018) and
+// the dissertation's section 2.5, Algorithms 8-12, in the order of aga_plan.h.
+//
+// Per mini-batch (documents processed in sequence):
+//   1. dnt:    for each document d of the mini-batch, DT[d] counted from z, and
+//              DNT[d,k] = (DT[d,k] + alpha) / (NT[k] + V beta), NT as the mini-batch starts: the division
+//              leaves the inner loop (the paper's Algorithm 4). nt_start[k] = NT[k] is kept beside it.
+//   2. panels: one block per column panel keeps the panel's rows of WT (= B) in shared memory; a warp
+//              per token: the token's old topic k0 is taken out of WT (shared atomic) and NT (global
+//              atomic), the weights are
+//                w[k] = (WT[v,k] + beta) DNT[d,k]   for k != k0,
+//                w[k0] = (WT[v,k0] + beta) (DT[d,k0] - 1 + alpha) / (nt_start[k0] - 1 + V beta),
+//              so that the token's own count is out of every term (with one-token documents and
+//              mini-batches of one document this is collapsed Gibbs sampling exactly), the new topic is
+//              drawn with the warp's running sums (the register cache for K <= 256, the paper's two
+//              passes otherwise: the total, then the walk to u x total), and put into WT and NT; the
+//              block writes its rows back to B at the end.
+// DT is not updated inside a mini-batch (delayed), WT and NT are (immediately): AGA's choice. The
+// shared and global atomics make the topics depend on the order in which warps run: AGA is not
+// deterministic (ESCA is the deterministic sampler).
+#ifndef SK_LDA_AGA_GPU_CUH
+#define SK_LDA_AGA_GPU_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace sk_lda_gpu {
+
+// What AGA's kernels read and write (device pointers); one mini-batch at a time.
+struct aga_params {
+  // The plan (aga_plan.h) on the device.
+  const int32_t *batch_doc, *batch_panel, *panel_pos, *panel_word, *words, *order, *doc, *local;
+  const int32_t *tokens;       // T word ids, document order
+  const int32_t *doc_offsets;  // D + 1
+  int32_t *z;                  // T
+  int32_t *wt;                 // V x K (B)
+  unsigned long long *nt;      // K (n_k)
+  int32_t *dt;                 // max_batch_docs x K scratch: the mini-batch's DT
+  float *dnt;                  // max_batch_docs x K scratch
+  float *nt_den;               // K: nt_start[k] + V beta (float), as the mini-batch starts
+  int32_t num_topics;
+  float alpha, beta, vbeta;
+  uint64_t seed, iteration;
+  int planted_bug;             // tests only: 1 leaves the old topic in WT (a count not decremented)
+};
+
+// How AGA's panel kernel is launched: threads per block and the words a panel may hold.
+struct aga_launch {
+  int threads;
+  int panel_words;      // rows of K counts that fit in the block's shared memory
+  size_t shared_bytes;  // panel_words x K x 4
+};
+
+// The launch for K topics on device `gpu` (threads 0: 256). Returns cudaErrorInvalidValue when not even
+// one word's row of K counts fits in a block's shared memory.
+cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, aga_launch *out);
+
+// Mini-batch `batch` (panels [first_panel, end_panel), documents [first_doc, end_doc)): its DT and DNT,
+// then its panels' draws.
+cudaError_t aga_batch_launch(const aga_params &p, const aga_launch &launch, int32_t first_doc, int32_t end_doc,
+                             int32_t first_panel, int32_t end_panel, cudaStream_t stream);
+
+}  // namespace sk_lda_gpu
+
+#endif  // SK_LDA_AGA_GPU_CUH

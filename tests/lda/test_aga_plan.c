@@ -1,0 +1,110 @@
+/*
+ * AGA-LDA's plan (examples/lda/src/aga_plan.h): every property the GPU sweep relies on, on the case
+ * corpora (empty documents, one-token documents, a word in every document) and on edges: mini-batches of
+ * 1 document, 7 documents and all of them; panels of 1, 3 and 1,000 words; a corpus of only empty
+ * documents; bad arguments.
+ *   - mini-batches cover the documents in order, each with at most minibatch documents;
+ *   - order is a permutation of the tokens; each mini-batch's positions are exactly its documents' tokens,
+ *     sorted by word and, within a word, in document order; doc[] is each position's document;
+ *   - panels partition each mini-batch's positions, never split a word, hold at most panel_words words,
+ *     list exactly the words of their positions (increasing), and local[] indexes that list.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aga_plan.h"
+#include "corpus.h"
+#include "lda_test_corpus.h"
+#include "sk_test.h"
+
+static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t minibatch, int32_t panel_words) {
+  const int64_t T = c->num_tokens;
+  SK_CHECK(p->num_tokens == T, "num_tokens %lld, want %lld", (long long)p->num_tokens, (long long)T);
+  SK_CHECK(p->batch_doc[0] == 0 && p->batch_doc[p->num_batches] == c->num_docs, "mini-batches do not cover [0, D)");
+  char *seen = (char *)calloc((size_t)(T > 0 ? T : 1), 1);
+  int32_t max_docs = 0;
+  for (int32_t b = 0; b < p->num_batches; ++b) {
+    const int32_t d0 = p->batch_doc[b], d1 = p->batch_doc[b + 1];
+    if (d1 - d0 > max_docs) max_docs = d1 - d0;
+    if (!SK_CHECK(d1 > d0 && d1 - d0 <= minibatch, "mini-batch %d holds documents [%d, %d)", (int)b, (int)d0, (int)d1))
+      break;
+    const int64_t t0 = c->doc_offsets[d0], t1 = c->doc_offsets[d1];
+    for (int64_t i = t0; i < t1; ++i) {
+      const int32_t t = p->order[i], d = p->doc[i];
+      if (!SK_CHECK(t >= t0 && t < t1 && !seen[t], "position %lld: token %d outside its mini-batch or repeated",
+                    (long long)i, (int)t))
+        break;
+      seen[t] = 1;
+      SK_CHECK(d >= d0 && d < d1 && t >= c->doc_offsets[d] && t < c->doc_offsets[d + 1],
+               "position %lld: document %d does not hold token %d", (long long)i, (int)d, (int)t);
+      if (i > t0) {
+        const int32_t u = p->order[i - 1], wu = c->tokens[u], wt = c->tokens[t];
+        SK_CHECK(wu < wt || (wu == wt && u < t), "position %lld: not sorted by word, then document order",
+                 (long long)i);
+      }
+    }
+    /* panels of this mini-batch */
+    const int32_t p0 = p->batch_panel[b], p1 = p->batch_panel[b + 1];
+    SK_CHECK(t1 == t0 ? p1 == p0 : (p1 > p0 && p->panel_pos[p0] == t0 && p->panel_pos[p1] == t1),
+             "mini-batch %d: its panels do not cover its positions", (int)b);
+    for (int32_t q = p0; q < p1; ++q) {
+      const int32_t a = p->panel_pos[q], z = p->panel_pos[q + 1], w0 = p->panel_word[q], w1 = p->panel_word[q + 1];
+      SK_CHECK(z > a && w1 > w0 && w1 - w0 <= panel_words, "panel %d: positions [%d, %d), %d words", (int)q, (int)a,
+               (int)z, (int)(w1 - w0));
+      if (q > p0) SK_CHECK(c->tokens[p->order[a]] != c->tokens[p->order[a - 1]], "panel %d splits a word", (int)q);
+      for (int32_t i = a; i < z; ++i) {
+        const int32_t l = p->local[i];
+        SK_CHECK(l >= 0 && l < w1 - w0 && p->words[w0 + l] == c->tokens[p->order[i]],
+                 "position %d: local index %d does not name its word", (int)i, (int)l);
+      }
+      for (int32_t w = w0 + 1; w < w1; ++w) SK_CHECK(p->words[w - 1] < p->words[w], "panel %d: words not increasing", (int)q);
+    }
+  }
+  for (int64_t t = 0; t < T; ++t)
+    if (!SK_CHECK(seen[t], "token %lld is in no mini-batch", (long long)t)) break;
+  SK_CHECK(p->max_batch_docs == max_docs, "max_batch_docs %d, want %d", (int)p->max_batch_docs, (int)max_docs);
+  free(seen);
+}
+
+static sk_lda_corpus case_corpus(void) {
+  /* documents: empty, one token, three of word 4, mixed, empty, empty, long mixed, one token */
+  static const int32_t len[] = {0, 1, 3, 6, 0, 0, 12, 1};
+  static const int32_t words[] = {4, 4, 4, 4, 0, 3, 4, 1, 0, 3, 4, 2, 2, 9, 8, 7, 0, 0, 4, 5, 6, 1, 2};
+  return make_corpus(10, 8, len, words);
+}
+
+int main(void) {
+  sk_lda_corpus c = case_corpus();
+  const int32_t batches[] = {1, 3, 7, 1000};
+  const int32_t panels[] = {1, 3, 1000};
+  sk_lda_error err;
+  for (size_t b = 0; b < sizeof batches / sizeof batches[0]; ++b)
+    for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q) {
+      sk_lda_aga_plan p;
+      sk_test_context("mini-batches of %d documents, panels of %d words", (int)batches[b], (int)panels[q]);
+      if (SK_CHECK(sk_lda_aga_plan_build(&c, batches[b], panels[q], &p, &err) == 0, "build: %s", err.message))
+        check_plan(&c, &p, batches[b], panels[q]);
+      sk_lda_aga_plan_free(&p);
+    }
+  /* only empty documents: mini-batches without panels */
+  static const int32_t empty_len[] = {0, 0, 0};
+  sk_lda_corpus e = make_corpus(5, 3, empty_len, NULL);
+  sk_lda_aga_plan p;
+  sk_test_context("only empty documents");
+  if (SK_CHECK(sk_lda_aga_plan_build(&e, 2, 4, &p, &err) == 0, "build: %s", err.message)) {
+    SK_CHECK(p.num_batches == 2 && p.num_panels == 0, "%d mini-batches and %d panels, want 2 and 0",
+             (int)p.num_batches, (int)p.num_panels);
+    check_plan(&e, &p, 2, 4);
+  }
+  sk_lda_aga_plan_free(&p);
+  sk_test_context("bad arguments");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 0, 4, &p, &err) != 0 && strstr(err.message, "mini-batches") != NULL,
+           "a mini-batch of 0 documents was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, &p, &err) != 0, "a panel of 0 words was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, &p, &err) != 0, "a NULL corpus was accepted");
+  sk_lda_corpus_free(&e);
+  sk_lda_corpus_free(&c);
+  return sk_test_finish();
+}
