@@ -7,7 +7,8 @@
  *   - order is a permutation of the tokens; each mini-batch's positions are exactly its documents' tokens,
  *     sorted by word and, within a word, in document order; doc[] is each position's document;
  *   - panels partition each mini-batch's positions, never split a word, hold at most panel_words words,
- *     list exactly the words of their positions (increasing), and local[] indexes that list.
+ *     list exactly the words of their positions (increasing), and local[] indexes that list; with a
+ *     number of panels a mini-batch, each holds fewer than its share of tokens before its last word.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@
 #include "lda_test_corpus.h"
 #include "sk_test.h"
 
-static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t minibatch, int32_t panel_words) {
+static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t minibatch, int32_t panel_words,
+                       int32_t panels_per_batch) {
   const int64_t T = c->num_tokens;
   SK_CHECK(p->num_tokens == T, "num_tokens %lld, want %lld", (long long)p->num_tokens, (long long)T);
   SK_CHECK(p->batch_doc[0] == 0 && p->batch_doc[p->num_batches] == c->num_docs, "mini-batches do not cover [0, D)");
@@ -54,6 +56,14 @@ static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t
       SK_CHECK(z > a && w1 > w0 && w1 - w0 <= panel_words, "panel %d: positions [%d, %d), %d words", (int)q, (int)a,
                (int)z, (int)(w1 - w0));
       if (q > p0) SK_CHECK(c->tokens[p->order[a]] != c->tokens[p->order[a - 1]], "panel %d splits a word", (int)q);
+      if (panels_per_batch > 0 && z - a > 1) { /* past its share only by its last word's tokens */
+        const int64_t share = (t1 - t0 + panels_per_batch - 1) / panels_per_batch;
+        int32_t last_word_start = z - 1;
+        while (last_word_start > a && c->tokens[p->order[last_word_start - 1]] == c->tokens[p->order[z - 1]])
+          --last_word_start;
+        SK_CHECK(last_word_start - a < share, "panel %d holds %d tokens before its last word, its share is %lld", (int)q,
+                 (int)(last_word_start - a), (long long)share);
+      }
       for (int32_t i = a; i < z; ++i) {
         const int32_t l = p->local[i];
         SK_CHECK(l >= 0 && l < w1 - w0 && p->words[w0 + l] == c->tokens[p->order[i]],
@@ -79,31 +89,36 @@ int main(void) {
   sk_lda_corpus c = case_corpus();
   const int32_t batches[] = {1, 3, 7, 1000};
   const int32_t panels[] = {1, 3, 1000};
+  const int32_t per_batch[] = {0, 1, 4};
   sk_lda_error err;
   for (size_t b = 0; b < sizeof batches / sizeof batches[0]; ++b)
-    for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q) {
-      sk_lda_aga_plan p;
-      sk_test_context("mini-batches of %d documents, panels of %d words", (int)batches[b], (int)panels[q]);
-      if (SK_CHECK(sk_lda_aga_plan_build(&c, batches[b], panels[q], &p, &err) == 0, "build: %s", err.message))
-        check_plan(&c, &p, batches[b], panels[q]);
-      sk_lda_aga_plan_free(&p);
-    }
+    for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q)
+      for (size_t r = 0; r < sizeof per_batch / sizeof per_batch[0]; ++r) {
+        sk_lda_aga_plan p;
+        sk_test_context("mini-batches of %d documents, panels of %d words, %d panels a mini-batch", (int)batches[b],
+                        (int)panels[q], (int)per_batch[r]);
+        if (SK_CHECK(sk_lda_aga_plan_build(&c, batches[b], panels[q], per_batch[r], &p, &err) == 0, "build: %s",
+                     err.message))
+          check_plan(&c, &p, batches[b], panels[q], per_batch[r]);
+        sk_lda_aga_plan_free(&p);
+      }
   /* only empty documents: mini-batches without panels */
   static const int32_t empty_len[] = {0, 0, 0};
   sk_lda_corpus e = make_corpus(5, 3, empty_len, NULL);
   sk_lda_aga_plan p;
   sk_test_context("only empty documents");
-  if (SK_CHECK(sk_lda_aga_plan_build(&e, 2, 4, &p, &err) == 0, "build: %s", err.message)) {
+  if (SK_CHECK(sk_lda_aga_plan_build(&e, 2, 4, 8, &p, &err) == 0, "build: %s", err.message)) {
     SK_CHECK(p.num_batches == 2 && p.num_panels == 0, "%d mini-batches and %d panels, want 2 and 0",
              (int)p.num_batches, (int)p.num_panels);
-    check_plan(&e, &p, 2, 4);
+    check_plan(&e, &p, 2, 4, 8);
   }
   sk_lda_aga_plan_free(&p);
   sk_test_context("bad arguments");
-  SK_CHECK(sk_lda_aga_plan_build(&c, 0, 4, &p, &err) != 0 && strstr(err.message, "mini-batches") != NULL,
+  SK_CHECK(sk_lda_aga_plan_build(&c, 0, 4, 0, &p, &err) != 0 && strstr(err.message, "mini-batches") != NULL,
            "a mini-batch of 0 documents was accepted");
-  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, &p, &err) != 0, "a panel of 0 words was accepted");
-  SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, &p, &err) != 0, "a NULL corpus was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, 0, &p, &err) != 0, "a panel of 0 words was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 4, -1, &p, &err) != 0, "-1 panels a mini-batch was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, 0, &p, &err) != 0, "a NULL corpus was accepted");
   sk_lda_corpus_free(&e);
   sk_lda_corpus_free(&c);
   return sk_test_finish();

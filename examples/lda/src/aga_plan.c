@@ -25,18 +25,23 @@ static void plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t *coun
     sk_lda_order_by_word(c, p->batch_doc[b], p->batch_doc[b + 1], count, p->order, p->doc);
 }
 
-/* Panels: a new one at each mini-batch's first position and before a word that would make panel_words
-   + 1. Counts them (and their words) and, when the arrays are set, fills them and local[]. */
-static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t panel_words, int32_t *panels_out,
-                        int32_t *words_out) {
+/* Panels: a new one at each mini-batch's first position, and before a word when the panel holds
+   panel_words words or at least its share of the mini-batch's tokens (1 / panels_per_batch of them, when
+   panels_per_batch > 0). Counts them (and their words) and, when the arrays are set, fills them and
+   local[]. */
+static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t panel_words, int32_t panels_per_batch,
+                        int32_t *panels_out, int32_t *words_out) {
   int32_t panels = 0, words = 0, in_panel = 0;
+  int64_t panel_start = 0;
   for (int32_t b = 0; b < p->num_batches; ++b) {
     const int64_t t0 = c->doc_offsets[p->batch_doc[b]], t1 = c->doc_offsets[p->batch_doc[b + 1]];
+    const int64_t share = panels_per_batch > 0 ? (t1 - t0 + panels_per_batch - 1) / panels_per_batch : t1 - t0 + 1;
     if (p->batch_panel != NULL) p->batch_panel[b] = panels;
     for (int64_t pos = t0; pos < t1; ++pos) {
       const int32_t v = c->tokens[p->order[pos]];
       const int new_word = pos == t0 || v != c->tokens[p->order[pos - 1]];
-      if (pos == t0 || (new_word && in_panel == panel_words)) {
+      if (pos == t0 || (new_word && (in_panel == panel_words || pos - panel_start >= share))) {
+        panel_start = pos;
         if (p->panel_pos != NULL) {
           p->panel_pos[panels] = (int32_t)pos;
           p->panel_word[panels] = words;
@@ -61,13 +66,13 @@ static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t pane
   *words_out = words;
 }
 
-int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, sk_lda_aga_plan *out,
-                          sk_lda_error *err) {
+int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
+                          int32_t panels_per_batch, sk_lda_aga_plan *out, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
   memset(out, 0, sizeof *out);
   if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
     return sk_lda_fail(err, "AGA plan: corpus missing or incomplete");
-  if (minibatch_docs < 1 || panel_words < 1)
+  if (minibatch_docs < 1 || panel_words < 1 || panels_per_batch < 0)
     return sk_lda_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
                        (int)minibatch_docs, (int)panel_words);
   if (c->num_tokens > INT32_MAX)
@@ -100,7 +105,7 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
   free(count);
   int32_t *local = p.local;
   p.local = NULL; /* the counting pass leaves it alone */
-  plan_panels(c, &p, panel_words, &p.num_panels, &p.num_panel_words);
+  plan_panels(c, &p, panel_words, panels_per_batch, &p.num_panels, &p.num_panel_words);
   p.local = local;
   p.batch_panel = (int32_t *)malloc(((size_t)p.num_batches + 1) * sizeof *p.batch_panel);
   p.panel_pos = (int32_t *)malloc(((size_t)p.num_panels + 1) * sizeof *p.panel_pos);
@@ -111,7 +116,7 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
     return sk_lda_fail(err, "AGA plan: out of host memory (%d panels)", (int)p.num_panels);
   }
   int32_t panels = 0, words = 0;
-  plan_panels(c, &p, panel_words, &panels, &words);
+  plan_panels(c, &p, panel_words, panels_per_batch, &panels, &words);
   *out = p;
   return 0;
 }

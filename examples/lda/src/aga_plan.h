@@ -3,7 +3,9 @@
  * dissertation's section 2.5): the documents in mini-batches of consecutive documents, processed one
  * after the other; inside a mini-batch the tokens sorted by word (and by document within a word, in
  * document order), cut into column panels: runs of whole words, at most `panel_words` distinct words
- * each, so that a panel's rows of the word-topic counts fit in one block's shared memory.
+ * each, so that a panel's rows of the word-topic counts fit in one block's shared memory, and about
+ * 1 / panels_per_batch of the mini-batch's tokens each, so that a mini-batch gives the GPU enough
+ * blocks (a panel still holds at least one whole word, however many tokens it has).
  *
  *   mini-batch b  documents [batch_doc[b], batch_doc[b + 1]), panels [batch_panel[b], batch_panel[b + 1])
  *   panel p       positions [panel_pos[p], panel_pos[p + 1]) of `order`, words
@@ -43,11 +45,12 @@ typedef struct sk_lda_aga_plan {
 
 /*
  * Builds the plan of corpus c for mini-batches of `minibatch_docs` documents (>= 1; the last may be
- * shorter) and panels of at most `panel_words` (>= 1) words. A corpus of no documents gives no
- * mini-batch. On failure *out is zeroed.
+ * shorter) and panels of at most `panel_words` (>= 1) words, a new panel starting before a word once
+ * the panel has ceil(batch tokens / panels_per_batch) tokens (panels_per_batch 0: no such limit). A
+ * corpus of no documents gives no mini-batch. On failure *out is zeroed.
  */
-int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, sk_lda_aga_plan *out,
-                          sk_lda_error *err);
+int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
+                          int32_t panels_per_batch, sk_lda_aga_plan *out, sk_lda_error *err);
 
 /* Frees the plan's arrays and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_aga_plan_free(sk_lda_aga_plan *plan);

@@ -488,7 +488,9 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   /* The dense part first (before the plan's host work), then with the plan's exact size. */
   for (int pass = 0; pass < 2 && !failed; ++pass) {
     if (pass == 1 && o.aga) {
-      failed = sk_lda_aga_plan_build(m->corpus, o.minibatch_docs, g->aga_launch.panel_words, &aga_plan, err);
+      // Enough panels a mini-batch for 8 blocks on every multiprocessor (a block per panel).
+      failed = sk_lda_aga_plan_build(m->corpus, o.minibatch_docs, g->aga_launch.panel_words,
+                                     8 * prop.multiProcessorCount, &aga_plan, err);
       if (failed) break;
       needed += aga_bytes(m, &aga_plan) - common_bytes(m);
     } else if (pass == 1 && !o.exact) {
