@@ -87,11 +87,13 @@ double sk_lda_bin_dec_f64(const unsigned char *b) {
 }
 
 /*
- * Opens PATH, checks that it starts with `magic` and that its last 4 bytes are the CRC of the rest.
- * On success returns the file positioned at offset 0 and its size in *size; else NULL with err filled.
+ * Opens PATH, checks its magic, size, CRC and version, then reads its header into the scratch buffer it
+ * hands back (binary_io.h).
  */
-FILE *sk_lda_bin_open_checked(const char *path, const char magic[8], uint32_t version, const char *kind,
-                              size_t min_size, uint64_t *size, sk_lda_error *err) {
+FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t version, const char *kind,
+                             size_t header_bytes, uint64_t *size, unsigned char **buf_out, sk_lda_error *err) {
+  const size_t min_size = header_bytes + 4u;
+  *buf_out = NULL;
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
     sk_lda_fail(err, "%s: cannot open: %s", path, strerror(errno));
@@ -147,8 +149,9 @@ FILE *sk_lda_bin_open_checked(const char *path, const char magic[8], uint32_t ve
                 (unsigned)sk_lda_bin_dec_u32(buf), (unsigned)version);
     goto fail;
   }
-  free(buf);
+  if (sk_lda_bin_read_exact(f, buf, header_bytes, path, err)) goto fail;
   *size = (uint64_t)end;
+  *buf_out = buf;
   return f;
 fail:
   free(buf);

@@ -45,13 +45,15 @@ double sk_lda_bin_dec_f64(const unsigned char *b);
 
 /*
  * Opens PATH and checks, in this order, that it starts with `magic` ("not an sk-lda KIND file"), is at
- * least min_size bytes (at least 16), that its last 4 bytes are the CRC of the rest ("checksum
- * mismatch"), and that the uint32 after the magic is `version` ("unsupported format version"). On
- * success returns the file positioned at offset 0 and its size in *size; else NULL with err naming
+ * least header_bytes + 4 bytes (header_bytes from 12 to SK_LDA_BIN_CHUNK), that its last 4 bytes are the
+ * CRC of the rest ("checksum mismatch"), and that the uint32 after the magic is `version` ("unsupported
+ * format version"); then reads the first header_bytes bytes. On success returns the file positioned
+ * after them, its size in *size and in *buf a buffer of SK_LDA_BIN_CHUNK bytes (the caller frees it)
+ * that starts with the header, the scratch the readers below take; else NULL, *buf NULL, err naming
  * the file.
  */
-FILE *sk_lda_bin_open_checked(const char *path, const char magic[8], uint32_t version, const char *kind,
-                              size_t min_size, uint64_t *size, sk_lda_error *err);
+FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t version, const char *kind,
+                             size_t header_bytes, uint64_t *size, unsigned char **buf, sk_lda_error *err);
 
 /* Reads exactly n bytes (after the CRC passed, a short read is an I/O error or a file changed meanwhile). */
 int sk_lda_bin_read_exact(FILE *f, void *dst, size_t n, const char *path, sk_lda_error *err);

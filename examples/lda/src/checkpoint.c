@@ -68,18 +68,13 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_erro
   if (path == NULL || out == NULL) return sk_lda_fail(err, "read checkpoint: a pointer is NULL");
   memset(out, 0, sizeof *out);
   uint64_t size = 0;
-  FILE *f = sk_lda_bin_open_checked(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, "checkpoint",
-                                    SK_LDA_CHECKPOINT_HEADER_BYTES + 4u, &size, err);
+  unsigned char *buf = NULL;
+  FILE *f = sk_lda_bin_open_header(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, "checkpoint",
+                                   SK_LDA_CHECKPOINT_HEADER_BYTES, &size, &buf, err);
   if (f == NULL) return 1;
-  unsigned char *buf = (unsigned char *)malloc(SK_LDA_BIN_CHUNK);
   sk_lda_checkpoint c;
   memset(&c, 0, sizeof c);
   char *metrics = NULL;
-  if (buf == NULL) {
-    sk_lda_fail(err, "%s: out of memory", path);
-    goto fail;
-  }
-  if (sk_lda_bin_read_exact(f, buf, SK_LDA_CHECKPOINT_HEADER_BYTES, path, err)) goto fail;
   c.sampler = (int32_t)sk_lda_bin_dec_u32(buf + 12);
   c.num_topics = (int32_t)sk_lda_bin_dec_u32(buf + 16);
   c.num_words = (int32_t)sk_lda_bin_dec_u32(buf + 20);

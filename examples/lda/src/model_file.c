@@ -113,17 +113,12 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_lda_erro
   memset(out, 0, sizeof *out);
   if (path == NULL) return sk_lda_fail(err, "read model: path is NULL");
   uint64_t size = 0;
-  FILE *f = sk_lda_bin_open_checked(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, "model",
-                                    SK_LDA_MODEL_HEADER_BYTES + 4u, &size, err);
+  unsigned char *buf = NULL;
+  FILE *f = sk_lda_bin_open_header(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, "model",
+                                   SK_LDA_MODEL_HEADER_BYTES, &size, &buf, err);
   if (f == NULL) return 1;
-  unsigned char *buf = (unsigned char *)malloc(SK_LDA_BIN_CHUNK);
   sk_lda_model_file mf;
   memset(&mf, 0, sizeof mf);
-  if (buf == NULL) {
-    sk_lda_fail(err, "%s: out of memory", path);
-    goto fail;
-  }
-  if (sk_lda_bin_read_exact(f, buf, SK_LDA_MODEL_HEADER_BYTES, path, err)) goto fail;
   {
     const uint32_t flags = sk_lda_bin_dec_u32(buf + 12);
     if ((flags & ~1u) != 0) {
@@ -237,16 +232,11 @@ int sk_lda_z_read(const char *path, int32_t **z_out, int64_t *num_tokens, int32_
   if (path == NULL || z_out == NULL || num_tokens == NULL || num_topics == NULL)
     return sk_lda_fail(err, "read topics: a pointer is NULL");
   uint64_t size = 0;
-  FILE *f = sk_lda_bin_open_checked(path, sk_lda_z_magic, SK_LDA_Z_FILE_VERSION, "topic-assignment (z)",
-                                    SK_LDA_Z_HEADER_BYTES + 4u, &size, err);
+  unsigned char *buf = NULL;
+  FILE *f = sk_lda_bin_open_header(path, sk_lda_z_magic, SK_LDA_Z_FILE_VERSION, "topic-assignment (z)",
+                                   SK_LDA_Z_HEADER_BYTES, &size, &buf, err);
   if (f == NULL) return 1;
-  unsigned char *buf = (unsigned char *)malloc(SK_LDA_BIN_CHUNK);
   int32_t *z = NULL;
-  if (buf == NULL) {
-    sk_lda_fail(err, "%s: out of memory", path);
-    goto fail;
-  }
-  if (sk_lda_bin_read_exact(f, buf, SK_LDA_Z_HEADER_BYTES, path, err)) goto fail;
   {
     const uint64_t T = sk_lda_bin_dec_u64(buf + 12);
     const int32_t K = (int32_t)sk_lda_bin_dec_u32(buf + 20);
