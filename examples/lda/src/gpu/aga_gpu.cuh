@@ -29,9 +29,8 @@ namespace sk_lda_gpu {
 
 // What AGA's kernels read and write (device pointers); one mini-batch at a time.
 struct aga_params {
-  // The plan (aga_plan.h) on the device.
-  const int32_t *batch_doc, *batch_panel, *panel_pos, *panel_word, *words, *order, *doc, *local;
-  const int32_t *tokens;       // T word ids, document order
+  // The plan's panels and positions (aga_plan.h) on the device; the mini-batches stay on the host.
+  const int32_t *panel_pos, *panel_word, *words, *order, *doc, *local;
   const int32_t *doc_offsets;  // D + 1
   int32_t *z;                  // T
   int32_t *wt;                 // V x K (B)

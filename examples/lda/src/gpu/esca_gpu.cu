@@ -41,8 +41,8 @@ struct device_state {
   int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
   unsigned int *next_item; // the scheduler's counter
   float *scratch;          // rows and trees of the persistent blocks on the global path
-  // AGA (the tokens above too)
-  int32_t *aga_plan[8];    // batch_doc, batch_panel, panel_pos, panel_word, words, order, doc, local
+  // AGA
+  int32_t *aga_plan[6];    // panel_pos, panel_word, words, order, doc, local
   int32_t *dt;             // max_batch_docs x K
   float *dnt;              // max_batch_docs x K
   float *nt_den;           // K
@@ -112,12 +112,12 @@ size_t core_bytes(const sk_lda_model *m, int exact) {
   return common + vk * sizeof(int32_t) + K * sizeof(float) + T * sizeof(int32_t) + sizeof(unsigned int);
 }
 
-// AGA's device bytes beyond the common ones: the tokens, the plan, DT and DNT of a mini-batch, nt_den.
+// AGA's device bytes beyond the common ones: the plan's panels and positions, DT and DNT of a
+// mini-batch, nt_den.
 size_t aga_bytes(const sk_lda_model *m, const sk_lda_aga_plan *plan) {
   const size_t T = (size_t)m->num_tokens, K = (size_t)m->num_topics;
-  return common_bytes(m) + 4 * T * sizeof(int32_t) +
-         (2 * ((size_t)plan->num_batches + 1) + 2 * ((size_t)plan->num_panels + 1) + (size_t)plan->num_panel_words) *
-             sizeof(int32_t) +
+  return common_bytes(m) + 3 * T * sizeof(int32_t) +
+         (2 * ((size_t)plan->num_panels + 1) + (size_t)plan->num_panel_words) * sizeof(int32_t) +
          2 * (size_t)plan->max_batch_docs * K * sizeof(float) + K * sizeof(float);
 }
 
@@ -175,7 +175,7 @@ void free_device(device_state *d) {
                        d->inv_f,       d->plan_token, d->group_start, d->group_doc, d->item_word, d->item_group,
                        d->item_end,    d->next_item, d->scratch};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
-  for (int i = 0; i < 8; ++i) cudaFree(d->aga_plan[i]);
+  for (int i = 0; i < 6; ++i) cudaFree(d->aga_plan[i]);
   cudaFree(d->dt);
   cudaFree(d->dnt);
   cudaFree(d->nt_den);
@@ -199,22 +199,21 @@ int upload_plan(sk_lda_esca_gpu *g, const sk_lda_pdow_plan *plan, sk_lda_error *
 }
 
 // Allocates and fills the device state from the model (create's work after the checks).
-// AGA's arrays: the tokens, the plan (and its mini-batches on the host, for the sweep's loop), DT, DNT.
-int upload_aga(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_aga_plan *plan, sk_lda_error *err) {
+// AGA's arrays: the plan's panels and positions (its mini-batches stay on the host, for the sweep's
+// loop), DT and DNT.
+int upload_aga(sk_lda_esca_gpu *g, const sk_lda_aga_plan *plan, sk_lda_error *err) {
   device_state &d = g->d;
   const size_t T = (size_t)g->num_tokens, K = (size_t)g->num_topics, B = (size_t)plan->num_batches;
   const size_t P = (size_t)plan->num_panels, W = (size_t)plan->num_panel_words;
-  const int32_t *host[8] = {plan->batch_doc, plan->batch_panel, plan->panel_pos, plan->panel_word,
-                            plan->words,     plan->order,       plan->doc,       plan->local};
-  const size_t count[8] = {B + 1, B + 1, P + 1, P + 1, W, T, T, T};
-  for (int i = 0; i < 8; ++i)
+  const int32_t *host[6] = {plan->panel_pos, plan->panel_word, plan->words, plan->order, plan->doc, plan->local};
+  const size_t count[6] = {P + 1, P + 1, W, T, T, T};
+  for (int i = 0; i < 6; ++i)
     if (alloc(g, &d.aga_plan[i], count[i], "AGA's plan", err) ||
         upload_array(d.aga_plan[i], host[i], count[i], "copying AGA's plan", err))
       return 1;
   const size_t rows = (size_t)plan->max_batch_docs * K;
-  if (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.dt, rows, "a mini-batch's DT", err) ||
-      alloc(g, &d.dnt, rows, "a mini-batch's DNT", err) || alloc(g, &d.nt_den, K, "NT + V beta", err) ||
-      upload_array(d.tokens, m->corpus->tokens, T, "copying the tokens", err))
+  if (alloc(g, &d.dt, rows, "a mini-batch's DT", err) || alloc(g, &d.dnt, rows, "a mini-batch's DNT", err) ||
+      alloc(g, &d.nt_den, K, "NT + V beta", err))
     return 1;
   g->num_batches = plan->num_batches;
   g->h_batch_doc = (int32_t *)malloc((B + 1) * sizeof *g->h_batch_doc);
@@ -238,7 +237,7 @@ int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *pl
       alloc(g, (unsigned char **)&d.workspace, d.workspace_bytes, "the segmented count's workspace", err))
     return 1;
   const int aga = g->options.aga;
-  if (aga && upload_aga(g, m, aga_plan, err)) return 1;
+  if (aga && upload_aga(g, aga_plan, err)) return 1;
   if (!aga && exact && (alloc(g, &d.tokens, T, "the tokens", err) || alloc(g, &d.inv, K, "inv", err) ||
                         alloc(g, &d.cum, vk, "the word tables", err)))
     return 1;
@@ -363,15 +362,12 @@ int sweep_aga(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   device_state &d = g->d;
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[1], 0), "timing the sweep");
   sk_lda_gpu::aga_params p;
-  p.batch_doc = d.aga_plan[0];
-  p.batch_panel = d.aga_plan[1];
-  p.panel_pos = d.aga_plan[2];
-  p.panel_word = d.aga_plan[3];
-  p.words = d.aga_plan[4];
-  p.order = d.aga_plan[5];
-  p.doc = d.aga_plan[6];
-  p.local = d.aga_plan[7];
-  p.tokens = d.tokens;
+  p.panel_pos = d.aga_plan[0];
+  p.panel_word = d.aga_plan[1];
+  p.words = d.aga_plan[2];
+  p.order = d.aga_plan[3];
+  p.doc = d.aga_plan[4];
+  p.local = d.aga_plan[5];
   p.doc_offsets = d.doc_offsets;
   p.z = d.z;
   p.wt = d.b;

@@ -20,8 +20,8 @@
  * AGA-LDA (options.aga; aga_gpu.cuh) is the other sampler this object runs, on the same device state:
  * documents in mini-batches processed in sequence, word-topic counts of a column panel in shared
  * memory, updated as the topics are drawn (shared and global atomics): closer to collapsed Gibbs, not
- * deterministic. It adds the tokens (T), its plan (12 T bytes and the panels) and the mini-batch's DT
- * and DNT (2 x documents of a mini-batch x K x 4 bytes).
+ * deterministic. It adds its plan (12 T bytes and the panels) and the mini-batch's DT and DNT
+ * (2 x documents of a mini-batch x K x 4 bytes).
  *
  * Device state, made from the model at create and kept there between sweeps: z (T), the document
  * offsets (D + 1), A as CSR (per document its distinct topics, increasing, and their counts: at most
