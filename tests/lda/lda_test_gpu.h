@@ -121,7 +121,8 @@ static inline int counts_match_z(const sk_lda_model *g, const char *when) {
 
 #ifdef SK_LDA_SOURCE_DIR
 /* kos from ../shared/data, or from .data/kos in the source tree (where the GPU machine has it): 1 when
-   read into *c, 0 when found nowhere (or unreadable, which also fails the test). */
+   read into *c, 0 when found nowhere (said: the caller leaves its kos checks out) or unreadable (which
+   also fails the test). */
 static inline int read_kos(sk_lda_corpus *c) {
   static const char *const dirs[] = {SK_SHARED_DATA "/kos", SK_LDA_SOURCE_DIR "/.data/kos"};
   sk_lda_error err;
@@ -133,6 +134,7 @@ static inline int read_kos(sk_lda_corpus *c) {
     fclose(f);
     return SK_CHECK(sk_lda_read_uci(path, NULL, c, &err) == 0, "reading %s: %s", path, err.message);
   }
+  printf("kos: not found (../shared/data or .data/kos): left out\n");
   return 0;
 }
 #endif

@@ -30,6 +30,17 @@
 #include "model.h"
 #include "sk_test.h"
 
+/* AGA's options: mini-batches of `minibatch` documents, panels of at most `panel_words` words (0: the
+   defaults). */
+static sk_lda_esca_gpu_options aga_options(int32_t minibatch, int32_t panel_words) {
+  sk_lda_esca_gpu_options o;
+  memset(&o, 0, sizeof o);
+  o.aga = 1;
+  o.minibatch_docs = minibatch;
+  o.aga_panel_words = panel_words;
+  return o;
+}
+
 /* `sweeps` AGA sweeps on corpus c at K with the given mini-batch and panel sizes, counts checked after
    each. Returns the joint LL per token after the last sweep (NAN on failure). */
 static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int32_t panel_words, int sweeps,
@@ -37,11 +48,7 @@ static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int3
   sk_lda_model m;
   sk_lda_esca_gpu *g = NULL;
   sk_lda_error err;
-  sk_lda_esca_gpu_options o;
-  memset(&o, 0, sizeof o);
-  o.aga = 1;
-  o.minibatch_docs = minibatch;
-  o.aga_panel_words = panel_words;
+  const sk_lda_esca_gpu_options o = aga_options(minibatch, panel_words);
   double ll = NAN;
   if (!SK_CHECK(sk_lda_model_init(&m, c, K, sk_lda_default_alpha(K), 0.01, seed, &err) == 0, "init: %s", err.message))
     return ll;
@@ -79,10 +86,7 @@ static void test_case_corpora(void) {
 static void test_kos(void) {
   sk_lda_corpus kos;
   memset(&kos, 0, sizeof kos);
-  if (!read_kos(&kos)) {
-    printf("kos: not found (../shared/data or .data/kos): left out\n");
-    return;
-  }
+  if (!read_kos(&kos)) return;
   sk_test_context("kos, K = 100, default mini-batches, 5 sweeps");
   const double ll5 = run_aga(&kos, 100, 0, 0, 5, 3);
   SK_CHECK(!isnan(ll5), "the run failed");
@@ -90,9 +94,7 @@ static void test_kos(void) {
   sk_lda_model a, e;
   sk_lda_esca_gpu *ga = NULL, *ge = NULL;
   sk_lda_error err;
-  sk_lda_esca_gpu_options o;
-  memset(&o, 0, sizeof o);
-  o.aga = 1;
+  const sk_lda_esca_gpu_options o = aga_options(0, 0);
   sk_test_context("kos, K = 100, 30 sweeps of AGA and ESCA");
   if (SK_CHECK(sk_lda_model_init(&a, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
                    sk_lda_model_init(&e, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
@@ -132,9 +134,7 @@ static void test_too_large_k(void) {
   sk_lda_model m;
   sk_lda_esca_gpu *g = NULL;
   sk_lda_error err;
-  sk_lda_esca_gpu_options o;
-  memset(&o, 0, sizeof o);
-  o.aga = 1;
+  const sk_lda_esca_gpu_options o = aga_options(0, 0);
   sk_test_context("K = 65536 with AGA");
   if (SK_CHECK(sk_lda_model_init(&m, &c, 65536, sk_lda_default_alpha(65536), 0.01, 1, &err) == 0, "init: %s",
                err.message)) {
