@@ -46,6 +46,39 @@ if(NOT first STREQUAL second)
   message(FATAL_ERROR "gen is not deterministic")
 endif()
 
+# gen --binary: a binary corpus beside the same vocabulary, the same bytes for any --threads.
+set(gen_b gen --out ${WORK} --name b --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7 --binary)
+expect_exit(0 ${SK_LDA} ${gen_b} --threads 1)
+file(SHA256 ${WORK}/docword.b.bin first)
+expect_exit(0 ${SK_LDA} ${gen_b} --threads 3)
+file(SHA256 ${WORK}/docword.b.bin second)
+if(NOT first STREQUAL second OR EXISTS ${WORK}/docword.b.txt OR NOT last_out MATCHES "wrote .*/docword.b.bin")
+  message(FATAL_ERROR "gen --binary: not the same bytes for 1 and 3 threads, or not a binary corpus: ${last_out}")
+endif()
+file(SHA256 ${WORK}/vocab.b.txt a)
+file(SHA256 ${WORK}/vocab.t.txt b)
+if(NOT a STREQUAL b)
+  message(FATAL_ERROR "gen --binary wrote another vocabulary than gen")
+endif()
+# train, eval and infer read it through --docword, recognised by its first bytes; eval reproduces train's
+# held-out figure from it; --text refuses it and a vocabulary of another size is refused (exit 2).
+set(corpus_b --docword ${WORK}/docword.b.bin --vocab ${WORK}/vocab.b.txt)
+expect_exit(0 ${SK_LDA} train ${corpus_b} -k 4 --seed 5 -n 4 --out ${WORK}/binary_run)
+string(REGEX MATCH "held-out LL/token ([-0-9.]+)" _ "${last_out}")
+set(binary_heldout ${CMAKE_MATCH_1})
+expect_exit(0 ${SK_LDA} eval --model ${WORK}/binary_run/model.skl ${corpus_b})
+string(REGEX MATCH "held-out LL/token ([-0-9.]+)" _ "${last_out}")
+if(binary_heldout STREQUAL "" OR NOT CMAKE_MATCH_1 STREQUAL binary_heldout)
+  message(FATAL_ERROR "eval on the binary corpus gave '${CMAKE_MATCH_1}', train printed '${binary_heldout}'")
+endif()
+expect_exit(0 ${SK_LDA} infer --model ${WORK}/binary_run/model.skl ${corpus_b} --out ${WORK}/binary_theta.txt)
+expect_message(2 "docword.b.bin: is an sk-lda binary corpus, not plain text" ${SK_LDA} train --text
+               ${WORK}/docword.b.bin -k 4 -n 1)
+file(READ ${WORK}/vocab.b.txt vocab_b_text)
+file(WRITE ${WORK}/vocab.b.long.txt "${vocab_b_text}extra\n")
+expect_message(2 "more than the 200 words of V in the header of .*docword.b.bin" ${SK_LDA} train --docword
+               ${WORK}/docword.b.bin --vocab ${WORK}/vocab.b.long.txt -k 4 -n 1)
+
 # train --out writes the results; a run resumed half-way equals an uninterrupted one, byte for byte.
 set(corpus --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.t.txt -k 4 --seed 5)
 expect_exit(0 ${SK_LDA} train ${corpus} -n 6 --out ${WORK}/half --save-z)

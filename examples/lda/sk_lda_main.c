@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "corpus.h"
+#include "corpus_binary.h"
 #include "corpus_read.h"
 #include "gen.h"
 #include "metrics.h"
@@ -26,6 +27,10 @@
 
 #include <sys/stat.h>
 #include "samplekit/sk_version.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 
 static double sk_lda_now(void) {
@@ -42,9 +47,11 @@ static void gen_usage(FILE *f) {
   fprintf(f,
           "usage: sk-lda gen --out DIR [options]\n"
           "Draws a corpus from the LDA generative process with planted topics and writes it in UCI format\n"
-          "(DIR/docword.NAME.txt, DIR/vocab.NAME.txt) with the planted topics beside it\n"
+          "(DIR/docword.NAME.txt, DIR/vocab.NAME.txt), or with --binary as a binary corpus\n"
+          "(DIR/docword.NAME.bin, DIR/vocab.NAME.txt), with the planted topics beside it\n"
           "(DIR/topics.NAME.planted.txt, DIR/phi.NAME.planted.f32, DIR/theta.NAME.planted.f32).\n"
-          "The output is a pure function of the options (see examples/lda/src/gen.h).\n\n"
+          "The output is a pure function of the options, the same bits for any --threads\n"
+          "(see examples/lda/src/gen.h).\n\n"
           "  -o, --out DIR          folder to write into (must exist)\n"
           "      --name NAME        file name part (default synthetic)\n"
           "  -d, --docs D           documents (default %d)\n"
@@ -58,6 +65,12 @@ static void gen_usage(FILE *f) {
           "      --support F        fraction of the vocabulary each topic uses (default %g)\n"
           "  -s, --seed N           seed (default %llu)\n"
           "      --top N            words per topic in the planted topics file (default 20)\n"
+          "      --binary           write the corpus as an sk-lda binary corpus, docword.NAME.bin, instead of\n"
+          "                         UCI text: read at disk speed by every command's --docword (recognised by\n"
+          "                         its first bytes), 8 bytes per document and 4 per token, little-endian,\n"
+          "                         CRC-32 checked (layout in examples/lda/src/corpus_binary.h)\n"
+          "      --threads N        CPU threads of the drawing and the writing (default: all); the output\n"
+          "                         does not depend on it\n"
           "  -h, --help             this text\n",
           d.num_docs, d.num_words, d.num_topics, d.mean_doc_length, d.doc_length_cv, d.alpha, d.beta,
           d.zipf_exponent, d.topic_support, (unsigned long long)d.seed);
@@ -72,12 +85,13 @@ static int cmd_gen(int argc, char **argv) {
       {"beta", required_argument, 0, 'b'},       {"zipf", required_argument, 0, 'z'},
       {"support", required_argument, 0, 'f'},    {"seed", required_argument, 0, 's'},
       {"top", required_argument, 0, 't'},        {"help", no_argument, 0, 'h'},
+      {"binary", no_argument, 0, 'B'},           {"threads", required_argument, 0, 'j'},
       {0, 0, 0, 0}};
   sk_lda_gen_params p;
   sk_lda_gen_params_default(&p);
   const char *out = NULL, *name = "synthetic";
   long long top = 20;
-  int ok = 1, c;
+  int ok = 1, c, binary = 0;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:d:V:k:L:a:b:s:h", options, NULL)) != -1) {
     long long v;
@@ -95,6 +109,8 @@ static int cmd_gen(int argc, char **argv) {
       case 'f': ok = sk_lda_parse_double("gen", "--support", optarg, 1e-9, 1.0, &p.topic_support); break;
       case 's': ok = sk_lda_parse_u64("gen", "--seed", optarg, &p.seed); break;
       case 't': ok = sk_lda_parse_ll("gen", "--top", optarg, 1, 1000000, &top); break;
+      case 'B': binary = 1; break;
+      case 'j': ok = sk_lda_parse_ll("gen", "--threads", optarg, 1, 4096, &v); p.threads = (int)v; break;
       case 'h': gen_usage(stdout); return SK_LDA_EXIT_OK;
       default: ok = 0; break;
     }
@@ -116,6 +132,9 @@ static int cmd_gen(int argc, char **argv) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
     return SK_LDA_EXIT_USAGE;
   }
+#ifdef _OPENMP
+  if (p.threads > 0) omp_set_num_threads(p.threads); /* the writers' threads too */
+#endif
   const int tty = isatty(fileno(stderr));
   const double t0 = sk_lda_now();
   if (tty) fprintf(stderr, "generating %d documents of %g tokens on average ...\n", p.num_docs, p.mean_doc_length);
@@ -128,13 +147,17 @@ static int cmd_gen(int argc, char **argv) {
   const double t1 = sk_lda_now();
   if (tty) fprintf(stderr, "writing %lld tokens to %s ...\n", (long long)corpus.num_tokens, out);
   int status = SK_LDA_EXIT_OK;
-  if (sk_lda_write_uci(&corpus, out, name, &err) != 0 ||
-      sk_lda_write_planted(&p, corpus.vocab, phi, theta, (int)top, out, name, &err) != 0) {
+  const int written = binary ? sk_lda_write_binary_files(&corpus, out, name, &err)
+                             : sk_lda_write_uci(&corpus, out, name, &err);
+  const double t2 = sk_lda_now();
+  if (written != 0 || sk_lda_write_planted(&p, corpus.vocab, phi, theta, (int)top, out, name, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
     status = SK_LDA_EXIT_RUNTIME;
   } else {
-    printf("wrote %s/docword.%s.txt: %d documents, %d words, %lld tokens (generated in %.1f s, written in %.1f s)\n",
-           out, name, corpus.num_docs, corpus.num_words, (long long)corpus.num_tokens, t1 - t0, sk_lda_now() - t1);
+    printf("wrote %s/docword.%s.%s: %d documents, %d words, %lld tokens (generated in %.1f s, corpus written in "
+           "%.1f s, planted topics in %.1f s)\n",
+           out, name, binary ? "bin" : "txt", corpus.num_docs, corpus.num_words, (long long)corpus.num_tokens,
+           t1 - t0, t2 - t1, sk_lda_now() - t2);
   }
   sk_lda_corpus_free(&corpus);
   free(phi);
@@ -157,6 +180,8 @@ static void train_usage(FILE *f) {
           "Trains LDA by Gibbs sampling: ESCA on the GPU or the CPU, or serial collapsed Gibbs on the CPU%s.\n\n"
           "input (one of):\n"
           "      --docword FILE     UCI bag of words (docword.X.txt or .txt.gz); --vocab vocab.X.txt (exactly W words)\n"
+          "                         or a binary corpus (sk-lda gen --binary; known by its first bytes, read at\n"
+          "                         disk speed; --vocab then holds exactly its V words)\n"
           "      --ldac FILE        LDA-C (N id:count ...); --vocab FILE gives the words\n"
           "      --text FILE        plain text, one document per line (lower-cased, letters only)\n"
           "      --vocab FILE       vocabulary, one word per line\n"
@@ -410,7 +435,7 @@ static void infer_usage(FILE *f) {
           "document uses, theta_dk = (n_dk + alpha) / (n_d + K alpha); every other topic has\n"
           "alpha / (n_d + K alpha). doc_id is the 0-based document index in the input (UCI docID - 1).\n\n"
           "  -m, --model FILE       model file written by sk-lda train\n"
-          "      --docword FILE     documents in UCI bag of words (.txt or .txt.gz)\n"
+          "      --docword FILE     documents in UCI bag of words (.txt or .txt.gz) or a binary corpus\n"
           "      --ldac FILE        documents in LDA-C format\n"
           "      --text FILE        plain text, one document per line (documents left empty are dropped)\n"
           "      --stopwords FILE   stop words for --text\n"
@@ -492,7 +517,8 @@ static int cmd_infer(int argc, char **argv) {
   const input_options in = {docword, ldac, text, vocab, stopwords, 0};
   int rc = read_corpus(&in, &docs, &err);
   int64_t dropped = 0;
-  if (rc == 0 && sk_lda_infer_map_words(&mf, &docs, input, docword != NULL, skip_unknown, &dropped, &err) != 0) {
+  const int id_base = docword != NULL && !sk_lda_is_binary_corpus(docword); /* UCI ids are 1-based */
+  if (rc == 0 && sk_lda_infer_map_words(&mf, &docs, input, id_base, skip_unknown, &dropped, &err) != 0) {
     rc = 1;
     if (!skip_unknown && strstr(err.message, "not in the model") != NULL)
       snprintf(err.message + strlen(err.message), sizeof err.message - strlen(err.message),
@@ -535,7 +561,7 @@ static void eval_usage(FILE *f) {
           "model's topics fixed, and its second half is scored. With the training corpus, seed and test\n"
           "fraction this reproduces the held-out figure that train printed.\n\n"
           "      --model FILE       a model written by sk-lda train --out (model.skl)\n"
-          "      --docword FILE     UCI bag of words; --ldac FILE: LDA-C; --text FILE: plain text\n"
+          "      --docword FILE     UCI bag of words or a binary corpus; --ldac FILE: LDA-C; --text FILE: plain text\n"
           "      --vocab FILE       the corpus's vocabulary; words are matched to the model's by spelling\n"
           "      --stopwords FILE, --min-count N   as for train (--text)\n"
           "      --skip-unknown     drop words the model does not know (default: an error)\n"
@@ -604,7 +630,8 @@ static int cmd_eval(int argc, char **argv) {
   int status = SK_LDA_EXIT_USAGE;
   const char *input = o.docword ? o.docword : o.ldac ? o.ldac : o.text;
   if (sk_lda_model_file_read(model_path, &mf, &err) != 0 || read_corpus(&o, &corpus, &err) != 0 ||
-      sk_lda_infer_map_words(&mf, &corpus, input, o.docword ? 1 : 0, skip_unknown, NULL, &err) != 0 ||
+      sk_lda_infer_map_words(&mf, &corpus, input, o.docword && !sk_lda_is_binary_corpus(o.docword), skip_unknown,
+                             NULL, &err) != 0 ||
       sk_lda_split_corpus(&corpus, test_fraction, seed_given ? seed : mf.seed, &split, &err) != 0) {
     fprintf(stderr, "sk-lda eval: %s\n", err.message);
   } else if (split.test_heldout.num_tokens == 0) {
@@ -643,7 +670,7 @@ static void usage(FILE *f) {
           "  train    train on a corpus (ESCA or serial collapsed Gibbs; resumable); train --demo for a quick look\n"
           "  infer    fold new documents into a trained model and write their topic proportions\n"
           "  eval     held-out log-likelihood of a trained model on a corpus (document completion)\n"
-          "  gen      draw a synthetic corpus with planted topics, in UCI format\n\n"
+          "  gen      draw a synthetic corpus with planted topics, in UCI format or as a binary corpus\n\n"
           "Exit status: 0 success, 2 bad usage or bad input, 1 failure at run time.\n",
           SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
 }

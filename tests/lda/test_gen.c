@@ -1,9 +1,9 @@
 /*
  * test_gen: the synthetic corpus generator (examples/lda/src/gen.h).
- * Determinism, sizes and lengths, the documented stream layout, the Dirichlet draws' moments, the planted
- * structure (tokens of topic k follow phi_k, topics of document d follow theta_d: chi-square), Zipf-shaped
- * frequencies, the UCI and planted files (parsed back here, independently of the project's reader), and
- * parameter errors.
+ * Determinism (and the same bits for 1, 2, 3 and 8 threads), sizes and lengths, the documented stream
+ * layout, the Dirichlet draws' moments, the planted structure (tokens of topic k follow phi_k, topics of
+ * document d follow theta_d: chi-square), Zipf-shaped frequencies, the UCI and planted files (parsed back
+ * here, independently of the project's reader), and parameter errors.
  */
 #include <math.h>
 #include <stdio.h>
@@ -169,6 +169,51 @@ static void test_determinism(void) {
   free(th_b);
   free(z_a);
   free(z_b);
+}
+
+/* The same bits for any thread count: topics, lengths and documents are made in parallel. */
+static void test_threads(void) {
+  static const int counts[] = {2, 3, 8};
+  static const struct {
+    int32_t D, V, K;
+    double mean, cv, support;
+  } shapes[] = {{3001, 4000, 40, 60.0, 1.0, 0.25}, {7, 50, 3, 500.0, 2.0, 1.0}, {1, 1, 1, 1.0, 0.0, 1.0},
+                {200, 20000, 97, 20.0, 0.5, 0.01}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    sk_lda_gen_params p = small_params();
+    sk_lda_corpus a, b;
+    float *phi_a, *phi_b, *th_a, *th_b;
+    int32_t *z_a, *z_b;
+    sk_lda_error err;
+    p.num_docs = shapes[i].D;
+    p.num_words = shapes[i].V;
+    p.num_topics = shapes[i].K;
+    p.mean_doc_length = shapes[i].mean;
+    p.doc_length_cv = shapes[i].cv;
+    p.topic_support = shapes[i].support;
+    p.threads = 1;
+    sk_test_context("threads: D %d V %d K %d, 1 thread", (int)p.num_docs, (int)p.num_words, (int)p.num_topics);
+    if (!SK_CHECK(sk_lda_generate(&p, &a, &phi_a, &th_a, &z_a, &err) == 0, "%s", err.message)) continue;
+    for (size_t j = 0; j < sizeof counts / sizeof counts[0]; ++j) {
+      p.threads = counts[j];
+      sk_test_context("threads: D %d V %d K %d, %d threads against 1", (int)p.num_docs, (int)p.num_words,
+                      (int)p.num_topics, counts[j]);
+      if (!SK_CHECK(sk_lda_generate(&p, &b, &phi_b, &th_b, &z_b, &err) == 0, "%s", err.message)) continue;
+      SK_CHECK(same_corpus(&a, &b), "the corpus differs");
+      SK_CHECK(memcmp(phi_a, phi_b, sizeof(float) * (size_t)p.num_topics * (size_t)p.num_words) == 0, "phi differs");
+      SK_CHECK(memcmp(th_a, th_b, sizeof(float) * (size_t)p.num_docs * (size_t)p.num_topics) == 0, "theta differs");
+      SK_CHECK(a.num_tokens == b.num_tokens && memcmp(z_a, z_b, sizeof(int32_t) * (size_t)a.num_tokens) == 0,
+               "planted topics differ");
+      sk_lda_corpus_free(&b);
+      free(phi_b);
+      free(th_b);
+      free(z_b);
+    }
+    sk_lda_corpus_free(&a);
+    free(phi_a);
+    free(th_a);
+    free(z_a);
+  }
 }
 
 /* Sizes, ranges, lengths, and the documented length draw recomputed from the stream layout. */
@@ -697,6 +742,7 @@ static void test_files(void) {
 int main(void) {
   test_validation();
   test_determinism();
+  test_threads();
   test_sizes();
   test_dirichlet_moments();
   test_planted_fit();

@@ -69,6 +69,38 @@ static sk_lda_bin_enc *sk_lda_bin_enc_new(FILE *f) {
   return e;
 }
 
+/* --- checksums of large arrays ------------------------------------------------------------------------ */
+
+int sk_lda_bin_host_le(void) {
+  const uint32_t one = 1;
+  unsigned char b[4];
+  memcpy(b, &one, 4);
+  return b[0] == 1;
+}
+
+/* Length of block b of n bytes cut in blocks of SK_LDA_BIN_CRC_BLOCK. */
+static uint64_t sk_lda_bin_block_len(uint64_t n, uint64_t b) {
+  const uint64_t at = b * SK_LDA_BIN_CRC_BLOCK;
+  return n - at < SK_LDA_BIN_CRC_BLOCK ? n - at : SK_LDA_BIN_CRC_BLOCK;
+}
+
+uint32_t sk_lda_bin_crc32(uint32_t crc, const void *p, uint64_t n) {
+  const unsigned char *s = (const unsigned char *)p;
+  const uint64_t nblocks = (n + SK_LDA_BIN_CRC_BLOCK - 1) / SK_LDA_BIN_CRC_BLOCK;
+  if (nblocks <= 1) return n == 0 ? crc : (uint32_t)crc32_z(crc, s, (z_size_t)n);
+  uLong *part = (uLong *)malloc((size_t)nblocks * sizeof *part);
+  if (part == NULL) return (uint32_t)crc32_z(crc, s, (z_size_t)n); /* one thread, the same value */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+  for (int64_t b = 0; b < (int64_t)nblocks; ++b)
+    part[b] = crc32_z(0L, s + (uint64_t)b * SK_LDA_BIN_CRC_BLOCK, (z_size_t)sk_lda_bin_block_len(n, (uint64_t)b));
+  uLong c = crc;
+  for (uint64_t b = 0; b < nblocks; ++b) c = crc32_combine(c, part[b], (z_off_t)sk_lda_bin_block_len(n, b));
+  free(part);
+  return (uint32_t)c;
+}
+
 /* --- decoding -------------------------------------------------------------------------------------- */
 
 uint32_t sk_lda_bin_dec_u32(const unsigned char *b) {

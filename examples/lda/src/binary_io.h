@@ -61,6 +61,18 @@ int sk_lda_bin_read_exact(FILE *f, void *dst, size_t n, const char *path, sk_lda
 /* Reads n little-endian int32 values into dst, through buf (SK_LDA_BIN_CHUNK bytes of scratch). */
 int sk_lda_bin_read_i32s(FILE *f, int32_t *dst, size_t n, unsigned char *buf, const char *path, sk_lda_error *err);
 
+/* 1 when the host stores integers little-endian, as the files do: arrays can then be written, read and
+   checksummed as they lie in memory. */
+int sk_lda_bin_host_le(void);
+
+/*
+ * zlib's crc32(crc, p, n) for any n, computed over the OpenMP threads (the default count) in blocks of
+ * SK_LDA_BIN_CRC_BLOCK bytes joined with crc32_combine(): the value does not depend on the thread count.
+ * For the large arrays of corpus files and fingerprints; about 4 GB/s per core.
+ */
+#define SK_LDA_BIN_CRC_BLOCK ((uint64_t)8 << 20)
+uint32_t sk_lda_bin_crc32(uint32_t crc, const void *p, uint64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -138,6 +138,11 @@ uint32_t sk_lda_corpus_fingerprint(const sk_lda_corpus *c) {
     if (n > sizeof b - 8) crc = crc32(crc, b, (uInt)n), n = 0;                 \
   } while (0)
   for (int i = 0; i < 3; ++i) SK_LDA_PUT(sizes[i], 8);
+  if (sk_lda_bin_host_le()) { /* the arrays' bytes are the little-endian bytes: CRC them over the threads */
+    crc = crc32(crc, b, (uInt)n);
+    crc = sk_lda_bin_crc32((uint32_t)crc, c->doc_offsets, 8u * ((uint64_t)c->num_docs + 1u));
+    return sk_lda_bin_crc32((uint32_t)crc, c->tokens, 4u * (uint64_t)c->num_tokens);
+  }
   for (int32_t d = 0; d <= c->num_docs; ++d) SK_LDA_PUT(c->doc_offsets[d], 8);
   for (int64_t t = 0; t < c->num_tokens; ++t) SK_LDA_PUT((uint32_t)c->tokens[t], 4);
 #undef SK_LDA_PUT

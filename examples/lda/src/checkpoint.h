@@ -77,7 +77,8 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda
 int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_error *err);
 
 /* A CRC-32 of a corpus's sizes, offsets and word ids: two corpora with different documents have
-   different fingerprints except with probability about 2^-32. Work O(D + T). */
+   different fingerprints except with probability about 2^-32. Work O(D + T), over the OpenMP threads on
+   little-endian hosts (the value does not depend on the thread count). */
 uint32_t sk_lda_corpus_fingerprint(const sk_lda_corpus *c);
 
 #ifdef __cplusplus

@@ -1,6 +1,8 @@
 /* Line source, vocabulary reader and small helpers shared by the corpus readers (corpus_lines.h). */
 #include "corpus_lines.h"
 
+#include "corpus_binary.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -274,6 +276,7 @@ int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const c
   if (out == NULL) return sk_lda_fail(err, "%s: out is NULL", fn);
   memset(out, 0, sizeof *out);
   if (path == NULL) return sk_lda_fail(err, "%s: the input path is NULL", fn);
+  if (sk_lda_is_binary_corpus(path)) return sk_lda_read_binary(path, vocab_path, out, err);
   if (sk_lda_detail_lines_open(&d, path, err) != 0) return 1;
   if (vocab_path != NULL && sk_lda_detail_lines_open(&v, vocab_path, err) != 0) {
     sk_lda_detail_lines_close(&d);

@@ -17,6 +17,11 @@
  * - Numbers are decimal digits only (no sign, no spaces inside); fields are separated by spaces or tabs.
  * - Thread safety: the functions share no state; different calls may run concurrently.
  *
+ * - Binary corpora: sk_lda_read_uci() and sk_lda_read_ldac() read a file that starts with the magic of
+ *   corpus_binary.h ("SKLDACRP") as a binary corpus (sk_lda_read_binary(): its vocabulary, when given,
+ *   must hold exactly its V words, whichever of the two was called), so that every command that reads a
+ *   corpus takes one without an option; sk_lda_read_text() refuses one, naming the file.
+ *
  * The sk_lda_parse_* functions do the same from memory buffers (the name in each buffer is used in the
  * messages; the bytes are not gzip-decoded): they let tests and the fuzz targets run without files. The
  * sk_lda_read_* functions are thin wrappers over the same code. limits may be NULL (the defaults).

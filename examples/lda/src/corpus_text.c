@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_binary.h"
 #include "corpus_lines.h"
 
 enum { SK_LDA_TEXT_MIN_WORD = 3 };
@@ -283,6 +284,8 @@ int sk_lda_read_text(const char *path, const char *stopwords_path, int64_t min_c
   if (out == NULL) return sk_lda_fail(err, "sk_lda_read_text: out is NULL");
   memset(out, 0, sizeof *out);
   if (path == NULL) return sk_lda_fail(err, "sk_lda_read_text: path is NULL");
+  if (sk_lda_is_binary_corpus(path))
+    return sk_lda_fail(err, "%s: is an sk-lda binary corpus, not plain text (give it as --docword)", path);
   if (sk_lda_detail_lines_open(&t, path, err) != 0) return 1;
   if (stopwords_path != NULL && sk_lda_detail_lines_open(&s, stopwords_path, err) != 0) {
     sk_lda_detail_lines_close(&t);

@@ -1,6 +1,8 @@
 /* Synthetic LDA corpora with planted topics; the construction and the stream layout are in gen.h. */
 #include "gen.h"
 
+#include "corpus_binary.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +10,10 @@
 #include <string.h>
 
 #include <samplekit/rng.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define GEN_PI 3.14159265358979323846
 
@@ -226,13 +232,144 @@ static int make_vocab(sk_lda_corpus *c, sk_lda_error *err) {
   return 0;
 }
 
+/* The OpenMP thread count for p->threads (<= 0: the OpenMP default); 1 without OpenMP. */
+static int gen_threads(const sk_lda_gen_params *p) {
+#ifdef _OPENMP
+  return p->threads > 0 ? p->threads : omp_get_max_threads();
+#else
+  (void)p;
+  return 1;
+#endif
+}
+
+/* One thread's scratch for the Dirichlet draws and the alias tables over n cells (and, for the topics,
+   the V-word permutation of the support shuffle, kept at the identity between topics). */
+typedef struct gen_scratch {
+  double *conc, *prob, *q;
+  int32_t *work, *alias, *perm, *swaps;
+  uint32_t *thresh;
+} gen_scratch;
+
+static void scratch_free(gen_scratch *s) {
+  free(s->conc);
+  free(s->prob);
+  free(s->q);
+  free(s->work);
+  free(s->alias);
+  free(s->perm);
+  free(s->swaps);
+  free(s->thresh);
+  memset(s, 0, sizeof *s);
+}
+
+/* n cells; perm_n > 0 also gives the identity permutation of perm_n words and n swap slots. 0 or 1. */
+static int scratch_alloc(gen_scratch *s, int32_t n, int32_t perm_n) {
+  const size_t c = (size_t)(n > 0 ? n : 1);
+  memset(s, 0, sizeof *s);
+  s->conc = (double *)malloc(c * sizeof *s->conc);
+  s->prob = (double *)malloc(c * sizeof *s->prob);
+  s->q = (double *)malloc(c * sizeof *s->q);
+  s->work = (int32_t *)malloc(2 * c * sizeof *s->work);
+  s->alias = (int32_t *)malloc(c * sizeof *s->alias);
+  s->thresh = (uint32_t *)malloc(c * sizeof *s->thresh);
+  if (perm_n > 0) {
+    s->perm = (int32_t *)malloc((size_t)perm_n * sizeof *s->perm);
+    s->swaps = (int32_t *)malloc(c * sizeof *s->swaps);
+    if (s->perm != NULL)
+      for (int32_t i = 0; i < perm_n; ++i) s->perm[i] = i;
+  }
+  if (s->conc == NULL || s->prob == NULL || s->q == NULL || s->work == NULL || s->alias == NULL ||
+      s->thresh == NULL || (perm_n > 0 && (s->perm == NULL || s->swaps == NULL))) {
+    scratch_free(s);
+    return 1;
+  }
+  return 0;
+}
+
+/* Topic k: its support by a partial Fisher-Yates shuffle, phi_k over it, then its alias table `row`
+   (m cells); phi's row k when phi is not NULL (zeroed by the caller). s->perm is the identity on entry
+   and on return (the swaps are undone, so a topic costs O(m), not O(V)). */
+static void make_topic(const sk_lda_gen_params *p, int32_t k, int32_t m, const double *zipf, gen_scratch *s,
+                       word_cell *row, float *phi) {
+  const int32_t V = p->num_words;
+  gen_stream st;
+  double zsum = 0.0;
+  int32_t i;
+  gs_init(&st, p->seed, SK_LDA_GEN_STREAM_TOPIC + (uint64_t)k, 0);
+  for (i = 0; i < m; ++i) {
+    const int32_t j = i + (int32_t)(gs_uniform(&st) * (double)(V - i));
+    const int32_t t = s->perm[i];
+    s->perm[i] = s->perm[j];
+    s->perm[j] = t;
+    s->swaps[i] = j;
+  }
+  for (i = 0; i < m; ++i) zsum += zipf[s->perm[i]];
+  for (i = 0; i < m; ++i) s->conc[i] = p->beta * (double)V * zipf[s->perm[i]] / zsum;
+  gs_dirichlet(&st, s->conc, m, s->prob);
+  for (i = 0; i < m; ++i) {
+    const float f = (float)s->prob[i];
+    s->prob[i] = (double)f; /* the tables sample exactly the reported float phi */
+    if (phi != NULL) phi[(size_t)k * (size_t)V + (size_t)s->perm[i]] = f;
+  }
+  alias_build(s->prob, m, s->thresh, s->alias, s->work, s->q);
+  for (i = 0; i < m; ++i) {
+    row[i].thresh = s->thresh[i];
+    row[i].word = s->perm[i];
+    row[i].alias_word = s->perm[s->alias[i]];
+  }
+  for (i = m - 1; i >= 0; --i) { /* back to the identity */
+    const int32_t j = s->swaps[i], t = s->perm[i];
+    s->perm[i] = s->perm[j];
+    s->perm[j] = t;
+  }
+}
+
+/* floor(Y_d + U_d) of document d (construction 3 of gen.h): its length is 1 + this, when below 2^31 - 2. */
+static double doc_length_draw(const sk_lda_gen_params *p, double sigma, int32_t d) {
+  gen_stream st;
+  double y, n;
+  gs_init(&st, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 0);
+  n = gs_normal(&st);
+  y = (p->mean_doc_length - 1.0) * exp(sigma * n - 0.5 * sigma * sigma);
+  return floor(y + gs_uniform(&st));
+}
+
+/* Document d: theta_d, its alias table over the K topics, then its tokens (and their topics). */
+static void make_doc(const sk_lda_gen_params *p, int32_t d, int32_t m, const double *kconc, const word_cell *cells,
+                     gen_scratch *s, const sk_lda_corpus *c, int32_t *topics, float *theta) {
+  const int32_t K = p->num_topics;
+  const int64_t begin = c->doc_offsets[d], len = c->doc_offsets[d + 1] - begin;
+  const uint64_t tstream = SK_LDA_GEN_STREAM_TOKEN + (uint64_t)d;
+  gen_stream st;
+  int32_t k;
+  gs_init(&st, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 3);
+  gs_dirichlet(&st, kconc, K, s->prob);
+  for (k = 0; k < K; ++k) {
+    const float f = (float)s->prob[k];
+    s->prob[k] = (double)f;
+    if (theta != NULL) theta[(size_t)d * (size_t)K + (size_t)k] = f;
+  }
+  alias_build(s->prob, K, s->thresh, s->alias, s->work, s->q);
+  for (int64_t j = 0; j < len; ++j) {
+    const sk_u32x4 b = sk_rng_u32x4(p->seed, tstream, (uint64_t)j);
+    uint32_t coin, cell;
+    int32_t z;
+    const word_cell *wc;
+    cell = alias_cell(((uint64_t)b.x << 32) | b.y, (uint32_t)K, &coin);
+    z = coin < s->thresh[cell] ? (int32_t)cell : s->alias[cell];
+    cell = alias_cell(((uint64_t)b.z << 32) | b.w, (uint32_t)m, &coin);
+    wc = cells + (size_t)z * (size_t)m + cell;
+    c->tokens[begin + j] = coin < wc->thresh ? wc->word : wc->alias_word;
+    if (topics != NULL) topics[begin + j] = z;
+  }
+}
+
 int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_out, float **theta_out,
                     int32_t **topics_out, sk_lda_error *err) {
-  int32_t D, V, K, m, k, d, i;
-  int failed = 0;
-  double *zipf = NULL, *conc = NULL, *prob = NULL, *q = NULL, *kconc = NULL;
-  int32_t *perm = NULL, *work = NULL, *alias = NULL, *tk_alias = NULL, *topics = NULL;
-  uint32_t *thresh = NULL, *tk_thresh = NULL;
+  int32_t D, V, K, m, k, d;
+  int failed = 0, nt;
+  double *zipf = NULL, *kconc = NULL;
+  int32_t *topics = NULL;
   word_cell *cells = NULL;
   float *phi = NULL, *theta = NULL;
   double sigma;
@@ -248,22 +385,13 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
   V = p->num_words;
   K = p->num_topics;
   m = support_size(p);
+  nt = gen_threads(p);
   memset(&c, 0, sizeof c);
   c.num_docs = D;
   c.num_words = V;
 
   zipf = (double *)alloc_or_fail((size_t)V, sizeof *zipf, "Zipf weights", err, &failed);
-  perm = (int32_t *)alloc_or_fail((size_t)V, sizeof *perm, "support shuffle", err, &failed);
-  i = m > K ? m : K;
-  conc = (double *)alloc_or_fail((size_t)i, sizeof *conc, "Dirichlet parameters", err, &failed);
-  prob = (double *)alloc_or_fail((size_t)i, sizeof *prob, "Dirichlet draws", err, &failed);
-  q = (double *)alloc_or_fail((size_t)i, sizeof *q, "alias scratch", err, &failed);
-  work = (int32_t *)alloc_or_fail((size_t)i * 2, sizeof *work, "alias scratch", err, &failed);
-  thresh = (uint32_t *)alloc_or_fail((size_t)i, sizeof *thresh, "alias scratch", err, &failed);
-  alias = (int32_t *)alloc_or_fail((size_t)i, sizeof *alias, "alias scratch", err, &failed);
   kconc = (double *)alloc_or_fail((size_t)K, sizeof *kconc, "Dirichlet parameters", err, &failed);
-  tk_thresh = (uint32_t *)alloc_or_fail((size_t)K, sizeof *tk_thresh, "topic alias table", err, &failed);
-  tk_alias = (int32_t *)alloc_or_fail((size_t)K, sizeof *tk_alias, "topic alias table", err, &failed);
   cells = (word_cell *)alloc_or_fail((size_t)K * (size_t)m, sizeof *cells, "word alias tables", err, &failed);
   c.doc_offsets = (int64_t *)alloc_or_fail((size_t)D + 1, sizeof *c.doc_offsets, "document offsets", err, &failed);
   if (phi_out != NULL && !failed) {
@@ -274,88 +402,96 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
     theta = (float *)alloc_or_fail((size_t)D * (size_t)K, sizeof *theta, "theta", err, &failed);
   if (failed) goto fail;
 
-  for (i = 0; i < V; ++i) zipf[i] = pow((double)i + 1.0, -p->zipf_exponent);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+  for (int32_t i = 0; i < V; ++i) zipf[i] = pow((double)i + 1.0, -p->zipf_exponent);
+  for (k = 0; k < K; ++k) kconc[k] = p->alpha;
 
-  /* Topics: support by partial Fisher-Yates, then phi_k over the support, then its alias table. */
-  for (k = 0; k < K; ++k) {
-    gen_stream s;
-    double zsum = 0.0;
-    word_cell *row = cells + (size_t)k * (size_t)m;
-    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_TOPIC + (uint64_t)k, 0);
-    for (i = 0; i < V; ++i) perm[i] = i;
-    for (i = 0; i < m; ++i) {
-      const int32_t j = i + (int32_t)(gs_uniform(&s) * (double)(V - i));
-      const int32_t t = perm[i];
-      perm[i] = perm[j];
-      perm[j] = t;
+  /* Topics, each from its own stream into its own rows: any thread may make any topic. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+  {
+    gen_scratch s;
+    if (scratch_alloc(&s, m, V) != 0) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
     }
-    for (i = 0; i < m; ++i) zsum += zipf[perm[i]];
-    for (i = 0; i < m; ++i) conc[i] = p->beta * (double)V * zipf[perm[i]] / zsum;
-    gs_dirichlet(&s, conc, m, prob);
-    for (i = 0; i < m; ++i) {
-      const float f = (float)prob[i];
-      prob[i] = (double)f; /* the tables sample exactly the reported float phi */
-      if (phi != NULL) phi[(size_t)k * (size_t)V + (size_t)perm[i]] = f;
+#ifdef _OPENMP
+#pragma omp barrier /* every thread sees the same `failed`: all or none enter the loop */
+#endif
+    if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+      for (int32_t t = 0; t < K; ++t) make_topic(p, t, m, zipf, &s, cells + (size_t)t * (size_t)m, phi);
     }
-    alias_build(prob, m, thresh, alias, work, q);
-    for (i = 0; i < m; ++i) {
-      row[i].thresh = thresh[i];
-      row[i].word = perm[i];
-      row[i].alias_word = perm[alias[i]];
-    }
+    scratch_free(&s);
+  }
+  if (failed) {
+    sk_lda_fail(err, "gen: out of memory allocating the topics' scratch (V = %d, %d threads)", (int)V, nt);
+    goto fail;
   }
 
   /* Lengths first (the token array is sized by their sum); each document's stream starts with them. */
   sigma = sqrt(log1p(p->doc_length_cv * p->doc_length_cv));
-  c.doc_offsets[0] = 0;
-  for (d = 0; d < D; ++d) {
-    gen_stream s;
-    double y, n;
-    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 0);
-    n = gs_normal(&s);
-    y = (p->mean_doc_length - 1.0) * exp(sigma * n - 0.5 * sigma * sigma);
-    y = floor(y + gs_uniform(&s));
-    if (!(y < 2147483646.0)) {
+  {
+    int32_t too_long = D;
+    c.doc_offsets[0] = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(min : too_long)
+#endif
+    for (int32_t i = 0; i < D; ++i) {
+      const double y = doc_length_draw(p, sigma, i);
+      if (y < 2147483646.0)
+        c.doc_offsets[i + 1] = 1 + (int64_t)y;
+      else if (i < too_long)
+        too_long = i;
+    }
+    if (too_long < D) {
       failed = sk_lda_fail(err,
                            "gen: document %d drew length %.3g, more than 2^31 - 2 tokens; lower the mean length "
                            "or its coefficient of variation",
-                           (int)d, y + 1.0);
+                           (int)too_long, doc_length_draw(p, sigma, too_long) + 1.0);
       goto fail;
     }
-    c.doc_offsets[d + 1] = c.doc_offsets[d] + 1 + (int64_t)y;
   }
+  for (d = 0; d < D; ++d) c.doc_offsets[d + 1] += c.doc_offsets[d];
   c.num_tokens = c.doc_offsets[D];
   c.tokens = (int32_t *)alloc_or_fail((size_t)c.num_tokens, sizeof *c.tokens, "tokens", err, &failed);
   if (topics_out != NULL)
     topics = (int32_t *)alloc_or_fail((size_t)c.num_tokens, sizeof *topics, "token topics", err, &failed);
   if (failed) goto fail;
 
-  for (k = 0; k < K; ++k) kconc[k] = p->alpha;
-  for (d = 0; d < D; ++d) {
-    gen_stream s;
-    const int64_t begin = c.doc_offsets[d], len = c.doc_offsets[d + 1] - begin;
-    const uint64_t tstream = SK_LDA_GEN_STREAM_TOKEN + (uint64_t)d;
-    int64_t j;
-    gs_init(&s, p->seed, SK_LDA_GEN_STREAM_DOC + (uint64_t)d, 3);
-    gs_dirichlet(&s, kconc, K, prob);
-    for (k = 0; k < K; ++k) {
-      const float f = (float)prob[k];
-      prob[k] = (double)f;
-      if (theta != NULL) theta[(size_t)d * (size_t)K + (size_t)k] = f;
+  /* Documents, each from its own streams into its own token range. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+  {
+    gen_scratch s;
+    if (scratch_alloc(&s, K, 0) != 0) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
     }
-    alias_build(prob, K, tk_thresh, tk_alias, work, q);
-    for (j = 0; j < len; ++j) {
-      const sk_u32x4 b = sk_rng_u32x4(p->seed, tstream, (uint64_t)j);
-      uint32_t coin, cell;
-      int32_t z;
-      const word_cell *wc;
-      cell = alias_cell(((uint64_t)b.x << 32) | b.y, (uint32_t)K, &coin);
-      z = coin < tk_thresh[cell] ? (int32_t)cell : tk_alias[cell];
-      cell = alias_cell(((uint64_t)b.z << 32) | b.w, (uint32_t)m, &coin);
-      wc = cells + (size_t)z * (size_t)m + cell;
-      c.tokens[begin + j] = coin < wc->thresh ? wc->word : wc->alias_word;
-      if (topics != NULL) topics[begin + j] = z;
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+      for (int32_t i = 0; i < D; ++i) make_doc(p, i, m, kconc, cells, &s, &c, topics, theta);
     }
+    scratch_free(&s);
+  }
+  if (failed) {
+    sk_lda_fail(err, "gen: out of memory allocating the documents' scratch (K = %d, %d threads)", (int)K, nt);
+    goto fail;
   }
 
   if (make_vocab(&c, err)) {
@@ -372,16 +508,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
 
 fail:
   free(zipf);
-  free(perm);
-  free(conc);
-  free(prob);
-  free(q);
-  free(work);
-  free(thresh);
-  free(alias);
   free(kconc);
-  free(tk_thresh);
-  free(tk_alias);
   free(cells);
   free(phi);
   free(theta);
@@ -504,6 +631,23 @@ static void wf_abort(wfile *w) {
   remove(w->tmp);
 }
 
+/* DIR/vocab.NAME.txt: the V words of c, one a line. */
+static int write_vocab(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+  char file[1024];
+  wfile w;
+  snprintf(file, sizeof file, "vocab.%s.txt", name);
+  if (wf_open(&w, dir, file, err)) return 1;
+  for (int32_t v = 0; v < c->num_words; ++v) {
+    if (c->vocab[v] == NULL) {
+      wf_abort(&w);
+      return sk_lda_fail(err, "%s: vocabulary word %d is NULL", w.path, (int)v);
+    }
+    wf_bytes(&w, c->vocab[v], strlen(c->vocab[v]));
+    wf_bytes(&w, "\n", 1);
+  }
+  return wf_close(&w, err);
+}
+
 /* --- UCI --------------------------------------------------------------------------------------------- */
 
 static void sort_i32(int32_t *a, int64_t n) {
@@ -542,106 +686,221 @@ static void sort_i32(int32_t *a, int64_t n) {
   }
 }
 
+/* One thread's scratch for the UCI lines: stamp[v] = the last document that counted word v. */
+typedef struct uci_scratch {
+  int32_t *stamp, *distinct;
+  int64_t *count;
+} uci_scratch;
+
+static int uci_scratch_alloc(uci_scratch *s, int32_t V, int64_t maxlen) {
+  s->stamp = (int32_t *)malloc((size_t)V * sizeof *s->stamp);
+  s->count = (int64_t *)malloc((size_t)V * sizeof *s->count);
+  s->distinct = (int32_t *)malloc((size_t)(maxlen > 0 ? maxlen : 1) * sizeof *s->distinct);
+  if (s->stamp != NULL)
+    for (int32_t v = 0; v < V; ++v) s->stamp[v] = -1;
+  return s->stamp != NULL && s->count != NULL && s->distinct != NULL;
+}
+
+static void uci_scratch_free(uci_scratch *s) {
+  free(s->stamp);
+  free(s->count);
+  free(s->distinct);
+}
+
+/* A growable text buffer; `bad` once memory ran out. */
+typedef struct text_buf {
+  char *p;
+  size_t len, cap;
+  int bad;
+} text_buf;
+
+static char *tb_reserve(text_buf *b, size_t need) {
+  if (b->len + need > b->cap) {
+    size_t cap = b->cap > 0 ? b->cap : (size_t)1 << 16;
+    while (cap < b->len + need) cap *= 2;
+    char *p = (char *)realloc(b->p, cap);
+    if (p == NULL) {
+      b->bad = 1;
+      return NULL;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  return b->p + b->len;
+}
+
+/* Document d's lines "d+1 w+1 count", by word. */
+static void uci_doc_lines(const sk_lda_corpus *c, int32_t d, uci_scratch *s, text_buf *out) {
+  int64_t j, nd = 0;
+  char dbuf[24];
+  const size_t dlen = fmt_u64(dbuf, (uint64_t)d + 1, ' ');
+  for (j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j) {
+    const int32_t t = c->tokens[j];
+    if (s->stamp[t] != d) {
+      s->stamp[t] = d;
+      s->count[t] = 0;
+      s->distinct[nd++] = t;
+    }
+    ++s->count[t];
+  }
+  sort_i32(s->distinct, nd);
+  char *p = tb_reserve(out, (size_t)nd * 64);
+  if (p == NULL) return;
+  for (j = 0; j < nd; ++j) {
+    memcpy(p, dbuf, dlen);
+    p += dlen;
+    p += fmt_u64(p, (uint64_t)s->distinct[j] + 1, ' ');
+    p += fmt_u64(p, (uint64_t)s->count[s->distinct[j]], '\n');
+  }
+  out->len = (size_t)(p - out->p);
+}
+
+/* Documents per block of lines, and blocks formatted at once per thread before they are written in order. */
+#define UCI_BLOCK_DOCS 512
+#define UCI_BLOCKS_PER_THREAD 4
+
 int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
-  int32_t *stamp = NULL, *distinct = NULL;
-  int64_t *count = NULL, nnz = 0, maxlen = 0;
-  int32_t d, v;
+  int64_t nnz = 0, maxlen = 0;
   char file[1024];
   wfile w;
-  int rc;
+  int rc, nt, failed = 0;
 
   if (c == NULL || dir == NULL || name == NULL) return sk_lda_fail(err, "write_uci: corpus, dir or name is NULL");
   if (c->num_docs < 0 || c->num_words < 1 || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))
     return sk_lda_fail(err, "write_uci: invalid corpus (D = %d, V = %d)", (int)c->num_docs, (int)c->num_words);
   if (c->doc_offsets[0] != 0 || c->doc_offsets[c->num_docs] != c->num_tokens)
     return sk_lda_fail(err, "write_uci: document offsets do not span the %lld tokens", (long long)c->num_tokens);
-  for (d = 0; d < c->num_docs; ++d) {
-    const int64_t len = c->doc_offsets[d + 1] - c->doc_offsets[d];
-    if (len < 0) return sk_lda_fail(err, "write_uci: document %d has negative length", (int)d);
-    if (len > maxlen) maxlen = len;
-  }
-  stamp = (int32_t *)malloc((size_t)c->num_words * sizeof *stamp);
-  count = (int64_t *)malloc((size_t)c->num_words * sizeof *count);
-  distinct = (int32_t *)malloc((size_t)(maxlen > 0 ? maxlen : 1) * sizeof *distinct);
-  if (stamp == NULL || count == NULL || distinct == NULL) {
-    free(stamp);
-    free(count);
-    free(distinct);
-    return sk_lda_fail(err, "write_uci: out of memory");
-  }
-  for (v = 0; v < c->num_words; ++v) stamp[v] = -1;
-
-  /* Pass 1: NNZ for the header (and the id check, before anything is written). */
-  for (d = 0; d < c->num_docs; ++d) {
-    int64_t j;
-    for (j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j) {
-      const int32_t t = c->tokens[j];
-      if (t < 0 || t >= c->num_words) {
-        free(stamp);
-        free(count);
-        free(distinct);
-        return sk_lda_fail(err, "write_uci: token %lld of document %d has word id %d, out of range 0..%d",
-                           (long long)(j - c->doc_offsets[d]), (int)d, (int)t, (int)c->num_words - 1);
-      }
-      if (stamp[t] != d) {
-        stamp[t] = d;
-        ++nnz;
-      }
+  const int32_t D = c->num_docs, V = c->num_words;
+  const int64_t T = c->num_tokens;
+  {
+    int32_t negative = D;
+    int64_t bad = T;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(min : negative) reduction(max : maxlen)
+#endif
+    for (int32_t d = 0; d < D; ++d) {
+      const int64_t len = c->doc_offsets[d + 1] - c->doc_offsets[d];
+      if (len < 0 && d < negative) negative = d;
+      if (len > maxlen) maxlen = len;
+    }
+    if (negative < D) return sk_lda_fail(err, "write_uci: document %d has negative length", (int)negative);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(min : bad)
+#endif
+    for (int64_t t = 0; t < T; ++t)
+      if ((uint32_t)c->tokens[t] >= (uint32_t)V && t < bad) bad = t;
+    if (bad < T) {
+      int32_t d = 0;
+      while (c->doc_offsets[d + 1] <= bad) ++d;
+      return sk_lda_fail(err, "write_uci: token %lld of document %d has word id %d, out of range 0..%d",
+                         (long long)(bad - c->doc_offsets[d]), (int)d, (int)c->tokens[bad], (int)V - 1);
     }
   }
-  for (v = 0; v < c->num_words; ++v) stamp[v] = -1;
+#ifdef _OPENMP
+  nt = omp_get_max_threads();
+#else
+  nt = 1;
+#endif
+  const int32_t nblocks_max = nt * UCI_BLOCKS_PER_THREAD;
+  text_buf *bufs = (text_buf *)calloc((size_t)nblocks_max, sizeof *bufs);
+  if (bufs == NULL) return sk_lda_fail(err, "write_uci: out of memory");
+
+  /* NNZ for the header: the distinct words of each document, over the threads. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) reduction(+ : nnz)
+#endif
+  {
+    uci_scratch s;
+    if (!uci_scratch_alloc(&s, V, 0)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      failed = 1;
+    }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+      for (int32_t d = 0; d < D; ++d)
+        for (int64_t j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j)
+          if (s.stamp[c->tokens[j]] != d) {
+            s.stamp[c->tokens[j]] = d;
+            ++nnz;
+          }
+    }
+    uci_scratch_free(&s);
+  }
+  if (failed) {
+    free(bufs);
+    return sk_lda_fail(err, "write_uci: out of memory (V = %d, %d threads)", (int)V, nt);
+  }
 
   snprintf(file, sizeof file, "docword.%s.txt", name);
   if (wf_open(&w, dir, file, err)) {
-    free(stamp);
-    free(count);
-    free(distinct);
+    free(bufs);
     return 1;
   }
-  wf_u64(&w, (uint64_t)c->num_docs, '\n');
-  wf_u64(&w, (uint64_t)c->num_words, '\n');
+  wf_u64(&w, (uint64_t)D, '\n');
+  wf_u64(&w, (uint64_t)V, '\n');
   wf_u64(&w, (uint64_t)nnz, '\n');
-  /* Pass 2: per document, count each distinct word, sort the distinct words, write the lines. */
-  for (d = 0; d < c->num_docs; ++d) {
-    int64_t j, nd = 0;
-    char dbuf[24];
-    const size_t dlen = fmt_u64(dbuf, (uint64_t)d + 1, ' ');
-    for (j = c->doc_offsets[d]; j < c->doc_offsets[d + 1]; ++j) {
-      const int32_t t = c->tokens[j];
-      if (stamp[t] != d) {
-        stamp[t] = d;
-        count[t] = 0;
-        distinct[nd++] = t;
+  /* The lines in rounds: the threads format up to nblocks_max blocks of documents, then the blocks are
+     written in order; the bytes are those of one thread writing document after document. */
+  for (int32_t first = 0; first < D && !failed; first += nblocks_max * UCI_BLOCK_DOCS) {
+    const int64_t left = ((int64_t)D - first + UCI_BLOCK_DOCS - 1) / UCI_BLOCK_DOCS;
+    const int32_t nb = left < nblocks_max ? (int32_t)left : nblocks_max;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+    {
+      uci_scratch s;
+      if (!uci_scratch_alloc(&s, V, maxlen)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+        failed = 1;
       }
-      ++count[t];
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+      if (!failed) {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int32_t b = 0; b < nb; ++b) {
+          const int64_t d0 = (int64_t)first + (int64_t)b * UCI_BLOCK_DOCS;
+          const int64_t d1 = d0 + UCI_BLOCK_DOCS < D ? d0 + UCI_BLOCK_DOCS : D;
+          bufs[b].len = 0;
+          for (int64_t d = d0; d < d1 && !bufs[b].bad; ++d) uci_doc_lines(c, (int32_t)d, &s, &bufs[b]);
+        }
+      }
+      uci_scratch_free(&s);
     }
-    sort_i32(distinct, nd);
-    for (j = 0; j < nd; ++j) {
-      char *p = wf_reserve(&w, 64);
-      memcpy(p, dbuf, dlen);
-      p += dlen;
-      p += fmt_u64(p, (uint64_t)distinct[j] + 1, ' ');
-      p += fmt_u64(p, (uint64_t)count[distinct[j]], '\n');
-      w.len = (size_t)(p - w.buf);
+    for (int32_t b = 0; b < nb && !failed; ++b) {
+      if (bufs[b].bad) failed = 1;
+      else wf_bytes(&w, bufs[b].p, bufs[b].len);
     }
   }
-  free(stamp);
-  free(count);
-  free(distinct);
+  for (int32_t b = 0; b < nblocks_max; ++b) free(bufs[b].p);
+  free(bufs);
+  if (failed) {
+    wf_abort(&w);
+    return sk_lda_fail(err, "%s: out of memory while formatting the lines", w.path);
+  }
   rc = wf_close(&w, err);
   if (rc != 0 || c->vocab == NULL) return rc;
+  return write_vocab(c, dir, name, err);
+}
 
-  snprintf(file, sizeof file, "vocab.%s.txt", name);
-  if (wf_open(&w, dir, file, err)) return 1;
-  for (v = 0; v < c->num_words; ++v) {
-    if (c->vocab[v] == NULL) {
-      wf_abort(&w);
-      return sk_lda_fail(err, "write_uci: vocabulary word %d is NULL", (int)v);
-    }
-    wf_bytes(&w, c->vocab[v], strlen(c->vocab[v]));
-    wf_bytes(&w, "\n", 1);
-  }
-  return wf_close(&w, err);
+int sk_lda_write_binary_files(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+  char path[4096];
+  if (c == NULL || dir == NULL || name == NULL) return sk_lda_fail(err, "write_binary: corpus, dir or name is NULL");
+  if ((size_t)snprintf(path, sizeof path, "%s/docword.%s.bin", dir, name) >= sizeof path)
+    return sk_lda_fail(err, "%s/docword.%s.bin: path is too long", dir, name);
+  if (sk_lda_write_binary(c, path, err) != 0) return 1;
+  return c->vocab == NULL ? 0 : write_vocab(c, dir, name, err);
 }
 
 /* --- planted truth ----------------------------------------------------------------------------------- */

@@ -28,39 +28,109 @@ int sk_lda_detail_threads(int threads) {
 #endif
 }
 
-static int sk_lda_cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
+/* Sorts a[0 .. n) ascending: insertion sort for short rows, else quicksort (median of three, the smaller
+   side recursed) without qsort's call per comparison. Rows hold distinct topics, so every correct sort
+   gives the same bits. */
 static void sk_lda_sort_i32(int32_t *a, int32_t n) {
-  if (n <= 24) { /* insertion sort: rows are usually short */
-    for (int32_t i = 1; i < n; ++i) {
-      const int32_t x = a[i];
-      int32_t j = i - 1;
-      while (j >= 0 && a[j] > x) {
-        a[j + 1] = a[j];
-        --j;
-      }
-      a[j + 1] = x;
+  while (n > 24) {
+    int32_t x = a[0], y = a[n / 2], z = a[n - 1], t;
+    if (x > y) t = x, x = y, y = t;
+    if (y > z) y = z;
+    if (x > y) y = x;
+    const int32_t pivot = y;
+    int32_t i = -1, j = n;
+    for (;;) {
+      do ++i; while (a[i] < pivot);
+      do --j; while (a[j] > pivot);
+      if (i >= j) break;
+      t = a[i], a[i] = a[j], a[j] = t;
     }
-  } else {
-    qsort(a, (size_t)n, sizeof *a, sk_lda_cmp_i32);
+    if (j + 1 < n - j - 1) {
+      sk_lda_sort_i32(a, j + 1);
+      a += j + 1;
+      n -= j + 1;
+    } else {
+      sk_lda_sort_i32(a + j + 1, n - j - 1);
+      n = j + 1;
+    }
+  }
+  for (int32_t i = 1; i < n; ++i) {
+    const int32_t x = a[i];
+    int32_t j = i - 1;
+    while (j >= 0 && a[j] > x) {
+      a[j + 1] = a[j];
+      --j;
+    }
+    a[j + 1] = x;
   }
 }
 
+/* Zeroes n bytes in blocks over `threads` threads: on fresh pages the kernel's zeroing at the first
+   touch, which costs far more than the memset, then runs on every thread too. */
+static void sk_lda_zero(void *p, size_t n, int threads) {
+  const size_t block = (size_t)1 << 22;
+  const int64_t nblocks = (int64_t)((n + block - 1) / block);
+  if (threads <= 1 || nblocks <= 1) {
+    memset(p, 0, n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+  for (int64_t b = 0; b < nblocks; ++b) {
+    const size_t at = (size_t)b * block;
+    memset((char *)p + at, 0, n - at < block ? n - at : block);
+  }
+}
+
+/* Index of the lowest set bit of x != 0. */
+static inline int sk_lda_ctz64(uint64_t x) {
+#if defined(__GNUC__)
+  return __builtin_ctzll(x);
+#else
+  int i = 0;
+  while (!(x & 1u)) x >>= 1, ++i;
+  return i;
+#endif
+}
+
+/* Tokens ahead whose word-topic count is prefetched: the counts are scattered over V x K, and a locked
+   increment that misses the cache stalls the thread, so the line is fetched while earlier tokens count. */
+#define SK_LDA_RECOUNT_PREFETCH 8
+
+/* Per-thread scratch of the recount: cnt is K zeroed ints and seen a zeroed bitmap of K bits, both left
+   zeroed. */
+typedef struct sk_lda_recount_scratch {
+  int32_t *cnt;
+  uint64_t *seen;
+} sk_lda_recount_scratch;
+
 /* Rebuilds document d's sparse row from z and adds its tokens to n_vk (atomically when shared) and to
-   the caller's topic totals nk; cnt is K zeroed ints, left zeroed. */
-static void sk_lda_recount_doc(sk_lda_model *m, int32_t d, int32_t *cnt, int64_t *nk, int shared) {
+   the caller's topic totals nk. The row's topics come out ascending from the bitmap of the topics seen
+   (O(K / 64 + row) per document), or from a sort of the row when that is shorter. */
+static void sk_lda_recount_doc(sk_lda_model *m, int32_t d, sk_lda_recount_scratch *s, int64_t *nk, int shared) {
   const sk_lda_corpus *c = m->corpus;
   const int32_t K = m->num_topics;
+  const int64_t begin = c->doc_offsets[d], end = c->doc_offsets[d + 1];
+  const int32_t *z = m->z, *words = c->tokens;
+  int32_t *n_vk = m->n_vk, *cnt = s->cnt;
+  uint64_t *seen = s->seen;
   int32_t *row_topic = m->dk_topic + m->dk_start[d];
   int32_t *row_count = m->dk_count + m->dk_start[d];
   int32_t nnz = 0;
-  for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
-    const int32_t k = m->z[t];
-    int32_t *b = m->n_vk + (size_t)c->tokens[t] * (size_t)K + (size_t)k;
-    if (cnt[k]++ == 0) row_topic[nnz++] = k;
+  for (int64_t t = begin; t < end; ++t) {
+    const int32_t k = z[t];
+#if defined(__GNUC__)
+    if (t + SK_LDA_RECOUNT_PREFETCH < end) {
+      const int64_t u = t + SK_LDA_RECOUNT_PREFETCH;
+      __builtin_prefetch(n_vk + (size_t)words[u] * (size_t)K + (size_t)z[u], 1);
+    }
+#endif
+    int32_t *b = n_vk + (size_t)words[t] * (size_t)K + (size_t)k;
+    if (cnt[k]++ == 0) {
+      row_topic[nnz++] = k;
+      seen[k >> 6] |= (uint64_t)1 << (k & 63);
+    }
     ++nk[k];
     if (shared) {
 #ifdef _OPENMP
@@ -71,44 +141,66 @@ static void sk_lda_recount_doc(sk_lda_model *m, int32_t d, int32_t *cnt, int64_t
       ++*b;
     }
   }
-  if ((int64_t)nnz * 16 >= K) { /* many topics: a scan over K is cheaper than a sort */
+  const int32_t nwords = (K + 63) / 64;
+  if (nwords <= 8 * (int64_t)nnz) {
     int32_t i = 0;
-    for (int32_t k = 0; k < K; ++k)
-      if (cnt[k] != 0) {
+    for (int32_t w = 0; w < nwords; ++w) {
+      uint64_t bits = seen[w];
+      if (bits == 0) continue;
+      seen[w] = 0;
+      do {
+        const int32_t k = w * 64 + sk_lda_ctz64(bits);
         row_topic[i] = k;
         row_count[i++] = cnt[k];
         cnt[k] = 0;
-      }
+        bits &= bits - 1;
+      } while (bits != 0);
+    }
   } else {
     sk_lda_sort_i32(row_topic, nnz);
     for (int32_t i = 0; i < nnz; ++i) {
-      row_count[i] = cnt[row_topic[i]];
-      cnt[row_topic[i]] = 0;
+      const int32_t k = row_topic[i];
+      row_count[i] = cnt[k];
+      cnt[k] = 0;
+      seen[k >> 6] = 0;
     }
   }
   m->dk_nnz[d] = nnz;
 }
 
+static int sk_lda_recount_scratch_alloc(sk_lda_recount_scratch *s, int32_t K) {
+  s->cnt = (int32_t *)calloc((size_t)K, sizeof *s->cnt);
+  s->seen = (uint64_t *)calloc((size_t)(K + 63) / 64, sizeof *s->seen);
+  return s->cnt != NULL && s->seen != NULL;
+}
+
+static void sk_lda_recount_scratch_free(sk_lda_recount_scratch *s) {
+  free(s->cnt);
+  free(s->seen);
+}
+
 int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
   const int32_t K = m->num_topics;
   int failed = 0;
-  memset(m->n_vk, 0, (size_t)m->num_words * (size_t)K * sizeof *m->n_vk);
-  memset(m->n_k, 0, (size_t)K * sizeof *m->n_k);
   threads = sk_lda_detail_threads(threads);
+  sk_lda_zero(m->n_vk, (size_t)m->num_words * (size_t)K * sizeof *m->n_vk, threads);
+  memset(m->n_k, 0, (size_t)K * sizeof *m->n_k);
   if (threads == 1 || m->num_docs < 2) { /* no OpenMP runtime at all: matters for tiny models */
-    int32_t *cnt = (int32_t *)calloc((size_t)K, sizeof *cnt);
-    if (cnt == NULL) return sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
-    for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, cnt, m->n_k, 0);
-    free(cnt);
-    return 0;
+    sk_lda_recount_scratch s;
+    const int ok = sk_lda_recount_scratch_alloc(&s, K);
+    if (ok)
+      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, &s, m->n_k, 0);
+    sk_lda_recount_scratch_free(&s);
+    return ok ? 0 : sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
   }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
 #endif
   {
-    int32_t *cnt = (int32_t *)calloc((size_t)K, sizeof *cnt);
+    sk_lda_recount_scratch s;
+    const int ok = sk_lda_recount_scratch_alloc(&s, K);
     int64_t *nk = (int64_t *)calloc((size_t)K, sizeof *nk);
-    if (cnt == NULL || nk == NULL) {
+    if (!ok || nk == NULL) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
@@ -121,7 +213,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
-      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, cnt, nk, 1);
+      for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, &s, nk, 1);
       for (int32_t k = 0; k < K; ++k)
         if (nk[k] != 0) {
 #ifdef _OPENMP
@@ -130,7 +222,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
           m->n_k[k] += nk[k];
         }
     }
-    free(cnt);
+    sk_lda_recount_scratch_free(&s);
     free(nk);
   }
   if (failed) return sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
@@ -157,16 +249,29 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   const int64_t T = train->num_tokens;
   if ((uint64_t)V * (uint64_t)K > (uint64_t)SIZE_MAX / 16u)
     return sk_lda_fail(err, "V * K = %d * %d is too large", (int)V, (int)K);
-  int64_t slots = 0;
+  /* The checks and the seeded topics run over the threads; each reports the first offender, as a serial
+     loop would, and every result is the same bits for any thread count. */
+  const int threads = sk_lda_detail_threads(0);
+  const int64_t *off = train->doc_offsets;
+  const int32_t *words = train->tokens;
+  int64_t slots = 0, decreasing = D;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : slots) reduction(min : decreasing)
+#endif
   for (int32_t d = 0; d < D; ++d) {
-    const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
-    if (n < 0) return sk_lda_fail(err, "corpus offsets decrease at document %d", (int)d);
-    slots += n < K ? n : K;
+    const int64_t n = off[d + 1] - off[d];
+    if (n < 0 && d < decreasing) decreasing = d;
+    slots += n < 0 ? 0 : n < K ? n : K;
   }
-  for (int64_t t = 0; t < T; ++t)
-    if (train->tokens[t] < 0 || train->tokens[t] >= V)
-      return sk_lda_fail(err, "token %lld has word id %d outside 0..%d", (long long)t, (int)train->tokens[t],
-                         (int)V - 1);
+  if (decreasing < D) return sk_lda_fail(err, "corpus offsets decrease at document %d", (int)decreasing);
+  int bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : bad)
+#endif
+  for (int64_t t = 0; t < T; ++t) bad |= (uint32_t)words[t] >= (uint32_t)V;
+  for (int64_t t = 0; bad && t < T; ++t)
+    if (words[t] < 0 || words[t] >= V)
+      return sk_lda_fail(err, "token %lld has word id %d outside 0..%d", (long long)t, (int)words[t], (int)V - 1);
 
   m->corpus = train;
   m->num_topics = K;
@@ -194,9 +299,18 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
     const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
     m->dk_start[d + 1] = m->dk_start[d] + (n < K ? n : K);
   }
-  for (int64_t t = 0; t < T; ++t)
-    m->z[t] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, (uint64_t)t), K);
-  if (sk_lda_model_recount(m, 0, err) != 0) {
+  /* Tokens 2i and 2i + 1 read the two halves of Philox block i (sk_rng_uniform_f64()): one block a pair. */
+  int32_t *z = m->z;
+  const int64_t pairs = (T + 1) / 2;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+  for (int64_t i = 0; i < pairs; ++i) {
+    const sk_u32x4 b = sk_rng_u32x4(seed, SK_LDA_STREAM_INIT, (uint64_t)i);
+    z[2 * i] = sk_lda_detail_uniform_index(sk_rng_unit_f64(b.x, b.y), K);
+    if (2 * i + 1 < T) z[2 * i + 1] = sk_lda_detail_uniform_index(sk_rng_unit_f64(b.z, b.w), K);
+  }
+  if (sk_lda_model_recount(m, threads, err) != 0) {
     sk_lda_model_free(m);
     return 1;
   }
@@ -247,7 +361,12 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
 
 int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
                                sk_lda_error *err) {
-  for (int64_t t = 0; t < num_tokens; ++t)
+  int bad = 0; /* over the threads first; the first offender is then found by one thread */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(| : bad)
+#endif
+  for (int64_t t = 0; t < num_tokens; ++t) bad |= (uint32_t)z[t] >= (uint32_t)num_topics;
+  for (int64_t t = 0; bad && t < num_tokens; ++t)
     if (z[t] < 0 || z[t] >= num_topics)
       return sk_lda_fail(err, "%s: token %lld has topic %d outside 0..%d", what, (long long)t, (int)z[t],
                          (int)num_topics - 1);

@@ -84,8 +84,11 @@ double sk_lda_default_alpha(int32_t num_topics);
  * token t starts in topic floor(K * sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)); the counts are
  * built from these topics. Fails (and leaves *m zeroed) when a pointer is NULL, K is outside
  * 1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent (offsets
- * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out.
- * Work O(T log K + V K); memory at most 4 V K + 12 T + 12 D + 8 K bytes.
+ * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out (a bad
+ * offset or word id is named as a serial scan would find it first).
+ * The checks, the topics, the zeroing of B and the recount run over the OpenMP threads (the default
+ * count); the model is the same bits for any thread count.
+ * Work O(T log K + V K + D K / 64); memory at most 4 V K + 12 T + 12 D + 8 K bytes.
  */
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_lda_error *err);
@@ -103,7 +106,9 @@ int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err);
 /*
  * Rebuilds A, B and n_k from z, over `threads` OpenMP threads (<= 0: the OpenMP default; 1 without
  * OpenMP). The result does not depend on the thread count. Fails only when scratch memory runs out
- * (the counts are then unspecified; call again). Work O(T log K + V K).
+ * (the counts are then unspecified; call again). A row's topics come out ascending from a bitmap of the
+ * topics seen (O(K / 64 + row)), or from a sort when the row is short against K / 64.
+ * Work O(T log K + V K + D K / 64); per thread 12 K + K / 8 bytes of scratch.
  */
 int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err);
 

@@ -47,10 +47,9 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
     perm[j] = tmp;
     is_test[perm[i]] = 1;
   }
-  int64_t train_tokens = 0, test_tokens = 0, observed_tokens = 0, max_len = 0;
+  int64_t train_tokens = 0, test_tokens = 0, observed_tokens = 0;
   for (int32_t d = 0; d < D; ++d) {
     const int64_t n = source->doc_offsets[d + 1] - source->doc_offsets[d];
-    if (n > max_len) max_len = n;
     if (is_test[d]) {
       test_tokens += n;
       observed_tokens += n / 2;
@@ -64,55 +63,96 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
   ok = sk_lda_alloc_corpus(&out->test_heldout, num_test, V, test_tokens - observed_tokens) && ok;
   out->train_doc_ids = (int32_t *)malloc((size_t)(D - num_test > 0 ? D - num_test : 1) * sizeof(int32_t));
   out->test_doc_ids = (int32_t *)malloc((size_t)(num_test > 0 ? num_test : 1) * sizeof(int32_t));
-  int32_t *pos = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *pos);
-  unsigned char *observed = (unsigned char *)malloc((size_t)(max_len > 0 ? max_len : 1));
-  if (!ok || out->train_doc_ids == NULL || out->test_doc_ids == NULL || pos == NULL || observed == NULL) {
+  if (!ok || out->train_doc_ids == NULL || out->test_doc_ids == NULL) {
     free(perm);
     free(is_test);
-    free(pos);
-    free(observed);
     sk_lda_split_free(out);
     return sk_lda_fail(err, "split: out of memory");
   }
+  /* The offsets of all three corpora first (O(D), in order), then every document's tokens over the
+     threads: each document goes to its own range, and its halves come from its own token indices'
+     draws, so the result does not depend on the thread count. */
   int32_t ntrain = 0, ntest = 0;
-  int64_t tt = 0, to = 0, th = 0;
   for (int32_t d = 0; d < D; ++d) {
-    const int64_t g = source->doc_offsets[d], n = source->doc_offsets[d + 1] - g;
-    const int32_t *w = source->tokens + g;
+    const int64_t n = source->doc_offsets[d + 1] - source->doc_offsets[d];
     if (!is_test[d]) {
-      if (n > 0) memcpy(out->train.tokens + tt, w, (size_t)n * sizeof *w);
-      tt += n;
-      out->train_doc_ids[ntrain++] = d;
-      out->train.doc_offsets[ntrain] = tt;
-      continue;
+      out->train_doc_ids[ntrain] = d;
+      out->train.doc_offsets[ntrain + 1] = out->train.doc_offsets[ntrain] + n;
+      ++ntrain;
+    } else {
+      out->test_doc_ids[ntest] = d;
+      out->test_observed.doc_offsets[ntest + 1] = out->test_observed.doc_offsets[ntest] + n / 2;
+      out->test_heldout.doc_offsets[ntest + 1] = out->test_heldout.doc_offsets[ntest] + (n - n / 2);
+      ++ntest;
     }
-    const int64_t half = n / 2;
-    for (int64_t i = 0; i < n; ++i) {
-      pos[i] = (int32_t)i;
-      observed[i] = 0;
-    }
-    for (int64_t i = 0; i < half; ++i) {
-      const int64_t j = i + sk_lda_detail_uniform_index(
-                                sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_TOKENS, (uint64_t)(g + i)), n - i);
-      const int32_t tmp = pos[i];
-      pos[i] = pos[j];
-      pos[j] = tmp;
-      observed[pos[i]] = 1;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      if (observed[i])
-        out->test_observed.tokens[to++] = w[i];
-      else
-        out->test_heldout.tokens[th++] = w[i];
-    }
-    out->test_doc_ids[ntest++] = d;
-    out->test_observed.doc_offsets[ntest] = to;
-    out->test_heldout.doc_offsets[ntest] = th;
   }
   free(perm);
   free(is_test);
-  free(pos);
-  free(observed);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 256)
+#endif
+  for (int32_t i = 0; i < ntrain; ++i) {
+    const int64_t g = source->doc_offsets[out->train_doc_ids[i]];
+    const int64_t n = out->train.doc_offsets[i + 1] - out->train.doc_offsets[i];
+    if (n > 0) memcpy(out->train.tokens + out->train.doc_offsets[i], source->tokens + g, (size_t)n * sizeof(int32_t));
+  }
+  int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel
+#endif
+  {
+    int32_t *pos = NULL;        /* this thread's scratch, grown to its longest test document */
+    unsigned char *observed = NULL;
+    int64_t cap = 0;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16)
+#endif
+    for (int32_t j = 0; j < ntest; ++j) {
+      const int64_t g = source->doc_offsets[out->test_doc_ids[j]];
+      const int64_t n = source->doc_offsets[out->test_doc_ids[j] + 1] - g;
+      if (n > cap) {
+        free(pos);
+        free(observed);
+        pos = (int32_t *)malloc((size_t)n * sizeof *pos);
+        observed = (unsigned char *)malloc((size_t)n);
+        cap = pos != NULL && observed != NULL ? n : 0;
+        if (cap == 0) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+          failed = 1;
+          continue;
+        }
+      }
+      const int32_t *w = source->tokens + g;
+      const int64_t half = n / 2;
+      int64_t to = out->test_observed.doc_offsets[j], th = out->test_heldout.doc_offsets[j];
+      for (int64_t i = 0; i < n; ++i) {
+        pos[i] = (int32_t)i;
+        observed[i] = 0;
+      }
+      for (int64_t i = 0; i < half; ++i) {
+        const int64_t k = i + sk_lda_detail_uniform_index(
+                                  sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_TOKENS, (uint64_t)(g + i)), n - i);
+        const int32_t tmp = pos[i];
+        pos[i] = pos[k];
+        pos[k] = tmp;
+        observed[pos[i]] = 1;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (observed[i])
+          out->test_observed.tokens[to++] = w[i];
+        else
+          out->test_heldout.tokens[th++] = w[i];
+      }
+    }
+    free(pos);
+    free(observed);
+  }
+  if (failed) {
+    sk_lda_split_free(out);
+    return sk_lda_fail(err, "split: out of memory");
+  }
   return 0;
 }
 

@@ -36,7 +36,9 @@ typedef struct sk_lda_split {
  * by shuffling its positions the same way with u_i = sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_TOKENS,
  * g + i): the first floor(n / 2) shuffled positions are observed, the other n - floor(n / 2) held out;
  * each half keeps the tokens' original order. Fails (err filled, *out zeroed) when a pointer is NULL,
- * test_fraction is not in [0, 1), the corpus arrays are NULL, or memory runs out. Work O(D + T).
+ * test_fraction is not in [0, 1), the corpus arrays are NULL, or memory runs out. Work O(D + T): the
+ * offsets in one pass, then the documents' tokens over the OpenMP threads (the default count), the
+ * same bits for any thread count.
  */
 int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint64_t seed, sk_lda_split *out,
                         sk_lda_error *err);

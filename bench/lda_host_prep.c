@@ -1,0 +1,155 @@
+/*
+ * lda_host_prep: the host's share of starting an sk-lda training run, step by step: reading the corpus
+ * (any format sk-lda reads; a binary corpus at disk speed), then what `sk-lda train` does before it
+ * creates its sampler (run.c: the train/test split, the training corpus's fingerprint for checkpoints,
+ * sk_lda_model_init: the seeded topics, the document-topic rows and the word-topic counts). Prints the
+ * seconds of each step, the bytes each part holds and per token, and the peak resident memory.
+ *
+ *   lda_host_prep --docword FILE [--vocab FILE] [-k K] [--threads N] [--test-fraction F] [--seed S]
+ *                 [--check]
+ *
+ * --check also builds the model with one thread and compares every array with the threaded model's
+ * (the results must be the same bits for any thread count), and exits 1 when they differ.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "checkpoint.h"
+#include "corpus_read.h"
+#include "metrics.h"
+#include "model.h"
+#include "split.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: lda_host_prep --docword FILE [--vocab FILE] [-k K] [--threads N] [--test-fraction F]\n"
+          "                     [--seed S] [--check]\n"
+          "Times reading a corpus and what sk-lda train does on the host before its sampler starts (split,\n"
+          "fingerprint, model init), with the bytes held and the peak resident memory.\n");
+}
+
+/* 1 when the two models hold the same bits (the rows up to their nnz). */
+static int same_model(const sk_lda_model *a, const sk_lda_model *b) {
+  if (a->num_tokens != b->num_tokens || memcmp(a->z, b->z, (size_t)a->num_tokens * 4u) != 0 ||
+      memcmp(a->dk_start, b->dk_start, ((size_t)a->num_docs + 1u) * 8u) != 0 ||
+      memcmp(a->dk_nnz, b->dk_nnz, (size_t)a->num_docs * 4u) != 0 ||
+      memcmp(a->n_vk, b->n_vk, (size_t)a->num_words * (size_t)a->num_topics * 4u) != 0 ||
+      memcmp(a->n_k, b->n_k, (size_t)a->num_topics * 8u) != 0)
+    return 0;
+  for (int32_t d = 0; d < a->num_docs; ++d) { /* a row's slots past its nnz are unused */
+    const size_t at = (size_t)a->dk_start[d], n = (size_t)a->dk_nnz[d] * 4u;
+    if (memcmp(a->dk_topic + at, b->dk_topic + at, n) != 0 || memcmp(a->dk_count + at, b->dk_count + at, n) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  static const struct option options[] = {
+      {"docword", required_argument, 0, 'D'}, {"vocab", required_argument, 0, 'v'},
+      {"topics", required_argument, 0, 'k'},  {"threads", required_argument, 0, 'j'},
+      {"test-fraction", required_argument, 0, 'F'}, {"seed", required_argument, 0, 's'},
+      {"check", no_argument, 0, 'c'},         {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  const char *docword = NULL, *vocab = NULL;
+  int32_t K = 10000;
+  int threads = 0, check = 0, c;
+  double test_fraction = SK_LDA_DEFAULT_TEST_FRACTION;
+  uint64_t seed = 1;
+  while ((c = getopt_long(argc, argv, "k:s:h", options, NULL)) != -1) {
+    switch (c) {
+      case 'D': docword = optarg; break;
+      case 'v': vocab = optarg; break;
+      case 'k': K = (int32_t)atoi(optarg); break;
+      case 'j': threads = atoi(optarg); break;
+      case 'F': test_fraction = atof(optarg); break;
+      case 's': seed = strtoull(optarg, NULL, 10); break;
+      case 'c': check = 1; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 2;
+    }
+  }
+  if (docword == NULL) {
+    usage(stderr);
+    return 2;
+  }
+#ifdef _OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+  threads = omp_get_max_threads();
+#else
+  threads = 1;
+#endif
+  sk_lda_error err;
+  sk_lda_corpus corpus;
+  sk_lda_split split;
+  sk_lda_model m;
+  memset(&split, 0, sizeof split);
+  memset(&m, 0, sizeof m);
+  double t0 = sk_lda_wall_seconds();
+  if (sk_lda_read_uci(docword, vocab, &corpus, &err) != 0) {
+    fprintf(stderr, "lda_host_prep: %s\n", err.message);
+    return 2;
+  }
+  const double t_read = sk_lda_wall_seconds() - t0;
+  const int64_t rss_read = sk_lda_peak_rss_bytes();
+  t0 = sk_lda_wall_seconds();
+  if (sk_lda_split_corpus(&corpus, test_fraction, seed, &split, &err) != 0) {
+    fprintf(stderr, "lda_host_prep: %s\n", err.message);
+    return 1;
+  }
+  const double t_split = sk_lda_wall_seconds() - t0;
+  t0 = sk_lda_wall_seconds();
+  const uint32_t fingerprint = sk_lda_corpus_fingerprint(&split.train);
+  const double t_fp = sk_lda_wall_seconds() - t0;
+  t0 = sk_lda_wall_seconds();
+  if (sk_lda_model_init(&m, &split.train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, seed, &err) != 0) {
+    fprintf(stderr, "lda_host_prep: %s\n", err.message);
+    return 1;
+  }
+  const double t_init = sk_lda_wall_seconds() - t0;
+  const int64_t rss = sk_lda_peak_rss_bytes();
+  const double T = (double)corpus.num_tokens;
+  const double corpus_b = 8.0 * ((double)corpus.num_docs + 1.0) + 4.0 * T;
+  const double split_b = 8.0 * ((double)corpus.num_docs + 3.0) + 4.0 * T + 4.0 * (double)corpus.num_docs;
+  const double z_b = 4.0 * (double)m.num_tokens;
+  const double rows_b = 8.0 * (double)m.dk_start[m.num_docs] + 12.0 * ((double)m.num_docs + 1.0);
+  const double vk_b = 4.0 * (double)m.num_words * (double)m.num_topics + 8.0 * (double)m.num_topics;
+  printf("corpus: D = %d, V = %d, T = %lld; K = %d; %d threads; fingerprint %08x\n", corpus.num_docs,
+         corpus.num_words, (long long)corpus.num_tokens, (int)K, threads, (unsigned)fingerprint);
+  printf("seconds: read %.3f, split %.3f, fingerprint %.3f, model init %.3f; read to model %.3f\n", t_read, t_split,
+         t_fp, t_init, t_read + t_split + t_fp + t_init);
+  printf("bytes (per token of the corpus): corpus %.3g (%.2f), split %.3g (%.2f), z %.3g (%.2f), document-topic "
+         "rows %.3g (%.2f), word-topic counts V x K %.3g (%.2f)\n",
+         corpus_b, corpus_b / T, split_b, split_b / T, z_b, z_b / T, rows_b, rows_b / T, vk_b, vk_b / T);
+  printf("peak resident: %.3g bytes after the read (%.2f per token), %.3g after the model init (%.2f per token; "
+         "%.2f per token without V x K)\n",
+         (double)rss_read, (double)rss_read / T, (double)rss, (double)rss / T, ((double)rss - vk_b) / T);
+  int status = 0;
+  if (check) {
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    sk_lda_model one;
+    t0 = sk_lda_wall_seconds();
+    if (sk_lda_model_init(&one, &split.train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, seed, &err) != 0) {
+      fprintf(stderr, "lda_host_prep: %s\n", err.message);
+      return 1;
+    }
+    const double t_one = sk_lda_wall_seconds() - t0;
+    const int same = same_model(&m, &one) && sk_lda_corpus_fingerprint(&split.train) == fingerprint;
+    printf("check: model init with 1 thread %.3f s; %s\n", t_one,
+           same ? "the same bits as with the threads above" : "DIFFERENT from the threaded model");
+    status = same ? 0 : 1;
+    sk_lda_model_free(&one);
+  }
+  sk_lda_model_free(&m);
+  sk_lda_split_free(&split);
+  sk_lda_corpus_free(&corpus);
+  return status;
+}
