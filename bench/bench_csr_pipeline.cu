@@ -363,7 +363,8 @@ static void bench_plain_copies(bench_context *ctx) {
 // The pipeline.
 
 static sk_csr_pipeline_array bench_array(bench_context *ctx) {
-  sk_csr_pipeline_array a = {ctx->h_topics, sizeof(uint16_t), SK_CSR_PIPELINE_PER_TOKEN, SK_CSR_PIPELINE_IN_OUT};
+  sk_csr_pipeline_array a = {ctx->h_topics, sizeof(uint16_t), SK_CSR_PIPELINE_PER_TOKEN, SK_CSR_PIPELINE_IN_OUT,
+                             NULL};
   return a;
 }
 

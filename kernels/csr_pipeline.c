@@ -42,7 +42,10 @@ struct sk_csr_pipeline {
   sk_csr_pipeline_array arrays[SK_CSR_PIPELINE_MAX_ARRAYS];
   int array_direct[SK_CSR_PIPELINE_MAX_ARRAYS]; /* copied with cudaMemcpyAsync, not through staging */
   const int32_t *h_tokens;
+  int with_tokens;             /* 0: no tokens (h_tokens NULL without an order): never copied, 0 bytes */
   int tokens_direct;
+  int64_t *chunk_offsets[SK_CSR_PIPELINE_MAX_ARRAYS]; /* per-chunk arrays: our copy of the C + 1 offsets
+                                                         (arrays[a].chunk_offsets points to it) */
   sk_csr_chunk_info *chunks;
   unsigned char *h_cache;      /* pinned: the rebased offsets, then the host order */
   int32_t *h_offsets32;        /* chunk c's num_rows + 1 rebased offsets start at entry first_row + c */
@@ -98,31 +101,36 @@ static int sk_detail_has_out(const sk_csr_pipeline_array *a) {
   return ((int)a->direction & SK_CSR_PIPELINE_OUT) != 0;
 }
 
-/* The chunk's element range of an array. */
-static void sk_detail_slice(const sk_csr_pipeline_array *a, const sk_csr_chunk_info *ci, int64_t *first,
+/* Chunk c's element range of an array (ci: the chunk's description). */
+static void sk_detail_slice(const sk_csr_pipeline_array *a, int64_t c, const sk_csr_chunk_info *ci, int64_t *first,
                             int64_t *count) {
   if (a->extent == SK_CSR_PIPELINE_PER_TOKEN) {
     *first = ci->first_token;
     *count = ci->num_tokens;
-  } else {
+  } else if (a->extent == SK_CSR_PIPELINE_PER_ROW) {
     *first = ci->first_row;
     *count = ci->num_rows;
+  } else {
+    *first = a->chunk_offsets[c];
+    *count = a->chunk_offsets[c + 1] - a->chunk_offsets[c];
   }
 }
 
-/* The device regions of one chunk, packed in this order: scratch (at 0), row offsets, tokens, the
- * arrays, the order. Every size here was checked against overflow when the pipeline was made. */
-static void sk_detail_chunk_layout_of(const sk_csr_pipeline_array *arrays, int num_arrays, int with_order,
-                                      int32_t num_cols, size_t work_bytes, const sk_csr_chunk_info *ci,
-                                      sk_detail_chunk_layout *l, int *overflow) {
+/* The device regions of chunk c, packed in this order: scratch (at 0), row offsets, tokens (0 bytes
+ * without tokens), the arrays, the order. Every size here was checked against overflow when the
+ * pipeline was made. */
+static void sk_detail_chunk_layout_of(const sk_csr_pipeline_array *arrays, int num_arrays, int with_tokens,
+                                      int with_order, int32_t num_cols, size_t work_bytes, int64_t c,
+                                      const sk_csr_chunk_info *ci, sk_detail_chunk_layout *l, int *overflow) {
   size_t cursor = 0;
   int a;
   (void)sk_detail_region(&cursor, work_bytes, overflow);
   l->row_offsets = sk_detail_region(&cursor, sk_detail_mul(4, (uint64_t)ci->num_rows + 1, overflow), overflow);
-  l->tokens = sk_detail_region(&cursor, sk_detail_mul(4, (uint64_t)ci->num_tokens, overflow), overflow);
+  l->tokens = sk_detail_region(&cursor, with_tokens ? sk_detail_mul(4, (uint64_t)ci->num_tokens, overflow) : 0,
+                               overflow);
   for (a = 0; a < num_arrays; ++a) {
     int64_t first, count;
-    sk_detail_slice(&arrays[a], ci, &first, &count);
+    sk_detail_slice(&arrays[a], c, ci, &first, &count);
     l->arrays[a] = sk_detail_region(&cursor, sk_detail_mul(arrays[a].element_bytes, (uint64_t)count, overflow),
                                     overflow);
   }
@@ -137,16 +145,18 @@ static void sk_detail_chunk_layout_of(const sk_csr_pipeline_array *arrays, int n
 
 /* Staging bytes of one chunk: the larger of its pageable inputs and its pageable outputs (the two
  * phases of a chunk share the buffer: the copies out follow the copies in on the stream). */
-static size_t sk_detail_chunk_staging(const sk_csr_pipeline *p, const sk_csr_chunk_info *ci, int *overflow) {
+static size_t sk_detail_chunk_staging(const sk_csr_pipeline *p, int64_t c, int *overflow) {
+  const sk_csr_chunk_info *ci = &p->chunks[c];
   size_t in = 0, out = 0;
   int a;
-  if (!p->tokens_direct) (void)sk_detail_region(&in, sk_detail_mul(4, (uint64_t)ci->num_tokens, overflow), overflow);
+  if (p->with_tokens && !p->tokens_direct)
+    (void)sk_detail_region(&in, sk_detail_mul(4, (uint64_t)ci->num_tokens, overflow), overflow);
   for (a = 0; a < p->num_arrays; ++a) {
     const sk_csr_pipeline_array *arr = &p->arrays[a];
     int64_t first, count;
     size_t bytes;
     if (p->array_direct[a]) continue;
-    sk_detail_slice(arr, ci, &first, &count);
+    sk_detail_slice(arr, c, ci, &first, &count);
     bytes = sk_detail_mul(arr->element_bytes, (uint64_t)count, overflow);
     if (sk_detail_has_in(arr)) (void)sk_detail_region(&in, bytes, overflow);
     if (sk_detail_has_out(arr)) (void)sk_detail_region(&out, bytes, overflow);
@@ -163,7 +173,8 @@ static int sk_detail_overlap(const void *a, size_t a_bytes, const void *b, size_
 
 static int sk_detail_valid_array_enums(const sk_csr_pipeline_array *a) {
   const int e = (int)a->extent, d = (int)a->direction;
-  return a->element_bytes != 0 && (e == SK_CSR_PIPELINE_PER_TOKEN || e == SK_CSR_PIPELINE_PER_ROW) &&
+  return a->element_bytes != 0 &&
+         (e == SK_CSR_PIPELINE_PER_TOKEN || e == SK_CSR_PIPELINE_PER_ROW || e == SK_CSR_PIPELINE_PER_CHUNK) &&
          (d == SK_CSR_PIPELINE_IN || d == SK_CSR_PIPELINE_OUT || d == SK_CSR_PIPELINE_IN_OUT);
 }
 
@@ -185,10 +196,11 @@ sk_status sk_csr_pipeline_chunk_costs(const sk_csr_pipeline_array *arrays, int n
   for (a = 0; a < num_arrays; ++a)
     if (!sk_detail_valid_array_enums(&arrays[a])) return SK_ERROR_INVALID_VALUE;
   with_order = order != SK_CSR_PIPELINE_ORDER_NONE;
+  /* A per-chunk array's slices are the caller's to bound: only its region's alignment (in `regions`). */
   for (a = 0; a < num_arrays; ++a) {
     if (arrays[a].extent == SK_CSR_PIPELINE_PER_TOKEN)
       per_token = sk_detail_add(per_token, arrays[a].element_bytes, &overflow);
-    else
+    else if (arrays[a].extent == SK_CSR_PIPELINE_PER_ROW)
       per_row = sk_detail_add(per_row, arrays[a].element_bytes, &overflow);
   }
   regions = 4 + (size_t)num_arrays + (with_order ? 3 : 0);
@@ -245,7 +257,7 @@ static sk_status sk_detail_is_direct(const void *ptr, size_t bytes, int *direct)
 /* Making and releasing. */
 
 static void sk_detail_free(sk_csr_pipeline *p) {
-  int w, failed = 0;
+  int w, a, failed = 0;
   for (w = 0; w < SK_CSR_PIPELINE_MAX_WORKERS; ++w) {
     sk_detail_worker *wk = &p->workers[w];
     if (wk->stream != NULL && cudaStreamSynchronize(wk->stream) != cudaSuccess) failed = 1;
@@ -257,6 +269,7 @@ static void sk_detail_free(sk_csr_pipeline *p) {
   if (p->h_cache != NULL && cudaFreeHost(p->h_cache) != cudaSuccess) failed = 1;
   /* Our own failures must not be reported as pending to the caller's next launch (sticky ones stay). */
   if (failed) (void)cudaGetLastError();
+  for (a = 0; a < SK_CSR_PIPELINE_MAX_ARRAYS; ++a) free(p->chunk_offsets[a]);
   free(p->chunks);
   free(p);
 }
@@ -284,7 +297,7 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
                                  int num_workers, sk_csr_pipeline_order order, size_t scratch_bytes,
                                  size_t device_budget_bytes, sk_csr_pipeline **pipeline) {
   int64_t num_chunks = 0, num_rows = 0, total = 0, c, r, t;
-  int a, b, overflow = 0, with_order, resident, workers, w, device = 0;
+  int a, b, overflow = 0, with_order, with_tokens, resident, workers, w, device = 0;
   sk_csr_pipeline_order resolved;
   size_t work_bytes, device_bytes = 0, cache_bytes = 0, array_bytes[SK_CSR_PIPELINE_MAX_ARRAYS];
   size_t offsets_bytes, tokens_bytes;
@@ -329,16 +342,31 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
     }
   }
 
-  if (h_tokens == NULL && total > 0) return SK_ERROR_NULL_POINTER;
+  with_order = order != SK_CSR_PIPELINE_ORDER_NONE;
+  /* Without an order nothing of ours reads the tokens, so NULL ones are simply not carried. */
+  with_tokens = with_order || h_tokens != NULL;
+  if (h_tokens == NULL && total > 0 && with_order) return SK_ERROR_NULL_POINTER;
   for (a = 0; a < num_arrays; ++a) {
-    const int64_t count = arrays[a].extent == SK_CSR_PIPELINE_PER_TOKEN ? total : num_rows;
+    int64_t count;
     int o = 0;
+    if (arrays[a].extent == SK_CSR_PIPELINE_PER_TOKEN) {
+      count = total;
+    } else if (arrays[a].extent == SK_CSR_PIPELINE_PER_ROW) {
+      count = num_rows;
+    } else {
+      const int64_t *co = arrays[a].chunk_offsets;
+      if (co == NULL) return SK_ERROR_NULL_POINTER;
+      if (co[0] < 0) return SK_ERROR_INVALID_VALUE;
+      for (c = 0; c < num_chunks; ++c)
+        if (co[c + 1] < co[c]) return SK_ERROR_INVALID_VALUE;
+      count = co[num_chunks];
+    }
     array_bytes[a] = sk_detail_mul(arrays[a].element_bytes, (uint64_t)count, &o);
     if (o) return SK_ERROR_INVALID_VALUE;
     if (arrays[a].h_data == NULL && array_bytes[a] > 0) return SK_ERROR_NULL_POINTER;
   }
   offsets_bytes = sk_detail_mul(8, (uint64_t)num_rows + 1, &overflow);
-  tokens_bytes = sk_detail_mul(4, (uint64_t)total, &overflow);
+  tokens_bytes = with_tokens ? sk_detail_mul(4, (uint64_t)total, &overflow) : 0;
   if (overflow) return SK_ERROR_INVALID_VALUE;
   for (a = 0; a < num_arrays; ++a) {
     if (!sk_detail_has_out(&arrays[a])) continue;
@@ -350,7 +378,6 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
         return SK_ERROR_INVALID_VALUE;
   }
 
-  with_order = order != SK_CSR_PIPELINE_ORDER_NONE;
   if (with_order)
     for (t = 0; t < total; ++t)
       if (h_tokens[t] < 0 || h_tokens[t] >= num_cols) return SK_ERROR_INVALID_VALUE;
@@ -381,7 +408,8 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
     sk_csr_chunk_info ci;
     sk_detail_chunk_layout l;
     (void)sk_csr_chunk_plan_chunk(plan, c, &ci);
-    sk_detail_chunk_layout_of(arrays, num_arrays, with_order, num_cols, work_bytes, &ci, &l, &overflow);
+    sk_detail_chunk_layout_of(arrays, num_arrays, with_tokens, with_order, num_cols, work_bytes, c, &ci, &l,
+                              &overflow);
     if (l.end > device_bytes) device_bytes = l.end;
   }
   if (overflow || device_bytes > device_budget_bytes) return SK_ERROR_INVALID_VALUE;
@@ -408,8 +436,22 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
   p->resident = resident;
   p->order = resolved;
   p->num_arrays = num_arrays;
-  for (a = 0; a < num_arrays; ++a) p->arrays[a] = arrays[a];
+  for (a = 0; a < num_arrays; ++a) {
+    p->arrays[a] = arrays[a];
+    p->arrays[a].chunk_offsets = NULL; /* ignored for the other extents, and maybe not initialised */
+    if (arrays[a].extent == SK_CSR_PIPELINE_PER_CHUNK) {
+      const size_t bytes = ((size_t)num_chunks + 1) * sizeof *p->chunk_offsets[a];
+      p->chunk_offsets[a] = (int64_t *)malloc(bytes);
+      if (p->chunk_offsets[a] == NULL) {
+        sk_detail_free(p);
+        return SK_ERROR_HOST_ALLOCATION_FAILED;
+      }
+      memcpy(p->chunk_offsets[a], arrays[a].chunk_offsets, bytes);
+      p->arrays[a].chunk_offsets = p->chunk_offsets[a];
+    }
+  }
   p->h_tokens = h_tokens;
+  p->with_tokens = with_tokens;
   p->scratch_bytes = scratch_bytes;
   p->work_bytes = work_bytes;
   p->device_bytes = device_bytes;
@@ -429,7 +471,7 @@ sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h
     st = sk_detail_is_direct(arrays[a].h_data, array_bytes[a], &p->array_direct[a]);
   if (st != SK_SUCCESS) return sk_detail_create_failed(p, st);
   for (c = 0; c < num_chunks; ++c) {
-    const size_t s = sk_detail_chunk_staging(p, &p->chunks[c], &overflow);
+    const size_t s = sk_detail_chunk_staging(p, c, &overflow);
     if (s > p->staging_bytes) p->staging_bytes = s;
   }
   if (overflow) return sk_detail_create_failed(p, SK_ERROR_INTERNAL); /* staging <= device bytes, checked */
@@ -535,26 +577,25 @@ static sk_status sk_detail_copy_out(sk_csr_pipeline *p, sk_detail_worker *wk, si
   return sk_status_from_cuda_error((int)cudaMemcpyAsync(to, src, bytes, cudaMemcpyDefault, wk->stream));
 }
 
-/* The host address of a chunk's slice of array a, and its bytes. */
-static unsigned char *sk_detail_host_slice(const sk_csr_pipeline *p, int a, const sk_csr_chunk_info *ci,
-                                           size_t *bytes) {
+/* The host address of chunk c's slice of array a, and its bytes. */
+static unsigned char *sk_detail_host_slice(const sk_csr_pipeline *p, int a, int64_t c, size_t *bytes) {
   const sk_csr_pipeline_array *arr = &p->arrays[a];
   int64_t first, count;
-  sk_detail_slice(arr, ci, &first, &count);
+  sk_detail_slice(arr, c, &p->chunks[c], &first, &count);
   *bytes = arr->element_bytes * (size_t)count;
   return (unsigned char *)arr->h_data + arr->element_bytes * (size_t)first;
 }
 
-/* Copies the staged outputs of chunk ci from the worker's staging to the host arrays, in the order
+/* Copies the staged outputs of chunk c from the worker's staging to the host arrays, in the order
  * sk_detail_copy_out staged them. The chunk's copies must have finished. */
-static void sk_detail_unstage(const sk_csr_pipeline *p, const sk_detail_worker *wk, const sk_csr_chunk_info *ci) {
+static void sk_detail_unstage(const sk_csr_pipeline *p, const sk_detail_worker *wk, int64_t c) {
   size_t cursor = 0;
   int a, overflow = 0;
   for (a = 0; a < p->num_arrays; ++a) {
     size_t bytes;
     unsigned char *host;
     if (!sk_detail_has_out(&p->arrays[a]) || p->array_direct[a]) continue;
-    host = sk_detail_host_slice(p, a, ci, &bytes);
+    host = sk_detail_host_slice(p, a, c, &bytes);
     if (bytes == 0) continue;
     memcpy(host, wk->h_staging + sk_detail_region(&cursor, bytes, &overflow), bytes);
   }
@@ -570,9 +611,13 @@ static void sk_detail_view(const sk_csr_pipeline *p, int w, int64_t c, const sk_
   v->info = p->chunks[c];
   v->num_cols = p->num_cols;
   v->d_row_offsets = (const int32_t *)(d + l->row_offsets);
-  v->d_tokens = (const int32_t *)(d + l->tokens);
+  v->d_tokens = p->with_tokens ? (const int32_t *)(d + l->tokens) : NULL;
   v->num_arrays = p->num_arrays;
-  for (a = 0; a < p->num_arrays; ++a) v->d_arrays[a] = d + l->arrays[a];
+  for (a = 0; a < p->num_arrays; ++a) {
+    int64_t first;
+    v->d_arrays[a] = d + l->arrays[a];
+    sk_detail_slice(&p->arrays[a], c, &p->chunks[c], &first, &v->array_elements[a]);
+  }
   if (p->order != SK_CSR_PIPELINE_ORDER_NONE) {
     v->d_perm = (const int32_t *)(d + l->perm);
     v->d_inverse = (const int32_t *)(d + l->inverse);
@@ -592,7 +637,7 @@ static sk_status sk_detail_static_in(sk_csr_pipeline *p, int w, int64_t c, const
   const size_t n = (size_t)ci->num_tokens, v1 = (size_t)p->num_cols + 1;
   sk_status st = sk_detail_copy_in(p, wk, cursor, d + l->row_offsets, p->h_offsets32 + ci->first_row + c,
                                    4 * ((size_t)ci->num_rows + 1), 1);
-  if (st == SK_SUCCESS)
+  if (st == SK_SUCCESS && p->with_tokens)
     st = sk_detail_copy_in(p, wk, cursor, d + l->tokens, p->h_tokens + ci->first_token, 4 * n, p->tokens_direct);
   if (st != SK_SUCCESS) return st;
   if (p->order == SK_CSR_PIPELINE_ORDER_HOST) {
@@ -613,7 +658,7 @@ static sk_status sk_detail_static_in(sk_csr_pipeline *p, int w, int64_t c, const
 static sk_status sk_detail_array_in(sk_csr_pipeline *p, int w, int64_t c, int a, const sk_detail_chunk_layout *l,
                                     size_t *cursor) {
   size_t bytes;
-  const unsigned char *host = sk_detail_host_slice(p, a, &p->chunks[c], &bytes);
+  const unsigned char *host = sk_detail_host_slice(p, a, c, &bytes);
   return sk_detail_copy_in(p, &p->workers[w], cursor, p->workers[w].d_base + l->arrays[a], host, bytes,
                            p->array_direct[a]);
 }
@@ -626,7 +671,7 @@ static sk_status sk_detail_arrays_out(sk_csr_pipeline *p, int w, int64_t c, cons
     unsigned char *host;
     sk_status st;
     if (!sk_detail_has_out(&p->arrays[a])) continue;
-    host = sk_detail_host_slice(p, a, &p->chunks[c], &bytes);
+    host = sk_detail_host_slice(p, a, c, &bytes);
     st = sk_detail_copy_out(p, &p->workers[w], &cursor, host, p->workers[w].d_base + l->arrays[a], bytes,
                             p->array_direct[a]);
     if (st != SK_SUCCESS) return st;
@@ -636,8 +681,8 @@ static sk_status sk_detail_arrays_out(sk_csr_pipeline *p, int w, int64_t c, cons
 
 static void sk_detail_layout_for(const sk_csr_pipeline *p, int64_t c, sk_detail_chunk_layout *l) {
   int overflow = 0; /* checked when the pipeline was made */
-  sk_detail_chunk_layout_of(p->arrays, p->num_arrays, p->order != SK_CSR_PIPELINE_ORDER_NONE, p->num_cols,
-                            p->work_bytes, &p->chunks[c], l, &overflow);
+  sk_detail_chunk_layout_of(p->arrays, p->num_arrays, p->with_tokens, p->order != SK_CSR_PIPELINE_ORDER_NONE,
+                            p->num_cols, p->work_bytes, c, &p->chunks[c], l, &overflow);
 }
 
 /* Calls the function, then checks what it may have left pending. */
@@ -678,7 +723,7 @@ static sk_status sk_detail_finish(sk_csr_pipeline *p, int w, int complete) {
   const int64_t c = wk->chunk;
   const sk_status st = sk_status_from_cuda_error((int)cudaEventSynchronize(wk->done));
   wk->chunk = -1;
-  if (st == SK_SUCCESS && complete) sk_detail_unstage(p, wk, &p->chunks[c]);
+  if (st == SK_SUCCESS && complete) sk_detail_unstage(p, wk, c);
   return st;
 }
 
@@ -830,7 +875,7 @@ sk_status sk_csr_pipeline_download(sk_csr_pipeline *pipeline) {
     ss = sk_status_from_cuda_error((int)cudaStreamSynchronize(wk->stream));
     if (st == SK_SUCCESS) st = ss;
     if (st == SK_SUCCESS)
-      sk_detail_unstage(pipeline, wk, &pipeline->chunks[0]);
+      sk_detail_unstage(pipeline, wk, 0);
     else
       (void)cudaGetLastError();
   }

@@ -29,11 +29,19 @@
  *
  * **The data.** The host CSR matrix (row offsets, int64, and tokens, int32 word ids) and up to
  * #SK_CSR_PIPELINE_MAX_ARRAYS caller-declared host arrays (#sk_csr_pipeline_array), each with one
- * element per token or one per row, each copied in (#SK_CSR_PIPELINE_IN), out
- * (#SK_CSR_PIPELINE_OUT) or both (#SK_CSR_PIPELINE_IN_OUT). The row offsets are read only while the
- * pipeline is made (it keeps each chunk's offsets rebased to 0, as int32, in pinned memory); the
- * tokens and the declared arrays are the caller's and must stay valid until the pipeline is destroyed,
- * and the tokens must not change.
+ * element per token (#SK_CSR_PIPELINE_PER_TOKEN), one per row (#SK_CSR_PIPELINE_PER_ROW), or a
+ * slice of the caller's own size per chunk (#SK_CSR_PIPELINE_PER_CHUNK: chunk i's slice is elements
+ * [chunk_offsets[i], chunk_offsets[i + 1]), for data that is neither per token nor per row, such as a
+ * per-chunk work plan), each copied in (#SK_CSR_PIPELINE_IN), out (#SK_CSR_PIPELINE_OUT) or both
+ * (#SK_CSR_PIPELINE_IN_OUT). The row offsets and the per-chunk arrays' `chunk_offsets` are read only
+ * while the pipeline is made (it keeps each chunk's row offsets rebased to 0, as int32, in pinned
+ * memory, and a copy of each `chunk_offsets`); the tokens and the declared arrays are the caller's and
+ * must stay valid until the pipeline is destroyed, and the tokens must not change.
+ *
+ * The tokens are optional without an order: when sk_csr_pipeline_create() gets `h_tokens` NULL and
+ * #SK_CSR_PIPELINE_ORDER_NONE, they are never copied (their device region has 0 bytes) and the view's
+ * `d_tokens` is NULL, which saves 4 bytes per token of copies in for a caller whose own arrays carry
+ * what its function needs. With an order the tokens are needed (the order is built from them).
  *
  * **A run.** sk_csr_pipeline_run() processes every chunk once (one iteration). For chunk i it calls
  * the caller's #sk_csr_pipeline_fn with an #sk_csr_chunk_view (device pointers to the chunk's rebased
@@ -46,9 +54,9 @@
  * order, the calling thread:
  * 1. waits for the event of the worker's previous chunk, i - W' (the only wait in the loop: no device
  *    or stream synchronisation), and copies that chunk's staged outputs to the host arrays;
- * 2. enqueues on the worker's stream: the copies in (the chunk's rebased row offsets, its tokens, its
- *    slice of each in and in-out array, and with the host order its permutations and word offsets) or,
- *    with the device order, the order's build;
+ * 2. enqueues on the worker's stream: the copies in (the chunk's rebased row offsets, its tokens unless
+ *    there are none, its slice of each in and in-out array, and with the host order its permutations
+ *    and word offsets) and, with the device order, the order's build;
  * 3. calls the function;
  * 4. enqueues the copies of its slices of the out and in-out arrays back to the host, and the event.
  *
@@ -56,8 +64,8 @@
  * a chunk's copy in overlaps other chunks' compute and copies out, and the copy engines of both
  * directions stay busy. W = 1 runs the chunks one after the other. In the worker's buffer the
  * regions (scratch, offsets, tokens, each array, the order) are packed for each chunk, 256-byte
- * aligned, so the buffer holds the largest chunk of the plan; the next chunk of a worker reuses it in
- * stream order.
+ * aligned, each sized by the chunk's rows, tokens or per-chunk slice, so the buffer holds the chunk
+ * of the plan that needs the most bytes; the next chunk of a worker reuses it in stream order.
  *
  * **Staging.** A host array (or the tokens) is copied directly with `cudaMemcpyAsync` when CUDA can
  * copy it asynchronously: when cudaPointerGetAttributes() reports both its first and its last byte as
@@ -88,10 +96,12 @@
  * region).
  *
  * **Resident mode.** When the plan has one chunk, the pipeline is resident: one worker; the first run
- * copies the chunk in (offsets, tokens, order, in and in-out arrays) and later runs copy nothing; the
- * out and in-out arrays stay on the device, so each run continues from the previous run's device
- * values. sk_csr_pipeline_download() copies them to the host; sk_csr_pipeline_upload() copies changed
- * host inputs to the device. In streaming mode (two chunks or more), every run copies every chunk in
+ * copies the chunk in (offsets, tokens unless there are none, order, in and in-out arrays) and later
+ * runs copy nothing; the out and in-out arrays stay on the device, so each run continues from the
+ * previous run's device values. sk_csr_pipeline_download() copies them to the host;
+ * sk_csr_pipeline_upload() copies changed host inputs to the device. A per-chunk array is resident
+ * like the others: its one slice, elements [chunk_offsets[0], chunk_offsets[1]), is what is copied in,
+ * downloaded and uploaded. In streaming mode (two chunks or more), every run copies every chunk in
  * and out, sk_csr_pipeline_download() and sk_csr_pipeline_upload() copy nothing, and a run reads the
  * host in and in-out arrays as they are when it starts.
  *
@@ -102,12 +112,14 @@
  * | sk_csr_pipeline_download() | unchanged (the last run already wrote them) | out and in-out arrays: the last successful run's results |
  * | sk_csr_pipeline_upload() | unchanged, nothing copied | unchanged; the device copies of the named in and in-out arrays now equal them |
  *
- * **Traffic.** A streaming run copies, per chunk of r rows and n tokens: in, 4 (r + 1) + 4 n bytes
- * plus r or n times the element bytes of each in and in-out array, plus 8 n + 8 (num_cols + 1) with the
- * host order; out, r or n times the element bytes of each out and in-out array. A resident run copies
- * the same in bytes when it has to upload (its first run, and the run after a failed one) and 0
- * otherwise, and copies nothing out. #sk_csr_pipeline_info::last_h2d_bytes and
- * #sk_csr_pipeline_info::last_d2h_bytes report the bytes of the last run, upload or download.
+ * **Traffic.** A streaming run copies, per chunk of r rows and n tokens, with e_a the number of
+ * elements of array a's slice (n per token, r per row, chunk_offsets[i + 1] - chunk_offsets[i] per
+ * chunk; #sk_csr_chunk_view::array_elements): in, 4 (r + 1) bytes, plus 4 n for the tokens (none
+ * without tokens), plus e_a times the element bytes of each in and in-out array a, plus
+ * 8 n + 8 (num_cols + 1) with the host order; out, e_a times the element bytes of each out and in-out
+ * array a. A resident run copies the same in bytes when it has to upload (its first run, and the run
+ * after a failed one) and 0 otherwise, and copies nothing out. #sk_csr_pipeline_info::last_h2d_bytes
+ * and #sk_csr_pipeline_info::last_d2h_bytes report the bytes of the last run, upload or download.
  *
  * **Failures: nothing half-written.** A run stops at the first failure: a caller function that returns
  * a status other than `SK_SUCCESS` (no later chunk starts; its chunk's outputs are not copied back), a
@@ -155,10 +167,12 @@ typedef enum sk_csr_pipeline_direction {
   SK_CSR_PIPELINE_IN_OUT = 3 /**< both: copied in, then back */
 } sk_csr_pipeline_direction;
 
-/** \brief How many elements a declared array has. */
+/** \brief How many elements a declared array has, and how it is sliced by chunk. */
 typedef enum sk_csr_pipeline_extent {
   SK_CSR_PIPELINE_PER_TOKEN = 0, /**< one per token: T elements, a chunk's slice has info.num_tokens */
-  SK_CSR_PIPELINE_PER_ROW = 1    /**< one per row: num_rows elements, a chunk's slice has info.num_rows */
+  SK_CSR_PIPELINE_PER_ROW = 1,   /**< one per row: num_rows elements, a chunk's slice has info.num_rows */
+  SK_CSR_PIPELINE_PER_CHUNK = 2  /**< the caller's sizes: chunk_offsets[C] elements, chunk i's slice has
+                                      chunk_offsets[i + 1] - chunk_offsets[i] (#sk_csr_pipeline_array) */
 } sk_csr_pipeline_extent;
 
 /** \brief Whether, and where, each chunk's word order (PDOW) is built (group: Order). */
@@ -174,13 +188,28 @@ typedef enum sk_csr_pipeline_order {
  *
  * Element k of a per-token array belongs to token k of the token array; element k of a per-row array
  * to row k. Chunk `info`'s slice is elements [first, first + count) with first = info.first_token and
- * count = info.num_tokens (per token), or info.first_row and info.num_rows (per row).
+ * count = info.num_tokens (per token), or info.first_row and info.num_rows (per row). A per-chunk
+ * array's slices are the caller's: chunk i's slice (i = #sk_csr_chunk_view::index) is elements
+ * [chunk_offsets[i], chunk_offsets[i + 1]), of any size, 0 included; the pipeline never reads or writes
+ * its elements before chunk_offsets[0].
+ *
+ * `chunk_offsets` is the last member, so an initialiser of the first four (`{h_data, element_bytes,
+ * extent, direction}`) leaves it NULL, as the other extents want it. (GCC's -Wextra warns about such an
+ * initialiser, -Wmissing-field-initializers; designated initialisers, or a fifth NULL, avoid that.)
+ *
+ * Declaring per-chunk arrays beside per-token and per-row ones (and a job that needs no tokens):
+ * \snippet test_csr_pipeline_chunk_arrays.cu csr_pipeline_chunk_arrays
  */
 typedef struct sk_csr_pipeline_array {
   void *h_data;                          /**< the host array; never written when `direction` is IN */
   size_t element_bytes;                  /**< bytes per element, >= 1 */
-  sk_csr_pipeline_extent extent;         /**< one element per token or per row */
+  sk_csr_pipeline_extent extent;         /**< one element per token, per row, or the caller's slices per chunk */
   sk_csr_pipeline_direction direction;   /**< copied in, out, or both */
+  const int64_t *chunk_offsets;          /**< per chunk only (ignored for the other extents): C + 1
+                                              nondecreasing offsets, chunk_offsets[0] >= 0, where C is the
+                                              plan's number of chunks; the host array has chunk_offsets[C]
+                                              elements. Read only by sk_csr_pipeline_create(), which keeps a
+                                              copy (it need not outlive that call). */
 } sk_csr_pipeline_array;
 
 /**
@@ -188,7 +217,9 @@ typedef struct sk_csr_pipeline_array {
  *
  * Every device pointer is 256-byte aligned and valid until the function's work on `stream` has run
  * (it belongs to the worker, whose next chunk is copied in after, in stream order). A region of 0 bytes
- * (a chunk of empty rows has no tokens) still has a non-NULL pointer, which must not be dereferenced.
+ * (a chunk of empty rows has no tokens; a per-chunk slice of 0 elements) still has a non-NULL pointer,
+ * which must not be dereferenced; only `d_tokens` of a pipeline without tokens, and the pointers that
+ * the members' descriptions say are NULL, are NULL.
  * The function must not write the const regions; in resident mode such a write would persist.
  */
 typedef struct sk_csr_chunk_view {
@@ -198,7 +229,8 @@ typedef struct sk_csr_chunk_view {
   int32_t num_cols;              /**< number of words, as given to sk_csr_pipeline_create() */
   const int32_t *d_row_offsets;  /**< info.num_rows + 1 offsets rebased to 0: row info.first_row + r holds
                                       the chunk's tokens [d_row_offsets[r], d_row_offsets[r + 1]) */
-  const int32_t *d_tokens;       /**< the chunk's info.num_tokens word ids, in document order */
+  const int32_t *d_tokens;       /**< the chunk's info.num_tokens word ids, in document order; NULL when the
+                                      pipeline has no tokens (h_tokens NULL without an order) */
   int num_arrays;                /**< the number of declared arrays */
   void *d_arrays[SK_CSR_PIPELINE_MAX_ARRAYS]; /**< d_arrays[a]: the chunk's slice of declared array a
                                       (in and in-out: copied in; out: unspecified); NULL past num_arrays */
@@ -208,6 +240,10 @@ typedef struct sk_csr_chunk_view {
   const int64_t *d_word_offsets; /**< with an order: num_cols + 1 entries (h_word_offsets); NULL without */
   void *d_scratch;               /**< the worker's scratch space, unspecified on entry; NULL when scratch_bytes is 0 */
   size_t scratch_bytes;          /**< its size, as given to sk_csr_pipeline_create() */
+  int64_t array_elements[SK_CSR_PIPELINE_MAX_ARRAYS]; /**< array_elements[a]: the number of elements of
+                                      d_arrays[a] (info.num_tokens per token, info.num_rows per row,
+                                      chunk_offsets[index + 1] - chunk_offsets[index] per chunk); 0 past
+                                      num_arrays */
 } sk_csr_chunk_view;
 
 /**
@@ -254,11 +290,18 @@ SK_EXTERN_C_BEGIN
  *   (alignment).
  *
  * A chunk's footprint under these costs bounds the device bytes a worker needs for it, so a plan made
- * with them and budget B gives #sk_csr_pipeline_info::device_bytes_per_worker <= B. One exception:
+ * with them and budget B gives #sk_csr_pipeline_info::device_bytes_per_worker <= B. Two exceptions:
  * with the device order, its workspace (sk_csr_chunk_order_device_workspace_size()) shares the scratch
- * region and is not in these costs; pass a `scratch_bytes` at least that large to cover it.
- * \param arrays the declared arrays (only `element_bytes`, `extent` and `direction` are read); may be
- *        NULL when num_arrays is 0.
+ * region and is not in these costs; pass a `scratch_bytes` at least that large to cover it. And a
+ * per-chunk array (#SK_CSR_PIPELINE_PER_CHUNK) adds only its region's alignment (in R): its slices'
+ * sizes are not known before the plan is made, so the caller adds its own bound on a chunk's slice
+ * bytes (to `*fixed_bytes_per_chunk`, or per token or row when it grows with them) before making the
+ * plan; sk_csr_pipeline_create() then checks the actual slices against `device_budget_bytes`.
+ *
+ * The 4 bytes per token of the tokens are counted even though a pipeline made without tokens
+ * (`h_tokens` NULL, no order) copies none and gives them 0 bytes: the costs are then an upper bound.
+ * \param arrays the declared arrays (only `element_bytes`, `extent` and `direction` are read, never
+ *        `chunk_offsets`); may be NULL when num_arrays is 0.
  * \param num_arrays 0 to #SK_CSR_PIPELINE_MAX_ARRAYS.
  * \param num_cols number of words, >= 0.
  * \param order the order wanted (any value of #sk_csr_pipeline_order; all but NONE cost the same).
@@ -288,12 +331,15 @@ SK_API sk_status sk_csr_pipeline_chunk_costs(const sk_csr_pipeline_array *arrays
  * \param h_row_offsets the matrix's num_rows + 1 row offsets, as given to sk_csr_chunk_plan_create();
  *        read only during the call.
  * \param h_tokens the T = h_row_offsets[num_rows] word ids; read by every streaming run and by resident
- *        uploads, so it must stay valid and unchanged until the pipeline is destroyed. May be NULL when
- *        T is 0.
+ *        uploads, so it must stay valid and unchanged until the pipeline is destroyed. With an order, may
+ *        be NULL only when T is 0. Without one (#SK_CSR_PIPELINE_ORDER_NONE) may be NULL whatever T: the
+ *        pipeline then has no tokens (never copied, a 0-byte region, the view's `d_tokens` NULL).
  * \param num_cols number of words, >= 0. With an order, every token must be in [0, num_cols).
  * \param arrays the declared arrays, copied into the pipeline (their `h_data` must stay valid until the
- *        pipeline is destroyed); may be NULL when num_arrays is 0. An out or in-out array must not
- *        overlap any other array, the tokens or the row offsets.
+ *        pipeline is destroyed; a per-chunk array's `chunk_offsets`, C + 1 entries, are read and copied
+ *        during the call only); may be NULL when num_arrays is 0. An array spans T, num_rows or
+ *        chunk_offsets[C] elements from `h_data` (per token, row or chunk); an out or in-out array must
+ *        not overlap any other array, the tokens or the row offsets.
  * \param num_arrays 0 to #SK_CSR_PIPELINE_MAX_ARRAYS.
  * \param num_workers W, 1 to #SK_CSR_PIPELINE_MAX_WORKERS; the pipeline makes min(W, C).
  * \param order the order wanted (group: Order).
@@ -305,14 +351,17 @@ SK_API sk_status sk_csr_pipeline_chunk_costs(const sk_csr_pipeline_array *arrays
  * \retval SK_SUCCESS `*pipeline` holds the pipeline.
  * \retval SK_ERROR_NULL_POINTER `pipeline`, `plan` or `h_row_offsets` is NULL; after the value checks
  *         below: `arrays` is NULL while num_arrays > 0; after the matrix checks: `h_tokens` is NULL while
- *         T > 0, or an array's `h_data` is NULL while it has elements.
+ *         T > 0 with an order, a per-chunk array's `chunk_offsets` is NULL, or an array's `h_data` is
+ *         NULL while it has elements.
  * \retval SK_ERROR_INVALID_VALUE num_cols < 0, num_workers or num_arrays out of range, `order` not one of
  *         the enum, or an array with element_bytes 0 or an extent or direction outside its enum; the
  *         plan does not match `h_row_offsets` (h_row_offsets[0] != 0, decreasing offsets, or a chunk's
- *         rows or tokens not those of the offsets); an array's byte size overflows a size_t; an out or
- *         in-out array overlaps another array, the tokens or the offsets; with an order, a token outside
- *         [0, num_cols); the device bytes a worker needs for the largest chunk (including the device
- *         order's workspace) overflow, or exceed `device_budget_bytes`.
+ *         rows or tokens not those of the offsets); a per-chunk array's `chunk_offsets` has
+ *         chunk_offsets[0] < 0 or decreases; an array's byte size overflows a size_t; an out or in-out
+ *         array overlaps another array, the tokens or the offsets; with an order, a token outside
+ *         [0, num_cols); the device bytes a worker needs for the chunk that needs the most (its
+ *         per-chunk slices and the device order's workspace included) overflow, or exceed
+ *         `device_budget_bytes`.
  * \retval SK_ERROR_NO_DEVICE no CUDA device (the first CUDA call, after every check above).
  * \retval SK_ERROR_CUDA_ALLOCATION_FAILED a device buffer or pinned host memory (staging, cache) could
  *         not be allocated; everything allocated so far was freed.
@@ -321,17 +370,18 @@ SK_API sk_status sk_csr_pipeline_chunk_costs(const sk_csr_pipeline_array *arrays
  * \retval SK_ERROR_CUDA another CUDA call failed (see sk_last_cuda_error()); everything was freed.
  *
  * Checked in this order: `pipeline`; `plan` and `h_row_offsets`; the values; `arrays`; each array's
- * enums; the matrix against the plan; `h_tokens`, then per array its byte size and `h_data`; the
- * overlaps; the tokens (with an order); the device bytes. All of it before CUDA is touched (except,
- * with the device order, sk_csr_chunk_order_device_workspace_size(), which asks CUB and so the
- * device), so a 1xx status means nothing was allocated.
+ * enums; the matrix against the plan; `h_tokens`, then per array its `chunk_offsets` (per chunk: NULL,
+ * then its values), its byte size and `h_data`; the overlaps; the tokens (with an order); the device
+ * bytes. All of it before CUDA is touched (except, with the device order,
+ * sk_csr_chunk_order_device_workspace_size(), which asks CUB and so the device), so a 1xx status means
+ * nothing was allocated.
  *
- * Cost: O(num_rows + C + num_arrays^2) host time for the checks, O(T) more with an order (the token
- * check) and O(T + C num_cols) more with the host order (its build, cached); device memory
+ * Cost: O(num_rows + C num_arrays + num_arrays^2) host time for the checks, O(T) more with an order
+ * (the token check) and O(T + C num_cols) more with the host order (its build, cached); device memory
  * W' x #sk_csr_pipeline_info::device_bytes_per_worker; pinned host memory
  * W' x #sk_csr_pipeline_info::staging_bytes_per_worker plus the cache: 4 (num_rows + C) bytes, plus
- * 8 T + 8 C (num_cols + 1) with the host order. Synchronous. Thread-safe (it touches only its
- * arguments).
+ * 8 T + 8 C (num_cols + 1) with the host order; host memory 8 (C + 1) bytes per per-chunk array (its
+ * copy of `chunk_offsets`). Synchronous. Thread-safe (it touches only its arguments).
  */
 SK_API sk_status sk_csr_pipeline_create(const sk_csr_chunk_plan *plan, const int64_t *h_row_offsets,
                                         const int32_t *h_tokens, int32_t num_cols,
@@ -393,7 +443,8 @@ SK_API sk_status sk_csr_pipeline_run(sk_csr_pipeline *pipeline, sk_csr_pipeline_
  *         error; see sk_last_cuda_error()): pageable arrays are unchanged; arrays copied directly are
  *         unspecified.
  *
- * Synchronous. Traffic: the bytes of every out and in-out array, once.
+ * Synchronous. Traffic: the bytes of every out and in-out array's one slice, once (the whole array; for
+ * a per-chunk array, its elements [chunk_offsets[0], chunk_offsets[1])).
  */
 SK_API sk_status sk_csr_pipeline_download(sk_csr_pipeline *pipeline);
 
@@ -413,7 +464,8 @@ SK_API sk_status sk_csr_pipeline_download(sk_csr_pipeline *pipeline);
  *         sk_csr_pipeline_download() copies nothing until a run succeeds.
  *
  * Synchronous. Overwrites the device copy of an in-out array (the results of earlier runs for it), so
- * download first to keep them. Traffic: the named arrays' bytes.
+ * download first to keep them. Traffic: the bytes of the named arrays' one slice (the whole array; for a
+ * per-chunk array, its elements [chunk_offsets[0], chunk_offsets[1])).
  */
 SK_API sk_status sk_csr_pipeline_upload(sk_csr_pipeline *pipeline, int array_index);
 
