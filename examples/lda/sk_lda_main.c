@@ -247,6 +247,22 @@ static void train_usage(FILE *f) {
           "Ctrl-C (SIGINT) or SIGTERM finishes the current sweep, saves a checkpoint and the outputs so far,\n"
           "prints how to resume and exits 130 (143); a second one stops at once. Every file is replaced\n"
           "atomically: an interrupted run never leaves half a file.\n", f);
+  fputs(
+          "GPU memory (corpora larger than the GPU):\n"
+          "      --device-memory BYTES\n"
+          "                         the most GPU memory the sampler may hold, e.g. 20G (K, M, G, T: powers of\n"
+          "                         1024; default: the GPU's free memory less 1 GiB, and never more than is\n"
+          "                         free). When ESCA's state (the corpus's z, A and order, and B) does not\n"
+          "                         fit, the documents are cut into chunks and every sweep streams them\n"
+          "                         through the GPU (SaberLDA's out-of-core ESCA): only B and n_k stay on the\n"
+          "                         GPU, copies overlap the sampling, and the topics are bit for bit those of\n"
+          "                         a run that fits. The metrics are then computed on the CPU. A budget too\n"
+          "                         small for B twice, or for one document's chunk, is an error that names the\n"
+          "                         bytes needed (exit 2). --gpu-sweep exact and --sampler aga need the\n"
+          "                         corpus resident\n"
+          "      --workers N        streamed ESCA: chunks in flight at once, each with its CUDA stream and\n"
+          "                         buffer, 1 to 16 (default 2, the fastest measured on an H200); the budget\n"
+          "                         is shared among them\n", f);
 }
 
 static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_lda_error *err) {
@@ -282,6 +298,7 @@ static int cmd_train(int argc, char **argv) {
       {"resume", required_argument, 0, 'R'},   {"overwrite", no_argument, 0, 'O'},
       {"checkpoint-every", required_argument, 0, 'P'}, {"gpu-sweep", required_argument, 0, 'X'},
       {"minibatch", required_argument, 0, 'M'},
+      {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
@@ -336,6 +353,8 @@ static int cmd_train(int argc, char **argv) {
         ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
         o.device.aga_minibatch = (int32_t)v;
         break;
+      case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
+      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.device.workers = (int)v; break;
       case 'X':
         if (strcmp(optarg, "fast") == 0) o.device.gpu_exact = 0;
         else if (strcmp(optarg, "exact") == 0) o.device.gpu_exact = 1;

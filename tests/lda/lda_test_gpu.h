@@ -120,23 +120,25 @@ static inline int counts_match_z(const sk_lda_model *g, const char *when) {
 }
 
 #ifdef SK_LDA_SOURCE_DIR
-/* kos from ../shared/data, or from .data/kos in the source tree (where the GPU machine has it): 1 when
-   read into *c, 0 when found nowhere (said: the caller leaves its kos checks out) or unreadable (which
-   also fails the test). */
-static inline int read_kos(sk_lda_corpus *c) {
-  static const char *const dirs[] = {SK_SHARED_DATA "/kos", SK_LDA_SOURCE_DIR "/.data/kos"};
+/* Corpus `name` (docword.NAME.txt.gz) from ../shared/data, or from .data/NAME in the source tree (where
+   the GPU machine has it): 1 when read into *c, 0 when found nowhere (said: the caller leaves its checks
+   on it out) or unreadable (which also fails the test). */
+static inline int read_shared_corpus(const char *name, sk_lda_corpus *c) {
+  static const char *const dirs[] = {SK_SHARED_DATA, SK_LDA_SOURCE_DIR "/.data"};
   sk_lda_error err;
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/docword.kos.txt.gz", dirs[i]);
+    snprintf(path, sizeof path, "%s/%s/docword.%s.txt.gz", dirs[i], name, name);
     FILE *f = fopen(path, "rb");
     if (f == NULL) continue;
     fclose(f);
     return SK_CHECK(sk_lda_read_uci(path, NULL, c, &err) == 0, "reading %s: %s", path, err.message);
   }
-  printf("kos: not found (../shared/data or .data/kos): left out\n");
+  printf("%s: not found (../shared/data or .data/%s): left out\n", name, name);
   return 0;
 }
+
+static inline int read_kos(sk_lda_corpus *c) { return read_shared_corpus("kos", c); }
 #endif
 
 /* 1 when GPU 0 can be used (its name printed and, when name is not NULL, written there); else prints

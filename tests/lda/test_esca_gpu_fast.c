@@ -49,10 +49,10 @@ enum { kShapes = 4 };
 
 /* Launch shapes the topics must not depend on: the default, and three others. */
 static const sk_lda_esca_gpu_options kShapeOptions[kShapes] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {0, 32, 1, 7, 97, 0, 0, 0, 0},
-    {0, 1024, 0, 1, 1, 0, 0, 0, 0},
-    {0, 128, 2, 300, 5000, 0, 0, 0, 0},
+    {.exact = 0},
+    {.threads = 32, .blocks_per_sm = 1, .item_tokens = 7, .chunk_tokens = 97},
+    {.threads = 1024, .item_tokens = 1, .chunk_tokens = 1},
+    {.threads = 128, .blocks_per_sm = 2, .item_tokens = 300, .chunk_tokens = 5000},
 };
 
 /* Tokens whose topics differ between two models of one corpus. */

@@ -204,7 +204,7 @@ static void test_seam_gpu(void) {
   sk_lda_error err;
   sk_lda_model m, cpu;
   sk_lda_sampler *s = NULL;
-  const sk_lda_device device = {SK_LDA_DEVICE_GPU, 0, 0, 0, 0};
+  const sk_lda_device device = {.kind = SK_LDA_DEVICE_GPU, .threads = 0};
   sk_lda_corpus train = make_uniform_corpus(50, 30, 40, 11);
   sk_lda_corpus obs = make_uniform_corpus(10, 30, 20, 12), held = make_uniform_corpus(10, 30, 20, 13);
   sk_test_context("seam on a GPU sampler");
@@ -315,7 +315,7 @@ static void test_host_checks(void) {
   sk_lda_error err;
   sk_lda_model m;
   sk_lda_sampler *s = NULL;
-  const sk_lda_device device = {SK_LDA_DEVICE_CPU, 2, 0, 0, 0};
+  const sk_lda_device device = {.kind = SK_LDA_DEVICE_CPU, .threads = 2};
   sk_lda_corpus train = make_uniform_corpus(30, 20, 30, 21);
   sk_lda_corpus obs = make_uniform_corpus(8, 20, 10, 22), held = make_uniform_corpus(8, 20, 10, 23);
   sk_test_context("seam on a CPU sampler");

@@ -408,7 +408,7 @@ static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a plant
                                                   NULL, NULL, NULL, NULL, NULL};
 
 /* The device the real samplers of the exact chains run on: the CPU, or GPU 0 with --gpu. */
-static sk_lda_device exact_device = {SK_LDA_DEVICE_CPU, 1, 0, 0, 0};
+static sk_lda_device exact_device = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
 
 #ifdef SK_LDA_HAVE_GPU
 /* GPU AGA-LDA through the sampler interface, with the test's options (sk_lda_sampler_create takes none). */
@@ -439,7 +439,7 @@ static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda
 
 /* The real sampler (bug = BUG_NONE) or a planted-bug one, through the sampler interface. */
 static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
-  const sk_lda_device cpu = {SK_LDA_DEVICE_CPU, 1, 0, 0, 0};
+  const sk_lda_device cpu = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
 #ifdef SK_LDA_HAVE_GPU
   if (sampler == SAMPLER_AGA) return make_aga_sampler(*bug, m, s, err);
 #endif
@@ -768,7 +768,7 @@ static void test_argument_checks(void) {
   sk_lda_error why;
   have_gpu = sk_lda_gpu_probe(0, NULL, 0, &why) == 0;
 #endif
-  sk_lda_device want = {SK_LDA_DEVICE_CPU, 0, 0, 0, 0}, got;
+  sk_lda_device want = {.kind = SK_LDA_DEVICE_CPU, .threads = 0}, got;
   const char *note = "unset";
   SK_CHECK(sk_lda_device_resolve(&want, SK_LDA_SAMPLER_ESCA, &got, &note, &err) == 0 && got.kind == SK_LDA_DEVICE_CPU &&
                note == NULL,

@@ -14,6 +14,9 @@ int sk_lda_parse_ll(const char *cmd, const char *option, const char *text, long 
                     long long *out);
 int sk_lda_parse_u64(const char *cmd, const char *option, const char *text, uint64_t *out);
 int sk_lda_parse_double(const char *cmd, const char *option, const char *text, double min, double max, double *out);
+/* A byte count: a whole number with an optional binary suffix K, M, G or T (2^10 .. 2^40; "KiB", "MiB",
+   ... also accepted), at least `min` and at most 2^62. */
+int sk_lda_parse_bytes(const char *cmd, const char *option, const char *text, uint64_t min, uint64_t *out);
 
 #ifdef __cplusplus
 }

@@ -84,6 +84,7 @@ typedef struct run_state {
   int checkpoints;            /* written during the sweeps of this part */
   double checkpoint_seconds;  /* their total time */
   double sweep_seconds;       /* wall time of the sweeps of this part */
+  double first_sweep_seconds; /* the first of them (it may pay one-time costs: the first copies) */
   double metrics_seconds;     /* wall time of the joint and held-out log-likelihoods of this part */
   sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
 } run_state;
@@ -323,6 +324,7 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
     }
     const double secs = sk_lda_wall_seconds() - t0;
     r->sweep_seconds += secs;
+    if (it == (int64_t)done + 1) r->first_sweep_seconds = secs;
     *tps = sk_lda_tokens_per_second(m->num_tokens, secs);
     *last = (uint64_t)it;
     const int evaluate = it == 1 || it == o->iters || (o->ll_every > 0 && it % o->ll_every == 0);
@@ -382,6 +384,16 @@ static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64
     printf(" sweeps %.3f ms (%.1f%%),", 1e3 * r->sweep_seconds / n, 100.0 * r->sweep_seconds / whole);
   for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5; ++i)
     printf(" %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n, 100.0 * parts[i] / whole, i < 4 ? "," : "\n");
+  if (sweeps > 1) /* the throughput without the first sweep's one-time costs and without the metrics */
+    printf("sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms\n",
+           1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
+           (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
+           1e3 * r->first_sweep_seconds);
+  if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
+    printf("streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over PCIe; "
+           "prepared in %.2f s, %.2f GB of pinned host memory\n",
+           (long long)st.chunks, st.workers, 1e3 * st.wall_seconds / n, st.h2d_bytes / n / 1e9, st.d2h_bytes / n / 1e9,
+           st.prepare_seconds, (double)st.host_pinned_bytes / 1e9);
 }
 
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
@@ -444,17 +456,21 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.o = o;
   r.dir = o->out != NULL ? o->out : o->resume;
   int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_LDA_EXIT_OK;
+  const double prep0 = sk_lda_wall_seconds();
   if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
+  const double prep1 = sk_lda_wall_seconds();
   /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
   sk_lda_device device;
   const char *note = NULL;
   sk_lda_error err;
   sk_lda_sampler *s = NULL;
+  int made = 0;
   if (status == SK_LDA_EXIT_OK && (sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0 ||
-                                   sk_lda_sampler_create(r.sampler, m, &device, &s, &err) != 0)) {
+                                   (made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0)) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
+    status = made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
   }
+  const double prep2 = sk_lda_wall_seconds();
   if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
   const uint64_t done = ck.sweeps;
   r.sweeps_before = done;
@@ -469,6 +485,8 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s, seed %llu\n",
          split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens, m->num_topics,
          m->alpha, m->beta, s->ops->description, (unsigned long long)m->seed);
+  printf("prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s\n", prep2 - prep0, prep1 - prep0,
+         prep2 - prep1);
   /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */
   r.checkpoint_cost = (100.0 + 4.0 * (double)m->num_tokens) / 200e6;
   signal_state signals;

@@ -102,6 +102,13 @@ static void esca_gpu_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
   out->b_seconds = st.b_seconds;
   /* The sampler allocates everything at create and the metrics only grow: the sum is the peak. */
   out->device_bytes_peak = st.device_bytes + sk_lda_gpu_metrics_device_bytes_peak(g->metrics);
+  out->chunks = st.chunks;
+  out->workers = st.workers;
+  out->wall_seconds = st.wall_seconds;
+  out->h2d_bytes = st.h2d_bytes;
+  out->d2h_bytes = st.d2h_bytes;
+  out->prepare_seconds = st.prepare_seconds;
+  out->host_pinned_bytes = st.host_pinned_bytes;
 }
 
 static int esca_gpu_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
@@ -130,17 +137,22 @@ static int esca_gpu_create(int kind, sk_lda_model *m, const sk_lda_device *devic
   options.exact = device->gpu_exact;
   options.aga = kind == SK_LDA_SAMPLER_AGA;
   options.minibatch_docs = device->aga_minibatch;
-  if (sk_lda_esca_gpu_create_with(m, device->gpu, &options, &g->gpu, err) != 0) {
+  options.device_memory = (size_t)device->device_memory;
+  options.workers = device->workers;
+  options.host_threads = device->threads;
+  const int rc = sk_lda_esca_gpu_create_with(m, device->gpu, &options, &g->gpu, err);
+  if (rc != 0) {
     free(g);
-    return 1;
+    return rc;
   }
   g->ops.name = sk_lda_sampler_kind_name(kind);
   g->ops.description = sk_lda_esca_gpu_description(g->gpu);
   g->ops.sweep = esca_gpu_sweep;
   g->ops.to_host = esca_gpu_to_host;
   g->ops.destroy = esca_gpu_destroy;
-  g->ops.joint_ll = esca_gpu_joint_ll;
-  g->ops.heldout_ll = esca_gpu_heldout_ll;
+  /* A streamed sampler's A and z are on the host between sweeps: its metrics go through to_host. */
+  g->ops.joint_ll = sk_lda_esca_gpu_streaming(g->gpu) ? NULL : esca_gpu_joint_ll;
+  g->ops.heldout_ll = sk_lda_esca_gpu_streaming(g->gpu) ? NULL : esca_gpu_heldout_ll;
   g->ops.stats = esca_gpu_stats;
   if (sk_lda_sampler_wrap(&g->ops, g, m, device, out, err) != 0) {
     sk_lda_esca_gpu_destroy(g->gpu);

@@ -48,6 +48,9 @@ typedef struct sk_lda_device {
   int gpu;     /* CUDA device ordinal for the GPU samplers */
   int gpu_exact; /* GPU ESCA: 0 the float sweep (gpu/esca_gpu.h), 1 the exact one (the CPU ESCA's bits) */
   int32_t aga_minibatch; /* GPU AGA-LDA: documents per mini-batch (0: a tenth of the documents) */
+  uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less a margin);
+                             GPU ESCA streams the corpus when its state does not fit (gpu/esca_gpu.h) */
+  int workers;            /* streamed GPU ESCA: CSR pipeline workers, 1 to 16 (0: the measured default) */
 } sk_lda_device;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
@@ -64,6 +67,13 @@ typedef struct sk_lda_sampler_stats {
   double a_seconds;          /* A rebuilt from z (-1: not known) */
   double b_seconds;          /* B and n_k rebuilt from z (-1: not known) */
   int64_t device_bytes_peak; /* the most device memory held at once, the metrics' scratch included (0: none) */
+  /* A streamed GPU ESCA sampler's (gpu/esca_gpu.h; 0 otherwise): */
+  int64_t chunks;            /* chunks of documents streamed every sweep */
+  int workers;               /* pipeline workers (CUDA streams) */
+  double wall_seconds;       /* the sweeps' wall time, copies included */
+  double h2d_bytes, d2h_bytes; /* bytes over PCIe, summed over the sweeps */
+  double prepare_seconds;    /* the sampler's host preparation (chunk plan, PDOW plans, pinning) */
+  int64_t host_pinned_bytes; /* pinned host memory it holds */
 } sk_lda_sampler_stats;
 
 /* What a sampler implements. Each function receives the sampler it belongs to. */
@@ -123,6 +133,10 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
  */
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err);
+
+/* What sk_lda_sampler_create() returns when the device budget (device_memory, or the free memory)
+   cannot hold the sampler: the input is at fault (sk-lda exits 2); every other failure returns 1. */
+#define SK_LDA_SAMPLER_BUDGET_ERROR 2
 
 /*
  * Wraps caller-made operations and state as a sampler (used by the tests' planted-bug samplers):

@@ -14,6 +14,8 @@
 #define SK_LDA_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "corpus.h"
 
@@ -29,5 +31,21 @@ static inline int sk_lda_cuda_fail(sk_lda_error *err, const char *scope, const c
   } while (0)
 
 #define SK_LDA_LAUNCH_CHECK(what) SK_LDA_CUDA_TRY(cudaGetLastError(), what)
+
+/* cudaMalloc of `count` elements, at least one (0 bytes gives NULL, which samplekit's functions refuse),
+   added to *allocated; a failure names `what` and the bytes. */
+template <typename T>
+static inline int sk_lda_cuda_alloc(T **p, size_t count, const char *scope, const char *what, int64_t *allocated,
+                                    sk_lda_error *err) {
+  const size_t bytes = (count > 0 ? count : 1) * sizeof(T);
+  const cudaError_t e = cudaMalloc((void **)p, bytes);
+  if (e != cudaSuccess) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "allocating %s (%zu bytes)", what, bytes);
+    return sk_lda_cuda_fail(err, scope, msg, e);
+  }
+  *allocated += (int64_t)bytes;
+  return 0;
+}
 
 #endif /* SK_LDA_CUDA_CHECK_H */

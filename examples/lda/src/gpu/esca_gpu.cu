@@ -11,9 +11,13 @@
 #include "gpu/esca_gpu.h"
 #include "gpu/esca_gpu_exact.cuh"
 #include "gpu/esca_gpu_fast.cuh"
+#include "gpu/esca_stream.cuh"
 #include "pdow_plan.h"
 #include "samplekit/segmented_count.h"
 #include "samplekit/sk_device.h"
+
+#define SK_LDA_CUDA_SCOPE "GPU ESCA"
+#include "gpu/cuda_check.h"
 
 namespace {
 
@@ -70,6 +74,7 @@ struct sk_lda_esca_gpu {
   uint32_t *h_a_topic, *h_a_count;
   cudaEvent_t marks[kMarks];
   int marks_made;
+  sk_lda_gpu::esca_stream *stream;  // non-NULL: the streamed sweep (esca_stream.cuh) holds the state
   sk_lda_esca_gpu_stats stats;
   char description[320];
 };
@@ -79,15 +84,9 @@ namespace {
 // --- host helpers -------------------------------------------------------------------------------------
 
 int cuda_fail(sk_lda_error *err, const char *what, cudaError_t e) {
-  return sk_lda_fail(err, "GPU ESCA: %s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, what, e);
 }
 
-// Returns from the enclosing int function with err filled when a CUDA call fails.
-#define SK_LDA_CUDA_TRY(call, what)                          \
-  do {                                                       \
-    const cudaError_t sk_lda_cuda_e_ = (call);               \
-    if (sk_lda_cuda_e_ != cudaSuccess) return cuda_fail(err, what, sk_lda_cuda_e_); \
-  } while (0)
 
 int segc_fail(sk_lda_error *err, const char *what, sk_status st) {
   return sk_lda_fail(err, "GPU ESCA: %s: %s (%s)", what, sk_status_string(st), sk_last_cuda_error_string());
@@ -126,18 +125,10 @@ size_t plan_bytes(int64_t groups, int64_t items) {
   return ((size_t)groups * 2 + 1) * sizeof(int32_t) + (size_t)items * 3 * sizeof(int32_t);
 }
 
-// cudaMalloc of at least one element (0 bytes gives NULL, which the segmented count refuses), counted.
+// cudaMalloc counted in the sampler's bytes (cuda_check.h).
 template <typename T>
 int alloc(sk_lda_esca_gpu *g, T **p, size_t count, const char *what, sk_lda_error *err) {
-  const size_t bytes = (count > 0 ? count : 1) * sizeof(T);
-  const cudaError_t e = cudaMalloc((void **)p, bytes);
-  if (e != cudaSuccess) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "allocating %s (%zu bytes)", what, bytes);
-    return cuda_fail(err, msg, e);
-  }
-  g->allocated += (int64_t)bytes;
-  return 0;
+  return sk_lda_cuda_alloc(p, count, "GPU ESCA", what, &g->allocated, err);
 }
 
 template <typename T>
@@ -278,6 +269,8 @@ int32_t default_item_tokens(int64_t num_tokens, const sk_lda_gpu::fast_launch &l
 int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
   if (o->threads != 0 && (o->threads < 32 || o->threads > 1024 || o->threads % 32 != 0))
     return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
+  if (o->workers < 0 || o->workers > 16)
+    return sk_lda_fail(err, "GPU ESCA: %d workers; the streamed sweep takes 1 to 16", o->workers);
   if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0 || o->minibatch_docs < 0 ||
       o->aga_panel_words < 0)
     return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens, chunk tokens, mini-batch documents and panel words "
@@ -332,19 +325,12 @@ int sweep_fast(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   p.a_offsets = d.a_offsets;
   p.a_topic = d.a_topic;
   p.a_count = d.a_count;
-  p.b = d.b;
-  p.inv = d.inv_f;
+  sk_lda_gpu::fast_set_model(&p, d.b, d.inv_f, d.b_next, g->launch.row_floats, g->num_topics, g->alpha, g->beta,
+                             g->seed, iteration);
   p.z = d.z; /* in place: a draw reads the counts, never another token's topic */
-  p.b_next = d.b_next;
   p.next_item = d.next_item;
   p.scratch = d.scratch;
-  p.row_floats = g->launch.row_floats;
-  p.num_topics = g->num_topics;
-  p.alpha = (float)g->alpha;
-  p.beta = (float)g->beta;
-  p.alpha_d = g->alpha;
-  p.seed = g->seed;
-  p.iteration = iteration;
+  p.token_base = 0;
   SK_LDA_CUDA_TRY(sk_lda_gpu::fast_draw_launch(p, g->launch, 0), "drawing the topics");
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[2], 0), "timing the sweep");
   SK_LDA_CUDA_TRY(cudaMemsetAsync(d.n_k, 0, (size_t)g->num_topics * sizeof *d.n_k, 0), "zeroing n_k");
@@ -390,7 +376,64 @@ int sweep_aga(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   return 0;
 }
 
+// The budget: the caller's, capped by the free memory, or the free memory less the margin.
+size_t budget_of(const sk_lda_esca_gpu_options &o, size_t free_bytes) {
+  if (o.device_memory > 0) return o.device_memory < free_bytes ? o.device_memory : free_bytes;
+  return free_bytes > SK_LDA_GPU_MEMORY_MARGIN ? free_bytes - SK_LDA_GPU_MEMORY_MARGIN : 0;
+}
+
+sk_lda_gpu::stream_config stream_config_of(const sk_lda_esca_gpu_options &o, int gpu, size_t budget) {
+  sk_lda_gpu::stream_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.gpu = gpu;
+  cfg.workers = o.workers;
+  cfg.budget_bytes = budget;
+  cfg.budget_source = o.device_memory > 0 ? "--device-memory, capped by the free memory" : NULL;
+  cfg.threads = o.threads;
+  cfg.blocks_per_sm = o.blocks_per_sm;
+  cfg.item_tokens = o.item_tokens;
+  cfg.host_threads = o.host_threads;
+  return cfg;
+}
+
+// The streamed sampler in g->stream (esca_stream.cuh), for a corpus whose resident state needs
+// `resident_bytes` > budget.
+int create_streamed(sk_lda_esca_gpu *g, const sk_lda_model *m, const char *gpu_name, size_t budget,
+                    size_t resident_bytes, sk_lda_error *err) {
+  const sk_lda_gpu::stream_config cfg = stream_config_of(g->options, g->gpu, budget);
+  int budget_error = 0;
+  if (sk_lda_gpu::stream_create(m, cfg, &g->stream, &budget_error, err) != 0)
+    return budget_error ? SK_LDA_ESCA_GPU_BUDGET_ERROR : 1;
+  sk_lda_esca_gpu_stats st;
+  sk_lda_gpu::stream_get_stats(g->stream, &st);
+  char resident[64] = "more than 2^31 tokens";
+  if (resident_bytes != SIZE_MAX) snprintf(resident, sizeof resident, "%.2f GB", (double)resident_bytes / 1e9);
+  snprintf(g->description, sizeof g->description,
+           "ESCA (GPU %d: %s; streamed in %lld chunks by %d workers: resident it needs %s, the budget is %.2f GB)",
+           g->gpu, gpu_name, (long long)st.chunks, st.workers, resident, (double)budget / 1e9);
+  return 0;
+}
+
 }  // namespace
+
+extern "C" int sk_lda_esca_gpu_streaming(const sk_lda_esca_gpu *g) { return g != NULL && g->stream != NULL; }
+
+extern "C" int sk_lda_esca_gpu_stream_chunks(const sk_lda_model *m, int gpu, const sk_lda_esca_gpu_options *options,
+                                             int64_t *chunks, sk_lda_error *err) {
+  if (m == NULL || m->corpus == NULL || chunks == NULL) return sk_lda_fail(err, "GPU ESCA stream chunks: NULL argument");
+  sk_lda_esca_gpu_options o;
+  memset(&o, 0, sizeof o);
+  if (options != NULL) o = *options;
+  if (check_options(&o, err) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
+  size_t free_bytes = 0, total_bytes = 0;
+  SK_LDA_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "querying the GPU's free memory");
+  int budget_error = 0;
+  if (sk_lda_gpu::stream_count_chunks(m, stream_config_of(o, gpu, budget_of(o, free_bytes)), chunks, &budget_error,
+                                      err) != 0)
+    return budget_error ? SK_LDA_ESCA_GPU_BUDGET_ERROR : 1;
+  return 0;
+}
 
 extern "C" size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m) {
   if (m == NULL || m->corpus == NULL) return 0;
@@ -411,8 +454,11 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   memset(&o, 0, sizeof o);
   if (options != NULL) o = *options;
   if (check_options(&o, err) != 0) return 1;
-  if (m->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "GPU ESCA: %lld tokens; the GPU sampler takes at most %d (use --device cpu)",
+  const int streamable = !o.aga && !o.exact;
+  if (o.force_stream && !streamable)
+    return sk_lda_fail(err, "GPU ESCA: force_stream applies to the fast ESCA sweep only");
+  if (m->num_tokens > INT32_MAX && !streamable)
+    return sk_lda_fail(err, "GPU ESCA: %lld tokens; the exact sweep and AGA take at most %d (use --sampler esca)",
                        (long long)m->num_tokens, INT32_MAX);
   SK_LDA_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
   cudaDeviceProp prop;
@@ -443,6 +489,19 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
              o.exact ? ", exact double-precision sweep" : "");
   }
 
+  size_t free_bytes = 0, total_bytes = 0;
+  const cudaError_t mem_e = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (mem_e != cudaSuccess) {
+    sk_lda_esca_gpu_destroy(g);
+    return cuda_fail(err, "querying the GPU's free memory", mem_e);
+  }
+  const size_t budget = budget_of(o, free_bytes);
+  if (m->num_tokens > INT32_MAX) {  // past the resident sweep's int32 positions: stream
+    const int rc = create_streamed(g, m, prop.name, budget, SIZE_MAX, err);
+    if (rc != 0) sk_lda_esca_gpu_destroy(g);
+    else *out = g;
+    return rc;
+  }
   sk_lda_pdow_plan plan;
   memset(&plan, 0, sizeof plan);
   sk_lda_aga_plan aga_plan;
@@ -476,13 +535,10 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
       }
     }
   }
-  size_t free_bytes = 0, total_bytes = 0;
-  if (!failed) {
-    const cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes);
-    if (e != cudaSuccess) failed = cuda_fail(err, "querying the GPU's free memory", e);
-  }
-  /* The dense part first (before the plan's host work), then with the plan's exact size. */
-  for (int pass = 0; pass < 2 && !failed; ++pass) {
+  /* The dense part first (before the plan's host work), then with the plan's exact size. When either
+     passes the budget, the fast sweep streams (the plan is not needed) and the others fail. */
+  int stream = 0;
+  for (int pass = 0; pass < 2 && !failed && !stream; ++pass) {
     if (pass == 1 && o.aga) {
       // Enough panels a mini-batch for 8 blocks on every multiprocessor (a block per panel).
       failed = sk_lda_aga_plan_build(m->corpus, o.minibatch_docs, g->aga_launch.panel_words,
@@ -496,12 +552,25 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
       g->num_items = plan.num_items;
       needed += plan_bytes(plan.num_groups, plan.num_items);
     }
-    if (needed > free_bytes)
+    if ((needed > budget || o.force_stream) && streamable) {
+      stream = 1;
+    } else if (needed > budget) {
       failed = sk_lda_fail(err,
                            "GPU %s: the model needs %zu bytes of GPU memory (%.2f GB: V = %d, K = %d, %lld tokens) "
-                           "but GPU %d has %zu bytes free (%.2f GB); use --device cpu or a smaller K",
+                           "but the budget is %zu bytes (%.2f GB; GPU %d has %zu free); the %s needs the corpus "
+                           "resident: use --sampler esca (which streams), --device cpu or a smaller K",
                            o.aga ? "AGA-LDA" : "ESCA", needed, (double)needed / 1e9, (int)g->num_words, (int)g->num_topics,
-                           (long long)g->num_tokens, gpu, free_bytes, (double)free_bytes / 1e9);
+                           (long long)g->num_tokens, budget, (double)budget / 1e9, gpu, free_bytes,
+                           o.aga ? "AGA sampler" : "exact sweep");
+      failed = SK_LDA_ESCA_GPU_BUDGET_ERROR;
+    }
+  }
+  if (stream) {
+    sk_lda_pdow_plan_free(&plan);
+    const int rc = create_streamed(g, m, prop.name, budget, needed, err);
+    if (rc != 0) sk_lda_esca_gpu_destroy(g);
+    else *out = g;
+    return rc;
   }
   if (!failed) {
     const size_t D = (size_t)g->num_docs, pairs = (size_t)g->pair_capacity;
@@ -524,7 +593,7 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   g->stats.device_bytes = g->allocated;
   if (failed) {
     sk_lda_esca_gpu_destroy(g);
-    return 1;
+    return failed == SK_LDA_ESCA_GPU_BUDGET_ERROR ? SK_LDA_ESCA_GPU_BUDGET_ERROR : 1;
   }
   *out = g;
   return 0;
@@ -534,6 +603,7 @@ extern "C" int sk_lda_esca_gpu_sweep(sk_lda_esca_gpu *g, uint64_t iteration, sk_
   if (g == NULL) return sk_lda_fail(err, "GPU ESCA sweep: sampler is NULL");
   if (iteration >= SK_LDA_STREAM_RESERVED)
     return sk_lda_fail(err, "GPU ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
+  if (g->stream != NULL) return sk_lda_gpu::stream_sweep(g->stream, iteration, err);
   SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[0], 0), "timing the sweep");
   const int swept = g->options.aga     ? sweep_aga(g, iteration, err)
@@ -560,6 +630,7 @@ extern "C" int sk_lda_esca_gpu_to_host(sk_lda_esca_gpu *g, sk_lda_model *m, sk_l
   if (m->num_topics != g->num_topics || m->num_words != g->num_words || m->num_docs != g->num_docs ||
       m->num_tokens != g->num_tokens)
     return sk_lda_fail(err, "GPU ESCA to host: the model's shape differs from the sampler's");
+  if (g->stream != NULL) return sk_lda_gpu::stream_to_host(g->stream, m, g->options.host_threads, err);
   SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   const device_state &d = g->d;
   const size_t T = (size_t)g->num_tokens, D = (size_t)g->num_docs, K = (size_t)g->num_topics;
@@ -597,12 +668,16 @@ extern "C" int sk_lda_esca_gpu_to_host(sk_lda_esca_gpu *g, sk_lda_model *m, sk_l
 extern "C" void sk_lda_esca_gpu_get_stats(const sk_lda_esca_gpu *g, sk_lda_esca_gpu_stats *out) {
   if (out == NULL) return;
   memset(out, 0, sizeof *out);
-  if (g != NULL) *out = g->stats;
+  if (g == NULL) return;
+  *out = g->stats;
+  if (g->stream != NULL) sk_lda_gpu::stream_get_stats(g->stream, out);
 }
 
 extern "C" int sk_lda_esca_gpu_counts(const sk_lda_esca_gpu *g, sk_lda_gpu_counts *out, sk_lda_error *err) {
   if (g == NULL || out == NULL) return sk_lda_fail(err, "GPU ESCA counts: sampler or out is NULL");
   memset(out, 0, sizeof *out);
+  if (g->stream != NULL)
+    return sk_lda_fail(err, "GPU ESCA counts: a streamed sampler's A and z are not on the device (use to_host)");
   out->gpu = g->gpu;
   out->num_topics = g->num_topics;
   out->num_words = g->num_words;
@@ -627,6 +702,7 @@ extern "C" const char *sk_lda_esca_gpu_description(const sk_lda_esca_gpu *g) {
 extern "C" void sk_lda_esca_gpu_destroy(sk_lda_esca_gpu *g) {
   if (g == NULL) return;
   (void)cudaSetDevice(g->gpu); /* the allocations belong to it; when this fails, so do the frees */
+  sk_lda_gpu::stream_destroy(g->stream);
   free_device(&g->d);
   for (int i = 0; i < g->marks_made; ++i) (void)cudaEventDestroy(g->marks[i]);
   free(g->h_a_offsets);

@@ -63,7 +63,19 @@ typedef struct sk_lda_esca_gpu_options {
   int32_t minibatch_docs; /* AGA: documents per mini-batch (0: SK_LDA_AGA_DEFAULT_BATCHES mini-batches a sweep) */
   int32_t aga_panel_words; /* AGA: most words per column panel (0: as many as shared memory holds) */
   int aga_planted_bug;   /* tests only: 1 leaves a token's old topic in the word-topic counts */
+  size_t device_memory;  /* the most device bytes the sampler may hold (0: the GPU's free memory less
+                            SK_LDA_GPU_MEMORY_MARGIN); always capped by the free memory */
+  int workers;           /* streamed sweep: CSR pipeline workers, 1 to 16 (0: the measured default) */
+  int host_threads;      /* streamed sweep: OpenMP threads for its host work (0: all) */
+  int force_stream;      /* tests: stream the fast sweep even when the corpus fits (one chunk: resident) */
 } sk_lda_esca_gpu_options;
+
+/* Device bytes left free when no budget is given: for CUDA's own allocations and the metrics' scratch. */
+#define SK_LDA_GPU_MEMORY_MARGIN ((size_t)1 << 30)
+
+/* What create returns when the budget (device_memory, or the free memory) cannot hold the sampler: bad
+   input (sk-lda exits 2), as opposed to 1 for every other failure. */
+#define SK_LDA_ESCA_GPU_BUDGET_ERROR 2
 
 /* AGA's default: the documents cut into this many mini-batches of equal document counts (the AGA-LDA
    paper's tuned mini-batches were a tenth of the documents on KOS, NIPS, Enron and NYTimes). */
@@ -77,6 +89,16 @@ typedef struct sk_lda_esca_gpu_options {
 size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m);
 
 /*
+ * STREAMING (esca_stream.cuh). When the fast sweep's state does not fit the budget (device_memory, or
+ * the free memory less SK_LDA_GPU_MEMORY_MARGIN), create makes a streamed sampler instead: only the
+ * model (B twice, n_k) stays on the device, the documents are cut into chunks and every sweep streams
+ * them through samplekit's CSR pipeline with `workers` CUDA streams. Its topics are those of the
+ * resident sweep, bit for bit. Its counts are not on the device (sk_lda_esca_gpu_counts fails; compute
+ * metrics after to_host). The exact sweep and AGA need the corpus resident: they fail with the bytes
+ * needed and the budget when it does not fit.
+ */
+
+/*
  * Copies model m (initialised; z and the counts consistent) to CUDA device `gpu` and returns the
  * sampler in *out. The counts on the device are rebuilt from z there (they equal the model's by the
  * precondition). Before allocating, the bytes needed are compared with the device's free memory: when
@@ -86,7 +108,9 @@ size_t sk_lda_esca_gpu_state_bytes(const sk_lda_model *m);
  */
 int sk_lda_esca_gpu_create(const sk_lda_model *m, int gpu, sk_lda_esca_gpu **out, sk_lda_error *err);
 
-/* sk_lda_esca_gpu_create() with options (NULL: the defaults). Also fails on options out of range. */
+/* sk_lda_esca_gpu_create() with options (NULL: the defaults). Also fails on options out of range.
+   Returns SK_LDA_ESCA_GPU_BUDGET_ERROR when the budget cannot hold the model (streamed: B twice and
+   n_k) or one document's chunk, with the bytes needed and available in err; 1 on other failures. */
 int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const sk_lda_esca_gpu_options *options,
                                 sk_lda_esca_gpu **out, sk_lda_error *err);
 
@@ -118,7 +142,26 @@ typedef struct sk_lda_esca_gpu_stats {
   double a_seconds;       /* A rebuilt from z (the segmented count) */
   double b_seconds;       /* B and n_k rebuilt from z */
   int64_t device_bytes;   /* device memory the sampler allocated (all of it at create: also its peak) */
+  /* A streamed sampler's (0 for a resident one): */
+  int64_t chunks;         /* chunks of documents */
+  int workers;            /* pipeline workers (CUDA streams) */
+  double wall_seconds;    /* the sweeps' wall time */
+  double h2d_bytes, d2h_bytes; /* bytes copied over PCIe by the sweeps */
+  double prepare_seconds; /* create's host work (chunk plan, PDOW plans, pinning) */
+  int64_t host_pinned_bytes; /* pinned host memory held */
 } sk_lda_esca_gpu_stats;
+
+/*
+ * The number of chunks (*chunks) a streamed sampler with `options` (NULL: defaults; its device_memory,
+ * capped by the free memory, is the budget) would cut model m's corpus into on device `gpu`, without
+ * allocating: tests and benchmarks use it to find the budget that gives C chunks. Returns
+ * SK_LDA_ESCA_GPU_BUDGET_ERROR when the budget cannot hold the model or a document, 1 on other failures.
+ */
+int sk_lda_esca_gpu_stream_chunks(const sk_lda_model *m, int gpu, const sk_lda_esca_gpu_options *options,
+                                  int64_t *chunks, sk_lda_error *err);
+
+/* 1 when the sampler streams its corpus (see STREAMING above), else 0 (also for NULL). */
+int sk_lda_esca_gpu_streaming(const sk_lda_esca_gpu *g);
 
 /* Fills *out (zeroed first) with the sampler's statistics; NULL arguments are ignored. */
 void sk_lda_esca_gpu_get_stats(const sk_lda_esca_gpu *g, sk_lda_esca_gpu_stats *out);

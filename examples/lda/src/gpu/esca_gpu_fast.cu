@@ -66,7 +66,7 @@ __device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, in
   double my_u = 0.0;
   if (base + lane < end) {
     my_token = p.token[base + lane];
-    my_u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)my_token);
+    my_u = sk_rng_uniform_f64(p.seed, p.iteration, p.token_base + (uint64_t)my_token);
   }
   int32_t *b_row = p.b_next + (size_t)v * (size_t)p.num_topics;
   const double dense_mass = p.alpha_d * (double)dense_total;
@@ -101,7 +101,7 @@ __device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, in
         base = q;
         if (base + lane < end) {
           my_token = p.token[base + lane];
-          my_u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)my_token);
+          my_u = sk_rng_uniform_f64(p.seed, p.iteration, p.token_base + (uint64_t)my_token);
         }
       }
       const double x = __shfl_sync(SK_FULL_MASK, my_u, q - base) * total;

@@ -42,7 +42,28 @@ struct fast_draw_params {
   float alpha, beta;
   double alpha_d;
   uint64_t seed, iteration;
+  // The corpus position of the plan's token 0: a streamed chunk's plan and z are local to the chunk,
+  // and token t of it draws the uniform of token token_base + t (0 when the corpus is resident).
+  uint64_t token_base;
 };
+
+// The fields of p that come from the model and the sweep, not from the tokens' plan: B, inv, the next
+// B, K, the priors (alpha in float and double), the RNG's seed and sweep, a block's row size. The plan,
+// A, z, the scheduler's counter, the scratch rows and token_base are the caller's.
+inline void fast_set_model(fast_draw_params *p, const int32_t *b, const float *inv, int32_t *b_next,
+                           size_t row_floats, int32_t num_topics, double alpha, double beta, uint64_t seed,
+                           uint64_t iteration) {
+  p->b = b;
+  p->inv = inv;
+  p->b_next = b_next;
+  p->row_floats = row_floats;
+  p->num_topics = num_topics;
+  p->alpha = (float)alpha;
+  p->beta = (float)beta;
+  p->alpha_d = alpha;
+  p->seed = seed;
+  p->iteration = iteration;
+}
 
 // How the fast kernel is launched for K topics on the current device.
 struct fast_launch {
