@@ -34,22 +34,6 @@ static void usage(FILE *f) {
           "fingerprint, model init), with the bytes held and the peak resident memory.\n");
 }
 
-/* 1 when the two models hold the same bits (the rows up to their nnz). */
-static int same_model(const sk_lda_model *a, const sk_lda_model *b) {
-  if (a->num_tokens != b->num_tokens || memcmp(a->z, b->z, (size_t)a->num_tokens * 4u) != 0 ||
-      memcmp(a->dk_start, b->dk_start, ((size_t)a->num_docs + 1u) * 8u) != 0 ||
-      memcmp(a->dk_nnz, b->dk_nnz, (size_t)a->num_docs * 4u) != 0 ||
-      memcmp(a->n_vk, b->n_vk, (size_t)a->num_words * (size_t)a->num_topics * 4u) != 0 ||
-      memcmp(a->n_k, b->n_k, (size_t)a->num_topics * 8u) != 0)
-    return 0;
-  for (int32_t d = 0; d < a->num_docs; ++d) { /* a row's slots past its nnz are unused */
-    const size_t at = (size_t)a->dk_start[d], n = (size_t)a->dk_nnz[d] * 4u;
-    if (memcmp(a->dk_topic + at, b->dk_topic + at, n) != 0 || memcmp(a->dk_count + at, b->dk_count + at, n) != 0)
-      return 0;
-  }
-  return 1;
-}
-
 int main(int argc, char **argv) {
   static const struct option options[] = {
       {"docword", required_argument, 0, 'D'}, {"vocab", required_argument, 0, 'v'},
@@ -142,7 +126,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     const double t_one = sk_lda_wall_seconds() - t0;
-    const int same = same_model(&m, &one) && sk_lda_corpus_fingerprint(&split.train) == fingerprint;
+    const int same = sk_lda_model_same_bits(&m, &one) && sk_lda_corpus_fingerprint(&split.train) == fingerprint;
     printf("check: model init with 1 thread %.3f s; %s\n", t_one,
            same ? "the same bits as with the threads above" : "DIFFERENT from the threaded model");
     status = same ? 0 : 1;

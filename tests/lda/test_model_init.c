@@ -32,21 +32,6 @@ static void set_threads(int n) {
 #endif
 }
 
-static int same_model(const sk_lda_model *a, const sk_lda_model *b) {
-  if (a->num_tokens != b->num_tokens || memcmp(a->z, b->z, (size_t)a->num_tokens * 4u) != 0 ||
-      memcmp(a->dk_start, b->dk_start, ((size_t)a->num_docs + 1u) * 8u) != 0 ||
-      memcmp(a->dk_nnz, b->dk_nnz, (size_t)a->num_docs * 4u) != 0 ||
-      memcmp(a->n_vk, b->n_vk, (size_t)a->num_words * (size_t)a->num_topics * 4u) != 0 ||
-      memcmp(a->n_k, b->n_k, (size_t)a->num_topics * 8u) != 0)
-    return 0;
-  for (int32_t d = 0; d < a->num_docs; ++d) { /* a row's slots past its nnz are unused */
-    const size_t at = (size_t)a->dk_start[d], n = (size_t)a->dk_nnz[d] * 4u;
-    if (memcmp(a->dk_topic + at, b->dk_topic + at, n) != 0 || memcmp(a->dk_count + at, b->dk_count + at, n) != 0)
-      return 0;
-  }
-  return 1;
-}
-
 /* The model against the documented construction, computed serially; returns 1 when it matches. */
 static int matches_reference(const sk_lda_model *m, const sk_lda_corpus *c, uint64_t seed) {
   const int32_t K = m->num_topics, V = m->num_words;
@@ -136,10 +121,10 @@ static void test_threads(void) {
       set_threads(counts[j]);
       SK_CHECK(sk_lda_corpus_fingerprint(&c) == fp1, "the fingerprint differs");
       if (SK_CHECK(sk_lda_model_init(&many, &c, K, 0.1, 0.01, seed, &err) == 0, "%s", err.message)) {
-        SK_CHECK(same_model(&one, &many), "model init differs");
+        SK_CHECK(sk_lda_model_same_bits(&one, &many), "model init differs");
         /* A recount from the same topics (a resume's set_z) gives the same counts again. */
-        SK_CHECK(sk_lda_model_set_z(&many, one.z, &err) == 0 && same_model(&one, &many), "set_z differs: %s",
-                 err.message);
+        SK_CHECK(sk_lda_model_set_z(&many, one.z, &err) == 0 && sk_lda_model_same_bits(&one, &many),
+                 "set_z differs: %s", err.message);
         sk_lda_model_free(&many);
       }
       if (SK_CHECK(sk_lda_split_corpus(&c, 0.3, seed, &s2, &err) == 0, "%s", err.message)) {

@@ -372,3 +372,18 @@ int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num
                          (int)num_topics - 1);
   return 0;
 }
+
+int sk_lda_model_same_bits(const sk_lda_model *a, const sk_lda_model *b) {
+  if (a->num_tokens != b->num_tokens || memcmp(a->z, b->z, (size_t)a->num_tokens * 4u) != 0 ||
+      memcmp(a->dk_start, b->dk_start, ((size_t)a->num_docs + 1u) * 8u) != 0 ||
+      memcmp(a->dk_nnz, b->dk_nnz, (size_t)a->num_docs * 4u) != 0 ||
+      memcmp(a->n_vk, b->n_vk, (size_t)a->num_words * (size_t)a->num_topics * 4u) != 0 ||
+      memcmp(a->n_k, b->n_k, (size_t)a->num_topics * 8u) != 0)
+    return 0;
+  for (int32_t d = 0; d < a->num_docs; ++d) { /* a row's slots past its nnz are unused */
+    const size_t at = (size_t)a->dk_start[d], n = (size_t)a->dk_nnz[d] * 4u;
+    if (memcmp(a->dk_topic + at, b->dk_topic + at, n) != 0 || memcmp(a->dk_count + at, b->dk_count + at, n) != 0)
+      return 0;
+  }
+  return 1;
+}

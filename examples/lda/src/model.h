@@ -118,6 +118,10 @@ int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k);
 /* Bytes the model owns (topics and counts; a sampler's scratch is its own). */
 size_t sk_lda_model_bytes(const sk_lda_model *m);
 
+/* 1 when models a and b (of one shape) hold the same bits: z, the rows up to their nnz (the slots past
+   it are unused), B and n_k; else 0. For the thread-count checks of the tests and lda_host_prep. */
+int sk_lda_model_same_bits(const sk_lda_model *a, const sk_lda_model *b);
+
 /* Internal helpers shared by the samplers, the split and the metrics. */
 
 /* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
