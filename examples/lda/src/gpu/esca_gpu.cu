@@ -21,7 +21,6 @@
 
 namespace {
 
-constexpr int32_t kMinItemTokens = 64, kMaxItemTokens = 4096;  // the default item size's range
 constexpr int kMarks = 5;  // events around the parts of a sweep
 
 // Everything a sweep reads or writes on the device.
@@ -256,14 +255,6 @@ int upload(sk_lda_esca_gpu *g, const sk_lda_model *m, const sk_lda_pdow_plan *pl
   if (count_a(g, err) != 0) return 1;
   SK_LDA_CUDA_TRY(cudaDeviceSynchronize(), "building the counts");
   return 0;
-}
-
-// Items small enough that every persistent block gets several (the largest item's tokens are drawn by
-// one block's warps alone, so a long item would be the sweep's critical path) and large enough that the
-// row and tree each item builds are shared by many draws.
-int32_t default_item_tokens(int64_t num_tokens, const sk_lda_gpu::fast_launch &launch) {
-  const int64_t per_block = num_tokens / ((int64_t)launch.blocks * 4);
-  return (int32_t)(per_block < kMinItemTokens ? kMinItemTokens : per_block > kMaxItemTokens ? kMaxItemTokens : per_block);
 }
 
 int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
@@ -530,7 +521,7 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
         failed = cuda_fail(err, "choosing the launch", e);
       } else {
         needed += g->launch.scratch_floats * sizeof(float);
-        if (o.item_tokens == 0) o.item_tokens = default_item_tokens(g->num_tokens, g->launch);
+        if (o.item_tokens == 0) o.item_tokens = sk_lda_gpu::fast_default_item_tokens(g->num_tokens, g->launch);
         g->options = o;
       }
     }

@@ -75,6 +75,16 @@ struct fast_launch {
   int on_global;        // 1 when the row and tree do not fit in shared memory
 };
 
+// The default most tokens of an item for a corpus of num_tokens tokens (resident or streamed: the
+// streamed sweep cuts its chunks' items by the whole corpus too): small enough that every persistent
+// block gets several (the largest item's tokens are drawn by one block's warps alone, so a long item
+// would be the sweep's critical path) and large enough that the row and tree each item builds are
+// shared by many draws; from 64 to 4,096.
+inline int32_t fast_default_item_tokens(int64_t num_tokens, const fast_launch &launch) {
+  const int64_t per_block = num_tokens / ((int64_t)launch.blocks * 4);
+  return (int32_t)(per_block < 64 ? 64 : per_block > 4096 ? 4096 : per_block);
+}
+
 // Floats of one block's B_hat row and tree for K topics (the row padded to 32, then the tree).
 size_t fast_row_floats(int32_t num_topics);
 

@@ -22,7 +22,6 @@ namespace sk_lda_gpu {
 
 namespace {
 
-constexpr int32_t kMinItemTokens = 64, kMaxItemTokens = 4096;
 constexpr size_t kAlign = 256;
 // Regions of a worker's buffer: the pipeline's (scratch, offsets, tokens, z, plan) and ours (A's
 // offsets, topics, counts, the segmented count's workspace); each may waste kAlign - 1 bytes.
@@ -206,11 +205,6 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   return SK_SUCCESS;
 }
 
-int32_t default_item_tokens(int64_t chunk_tokens, int blocks) {
-  const int64_t per_block = chunk_tokens / ((int64_t)blocks * 4);
-  return (int32_t)(per_block < kMinItemTokens ? kMinItemTokens : per_block > kMaxItemTokens ? kMaxItemTokens : per_block);
-}
-
 int make_pipeline(esca_stream *s, const sk_lda_model *m, size_t per_worker, int workers, sk_lda_error *err) {
   sk_csr_pipeline_array arrays[2];
   memset(arrays, 0, sizeof arrays);
@@ -350,7 +344,7 @@ int stream_create(const sk_lda_model *m, const stream_config &cfg, esca_stream *
     // C times smaller and each would build its word's row and tree for C times fewer draws; the
     // workers' concurrent chunks keep the GPU busy where one chunk has fewer items than blocks.
     const int32_t item_tokens =
-        cfg.item_tokens > 0 ? cfg.item_tokens : default_item_tokens(m->num_tokens, s->launch.blocks);
+        cfg.item_tokens > 0 ? cfg.item_tokens : fast_default_item_tokens(m->num_tokens, s->launch);
     if (!failed)
       failed = sk_lda_stream_plan_build(m->corpus, chunk_doc, C, item_tokens, cfg.host_threads, &s->plan, err);
     free(chunk_doc);
