@@ -8,8 +8,12 @@
  * written only by the atomics of draws, so a consistent state after a sweep with mini-batches of one
  * document means a consistent state after each of them. Checked on kos at K = 100 over 5 sweeps, and
  * on the case corpora (empty documents, one-token documents, a word in every document) at K = 1, 2,
- * 33 and 100 with mini-batches of 1 document, 7 documents and all of them, and panels of one word, of
- * 3 words and of as many as shared memory holds.
+ * 33, 100 and 256 (the blocked draw with 1, 2, 4 and 8 topics a lane) with mini-batches of 1 document, 7 documents and all of them, and panels of one word, of
+ * 3 words and of as many as shared memory holds, each with whole-word panels (the paper's), with words
+ * split over the default panels, and with a panel a token (every frequent word's row shared by many
+ * blocks); at K = 40,000 (the paper's two passes; NT's change no longer fits beside a row: global
+ * atomics) with a panel a token;
+ * and on kos at K = 100 with a panel every 8 tokens.
  *
  * Quality: on kos at K = 100 the joint log-likelihood per token rises over 30 sweeps and ends within
  * 1% of the GPU ESCA's after the same number of sweeps, or above it.
@@ -30,25 +34,36 @@
 #include "model.h"
 #include "sk_test.h"
 
+/* How the panels are cut: the paper's whole words, split words over the default panels, or split over
+   `panels` panels a mini-batch. */
+typedef struct panel_cut {
+  int whole_words;
+  int32_t panels;
+} panel_cut;
+
 /* AGA's options: mini-batches of `minibatch` documents, panels of at most `panel_words` words (0: the
-   defaults). */
-static sk_lda_esca_gpu_options aga_options(int32_t minibatch, int32_t panel_words) {
+   defaults), cut as `cut` says. */
+static sk_lda_esca_gpu_options aga_options(int32_t minibatch, int32_t panel_words, panel_cut cut) {
   sk_lda_esca_gpu_options o;
   memset(&o, 0, sizeof o);
   o.aga = 1;
   o.minibatch_docs = minibatch;
   o.aga_panel_words = panel_words;
+  o.aga_whole_words = cut.whole_words;
+  o.aga_panels = cut.panels;
   return o;
 }
 
+static const panel_cut kDefaultCut = {0, 0};
+
 /* `sweeps` AGA sweeps on corpus c at K with the given mini-batch and panel sizes, counts checked after
    each. Returns the joint LL per token after the last sweep (NAN on failure). */
-static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int32_t panel_words, int sweeps,
-                      uint64_t seed) {
+static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int32_t panel_words, panel_cut cut,
+                      int sweeps, uint64_t seed) {
   sk_lda_model m;
   sk_lda_esca_gpu *g = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(minibatch, panel_words);
+  const sk_lda_esca_gpu_options o = aga_options(minibatch, panel_words, cut);
   double ll = NAN;
   if (!SK_CHECK(sk_lda_model_init(&m, c, K, sk_lda_default_alpha(K), 0.01, seed, &err) == 0, "init: %s", err.message))
     return ll;
@@ -69,17 +84,26 @@ static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int3
 static void test_case_corpora(void) {
   const corpus_shape shape = {60, 40, 30, 0, 11};
   sk_lda_corpus c = make_case_corpus(&shape);
-  const int32_t Ks[] = {1, 2, 33, 100};
+  const int32_t Ks[] = {1, 2, 33, 100, 256};
   const int32_t batches[] = {1, 7, 0x7fffffff};
   const int32_t panels[] = {1, 3, 0};
-  for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ++ki)
-    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; ++bi)
-      for (size_t pi = 0; pi < sizeof panels / sizeof panels[0]; ++pi) {
-        sk_test_context("case corpus (D = %d, T = %lld), K = %d, mini-batches of %d documents, panels of %d words",
-                        (int)c.num_docs, (long long)c.num_tokens, (int)Ks[ki], (int)batches[bi], (int)panels[pi]);
-        const double ll = run_aga(&c, Ks[ki], batches[bi], panels[pi], 3, 50 + ki);
-        SK_CHECK(!isnan(ll), "the run failed");
-      }
+  const panel_cut cuts[] = {{1, 0}, kDefaultCut, {0, (int32_t)c.num_tokens}};
+  const char *cut_names[] = {"whole words", "split words", "a panel a token"};
+  /* Under a sanitizer (racecheck is over 100 times slower) K = 2 and 100 with every cut, mini-batches
+     of 7 documents and the default panels only, and not K = 40,000. */
+  const int fast = sk_test_under_sanitizer();
+  for (size_t ki = fast ? 1 : 0; ki < (fast ? 4 : sizeof Ks / sizeof Ks[0]); ki += fast ? 2 : 1)
+    for (size_t bi = fast ? 1 : 0; bi < (fast ? 2 : sizeof batches / sizeof batches[0]); ++bi)
+      for (size_t pi = fast ? 2 : 0; pi < sizeof panels / sizeof panels[0]; ++pi)
+        for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ++ci) {
+          sk_test_context("case corpus (D = %d, T = %lld), K = %d, mini-batches of %d documents, panels of %d words, %s",
+                          (int)c.num_docs, (long long)c.num_tokens, (int)Ks[ki], (int)batches[bi], (int)panels[pi],
+                          cut_names[ci]);
+          const double ll = run_aga(&c, Ks[ki], batches[bi], panels[pi], cuts[ci], 3, 50 + ki);
+          SK_CHECK(!isnan(ll), "the run failed");
+        }
+  sk_test_context("case corpus, K = 40000 (NT's change by global atomics), a panel a token");
+  if (!fast) SK_CHECK(!isnan(run_aga(&c, 40000, 0x7fffffff, 0, cuts[2], 2, 7)), "the run failed");
   sk_lda_corpus_free(&c);
 }
 
@@ -88,13 +112,16 @@ static void test_kos(void) {
   memset(&kos, 0, sizeof kos);
   if (!read_kos(&kos)) return;
   sk_test_context("kos, K = 100, default mini-batches, 5 sweeps");
-  const double ll5 = run_aga(&kos, 100, 0, 0, 5, 3);
+  const double ll5 = run_aga(&kos, 100, 0, 0, kDefaultCut, 5, 3);
   SK_CHECK(!isnan(ll5), "the run failed");
+  sk_test_context("kos, K = 100, default mini-batches, a panel every 8 tokens, 5 sweeps");
+  const panel_cut fine = {0, (int32_t)(kos.num_tokens / 10 / 8)};
+  SK_CHECK(!isnan(run_aga(&kos, 100, 0, 0, fine, 5, 4)), "the run failed");
   /* 30 sweeps of AGA and of ESCA from the same start */
   sk_lda_model a, e;
   sk_lda_esca_gpu *ga = NULL, *ge = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(0, 0);
+  const sk_lda_esca_gpu_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("kos, K = 100, 30 sweeps of AGA and ESCA");
   if (SK_CHECK(sk_lda_model_init(&a, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
                    sk_lda_model_init(&e, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
@@ -134,7 +161,7 @@ static void test_too_large_k(void) {
   sk_lda_model m;
   sk_lda_esca_gpu *g = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(0, 0);
+  const sk_lda_esca_gpu_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("K = 65536 with AGA");
   if (SK_CHECK(sk_lda_model_init(&m, &c, 65536, sk_lda_default_alpha(65536), 0.01, 1, &err) == 0, "init: %s",
                err.message)) {

@@ -6,9 +6,11 @@
  *   - mini-batches cover the documents in order, each with at most minibatch documents;
  *   - order is a permutation of the tokens; each mini-batch's positions are exactly its documents' tokens,
  *     sorted by word and, within a word, in document order; doc[] is each position's document;
- *   - panels partition each mini-batch's positions, never split a word, hold at most panel_words words,
- *     list exactly the words of their positions (increasing), and local[] indexes that list; with a
- *     number of panels a mini-batch, each holds fewer than its share of tokens before its last word.
+ *   - panels partition each mini-batch's positions, hold at most panel_words words, list exactly the
+ *     words of their positions (increasing), and local[] indexes that list;
+ *   - whole-word panels never split a word and, with a number of panels a mini-batch, hold fewer than
+ *     their share of tokens before their last word; split panels hold at most their share, and
+ *     panel_flags marks exactly the first and last words shared with the panel before and after.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +23,7 @@
 #include "sk_test.h"
 
 static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t minibatch, int32_t panel_words,
-                       int32_t panels_per_batch) {
+                       int32_t panels_per_batch, int split) {
   const int64_t T = c->num_tokens;
   SK_CHECK(p->num_tokens == T, "num_tokens %lld, want %lld", (long long)p->num_tokens, (long long)T);
   SK_CHECK(p->batch_doc[0] == 0 && p->batch_doc[p->num_batches] == c->num_docs, "mini-batches do not cover [0, D)");
@@ -55,9 +57,16 @@ static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t
       const int32_t a = p->panel_pos[q], z = p->panel_pos[q + 1], w0 = p->panel_word[q], w1 = p->panel_word[q + 1];
       SK_CHECK(z > a && w1 > w0 && w1 - w0 <= panel_words, "panel %d: positions [%d, %d), %d words", (int)q, (int)a,
                (int)z, (int)(w1 - w0));
-      if (q > p0) SK_CHECK(c->tokens[p->order[a]] != c->tokens[p->order[a - 1]], "panel %d splits a word", (int)q);
-      if (panels_per_batch > 0 && z - a > 1) { /* past its share only by its last word's tokens */
-        const int64_t share = (t1 - t0 + panels_per_batch - 1) / panels_per_batch;
+      const int shares_first = q > p0 && c->tokens[p->order[a]] == c->tokens[p->order[a - 1]];
+      const int shares_last = q + 1 < p1 && c->tokens[p->order[z - 1]] == c->tokens[p->order[z]];
+      const int want_flags = (shares_first ? SK_LDA_AGA_SHARES_FIRST : 0) | (shares_last ? SK_LDA_AGA_SHARES_LAST : 0);
+      SK_CHECK(p->panel_flags[q] == want_flags, "panel %d: flags %d, want %d", (int)q, (int)p->panel_flags[q],
+               want_flags);
+      if (!split) SK_CHECK(!shares_first, "panel %d splits a word", (int)q);
+      const int64_t share = (t1 - t0 + panels_per_batch - 1) / (panels_per_batch > 0 ? panels_per_batch : 1);
+      if (split && panels_per_batch > 0)
+        SK_CHECK(z - a <= share, "panel %d holds %d tokens, its share is %lld", (int)q, (int)(z - a), (long long)share);
+      if (!split && panels_per_batch > 0 && z - a > 1) { /* past its share only by its last word's tokens */
         int32_t last_word_start = z - 1;
         while (last_word_start > a && c->tokens[p->order[last_word_start - 1]] == c->tokens[p->order[z - 1]])
           --last_word_start;
@@ -91,34 +100,48 @@ int main(void) {
   const int32_t panels[] = {1, 3, 1000};
   const int32_t per_batch[] = {0, 1, 4};
   sk_lda_error err;
-  for (size_t b = 0; b < sizeof batches / sizeof batches[0]; ++b)
-    for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q)
-      for (size_t r = 0; r < sizeof per_batch / sizeof per_batch[0]; ++r) {
-        sk_lda_aga_plan p;
-        sk_test_context("mini-batches of %d documents, panels of %d words, %d panels a mini-batch", (int)batches[b],
-                        (int)panels[q], (int)per_batch[r]);
-        if (SK_CHECK(sk_lda_aga_plan_build(&c, batches[b], panels[q], per_batch[r], &p, &err) == 0, "build: %s",
-                     err.message))
-          check_plan(&c, &p, batches[b], panels[q], per_batch[r]);
-        sk_lda_aga_plan_free(&p);
-      }
+  for (int split = 0; split <= 1; ++split)
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; ++b)
+      for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q)
+        for (size_t r = 0; r < sizeof per_batch / sizeof per_batch[0]; ++r) {
+          sk_lda_aga_plan p;
+          sk_test_context("mini-batches of %d documents, panels of %d words, %d panels a mini-batch, %s",
+                          (int)batches[b], (int)panels[q], (int)per_batch[r], split ? "split words" : "whole words");
+          if (SK_CHECK(sk_lda_aga_plan_build(&c, batches[b], panels[q], per_batch[r], split, &p, &err) == 0,
+                       "build: %s", err.message))
+            check_plan(&c, &p, batches[b], panels[q], per_batch[r], split);
+          sk_lda_aga_plan_free(&p);
+        }
+  /* a panel a token: word 4's 7 tokens of the whole corpus in 7 panels, all but the ends shared twice */
+  sk_lda_aga_plan one;
+  sk_test_context("a panel a token, split words");
+  if (SK_CHECK(sk_lda_aga_plan_build(&c, 1000, 1000, (int32_t)c.num_tokens, 1, &one, &err) == 0, "build: %s",
+               err.message)) {
+    check_plan(&c, &one, 1000, 1000, (int32_t)c.num_tokens, 1);
+    SK_CHECK(one.num_panels == c.num_tokens, "%d panels, want %lld", (int)one.num_panels, (long long)c.num_tokens);
+    int both = 0;
+    for (int32_t q = 0; q < one.num_panels; ++q)
+      both += one.panel_flags[q] == (SK_LDA_AGA_SHARES_FIRST | SK_LDA_AGA_SHARES_LAST);
+    SK_CHECK(both == 5 + 1 + 2, "%d panels shared on both sides, want 8 (words 4, 2 and 0)", both);
+  }
+  sk_lda_aga_plan_free(&one);
   /* only empty documents: mini-batches without panels */
   static const int32_t empty_len[] = {0, 0, 0};
   sk_lda_corpus e = make_corpus(5, 3, empty_len, NULL);
   sk_lda_aga_plan p;
   sk_test_context("only empty documents");
-  if (SK_CHECK(sk_lda_aga_plan_build(&e, 2, 4, 8, &p, &err) == 0, "build: %s", err.message)) {
+  if (SK_CHECK(sk_lda_aga_plan_build(&e, 2, 4, 8, 1, &p, &err) == 0, "build: %s", err.message)) {
     SK_CHECK(p.num_batches == 2 && p.num_panels == 0, "%d mini-batches and %d panels, want 2 and 0",
              (int)p.num_batches, (int)p.num_panels);
-    check_plan(&e, &p, 2, 4, 8);
+    check_plan(&e, &p, 2, 4, 8, 1);
   }
   sk_lda_aga_plan_free(&p);
   sk_test_context("bad arguments");
-  SK_CHECK(sk_lda_aga_plan_build(&c, 0, 4, 0, &p, &err) != 0 && strstr(err.message, "mini-batches") != NULL,
+  SK_CHECK(sk_lda_aga_plan_build(&c, 0, 4, 0, 0, &p, &err) != 0 && strstr(err.message, "mini-batches") != NULL,
            "a mini-batch of 0 documents was accepted");
-  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, 0, &p, &err) != 0, "a panel of 0 words was accepted");
-  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 4, -1, &p, &err) != 0, "-1 panels a mini-batch was accepted");
-  SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, 0, &p, &err) != 0, "a NULL corpus was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, 0, 0, &p, &err) != 0, "a panel of 0 words was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(&c, 4, 4, -1, 0, &p, &err) != 0, "-1 panels a mini-batch was accepted");
+  SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, 0, 0, &p, &err) != 0, "a NULL corpus was accepted");
   sk_lda_corpus_free(&e);
   sk_lda_corpus_free(&c);
   return sk_test_finish();

@@ -422,6 +422,10 @@ static void aga_chain_destroy(sk_lda_sampler *s) { sk_lda_esca_gpu_destroy((sk_l
 static const sk_lda_sampler_ops aga_chain_ops = {"aga", "AGA-LDA, mini-batches of one document", aga_chain_sweep,
                                                  aga_chain_to_host, aga_chain_destroy, NULL, NULL, NULL};
 
+/* AGA's draw for the chains that follow (esca_gpu.h's aga_lane_topics: 0 by K, 8 the blocked draw with a
+   lane's walk over 8 topics, -1 the paper's two passes). */
+static int aga_lane_topics = 0;
+
 /* AGA on GPU 0 with mini-batches of one document; BUG_WORD_COUNT plants its WT bug. */
 static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
   sk_lda_esca_gpu_options o;
@@ -429,6 +433,7 @@ static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda
   o.aga = 1;
   o.minibatch_docs = 1;
   o.aga_planted_bug = bug == BUG_WORD_COUNT;
+  o.aga_lane_topics = aga_lane_topics;
   sk_lda_esca_gpu *g = NULL;
   if (sk_lda_esca_gpu_create_with(m, 0, &o, &g, err) != 0) return 1;
   if (sk_lda_sampler_wrap(&aga_chain_ops, g, m, &exact_device, s, err) == 0) return 0;
@@ -550,7 +555,9 @@ static void test_exact_chains(int gpu) {
 /* AGA with mini-batches of one document: on corpora of one-token documents each draw sees every other
    token's topic and none of its own (WT and NT are updated immediately, DT is the document's own token
    only), so one sweep is the product of the single-token collapsed Gibbs kernels in token order: the
-   CGS matrix, whose stationary distribution is the posterior. */
+   CGS matrix, whose stationary distribution is the posterior. Each case runs with the draw K chooses
+   (the blocked draw, a topic a lane), with the blocked draw's walk over 8 topics in lane 0, and with the
+   paper's two passes (K > 256 otherwise); the planted bug with the first. */
 static void test_aga_exact_chains(void) {
   static const tiny_case cases[] = {
       {"K3 V3 4 one-token docs", 3, 3, 4, 4, {1, 1, 1, 1}, {0, 1, 1, 2}, 0.4, 0.2},
@@ -566,12 +573,19 @@ static void test_aga_exact_chains(void) {
     tiny_posterior(tc, post);
     tiny_cgs_matrix(tc, P);
     const int thin = thinning(S, P, post, 1e-3);
-    sk_test_context("%s, AGA on the GPU", tc->name);
-    const double chi2 = run_chain_chi2(tc, SAMPLER_AGA, BUG_NONE, post, thin, samples, 2000 + ci, NULL, NULL);
-    printf("%-26s AGA  states %2d thin %2d  chi2 %8.1f against the posterior (threshold %.1f)\n", tc->name, S, thin,
-           chi2, threshold);
-    SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
-             threshold, thin, samples);
+    static const int lane_topics[] = {0, 8, -1};
+    static const char *const draw_names[] = {"blocked draw", "blocked draw, 8 topics a lane", "two passes"};
+    for (int li = 0; li < 3; ++li) {
+      aga_lane_topics = lane_topics[li];
+      sk_test_context("%s, AGA on the GPU, %s", tc->name, draw_names[li]);
+      const double chi2 = run_chain_chi2(tc, SAMPLER_AGA, BUG_NONE, post, thin, samples, 2000 + ci, NULL, NULL);
+      printf("%-26s AGA  states %2d thin %2d  chi2 %8.1f against the posterior (threshold %.1f; %s)\n", tc->name, S,
+             thin, chi2, threshold, draw_names[li]);
+      SK_CHECK(chi2 >= 0.0 && chi2 < threshold, "chi-square %.1f >= threshold %.1f (thin %d, %ld samples)", chi2,
+               threshold, thin, samples);
+    }
+    aga_lane_topics = 0;
+    sk_test_context("%s, AGA on the GPU, planted bug", tc->name);
     const double chi2_bug = run_chain_chi2(tc, SAMPLER_AGA, BUG_WORD_COUNT, post, thin, samples, 2000 + ci, NULL, NULL);
     printf("%-26s AGA  planted bug (old topic not taken out of WT): chi2 %8.1f -> %s\n", tc->name, chi2_bug,
            chi2_bug > threshold ? "rejected" : "NOT rejected");

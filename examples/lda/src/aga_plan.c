@@ -12,6 +12,7 @@ void sk_lda_aga_plan_free(sk_lda_aga_plan *plan) {
   free(plan->batch_panel);
   free(plan->panel_pos);
   free(plan->panel_word);
+  free(plan->panel_flags);
   free(plan->words);
   free(plan->order);
   free(plan->doc);
@@ -25,12 +26,12 @@ static void plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t *coun
     sk_lda_order_by_word(c, p->batch_doc[b], p->batch_doc[b + 1], count, p->order, p->doc);
 }
 
-/* Panels: a new one at each mini-batch's first position, and before a word when the panel holds
-   panel_words words or at least its share of the mini-batch's tokens (1 / panels_per_batch of them, when
-   panels_per_batch > 0). Counts them (and their words) and, when the arrays are set, fills them and
-   local[]. */
+/* Panels: a new one at each mini-batch's first position, before a word when the panel holds panel_words
+   words, and once it holds its share of the mini-batch's tokens (1 / panels_per_batch of them, when
+   panels_per_batch > 0): at the next token with split_words, else before the next word. Counts them
+   (and their words) and, when the arrays are set, fills them and local[]. */
 static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t panel_words, int32_t panels_per_batch,
-                        int32_t *panels_out, int32_t *words_out) {
+                        int split_words, int32_t *panels_out, int32_t *words_out) {
   int32_t panels = 0, words = 0, in_panel = 0;
   int64_t panel_start = 0;
   for (int32_t b = 0; b < p->num_batches; ++b) {
@@ -40,16 +41,23 @@ static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t pane
     for (int64_t pos = t0; pos < t1; ++pos) {
       const int32_t v = c->tokens[p->order[pos]];
       const int new_word = pos == t0 || v != c->tokens[p->order[pos - 1]];
-      if (pos == t0 || (new_word && (in_panel == panel_words || pos - panel_start >= share))) {
+      const int full = pos - panel_start >= share;
+      const int cut = pos == t0 || (new_word && (in_panel == panel_words || full)) || (split_words && full);
+      if (cut) {
         panel_start = pos;
         if (p->panel_pos != NULL) {
           p->panel_pos[panels] = (int32_t)pos;
           p->panel_word[panels] = words;
+          p->panel_flags[panels] = 0;
+          if (!new_word) { /* a word split between this panel and the one before */
+            p->panel_flags[panels - 1] |= SK_LDA_AGA_SHARES_LAST;
+            p->panel_flags[panels] = SK_LDA_AGA_SHARES_FIRST;
+          }
         }
         ++panels;
         in_panel = 0;
       }
-      if (new_word) {
+      if (new_word || cut) {
         if (p->words != NULL) p->words[words] = v;
         ++words;
         ++in_panel;
@@ -67,7 +75,7 @@ static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t pane
 }
 
 int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
-                          int32_t panels_per_batch, sk_lda_aga_plan *out, sk_lda_error *err) {
+                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
   memset(out, 0, sizeof *out);
   if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
@@ -105,18 +113,20 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
   free(count);
   int32_t *local = p.local;
   p.local = NULL; /* the counting pass leaves it alone */
-  plan_panels(c, &p, panel_words, panels_per_batch, &p.num_panels, &p.num_panel_words);
+  plan_panels(c, &p, panel_words, panels_per_batch, split_words, &p.num_panels, &p.num_panel_words);
   p.local = local;
   p.batch_panel = (int32_t *)malloc(((size_t)p.num_batches + 1) * sizeof *p.batch_panel);
   p.panel_pos = (int32_t *)malloc(((size_t)p.num_panels + 1) * sizeof *p.panel_pos);
   p.panel_word = (int32_t *)malloc(((size_t)p.num_panels + 1) * sizeof *p.panel_word);
+  p.panel_flags = (uint8_t *)malloc((size_t)p.num_panels + 1);
   p.words = (int32_t *)malloc(((size_t)p.num_panel_words + 1) * sizeof *p.words);
-  if (p.batch_panel == NULL || p.panel_pos == NULL || p.panel_word == NULL || p.words == NULL) {
+  if (p.batch_panel == NULL || p.panel_pos == NULL || p.panel_word == NULL || p.panel_flags == NULL ||
+      p.words == NULL) {
     sk_lda_aga_plan_free(&p);
     return sk_lda_fail(err, "AGA plan: out of host memory (%d panels)", (int)p.num_panels);
   }
   int32_t panels = 0, words = 0;
-  plan_panels(c, &p, panel_words, panels_per_batch, &panels, &words);
+  plan_panels(c, &p, panel_words, panels_per_batch, split_words, &panels, &words);
   *out = p;
   return 0;
 }

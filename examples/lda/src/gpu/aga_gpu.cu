@@ -1,11 +1,16 @@
 // AGA-LDA's kernels (aga_gpu.cuh): DT and DNT per mini-batch, then a block per column panel with the
-// panel's word-topic rows in shared memory and a warp per token. Composed from samplekit's warp running
-// sums (the register cache, or the total and the walk) and its RNG; what is AGA's own is the mini-batch
-// and panel structure, the shared and global atomics and the precomputed DNT.
+// panel's word-topic rows in shared memory and a warp per token. Composed from samplekit's warp scans
+// and votes (the blocked draw up to K = 256), its running-sum sampling (the total and the walk above)
+// and its RNG; what is AGA's own is the mini-batch and panel structure, the shared and global atomics
+// and the precomputed DNT.
 #include "gpu/aga_gpu.cuh"
+
+#include "aga_plan.h"
 
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
+#include "samplekit/warp_scan.cuh"
+#include "samplekit/warp_vote.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -13,8 +18,6 @@ namespace {
 constexpr int kDefaultThreads = 256;
 // A panel's rows take at most this much shared memory (about 4 blocks per SM), unless one row is longer.
 constexpr size_t kPanelBytes = 48 * 1024;
-// K up to this many rounds of 32 topics is drawn from the register cache: one read of the weights.
-constexpr int kCachedRounds = 8;
 
 // nt_den[k] = NT[k] + V beta, in float, as the mini-batch starts.
 __global__ void nt_den_kernel(const unsigned long long *nt, int32_t num_topics, float vbeta, float *nt_den) {
@@ -48,68 +51,181 @@ struct aga_weights {
   }
 };
 
-__global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_panel) {
+// The draw for K <= 32 R: lane j holds the weights of topics [j R, j R + R) in registers; a warp scan
+// of the lanes' sums finds the lane where u x total falls, and that lane walks its R weights. One read
+// of the weights and one warp scan a token, where the round-by-round cache (warp_sample_prefix.cuh)
+// scans every round: the order of the running sums is the topics' order either way. A u x total past
+// the sums, or past the owner lane's own sums (float rounding), gives the last topic with a positive
+// weight there. Returns -1 when no weight is positive.
+template <int R>
+__device__ __forceinline__ int blocked_draw(const aga_weights &weights, int32_t K, int lane, float u) {
+  float w[R];
+  float sum = 0.0f;
+  const int32_t k0 = lane * R;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    w[i] = k0 + i < K ? weights(k0 + i) : 0.0f;
+    sum += w[i];
+  }
+  const float running = sk_warp_inclusive_sum_f32(SK_FULL_MASK, sum);
+  const float x = u * sk_warp_broadcast_f32(SK_FULL_MASK, running, 31);
+  int owner = sk_warp_first_lane(SK_FULL_MASK, running > x && sum > 0.0f);
+  const bool past = owner < 0;
+  if (past) owner = sk_warp_last_lane(SK_FULL_MASK, sum > 0.0f);
+  if (owner < 0) return -1;
+  int topic = -1;
+  if (lane == owner) {  // the first topic whose running sum passes x, else (rounding) the last positive one
+    float acc = running - sum;
+    int last = -1;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      acc += w[i];
+      if (w[i] > 0.0f) {
+        last = k0 + i;
+        if (topic < 0 && !past && acc > x) topic = k0 + i;
+      }
+    }
+    if (topic < 0) topic = last;
+  }
+  return (int)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)topic, owner);
+}
+
+// Whether row r of a panel with `flags` and `num_words` rows is shared with a neighbouring panel.
+__device__ __forceinline__ bool shared_row(int32_t r, int32_t num_words, unsigned flags) {
+  return (r == 0 && (flags & SK_LDA_AGA_SHARES_FIRST)) || (r == num_words - 1 && (flags & SK_LDA_AGA_SHARES_LAST));
+}
+
+// One block per panel. Each warp takes runs of up to 32 consecutive positions (fewer when the panel is
+// short, so that every warp has work); lane j loads the run's j-th token, its old topic, its own-count
+// term and its uniform, once for the run, and the warp then draws the run's tokens in order, taking each
+// token's values from its lane by shuffles. R: the blocked draw's topics a lane (0: the paper's two
+// passes, for K > 256).
+template <int R>
+__global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_panel, int nt_in_shared) {
   extern __shared__ int32_t wt_rows[];
   const int32_t K = p.num_topics, panel = first_panel + (int32_t)blockIdx.x;
   const int32_t w0 = p.panel_word[panel], num_words = p.panel_word[panel + 1] - w0;
+  const unsigned flags = p.panel_flags[panel];
+  int32_t *nt_change = wt_rows + (size_t)num_words * (size_t)K;  // K counts when nt_in_shared
   for (int32_t i = (int32_t)threadIdx.x; i < num_words * K; i += (int32_t)blockDim.x) {
     const int32_t r = i / K;
     wt_rows[i] = p.wt[(size_t)p.words[w0 + r] * (size_t)K + (size_t)(i - r * K)];
   }
+  if (nt_in_shared)
+    for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x) nt_change[k] = 0;
   __syncthreads();
   const int lane = (int)(threadIdx.x & 31u);
   const int32_t warp = (int32_t)(threadIdx.x / 32u), warps = (int32_t)(blockDim.x / 32u);
-  for (int32_t pos = p.panel_pos[panel] + warp; pos < p.panel_pos[panel + 1]; pos += warps) {
-    const int32_t t = p.order[pos], d = p.doc[pos] - first_doc;
-    int32_t *row = wt_rows + (size_t)p.local[pos] * (size_t)K;
-    const int32_t old = p.z[t];
-    if (lane == 0) {
-      if (p.planted_bug != 1) atomicSub(row + old, 1);
-      atomicAdd(p.nt + old, ~0ull);  // - 1 modulo 2^64
+  const int32_t begin = p.panel_pos[panel], end = p.panel_pos[panel + 1];
+  const int32_t run = min((int32_t)32, (end - begin + warps - 1) / warps);
+  for (int32_t base = begin + warp * run; base < end; base += warps * run) {
+    const int32_t count = min(run, end - base);
+    int32_t my_t = 0, my_d = 0, my_r = 0, my_old = 0;
+    float my_u = 0.0f, my_own = 0.0f;
+    if (lane < count) {
+      const int32_t pos = base + lane;
+      my_t = p.order[pos];
+      my_d = p.doc[pos] - first_doc;
+      my_r = p.local[pos];
+      my_old = p.z[my_t];
+      my_u = sk_rng_uniform_f32(p.seed, p.iteration, (uint64_t)my_t);
+      my_own = ((float)(p.dt[(size_t)my_d * (size_t)K + (size_t)my_old] - 1) + p.alpha) / (p.nt_den[my_old] - 1.0f);
     }
-    __syncwarp();
-    const float own =
-        ((float)(p.dt[(size_t)d * (size_t)K + (size_t)old] - 1) + p.alpha) / (p.nt_den[old] - 1.0f);
-    const aga_weights weights{row, p.dnt + (size_t)d * (size_t)K, p.beta, own, old};
-    const float u = sk_rng_uniform_f32(p.seed, p.iteration, (uint64_t)t);
-    int topic;
-    if (K <= kCachedRounds * 32) {
-      sk_warp_prefix_cache_f32<kCachedRounds> cache;
-      sk_warp_prefix_cache_build_by_f32(SK_FULL_MASK, weights, K, &cache);
-      topic = sk_warp_prefix_cache_sample_f32(SK_FULL_MASK, cache, u * cache.total);
-    } else {
-      // The paper's two passes; WT may change between them, and a u past the second pass's total then
-      // gives the last topic (every weight is positive).
-      const float total = sk_warp_prefix_total_by_f32(SK_FULL_MASK, weights, K);
-      topic = sk_warp_sample_prefix_by_f32(SK_FULL_MASK, weights, K, u * total);
+    int32_t my_new = my_old;
+    for (int j = 0; j < count; ++j) {
+      const int32_t d = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)my_d, j);
+      const int32_t r = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)my_r, j);
+      const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)my_old, j);
+      const float u = sk_warp_broadcast_f32(SK_FULL_MASK, my_u, j);
+      const float own = sk_warp_broadcast_f32(SK_FULL_MASK, my_own, j);
+      int32_t *row = wt_rows + (size_t)r * (size_t)K;
+      // A shared row's changes also go to B at once (see the header); others wait for the write-back.
+      int32_t *global_row = shared_row(r, num_words, flags) ? p.wt + (size_t)p.words[w0 + r] * (size_t)K : nullptr;
+      if (lane == j) {
+        if (p.planted_bug != 1) {
+          atomicSub(row + old, 1);
+          if (global_row != nullptr) atomicSub(global_row + old, 1);
+        }
+        if (nt_in_shared) atomicSub(nt_change + old, 1);
+        else atomicAdd(p.nt + old, ~0ull);  // - 1 modulo 2^64
+      }
+      __syncwarp();
+      const aga_weights weights{row, p.dnt + (size_t)d * (size_t)K, p.beta, own, old};
+      int topic;
+      if (R > 0) {
+        constexpr int kLaneTopics = R > 0 ? R : 1;
+        topic = blocked_draw<kLaneTopics>(weights, K, lane, u);
+      } else {
+        // The paper's two passes; WT may change between them, and a u past the second pass's total then
+        // gives the last topic (every weight is positive).
+        const float total = sk_warp_prefix_total_by_f32(SK_FULL_MASK, weights, K);
+        topic = sk_warp_sample_prefix_by_f32(SK_FULL_MASK, weights, K, u * total);
+      }
+      if (topic < 0) topic = old;  // no positive weight: cannot happen with alpha, beta > 0
+      if (lane == j) {
+        atomicAdd(row + topic, 1);
+        if (global_row != nullptr) atomicAdd(global_row + topic, 1);
+        if (nt_in_shared) atomicAdd(nt_change + topic, 1);
+        else atomicAdd(p.nt + topic, 1ull);
+        my_new = topic;
+      }
     }
-    if (topic < 0) topic = old;  // no positive weight: cannot happen with alpha, beta > 0
-    if (lane == 0) {
-      atomicAdd(row + topic, 1);
-      atomicAdd(p.nt + topic, 1ull);
-      p.z[t] = topic;
-    }
+    if (lane < count) p.z[my_t] = my_new;
   }
   __syncthreads();
   for (int32_t i = (int32_t)threadIdx.x; i < num_words * K; i += (int32_t)blockDim.x) {
     const int32_t r = i / K;
-    p.wt[(size_t)p.words[w0 + r] * (size_t)K + (size_t)(i - r * K)] = wt_rows[i];
+    if (!shared_row(r, num_words, flags)) p.wt[(size_t)p.words[w0 + r] * (size_t)K + (size_t)(i - r * K)] = wt_rows[i];
+  }
+  if (nt_in_shared)
+    for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
+      if (nt_change[k] != 0) atomicAdd(p.nt + k, (unsigned long long)(long long)nt_change[k]);
+}
+
+// The blocked draw's topics a lane for K topics: the power of two >= ceil(K / 32) up to 8, else 0 (the
+// paper's two passes).
+int default_lane_topics(int32_t K) {
+  const int32_t per_lane = (K + 31) / 32;
+  return per_lane <= 1 ? 1 : per_lane <= 2 ? 2 : per_lane <= 4 ? 4 : per_lane <= 8 ? 8 : 0;
+}
+
+using panel_kernel_t = void (*)(aga_params, int32_t, int32_t, int);
+panel_kernel_t panel_kernel(int lane_topics) {
+  switch (lane_topics) {
+    case 1: return aga_panel_kernel<1>;
+    case 2: return aga_panel_kernel<2>;
+    case 4: return aga_panel_kernel<4>;
+    case 8: return aga_panel_kernel<8>;
+    default: return aga_panel_kernel<0>;
   }
 }
 
 }  // namespace
 
-cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, aga_launch *out) {
+cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, int lane_topics, aga_launch *out) {
   aga_launch l = {};
   l.threads = threads > 0 ? threads : kDefaultThreads;
+  if (lane_topics == 0) {
+    l.lane_topics = default_lane_topics(num_topics);
+  } else if (lane_topics == -1) {
+    l.lane_topics = 0;
+  } else {
+    const bool power = lane_topics == 1 || lane_topics == 2 || lane_topics == 4 || lane_topics == 8;
+    if (!power || 32 * (int64_t)lane_topics < num_topics) return cudaErrorInvalidValue;
+    l.lane_topics = lane_topics;
+  }
   int optin = 0;
   cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu);
   if (e != cudaSuccess) return e;
   const size_t row_bytes = (size_t)num_topics * sizeof(int32_t);
   if (row_bytes > (size_t)optin) return cudaErrorInvalidValue;
-  l.panel_words = row_bytes > kPanelBytes ? 1 : (int)(kPanelBytes / row_bytes);
-  l.shared_bytes = (size_t)l.panel_words * row_bytes;
-  e = cudaFuncSetAttribute(aga_panel_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
+  // NT's change beside the rows when it fits with at least one row; the rows take the rest.
+  l.nt_in_shared = 2 * row_bytes <= (size_t)optin;
+  const size_t rows_bytes = kPanelBytes > (size_t)l.nt_in_shared * row_bytes ? kPanelBytes - l.nt_in_shared * row_bytes : 0;
+  l.panel_words = row_bytes > rows_bytes ? 1 : (int)(rows_bytes / row_bytes);
+  l.shared_bytes = ((size_t)l.panel_words + (size_t)l.nt_in_shared) * row_bytes;
+  e = cudaFuncSetAttribute(panel_kernel(l.lane_topics), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)l.shared_bytes);
   if (e != cudaSuccess) return e;
   *out = l;
   return cudaSuccess;
@@ -124,8 +240,8 @@ cudaError_t aga_batch_launch(const aga_params &p, const aga_launch &launch, int3
   dt_dnt_kernel<<<(unsigned)(end_doc - first_doc), 128, 0, stream>>>(p, first_doc);
   e = cudaGetLastError();
   if (e != cudaSuccess || end_panel <= first_panel) return e;
-  aga_panel_kernel<<<(unsigned)(end_panel - first_panel), (unsigned)launch.threads, launch.shared_bytes, stream>>>(
-      p, first_doc, first_panel);
+  panel_kernel(launch.lane_topics)<<<(unsigned)(end_panel - first_panel), (unsigned)launch.threads,
+                                     launch.shared_bytes, stream>>>(p, first_doc, first_panel, launch.nt_in_shared);
   return cudaGetLastError();
 }
 

@@ -46,6 +46,7 @@ struct device_state {
   float *scratch;          // rows and trees of the persistent blocks on the global path
   // AGA
   int32_t *aga_plan[6];    // panel_pos, panel_word, words, order, doc, local
+  uint8_t *aga_flags;      // the panels' flags
   int32_t *dt;             // max_batch_docs x K
   float *dnt;              // max_batch_docs x K
   float *nt_den;           // K
@@ -114,7 +115,7 @@ size_t core_bytes(const sk_lda_model *m, int exact) {
 // mini-batch, nt_den.
 size_t aga_bytes(const sk_lda_model *m, const sk_lda_aga_plan *plan) {
   const size_t T = (size_t)m->num_tokens, K = (size_t)m->num_topics;
-  return common_bytes(m) + 3 * T * sizeof(int32_t) +
+  return common_bytes(m) + 3 * T * sizeof(int32_t) + (size_t)plan->num_panels +
          (2 * ((size_t)plan->num_panels + 1) + (size_t)plan->num_panel_words) * sizeof(int32_t) +
          2 * (size_t)plan->max_batch_docs * K * sizeof(float) + K * sizeof(float);
 }
@@ -166,6 +167,7 @@ void free_device(device_state *d) {
                        d->item_end,    d->next_item, d->scratch};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   for (int i = 0; i < 6; ++i) cudaFree(d->aga_plan[i]);
+  cudaFree(d->aga_flags);
   cudaFree(d->dt);
   cudaFree(d->dnt);
   cudaFree(d->nt_den);
@@ -201,6 +203,9 @@ int upload_aga(sk_lda_esca_gpu *g, const sk_lda_aga_plan *plan, sk_lda_error *er
     if (alloc(g, &d.aga_plan[i], count[i], "AGA's plan", err) ||
         upload_array(d.aga_plan[i], host[i], count[i], "copying AGA's plan", err))
       return 1;
+  if (alloc(g, &d.aga_flags, P > 0 ? P : 1, "AGA's plan", err) ||
+      upload_array(d.aga_flags, plan->panel_flags, P, "copying AGA's plan", err))
+    return 1;
   const size_t rows = (size_t)plan->max_batch_docs * K;
   if (alloc(g, &d.dt, rows, "a mini-batch's DT", err) || alloc(g, &d.dnt, rows, "a mini-batch's DNT", err) ||
       alloc(g, &d.nt_den, K, "NT + V beta", err))
@@ -263,9 +268,9 @@ int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
   if (o->workers < 0 || o->workers > 16)
     return sk_lda_fail(err, "GPU ESCA: %d workers; the streamed sweep takes 1 to 16", o->workers);
   if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0 || o->minibatch_docs < 0 ||
-      o->aga_panel_words < 0)
-    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens, chunk tokens, mini-batch documents and panel words "
-                            "must not be negative");
+      o->aga_panel_words < 0 || o->aga_panels < 0)
+    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens, chunk tokens, mini-batch documents, panel words "
+                            "and panels must not be negative");
   return 0;
 }
 
@@ -345,6 +350,7 @@ int sweep_aga(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   p.order = d.aga_plan[3];
   p.doc = d.aga_plan[4];
   p.local = d.aga_plan[5];
+  p.panel_flags = d.aga_flags;
   p.doc_offsets = d.doc_offsets;
   p.z = d.z;
   p.wt = d.b;
@@ -469,8 +475,13 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   g->vbeta = (double)m->num_words * m->beta; /* esca.c's expression, rounded on the host */
   g->seed = m->seed;
   if (o.aga) {
-    if (o.minibatch_docs == 0)
-      o.minibatch_docs = (int32_t)(((int64_t)m->num_docs + SK_LDA_AGA_DEFAULT_BATCHES - 1) / SK_LDA_AGA_DEFAULT_BATCHES);
+    if (o.minibatch_docs == 0) {
+      int64_t batches = m->num_tokens / SK_LDA_AGA_BATCH_TOKENS;
+      batches = batches < SK_LDA_AGA_MIN_BATCHES ? SK_LDA_AGA_MIN_BATCHES
+                : batches > SK_LDA_AGA_MAX_BATCHES ? SK_LDA_AGA_MAX_BATCHES
+                                                   : batches;
+      o.minibatch_docs = (int32_t)(((int64_t)m->num_docs + batches - 1) / batches);
+    }
     if (o.minibatch_docs < 1) o.minibatch_docs = 1;
     g->options = o;
     snprintf(g->description, sizeof g->description, "AGA-LDA (GPU %d: %s; mini-batches of %d documents)", gpu,
@@ -505,8 +516,12 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   if (!failed) {
     needed = (o.aga ? common_bytes(m) : core_bytes(m, o.exact)) + g->d.workspace_bytes;
     if (o.aga) {
-      const cudaError_t e = sk_lda_gpu::aga_choose_launch(gpu, g->num_topics, o.threads, &g->aga_launch);
-      if (e == cudaErrorInvalidValue)
+      const int lanes = o.aga_lane_topics;
+      const cudaError_t e = sk_lda_gpu::aga_choose_launch(gpu, g->num_topics, o.threads, lanes, &g->aga_launch);
+      if (lanes != 0 && lanes != -1 && (lanes < 0 || lanes > 8 || (lanes & (lanes - 1)) != 0 || 32 * lanes < g->num_topics))
+        failed = sk_lda_fail(err, "GPU AGA-LDA: %d topics a lane is not 1, 2, 4 or 8 covering K = %d", lanes,
+                             (int)g->num_topics);
+      else if (e == cudaErrorInvalidValue)
         failed = sk_lda_fail(err,
                              "GPU AGA-LDA: one word's row of K = %d counts (%zu bytes) does not fit in a block's "
                              "shared memory on GPU %d; use --sampler esca for this K",
@@ -531,9 +546,10 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
   int stream = 0;
   for (int pass = 0; pass < 2 && !failed && !stream; ++pass) {
     if (pass == 1 && o.aga) {
-      // Enough panels a mini-batch for 8 blocks on every multiprocessor (a block per panel).
+      // By default 4 panels (blocks) a mini-batch for every multiprocessor: measured against 8 and 16.
       failed = sk_lda_aga_plan_build(m->corpus, o.minibatch_docs, g->aga_launch.panel_words,
-                                     8 * prop.multiProcessorCount, &aga_plan, err);
+                                     o.aga_panels > 0 ? o.aga_panels : 4 * prop.multiProcessorCount,
+                                     !o.aga_whole_words, &aga_plan, err);
       if (failed) break;
       needed += aga_bytes(m, &aga_plan) - common_bytes(m);
     } else if (pass == 1 && !o.exact) {

@@ -60,9 +60,15 @@ typedef struct sk_lda_esca_gpu_options {
   int32_t item_tokens;   /* fast sweep: most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
   int64_t chunk_tokens;  /* fast sweep: most tokens of a chunk of the PDOW order (0: one chunk) */
   int aga;               /* non-zero: AGA-LDA's sweep instead of ESCA's (exact is then ignored) */
-  int32_t minibatch_docs; /* AGA: documents per mini-batch (0: SK_LDA_AGA_DEFAULT_BATCHES mini-batches a sweep) */
+  int32_t minibatch_docs; /* AGA: documents per mini-batch (0: the default, SK_LDA_AGA_BATCH_TOKENS below) */
   int32_t aga_panel_words; /* AGA: most words per column panel (0: as many as shared memory holds) */
+  int32_t aga_panels;    /* AGA: panels (blocks) a mini-batch is cut into, by tokens (0: 4 per multiprocessor,
+                            measured against 8 and 16) */
+  int aga_whole_words;   /* AGA: non-zero keeps every word's tokens in one panel (the paper's panels); 0 cuts
+                            a frequent word's tokens over several panels (aga_plan.h; measured faster) */
   int aga_planted_bug;   /* tests only: 1 leaves a token's old topic in the word-topic counts */
+  int aga_lane_topics;   /* tests only: AGA's draw; 0 chooses by K; 1, 2, 4 or 8 (>= K / 32) forces the
+                            blocked draw with that many topics a lane; -1 forces the paper's two passes */
   size_t device_memory;  /* the most device bytes the sampler may hold (0: the GPU's free memory less
                             SK_LDA_GPU_MEMORY_MARGIN); always capped by the free memory */
   int workers;           /* streamed sweep: CSR pipeline workers, 1 to 16 (0: the measured default) */
@@ -77,9 +83,15 @@ typedef struct sk_lda_esca_gpu_options {
    input (sk-lda exits 2), as opposed to 1 for every other failure. */
 #define SK_LDA_ESCA_GPU_BUDGET_ERROR 2
 
-/* AGA's default: the documents cut into this many mini-batches of equal document counts (the AGA-LDA
-   paper's tuned mini-batches were a tenth of the documents on KOS, NIPS, Enron and NYTimes). */
-#define SK_LDA_AGA_DEFAULT_BATCHES 10
+/* AGA's default mini-batches: the documents cut into T / SK_LDA_AGA_BATCH_TOKENS mini-batches of equal
+   document counts, at least SK_LDA_AGA_MIN_BATCHES and at most SK_LDA_AGA_MAX_BATCHES. Measured on an
+   H200 (bench/RESULTS.md, issue 14) at K = 100: of 1, 2, 5, 10 and 20 mini-batches a sweep, 5 reached the
+   CPU CGS's quality first on nips12 and 20news (10 and 2 within 5%), 2 on kos (420,000 tokens, where
+   smaller mini-batches leave the GPU idle), and 1 was slowest to that quality on all three. The AGA-LDA
+   paper's tuned mini-batches were a tenth of the documents. */
+#define SK_LDA_AGA_BATCH_TOKENS 200000
+#define SK_LDA_AGA_MIN_BATCHES 2
+#define SK_LDA_AGA_MAX_BATCHES 5
 
 /*
  * An upper bound of the device bytes a default (fast) GPU ESCA sampler needs for model m's shape, not
