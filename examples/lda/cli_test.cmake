@@ -80,10 +80,13 @@ expect_message(2 "more than the 200 words of V in the header of .*docword.b.bin"
                ${WORK}/docword.b.bin --vocab ${WORK}/vocab.b.long.txt -k 4 -n 1)
 
 # train --out writes the results; a run resumed half-way equals an uninterrupted one, byte for byte.
+# ESCA is named: --sampler auto (the default) runs AGA-LDA on a GPU at this K, whose topics depend on
+# thread timing.
 set(corpus --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.t.txt -k 4 --seed 5)
-expect_exit(0 ${SK_LDA} train ${corpus} -n 6 --out ${WORK}/half --save-z)
-expect_exit(0 ${SK_LDA} train ${corpus} -n 12 --resume ${WORK}/half --out ${WORK}/resumed --save-z)
-expect_exit(0 ${SK_LDA} train ${corpus} -n 12 --out ${WORK}/whole --save-z)
+set(esca --sampler esca)
+expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 6 --out ${WORK}/half --save-z)
+expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 12 --resume ${WORK}/half --out ${WORK}/resumed --save-z)
+expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 12 --out ${WORK}/whole --save-z)
 string(REGEX MATCH "held-out LL/token ([-0-9.]+)" _ "${last_out}")
 set(train_heldout ${CMAKE_MATCH_1})
 # metrics.csv continues the first part's rows, and its clock goes on from the first part's time.
@@ -123,8 +126,8 @@ expect_message(2 "no-such-file.txt" ${SK_LDA} train --docword ${WORK}/no-such-fi
 # once. What --device gpu answers tells which kind of machine this is (CI has no GPU), and auto must
 # agree with it. GPU ESCA gives the CPU ESCA's topics bit for bit, so a GPU run's outputs equal the CPU
 # run's byte for byte (and "whole" above, with the default --device auto, ran on the GPU where there is one).
-expect_exit(0 ${SK_LDA} train ${corpus} -n 12 --out ${WORK}/whole_cpu --save-z --device cpu)
-execute_process(COMMAND ${SK_LDA} train ${corpus} -n 12 --out ${WORK}/gpu --save-z --device gpu
+expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 12 --out ${WORK}/whole_cpu --save-z --device cpu)
+execute_process(COMMAND ${SK_LDA} train ${corpus} ${esca} -n 12 --out ${WORK}/gpu --save-z --device gpu
                 RESULT_VARIABLE gpu_rc OUTPUT_VARIABLE gpu_out ERROR_VARIABLE gpu_err)
 if(gpu_rc EQUAL 0)
   set(have_gpu TRUE)
@@ -175,6 +178,26 @@ endif()
 # No NaN reaches the user: with nothing held out, train says the held-out score was not computed.
 if(last_out MATCHES "nan" OR NOT last_out MATCHES "held-out LL not computed")
   message(FATAL_ERROR "train --test-fraction 0 printed: ${last_out}")
+endif()
+# --sampler auto (the default) is ESCA on the CPU; on a GPU AGA-LDA up to K = 128 and ESCA above; a run
+# resumed with --sampler auto goes on with the sampler it started with.
+set(plain --docword ${WORK}/docword.t.txt --vocab ${WORK}/vocab.t.txt --seed 5 --test-fraction 0)
+expect_exit(0 ${SK_LDA} train ${plain} -k 4 -n 2 --device cpu --out ${WORK}/auto_cpu)
+if(NOT last_out MATCHES "ESCA \\(CPU")
+  message(FATAL_ERROR "--sampler auto on the CPU did not train ESCA: ${last_out}")
+endif()
+expect_exit(0 ${SK_LDA} train ${plain} -n 3 --sampler auto --device cpu --resume ${WORK}/auto_cpu)
+expect_message(2 "--minibatch, --panels and --whole-word-panels apply to --sampler aga" ${SK_LDA} train ${plain} -k 4
+               -n 1 --sampler esca --panels 8)
+if(have_gpu)
+  expect_exit(0 ${SK_LDA} train ${plain} -k 128 -n 2 --device gpu)
+  if(NOT last_out MATCHES "AGA-LDA \\(GPU 0: ")
+    message(FATAL_ERROR "--sampler auto at K = 128 on a GPU did not train AGA-LDA: ${last_out}")
+  endif()
+  expect_exit(0 ${SK_LDA} train ${plain} -k 129 -n 2 --device gpu)
+  if(NOT last_out MATCHES "ESCA \\(GPU 0: ")
+    message(FATAL_ERROR "--sampler auto at K = 129 on a GPU did not train ESCA: ${last_out}")
+  endif()
 endif()
 
 # An --out folder that holds a run is refused, naming it, unless --resume or --overwrite; --overwrite

@@ -23,7 +23,7 @@ list(SUBLIST words 0 6906 words)
 list(JOIN words "\n" words)
 file(WRITE ${WORK}/vocab.kos.6906.txt "${words}\n")
 execute_process(COMMAND ${SK_LDA} train --docword ${DATA}/kos/docword.kos.txt.gz --vocab ${WORK}/vocab.kos.6906.txt
-                        -k 100 -n 50 --seed 1 --ll-every 10
+                        -k 100 -n 50 --seed 1 --ll-every 10 --sampler esca
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "sk-lda train failed (${rc}): ${err}")

@@ -177,7 +177,7 @@ static void train_usage(FILE *f) {
   fprintf(f,
           "usage: sk-lda train (--docword FILE | --ldac FILE | --text FILE) [--vocab FILE] [options]\n"
           "       sk-lda train --demo\n"
-          "Trains LDA by Gibbs sampling: ESCA on the GPU or the CPU, or serial collapsed Gibbs on the CPU%s.\n\n"
+          "Trains LDA by Gibbs sampling: ESCA or AGA-LDA on the GPU, ESCA or serial collapsed Gibbs on the CPU%s.\n\n"
           "input (one of):\n"
           "      --docword FILE     UCI bag of words (docword.X.txt or .txt.gz); --vocab vocab.X.txt (exactly W words)\n"
           "                         or a binary corpus (sk-lda gen --binary; known by its first bytes, read at\n"
@@ -192,14 +192,22 @@ static void train_usage(FILE *f) {
           "  -n, --iters N          Gibbs sweeps in all, a resumed run's earlier ones included (default 100)\n"
           "      --alpha A          document-topic prior (default 50 / K)\n"
           "      --beta B           topic-word prior (default %g)\n"
-          "      --sampler S        esca (default: every token from the previous sweep's counts, parallel),\n"
-          "                         cgs (serial collapsed Gibbs, the textbook reference, CPU) or aga\n"
-          "                         (AGA-LDA, GPU only: documents in mini-batches, word-topic counts updated\n"
-          "                         as topics are drawn, so closer to collapsed Gibbs per sweep; dense in K,\n"
-          "                         for small K; its shared-memory atomics make runs differ from run to run:\n"
-          "                         ESCA is the deterministic choice)\n"
-          "      --minibatch N      aga: documents per mini-batch (default: a tenth of the documents)\n"
-          "      --device D         auto (default: ESCA on GPU 0 when one is found, else the CPU, said once),\n"
+          "      --sampler S        auto (default): aga on a GPU when K <= %d, else esca (on the CPU always\n"
+          "                         esca); the K where GPU ESCA overtakes AGA in time to collapsed Gibbs's\n"
+          "                         quality, measured on an H200. esca: every token from the previous sweep's\n"
+          "                         counts, parallel, deterministic, sparse in K (SaberLDA). cgs: serial\n"
+          "                         collapsed Gibbs, the textbook reference, CPU. aga: AGA-LDA, GPU only:\n"
+          "                         documents in mini-batches, word-topic counts updated as topics are drawn,\n"
+          "                         so closer to collapsed Gibbs per sweep; dense in K, for small K; its\n"
+          "                         shared-memory atomics make runs differ from run to run (ESCA is the\n"
+          "                         deterministic choice)\n"
+          "      --minibatch N      aga: documents per mini-batch (default: the documents cut into T / 200,000\n"
+          "                         mini-batches, at least 2 and at most 5: the fastest to quality measured)\n"
+          "      --panels N         aga: blocks a mini-batch's tokens are cut into (default 4 per SM)\n"
+          "      --whole-word-panels\n"
+          "                         aga: keep each word's tokens in one block, as the paper does (default: a\n"
+          "                         frequent word's tokens are shared by several blocks; measured faster)\n"
+          "      --device D         auto (default: GPU 0 when one is found, else the CPU, said once),\n"
           "                         cpu, or gpu (an error, exit 1, without a GPU or with --sampler cgs). GPU\n"
           "                         ESCA draws in float in SaberLDA's order (tokens by word, a block per\n"
           "                         word, a warp per document's tokens): the CPU ESCA's topics but where a\n"
@@ -220,7 +228,7 @@ static void train_usage(FILE *f) {
 #else
           " (this build has no CUDA part: the CPU only)",
 #endif
-          SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_DEFAULT_TEST_FRACTION);
+          SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_AUTO_AGA_MAX_TOPICS, SK_LDA_DEFAULT_TEST_FRACTION);
   /* In two parts: C99 compilers need only take string literals of up to 4,095 characters. */
   fputs(
           "output (with --out):\n"
@@ -297,7 +305,8 @@ static int cmd_train(int argc, char **argv) {
       {"top", required_argument, 0, 'W'},      {"save-z", no_argument, 0, 'Y'},
       {"resume", required_argument, 0, 'R'},   {"overwrite", no_argument, 0, 'O'},
       {"checkpoint-every", required_argument, 0, 'P'}, {"gpu-sweep", required_argument, 0, 'X'},
-      {"minibatch", required_argument, 0, 'M'},
+      {"minibatch", required_argument, 0, 'M'}, {"panels", required_argument, 0, 'N'},
+      {"whole-word-panels", no_argument, 0, 'H'},
       {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -329,7 +338,7 @@ static int cmd_train(int argc, char **argv) {
       case 'A':
         o.sampler = sk_lda_sampler_kind_from_name(optarg), o.given |= SK_LDA_GIVEN_SAMPLER;
         if (o.sampler < 0) {
-          fprintf(stderr, "sk-lda train: --sampler: '%s' is not esca, cgs or aga\n", optarg);
+          fprintf(stderr, "sk-lda train: --sampler: '%s' is not auto, esca, cgs or aga\n", optarg);
           ok = 0;
         }
         break;
@@ -353,6 +362,11 @@ static int cmd_train(int argc, char **argv) {
         ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
         o.device.aga_minibatch = (int32_t)v;
         break;
+      case 'N':
+        ok = sk_lda_parse_ll("train", "--panels", optarg, 1, INT32_MAX, &v);
+        o.device.aga_panels = (int32_t)v;
+        break;
+      case 'H': o.device.aga_whole_words = 1; break;
       case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
       case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.device.workers = (int)v; break;
       case 'X':
@@ -381,8 +395,9 @@ static int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: unexpected argument '%s'\n", argv[optind]);
     ok = 0;
   }
-  if (ok && o.device.aga_minibatch > 0 && (o.given & SK_LDA_GIVEN_SAMPLER) && o.sampler != SK_LDA_SAMPLER_AGA) {
-    fprintf(stderr, "sk-lda train: --minibatch applies to --sampler aga only\n");
+  if (ok && (o.device.aga_minibatch > 0 || o.device.aga_panels > 0 || o.device.aga_whole_words) &&
+      (o.sampler == SK_LDA_SAMPLER_ESCA || o.sampler == SK_LDA_SAMPLER_CGS)) {
+    fprintf(stderr, "sk-lda train: --minibatch, --panels and --whole-word-panels apply to --sampler aga (or auto) only\n");
     ok = 0;
   }
   const int inputs = (in.docword != NULL) + (in.ldac != NULL) + (in.text != NULL);

@@ -19,7 +19,7 @@ rm -rf "$work" && mkdir -p "$work/corpus" || fail "cannot make $work"
 "$sk_lda" gen --out "$work/corpus" --docs 600 --words 800 --topics 10 --mean-length 80 --seed 5 >/dev/null ||
   fail "gen failed"
 train=("$sk_lda" train --docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt"
-       -k 24 --seed 7 --ll-every 5 --save-z --checkpoint-every 0)
+       -k 24 --seed 7 --ll-every 5 --save-z --checkpoint-every 0 --sampler esca)
 outputs=(model.skl topics.txt theta.txt z.bin)
 
 # run NAME ARGS...: one sk-lda train into $work/NAME (its log beside it); fails the test when it fails.

@@ -20,7 +20,7 @@ rm -rf "$work" && mkdir -p "$work/corpus" || fail "cannot make $work"
 "$sk_lda" gen --out "$work/corpus" --docs 1500 --words 1500 --topics 12 --mean-length 100 --seed 3 >/dev/null ||
   fail "gen failed"
 corpus=(--docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt")
-train=("$sk_lda" train "${corpus[@]}" -k 24 -n 60 --seed 9 --threads 2 --ll-every 5 --save-z --checkpoint-every 1)
+train=("$sk_lda" train "${corpus[@]}" -k 24 -n 60 --seed 9 --threads 2 --ll-every 5 --save-z --checkpoint-every 1 --sampler esca)
 outputs=(model.skl topics.txt theta.txt z.bin)
 
 t0=$(now_ms)

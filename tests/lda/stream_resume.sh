@@ -18,7 +18,7 @@ rm -rf "$work" && mkdir -p "$work/corpus" || fail "cannot make $work"
 "$sk_lda" gen --out "$work/corpus" --docs 600 --words 800 --topics 10 --mean-length 80 --seed 5 >/dev/null ||
   fail "gen failed"
 train=("$sk_lda" train --docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt"
-       -k 24 --seed 7 --ll-every 3 --save-z --checkpoint-every 0 --device gpu)
+       -k 24 --seed 7 --ll-every 3 --save-z --checkpoint-every 0 --device gpu --sampler esca)
 outputs=(model.skl topics.txt theta.txt z.bin)
 
 if ! "${train[@]}" -n 6 --out "$work/resident" >"$work/resident.log" 2>&1; then

@@ -813,8 +813,20 @@ static void test_argument_checks(void) {
                note != NULL && strstr(note, "CPU only") != NULL && strstr(note, "training on the CPU") != NULL,
            "auto with CGS did not pick the CPU with a note (%s)", note ? note : "no note");
   SK_CHECK(sk_lda_sampler_kind_from_name("esca") == SK_LDA_SAMPLER_ESCA &&
-               sk_lda_sampler_kind_from_name("cgs") == SK_LDA_SAMPLER_CGS && sk_lda_sampler_kind_from_name("x") < 0,
+               sk_lda_sampler_kind_from_name("cgs") == SK_LDA_SAMPLER_CGS &&
+               sk_lda_sampler_kind_from_name("auto") == SK_LDA_SAMPLER_AUTO && sk_lda_sampler_kind_from_name("x") < 0,
            "sampler names");
+  /* --sampler auto's rule: AGA on a GPU up to SK_LDA_AUTO_AGA_MAX_TOPICS and int32 positions, else ESCA */
+  sk_lda_device cpu = want, gpu = want;
+  cpu.kind = SK_LDA_DEVICE_CPU;
+  gpu.kind = SK_LDA_DEVICE_GPU;
+  const int32_t edge = SK_LDA_AUTO_AGA_MAX_TOPICS;
+  SK_CHECK(sk_lda_sampler_auto(&gpu, 1, 10) == SK_LDA_SAMPLER_AGA &&
+               sk_lda_sampler_auto(&gpu, edge, INT32_MAX) == SK_LDA_SAMPLER_AGA &&
+               sk_lda_sampler_auto(&gpu, edge + 1, 10) == SK_LDA_SAMPLER_ESCA &&
+               sk_lda_sampler_auto(&gpu, 2, (int64_t)INT32_MAX + 1) == SK_LDA_SAMPLER_ESCA &&
+               sk_lda_sampler_auto(&cpu, 2, 10) == SK_LDA_SAMPLER_ESCA && sk_lda_sampler_auto(NULL, 2, 10) == SK_LDA_SAMPLER_ESCA,
+           "--sampler auto's rule");
   sk_lda_model_free(NULL);
   sk_lda_corpus_free(&c);
 }

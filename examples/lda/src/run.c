@@ -22,7 +22,7 @@ void sk_lda_run_options_default(sk_lda_run_options *o) {
   o->beta = SK_LDA_DEFAULT_BETA;
   o->seed = 1;
   o->test_fraction = SK_LDA_DEFAULT_TEST_FRACTION;
-  o->sampler = SK_LDA_SAMPLER_ESCA;
+  o->sampler = SK_LDA_SAMPLER_AUTO;
   o->device.kind = SK_LDA_DEVICE_AUTO;
   o->iters = 100;
   o->ll_every = 10;
@@ -200,7 +200,7 @@ static int read_resume_checkpoint(const sk_lda_run_options *o, sk_lda_checkpoint
              (unsigned long long)ck->seed);
   else if ((g & SK_LDA_GIVEN_TEST_FRACTION) && o->test_fraction != ck->test_fraction)
     snprintf(what, sizeof what, "--test-fraction %.17g (the run has %.17g)", o->test_fraction, ck->test_fraction);
-  else if ((g & SK_LDA_GIVEN_SAMPLER) && o->sampler != ck->sampler)
+  else if ((g & SK_LDA_GIVEN_SAMPLER) && o->sampler != SK_LDA_SAMPLER_AUTO && o->sampler != ck->sampler)
     snprintf(what, sizeof what, "--sampler %s (the run has %s)", sk_lda_sampler_kind_name(o->sampler),
              sk_lda_sampler_kind_name(ck->sampler));
   if (what[0] != '\0') {
@@ -465,8 +465,20 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   sk_lda_error err;
   sk_lda_sampler *s = NULL;
   int made = 0;
-  if (status == SK_LDA_EXIT_OK && (sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0 ||
-                                   (made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0)) {
+  if (status == SK_LDA_EXIT_OK && sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    status = SK_LDA_EXIT_RUNTIME;
+  }
+  const int automatic = r.sampler == SK_LDA_SAMPLER_AUTO;
+  if (status == SK_LDA_EXIT_OK && automatic) r.sampler = sk_lda_sampler_auto(&device, m->num_topics, m->num_tokens);
+  if (status == SK_LDA_EXIT_OK && (made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0 && automatic &&
+      made == SK_LDA_SAMPLER_BUDGET_ERROR && r.sampler == SK_LDA_SAMPLER_AGA) {
+    /* AGA needs the corpus resident; ESCA streams it */
+    fprintf(stderr, "sk-lda train: --sampler auto: %s; ESCA instead\n", err.message);
+    r.sampler = SK_LDA_SAMPLER_ESCA;
+    made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err);
+  }
+  if (status == SK_LDA_EXIT_OK && made != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
   }

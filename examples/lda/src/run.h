@@ -61,7 +61,7 @@ typedef struct sk_lda_run_options {
   double beta;          /* default SK_LDA_DEFAULT_BETA */
   uint64_t seed;        /* default 1 */
   double test_fraction; /* documents held out (default SK_LDA_DEFAULT_TEST_FRACTION) */
-  int sampler;          /* sk_lda_sampler_kind (default ESCA) */
+  int sampler;          /* sk_lda_sampler_kind (default AUTO: sk_lda_sampler_auto() picks once the device is known) */
   sk_lda_device device; /* default AUTO, all CPU threads */
   int64_t iters;        /* sweeps in all, counting those of a resumed run (default 100) */
   int64_t ll_every;     /* joint log-likelihood every N sweeps, and at the first and last (default 10) */

@@ -14,7 +14,7 @@
 #include "gpu/metrics_gpu.h"
 #endif
 
-static const char *const sk_lda_sampler_names[] = {"esca", "cgs", "aga"};
+static const char *const sk_lda_sampler_names[] = {"esca", "cgs", "aga", "auto"};
 
 int sk_lda_sampler_kind_from_name(const char *name) {
   for (int i = 0; name != NULL && i < (int)(sizeof sk_lda_sampler_names / sizeof *sk_lda_sampler_names); ++i)
@@ -137,6 +137,8 @@ static int esca_gpu_create(int kind, sk_lda_model *m, const sk_lda_device *devic
   options.exact = device->gpu_exact;
   options.aga = kind == SK_LDA_SAMPLER_AGA;
   options.minibatch_docs = device->aga_minibatch;
+  options.aga_panels = device->aga_panels;
+  options.aga_whole_words = device->aga_whole_words;
   options.device_memory = (size_t)device->device_memory;
   options.workers = device->workers;
   options.host_threads = device->threads;
@@ -162,6 +164,12 @@ static int esca_gpu_create(int kind, sk_lda_model *m, const sk_lda_device *devic
   return 0;
 }
 #endif
+
+int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64_t num_tokens) {
+  const int gpu = resolved != NULL && resolved->kind == SK_LDA_DEVICE_GPU;
+  return gpu && num_topics <= SK_LDA_AUTO_AGA_MAX_TOPICS && num_tokens <= INT32_MAX ? SK_LDA_SAMPLER_AGA
+                                                                                   : SK_LDA_SAMPLER_ESCA;
+}
 
 /* --- devices ------------------------------------------------------------------------------------- */
 

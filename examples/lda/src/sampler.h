@@ -47,7 +47,9 @@ typedef struct sk_lda_device {
   int threads; /* CPU threads for the CPU samplers (<= 0: all); results never depend on it */
   int gpu;     /* CUDA device ordinal for the GPU samplers */
   int gpu_exact; /* GPU ESCA: 0 the float sweep (gpu/esca_gpu.h), 1 the exact one (the CPU ESCA's bits) */
-  int32_t aga_minibatch; /* GPU AGA-LDA: documents per mini-batch (0: a tenth of the documents) */
+  int32_t aga_minibatch; /* GPU AGA-LDA: documents per mini-batch (0: T / 200,000 mini-batches, 2 to 5; gpu/esca_gpu.h) */
+  int32_t aga_panels;    /* GPU AGA-LDA: panels a mini-batch (0: 4 per multiprocessor; gpu/esca_gpu.h) */
+  int aga_whole_words;   /* GPU AGA-LDA: 1 keeps each word's tokens in one panel (the paper's panels) */
   uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less a margin);
                              GPU ESCA streams the corpus when its state does not fit (gpu/esca_gpu.h) */
   int workers;            /* streamed GPU ESCA: CSR pipeline workers, 1 to 16 (0: the measured default) */
@@ -103,14 +105,30 @@ struct sk_lda_sampler {
 typedef enum sk_lda_sampler_kind {
   SK_LDA_SAMPLER_ESCA = 0,
   SK_LDA_SAMPLER_CGS = 1,
-  SK_LDA_SAMPLER_AGA = 2 /* AGA-LDA: the GPU only (gpu/aga_gpu.cuh) */
+  SK_LDA_SAMPLER_AGA = 2, /* AGA-LDA: the GPU only (gpu/aga_gpu.cuh) */
+  SK_LDA_SAMPLER_AUTO = 3 /* a choice, not a sampler: sk_lda_sampler_auto() makes it (AGA or ESCA) */
 } sk_lda_sampler_kind;
 
-/* The kind named `name` ("esca", "cgs" or "aga"); -1 for any other name. */
+/* The kind named `name` ("esca", "cgs", "aga" or "auto"); -1 for any other name. */
 int sk_lda_sampler_kind_from_name(const char *name);
 
-/* The --sampler name of a kind ("esca", "cgs", "aga"), or "?" when out of range. */
+/* The --sampler name of a kind ("esca", "cgs", "aga", "auto"), or "?" when out of range. */
 const char *sk_lda_sampler_kind_name(int kind);
+
+/*
+ * --sampler auto's rule: AGA-LDA up to this many topics on a GPU, ESCA above it and on the CPU. The
+ * K at which the GPU ESCA overtakes AGA in time to the CPU CGS's quality (bench/RESULTS.md, issue 14,
+ * measured on an H200 on kos, nips12, 20news and the NYTimes-scale corpus).
+ */
+#define SK_LDA_AUTO_AGA_MAX_TOPICS 128
+
+/*
+ * The sampler --sampler auto runs for K topics and T tokens on `resolved` (a resolved device):
+ * SK_LDA_SAMPLER_AGA on a GPU when K <= SK_LDA_AUTO_AGA_MAX_TOPICS and T fits AGA's int32 positions,
+ * SK_LDA_SAMPLER_ESCA otherwise. (A corpus too large for AGA's resident state is the caller's to
+ * catch: create fails with SK_LDA_SAMPLER_BUDGET_ERROR, and ESCA, which streams, is the fallback.)
+ */
+int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64_t num_tokens);
 
 /*
  * Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
