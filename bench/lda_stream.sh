@@ -29,24 +29,6 @@ data=unused
 . "$(dirname "$0")/lda_common.sh"
 h2d_rate=55e9 # replaced by the pcie part's measurement when it runs
 
-# gen_corpus NAME DOCS V: a corpus from sk-lda gen in $logs/NAME (binary when this sk-lda writes it).
-gen_corpus() {
-  local dir=$logs/$1
-  if [ ! -f "$dir/done" ]; then
-    local t0=$SECONDS
-    mkdir -p "$dir"
-    local fmt=()
-    "$sk" gen --help 2>&1 | grep -q -- "--binary" && fmt=(--binary)
-    "$sk" gen --out "$dir" --name "$1" --docs "$2" --words "$3" --mean-length 333 --topics 100 --seed 1 "${fmt[@]}" \
-      >"$logs/gen-$1.log" 2>&1 || { echo "gen $1 failed: $(tail -1 "$logs/gen-$1.log")" >&2; return 1; }
-    touch "$dir/done"
-    echo "gen $1: $((SECONDS - t0)) s, $(du -sh "$dir" | cut -f1) on disk" >&2
-  fi
-  local doc
-  doc=$(ls "$dir"/docword."$1".* | head -1)
-  echo "$doc --vocab $dir/vocab.$1.txt"
-}
-
 # train NAME INPUT K N RESIDENT_MTPS ARGS...: one run (no --out: nothing written but the log, so the
 # figures are the sweeps'), its log in $logs/NAME.log; prints its Markdown row. Mtok/s is over the
 # sweeps after the first (sk-lda's summary, metrics excluded).
