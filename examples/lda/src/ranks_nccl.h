@@ -42,16 +42,21 @@ int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, i
                              sk_lda_ranks_comm **out, sk_lda_error *err);
 
 /* d_data[0 .. count) (device, int32) = its sum over the ranks, in place (ncclAllReduce, ncclInt32,
-   ncclSum: exact while the sums fit int32). Queued after the work already on the legacy default
-   stream; returns when the sum is there. */
+   ncclSum: exact while the sums fit int32), after all the work already queued on the device (it
+   synchronises the device first); returns when the sum is there. d_data NULL: this rank adds count
+   zeros (a rank without tokens) into a scratch buffer made for the call. */
 int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_lda_error *err);
 
 /* h_words[0 .. n) (host, n <= 8) = rank 0's values on every rank (ncclBroadcast through a device buffer). */
 int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int n, sk_lda_error *err);
 
-/* Rank `from` sends d_data[0 .. count) (device, int32) to rank 0, which receives it into d_data
-   (ncclSend / ncclRecv). Called by rank 0 and rank `from` only, rank 0 once per other rank in order. */
-int sk_lda_ranks_comm_to_root_i32(sk_lda_ranks_comm *c, int from, int32_t *d_data, size_t count, sk_lda_error *err);
+/* Gathers host int32 parts on rank 0 (a collective): rank r holds h_part[0 .. begin[r + 1] - begin[r])
+   (begin: num_ranks + 1 non-decreasing offsets, the same on every rank), and rank 0 gets every part at
+   h_all + begin[r] (h_all: begin[R] values; NULL on the other ranks). Rank 0 copies its own part and
+   receives the others one after another (ncclSend / ncclRecv through a device buffer of the largest
+   part, made for the call). */
+int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin, int32_t *h_all,
+                                 sk_lda_error *err);
 
 /* Bytes moved so far by sum_i32 (this rank's send buffer size per call, summed) and seconds spent
    waiting in it: what travels per sweep, for logs and benchmarks. */

@@ -41,8 +41,9 @@ int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int
   return missing(err);
 }
 
-int sk_lda_ranks_comm_to_root_i32(sk_lda_ranks_comm *c, int from, int32_t *d_data, size_t count, sk_lda_error *err) {
-  (void)c, (void)from, (void)d_data, (void)count;
+int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin, int32_t *h_all,
+                                 sk_lda_error *err) {
+  (void)c, (void)h_part, (void)begin, (void)h_all;
   return missing(err);
 }
 

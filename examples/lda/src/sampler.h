@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "gpu/gpu_counts.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,11 @@ typedef struct sk_lda_device {
   uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less a margin);
                              GPU ESCA streams the corpus when its state does not fit (gpu/esca_gpu.h) */
   int workers;            /* streamed GPU ESCA: CSR pipeline workers, 1 to 16 (0: the measured default) */
+  /* A rank of a multi-GPU run (ranks.h; GPU ESCA's fast sweep only; 0 and zeroed on one GPU): the
+     model holds the rank's documents, whose first token is corpus position token_base, and b_sum sums
+     B's next counts over the ranks every sweep (gpu/gpu_counts.h). */
+  uint64_t token_base;
+  sk_lda_gpu_b_sum b_sum;
 } sk_lda_device;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
