@@ -132,28 +132,30 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
       if (r == n || !alive[r]) continue;
       alive[r] = 0;
       --running;
-      const int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-      if (r == 0) {
-        rank0_ended = 1;
-        rank0_status = status;
-        if (running > 0 && failed && first_fail < 0) { /* rank 0 said why; the others may wait in a collective */
-          signal_alive(pids, alive, n, SIGTERM);
-          killed = 1;
-          stage = 2, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
-        } else if (running > 0 && stage == 0) {
-          stage = 1, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
-        }
-      } else if (failed && first_fail < 0 && !rank0_ended && !killed) {
-        char how[160];
-        describe_end(status, how, sizeof how);
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      /* Rank 0 ends by itself with 0, 2 (bad usage: nothing was started) or 130 / 143 (interrupted, saved);
+         anything else, and any other rank's non-zero end, fails the run. */
+      const int failed = r == 0 ? !(code == 0 || code == SK_LDA_EXIT_USAGE || code == SK_LDA_EXIT_SIGINT ||
+                                    code == SK_LDA_EXIT_SIGTERM)
+                                : code != 0;
+      if (r == 0) rank0_ended = 1, rank0_status = status;
+      if (failed && first_fail < 0 && !killed && (r == 0 || !rank0_ended)) {
         first_fail = r;
         fail_status = status;
         failed_at = now_seconds();
-        fprintf(stderr, "sk-lda train: rank %d (GPU %d) %s; ending the other ranks (SIGTERM now, SIGKILL in %.0f s)\n",
-                r, r, how, SK_LDA_RANKS_GRACE_SECONDS);
-        signal_alive(pids, alive, n, SIGTERM);
-        killed = 1;
-        stage = 2, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
+        if (running > 0 || r > 0 || code < 0) { /* rank 0's own errors are said by rank 0 */
+          char how[160];
+          describe_end(status, how, sizeof how);
+          fprintf(stderr, "sk-lda train: rank %d (GPU %d) %s; %s\n", r, r, how,
+                  running > 0 ? "ending the other ranks (SIGTERM now, SIGKILL in a few seconds)" : "the run has ended");
+        }
+        if (running > 0) {
+          signal_alive(pids, alive, n, SIGTERM);
+          killed = 1;
+          stage = 2, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
+        }
+      } else if (r == 0 && running > 0 && stage == 0) {
+        stage = 1, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS; /* the others were told to stop */
       }
       continue;
     }
@@ -171,14 +173,16 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
     sleep_ms(20);
   }
   if (first_fail >= 0) {
-    fprintf(stderr, "sk-lda train: every rank has ended, %.1f s after rank %d failed\n", now_seconds() - failed_at,
-            first_fail);
+    if (n > 1)
+      fprintf(stderr, "sk-lda train: every rank has ended, %.1f s after rank %d failed\n", now_seconds() - failed_at,
+              first_fail);
     char path[4096];
     struct stat st;
     if (out_dir != NULL && snprintf(path, sizeof path, "%s/checkpoint.skc", out_dir) < (int)sizeof path &&
         stat(path, &st) == 0)
       fprintf(stderr, "sk-lda train: the last checkpoint is kept: continue with the same options and --resume %s\n",
               out_dir);
+    if (first_fail == 0 && rank0_ended && WIFEXITED(rank0_status)) return exit_code_of(rank0_status);
     return exit_code_of(fail_status) != 0 ? exit_code_of(fail_status) : SK_LDA_EXIT_RUNTIME;
   }
   if (rank0_ended) return exit_code_of(rank0_status);

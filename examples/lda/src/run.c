@@ -465,10 +465,21 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   sk_lda_error err;
   sk_lda_sampler *s = NULL;
   int made = 0;
-  if (status == SK_LDA_EXIT_OK && (sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0 ||
-                                   (made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0)) {
+  if (status == SK_LDA_EXIT_OK &&
+      (sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0 ||
+       (made = o->ranks != NULL ? sk_lda_ranks_sampler_create(o->ranks, r.sampler, m, &device, &s, &err)
+                                : sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0)) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
+  }
+  if (status == SK_LDA_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
+    sk_lda_checkpoint_free(&ck);
+    if (sk_lda_ranks_serve(s, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      status = SK_LDA_EXIT_RUNTIME;
+    }
+    sk_lda_sampler_destroy(s);
+    return status;
   }
   const double prep2 = sk_lda_wall_seconds();
   if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
