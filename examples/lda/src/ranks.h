@@ -133,6 +133,12 @@ int sk_lda_ranks_serve(sk_lda_sampler *s, sk_lda_error *err);
    not a ranked sampler. For tests and logs. */
 void sk_lda_ranks_sampler_range(const sk_lda_sampler *s, int64_t *first, int64_t *end);
 
+/* This rank's part as a model (its documents, z and A), or NULL when s is not a ranked sampler or the
+   rank has no token. After a to_host (rank 0's, or a gather served) it holds what the rank's GPU
+   sampler held: with a resident sampler B and n_k are the device's, the sums over every rank; with a
+   streamed one they are rebuilt from the part's z (its own tokens' counts). For tests. */
+const sk_lda_model *sk_lda_ranks_sampler_part(const sk_lda_sampler *s);
+
 #ifdef __cplusplus
 }
 #endif

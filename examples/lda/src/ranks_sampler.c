@@ -212,3 +212,9 @@ void sk_lda_ranks_sampler_range(const sk_lda_sampler *s, int64_t *first, int64_t
   if (first != NULL) *first = ours ? r->tok_begin[r->ctx.rank] : 0;
   if (end != NULL) *end = ours ? r->tok_begin[r->ctx.rank + 1] : 0;
 }
+
+const sk_lda_model *sk_lda_ranks_sampler_part(const sk_lda_sampler *s) {
+  if (s == NULL || s->ops->sweep != ranked_sweep) return NULL;
+  const ranked *r = (const ranked *)s->state;
+  return r->inner != NULL ? &r->model : NULL;
+}
