@@ -99,9 +99,13 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
   sk_lda_sampler *s = NULL, *one = NULL;
   int ok = SK_CHECK(sk_lda_ranks_sampler_create(ctx, SK_LDA_SAMPLER_ESCA, &m, &dev, &s, &err) == 0,
                     "rank %d: ranked sampler: %s", ctx->rank, err.message);
-  if (ok && ctx->rank != 0) {
-    ok = sk_lda_ranks_serve(s, &err) == 0;
-    if (!ok) fprintf(stderr, "test_ranks_gpu: %s: rank %d: %s\n", when, ctx->rank, err.message);
+  if (ctx->rank != 0) {
+    ok = ok && sk_lda_ranks_serve(s, &err) == 0;
+    if (!ok) { /* out of step with rank 0 from here: end, and the launcher ends the others */
+      fprintf(stderr, "test_ranks_gpu: %s: rank %d: %s\n", when, ctx->rank, err.message);
+      fflush(stderr);
+      _exit(1);
+    }
   } else if (ok) {
     sk_lda_device plain = dev;
     plain.device_memory = 0;
@@ -136,10 +140,18 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
   return ok;
 }
 
-/* Every case, on every rank, in the same order; returns the rank's exit status. */
-static int rank_main(const sk_lda_rank_context *ctx) {
+/* Every case, on every rank, in the same order, through one communicator (an id makes one only);
+   returns the rank's exit status. */
+static int rank_main(const sk_lda_rank_context *launched) {
   static const char *const names[] = {"kos", "20news"};
   static const int32_t topics[] = {100, 1024};
+  sk_lda_rank_context shared = *launched, *ctx = &shared;
+  sk_lda_error err;
+  if (sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, ctx->num_ranks, ctx->gpu, ctx->timeout_seconds, &shared.comm,
+                               &err) != 0) {
+    fprintf(stderr, "test_ranks_gpu: rank %d: the communicator: %s\n", ctx->rank, err.message);
+    return 1;
+  }
   int ok = 1;
   for (int c = 0; c < 2; ++c) {
     sk_lda_corpus corpus;
@@ -150,6 +162,7 @@ static int rank_main(const sk_lda_rank_context *ctx) {
     if (c == 0) ok = run_case(ctx, &corpus, names[c], 100, (uint64_t)16 << 20) && ok;
     sk_lda_corpus_free(&corpus);
   }
+  sk_lda_ranks_comm_destroy(shared.comm);
   if (ctx->rank != 0) return ok ? 0 : 1;
   return sk_test_finish();
 }

@@ -75,6 +75,10 @@ typedef struct sk_lda_rank_context {
   int gpu;                                   /* this rank's CUDA device ordinal */
   unsigned char nccl_id[SK_LDA_NCCL_ID_BYTES]; /* rank 0's ncclUniqueId */
   double timeout_seconds;                    /* per collective (<= 0: wait forever) */
+  /* A communicator of these ranks for the ranked sampler to use (borrowed: it outlives the sampler), or
+     NULL: the sampler makes its own from nccl_id. An id makes one communicator only, so a process that
+     makes several ranked samplers one after another (the tests) makes the communicator once. */
+  sk_lda_ranks_comm *comm;
 } sk_lda_rank_context;
 
 /*
@@ -116,7 +120,8 @@ int sk_lda_ranks_launch(int num_ranks, double timeout_seconds, const char *out_d
  * Creates rank ctx->rank's sampler on the whole model m (initialised or resumed; the same on every
  * rank): the rank's range of m's documents (sk_lda_rank_split()) as a model of its own, its GPU ESCA
  * sampler (device->kind GPU, device->gpu = ctx->gpu, the fast sweep) with the global token base and
- * B's sum over the ranks as hooks, and the communicator (a collective: every rank must call it). A
+ * B's sum over the ranks as hooks, and the communicator (ctx->comm, or one made from ctx->nccl_id: a
+ * collective, every rank must call it). A
  * rank whose range has no token draws nothing but still adds its (zero) counts. On rank 0 the sampler
  * is driven as any other (sampler.h) and its model is m; the other ranks pass theirs to
  * sk_lda_ranks_serve(). Fails on NULL, kind other than ESCA, device not a GPU, the inner sampler's or

@@ -15,6 +15,7 @@ typedef struct ranked {
   sk_lda_sampler_ops ops;
   sk_lda_rank_context ctx;
   sk_lda_ranks_comm *comm;
+  int owns_comm;        /* made by this sampler (else the context's, borrowed) */
   int32_t *doc_begin;   /* R + 1: the ranks' documents (sk_lda_rank_split()) */
   int64_t *tok_begin;   /* R + 1: their first tokens */
   sk_lda_corpus part;   /* this rank's documents: offsets rebased and owned, tokens borrowed from the corpus */
@@ -88,7 +89,7 @@ static void ranked_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
 static void ranked_free(ranked *r) {
   if (r == NULL) return;
   sk_lda_sampler_destroy(r->inner);
-  sk_lda_ranks_comm_destroy(r->comm);
+  if (r->owns_comm) sk_lda_ranks_comm_destroy(r->comm);
   sk_lda_model_free(&r->model);
   free(r->part.doc_offsets);
   free(r->doc_begin);
@@ -159,8 +160,12 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, int kind, sk_lda
     d.b_sum.user = r;
     rc = sk_lda_sampler_create(kind, &r->model, &d, &r->inner, err);
   }
-  if (rc == 0)
+  if (rc == 0 && ctx->comm != NULL) {
+    r->comm = ctx->comm;
+  } else if (rc == 0) {
     rc = sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, R, ctx->gpu, ctx->timeout_seconds, &r->comm, err);
+    r->owns_comm = rc == 0;
+  }
   if (rc != 0) {
     ranked_free(r);
     return rc;
