@@ -58,8 +58,9 @@ int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int
 int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin, int32_t *h_all,
                                  sk_lda_error *err);
 
-/* Bytes moved so far by sum_i32 (this rank's send buffer size per call, summed) and seconds spent
-   waiting in it: what travels per sweep, for logs and benchmarks. */
+/* Bytes summed so far by sum_i32 (count x 4 per call; a ring all-reduce sends and receives about
+   2 (R - 1) / R times that) and its wall seconds from the device's idle to the sum's end (the wait for
+   the slowest rank included): what travels per sweep, for logs and benchmarks. Zeros for NULL. */
 void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, double *sum_bytes, double *sum_seconds);
 
 /* Ends the communicator (ncclCommFinalize and ncclCommDestroy; ncclCommAbort after a failure); NULL is

@@ -84,6 +84,8 @@ static int ranked_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, c
 static void ranked_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
   const ranked *r = (const ranked *)s->state;
   if (r->inner != NULL) sk_lda_sampler_get_stats(r->inner, out);
+  out->ranks = r->ctx.num_ranks;
+  sk_lda_ranks_comm_stats(r->comm, &out->sum_bytes, &out->sum_seconds);
 }
 
 static void ranked_free(ranked *r) {

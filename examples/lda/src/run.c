@@ -389,6 +389,10 @@ static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64
            1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
            (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
            1e3 * r->first_sweep_seconds);
+  if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
+    printf("ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the slowest "
+           "rank included), %.1f MB of int32 a rank\n",
+           st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
   if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
     printf("streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over PCIe; "
            "prepared in %.2f s, %.2f GB of pinned host memory\n",

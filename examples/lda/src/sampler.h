@@ -80,6 +80,10 @@ typedef struct sk_lda_sampler_stats {
   double h2d_bytes, d2h_bytes; /* bytes over PCIe, summed over the sweeps */
   double prepare_seconds;    /* the sampler's host preparation (chunk plan, PDOW plans, pinning) */
   int64_t host_pinned_bytes; /* pinned host memory it holds */
+  /* A rank of a multi-GPU run's (ranks.h; 0 otherwise): */
+  int ranks;                 /* R */
+  double sum_bytes;          /* bytes of B this rank put into the sums over the ranks, summed over the sweeps */
+  double sum_seconds;        /* wall time of those sums, the wait for the slowest rank included */
 } sk_lda_sampler_stats;
 
 /* What a sampler implements. Each function receives the sampler it belongs to. */

@@ -152,10 +152,11 @@ extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int n
 
 extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_lda_error *err) {
   if (enter(c, "summing B over the ranks", err) != 0) return 1;
-  const double t0 = now_seconds();
-  /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers). */
+  /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers);
+     the time counted is the sum's, the wait for the slowest rank included, not this rank's draws. */
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return cuda_fail(c, err, "finishing the draws before the sum", e);
+  const double t0 = now_seconds();
   int32_t *zeros = NULL;
   if (d_data == NULL && count > 0) { /* a rank without tokens adds zeros */
     cudaError_t ze = cudaMalloc((void **)&zeros, count * sizeof *zeros);
