@@ -99,6 +99,10 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
   sk_lda_sampler *s = NULL, *one = NULL;
   int ok = SK_CHECK(sk_lda_ranks_sampler_create(ctx, SK_LDA_SAMPLER_ESCA, &m, &dev, &s, &err) == 0,
                     "rank %d: ranked sampler: %s", ctx->rank, err.message);
+  if (!ok && ctx->rank == 0) { /* the others serve a sampler that rank 0 has not: end, they are ended */
+    fflush(stdout);
+    _exit(sk_test_finish());
+  }
   if (ctx->rank != 0) {
     ok = ok && sk_lda_ranks_serve(s, &err) == 0;
     if (!ok) { /* out of step with rank 0 from here: end, and the launcher ends the others */
