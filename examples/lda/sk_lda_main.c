@@ -277,13 +277,21 @@ static void train_usage(FILE *f) {
           "                         NCCL_NVLS_ENABLE=0 is set for the ranks unless already set\n"
           "      --nccl             the ranks' path (launcher, NCCL) even with --gpus 1: checks it on one GPU\n"
           "      --rank-timeout S   the most seconds a rank waits for the others in one collective before it\n"
-          "                         fails (default %.0f; 0: no limit)\n",
+          "                         fails (default %.0f; 0: no limit)\n"
+          "      --mpi              across hosts: the ranks are the processes of an MPI launch, one per GPU\n"
+          "                         (mpirun -n R sk-lda train --mpi ...; the i-th rank of a host drives its\n"
+          "                         GPU i; MPI carries rank 0's NCCL id; a failing rank aborts them all)%s\n",
 #ifdef SK_LDA_HAVE_NCCL
           "",
 #else
           ": this build has none, so --gpus 1 only",
 #endif
-          SK_LDA_RANKS_GRACE_SECONDS, SK_LDA_RANK_TIMEOUT_DEFAULT);
+          SK_LDA_RANKS_GRACE_SECONDS, SK_LDA_RANK_TIMEOUT_DEFAULT,
+#ifdef SK_LDA_HAVE_MPI
+          "");
+#else
+          ": this build has no MPI");
+#endif
 }
 
 static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_lda_error *err) {
@@ -321,13 +329,13 @@ static int cmd_train(int argc, char **argv) {
       {"minibatch", required_argument, 0, 'M'},
       {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
       {"gpus", required_argument, 0, 'g'},     {"nccl", no_argument, 0, 'N'},
-      {"rank-timeout", required_argument, 0, 'U'},
+      {"rank-timeout", required_argument, 0, 'U'}, {"mpi", no_argument, 0, 'I'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
   sk_lda_run_options o;
   sk_lda_run_options_default(&o);
-  int ok = 1, c, demo = 0, gpus = 1, nccl = 0;
+  int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0;
   double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
   long long v;
   optind = 1;
@@ -381,6 +389,7 @@ static int cmd_train(int argc, char **argv) {
       case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.device.workers = (int)v; break;
       case 'g': ok = sk_lda_parse_ll("train", "--gpus", optarg, 1, SK_LDA_MAX_RANKS, &v); gpus = (int)v; break;
       case 'N': nccl = 1; break;
+      case 'I': mpi = 1; break;
       case 'U': ok = sk_lda_parse_double("train", "--rank-timeout", optarg, 0.0, 1e9, &rank_timeout); break;
       case 'X':
         if (strcmp(optarg, "fast") == 0) o.device.gpu_exact = 0;
@@ -424,7 +433,7 @@ static int cmd_train(int argc, char **argv) {
   sk_lda_error err;
   int ranked = 0;
   if (ok) {
-    ranked = sk_lda_ranks_check(gpus, nccl, o.sampler, o.device.kind, o.device.gpu_exact, rank_timeout, &err);
+    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.device.gpu_exact, rank_timeout, &err);
     if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
     if (ranked == -1) return SK_LDA_EXIT_RUNTIME;
     ok = ranked >= 0;
@@ -435,7 +444,15 @@ static int cmd_train(int argc, char **argv) {
   }
   /* Several GPUs: one process per GPU from here on (before any CUDA or OpenMP use); this one waits. */
   sk_lda_rank_context rank_ctx;
-  if (ranked) {
+  if (ranked == 2) { /* the ranks come from mpirun; this process is one of them */
+    if (sk_lda_ranks_mpi_start(rank_timeout, sk_lda_ranks_nccl_make_id, &rank_ctx, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME);
+    }
+    o.ranks = &rank_ctx;
+    o.device.kind = SK_LDA_DEVICE_GPU;
+    o.device.gpu = rank_ctx.gpu;
+  } else if (ranked) {
     int is_rank = 0;
     err.message[0] = '\0';
     const int status = sk_lda_ranks_launch(gpus, rank_timeout, o.out != NULL ? o.out : o.resume,
@@ -456,7 +473,7 @@ static int cmd_train(int argc, char **argv) {
     sk_lda_gen_params p;
     if (sk_lda_demo_corpus(o.seed, &corpus, &planted, &p, &err) != 0) {
       fprintf(stderr, "sk-lda train --demo: %s\n", err.message);
-      return SK_LDA_EXIT_RUNTIME;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME) : SK_LDA_EXIT_RUNTIME;
     }
     o.num_topics = p.num_topics, o.alpha = p.alpha, o.beta = p.beta;
     if (o.iters == 100) o.iters = 200;
@@ -467,7 +484,7 @@ static int cmd_train(int argc, char **argv) {
     const double t0 = sk_lda_wall_seconds();
     if (read_corpus(&in, &corpus, &err) != 0) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
-      return SK_LDA_EXIT_USAGE;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_USAGE) : SK_LDA_EXIT_USAGE;
     }
     describe_input(&in, input_args, sizeof input_args);
     printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
@@ -484,7 +501,7 @@ static int cmd_train(int argc, char **argv) {
   sk_lda_split_free(&split);
   sk_lda_corpus_free(&corpus);
   free(planted);
-  return status;
+  return ranked == 2 ? sk_lda_ranks_mpi_end(status) : status;
 }
 
 /* --- infer ---------------------------------------------------------------------------------------- */

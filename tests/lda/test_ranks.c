@@ -7,8 +7,10 @@
  *            document boundary nearest to r T / R (ties below; the first of equal offsets), each
  *            range's tokens differ from T / R by at most the longest document; bad arguments fail.
  *   checks   sk_lda_ranks_check(): --gpus 1 stays on the single-GPU path, out-of-range counts, other
- *            samplers, --device cpu, --gpu-sweep exact and negative timeouts are usage errors (-2), and
+ *            samplers, --mpi with --gpus, --device cpu, --gpu-sweep exact and negative timeouts are usage errors (-2), and
  *            the rank path is taken (1) or refused for a missing NCCL (-1) as this build says.
+ *   MPI      `test_ranks --mpi` under mpirun (ctest test_ranks_mpi, where MPI was found): every rank gets
+ *            its MPI rank, the rank count, its GPU (its place on its host) and rank 0's id.
  *   launcher sk_lda_ranks_launch() with a stand-in for the NCCL id: every rank gets its rank, GPU and
  *            rank 0's id, NCCL_NVLS_ENABLE=0, no stdout but rank 0's; a rank that exits 3 or is killed
  *            ends the others (which would sleep for minutes) within the grace time, with its status;
@@ -123,30 +125,38 @@ static void check_tests(void) {
   sk_lda_error err, why;
   const int have = sk_lda_ranks_nccl_available(&why);
   const int esca = SK_LDA_SAMPLER_ESCA, autod = SK_LDA_DEVICE_AUTO;
-  SK_CHECK(sk_lda_ranks_check(1, 0, esca, autod, 0, 600, &err) == 0, "--gpus 1 left the single-GPU path");
-  SK_CHECK(sk_lda_ranks_check(1, 0, SK_LDA_SAMPLER_CGS, SK_LDA_DEVICE_CPU, 1, 600, &err) == 0,
+  SK_CHECK(sk_lda_ranks_check(1, 0, 0, esca, autod, 0, 600, &err) == 0, "--gpus 1 left the single-GPU path");
+  SK_CHECK(sk_lda_ranks_check(1, 0, 0, SK_LDA_SAMPLER_CGS, SK_LDA_DEVICE_CPU, 1, 600, &err) == 0,
            "--gpus 1 checked the single-GPU path's options");
-  SK_CHECK(sk_lda_ranks_check(0, 0, esca, autod, 0, 600, &err) == -2 && strstr(err.message, "--gpus") != NULL,
+  SK_CHECK(sk_lda_ranks_check(0, 0, 0, esca, autod, 0, 600, &err) == -2 && strstr(err.message, "--gpus") != NULL,
            "--gpus 0: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(SK_LDA_MAX_RANKS + 1, 0, esca, autod, 0, 600, &err) == -2, "--gpus too many");
-  SK_CHECK(sk_lda_ranks_check(2, 0, SK_LDA_SAMPLER_CGS, autod, 0, 600, &err) == -2 && strstr(err.message, "cgs"),
+  SK_CHECK(sk_lda_ranks_check(SK_LDA_MAX_RANKS + 1, 0, 0, esca, autod, 0, 600, &err) == -2, "--gpus too many");
+  SK_CHECK(sk_lda_ranks_check(2, 0, 0, SK_LDA_SAMPLER_CGS, autod, 0, 600, &err) == -2 && strstr(err.message, "cgs"),
            "--gpus 2 --sampler cgs: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(2, 0, SK_LDA_SAMPLER_AGA, autod, 0, 600, &err) == -2 && strstr(err.message, "aga"),
+  SK_CHECK(sk_lda_ranks_check(2, 0, 0, SK_LDA_SAMPLER_AGA, autod, 0, 600, &err) == -2 && strstr(err.message, "aga"),
            "--gpus 2 --sampler aga: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(4, 0, esca, SK_LDA_DEVICE_CPU, 0, 600, &err) == -2 && strstr(err.message, "cpu"),
+  SK_CHECK(sk_lda_ranks_check(4, 0, 0, esca, SK_LDA_DEVICE_CPU, 0, 600, &err) == -2 && strstr(err.message, "cpu"),
            "--gpus 4 --device cpu: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(1, 1, esca, SK_LDA_DEVICE_CPU, 0, 600, &err) == -2 && strstr(err.message, "--nccl"),
+  SK_CHECK(sk_lda_ranks_check(1, 1, 0, esca, SK_LDA_DEVICE_CPU, 0, 600, &err) == -2 && strstr(err.message, "--nccl"),
            "--nccl --device cpu: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(2, 0, esca, SK_LDA_DEVICE_GPU, 1, 600, &err) == -2 && strstr(err.message, "exact"),
+  SK_CHECK(sk_lda_ranks_check(2, 0, 0, esca, SK_LDA_DEVICE_GPU, 1, 600, &err) == -2 && strstr(err.message, "exact"),
            "--gpus 2 --gpu-sweep exact: %s", err.message);
-  SK_CHECK(sk_lda_ranks_check(2, 0, esca, autod, 0, -1, &err) == -2 && strstr(err.message, "--rank-timeout"),
+  SK_CHECK(sk_lda_ranks_check(2, 0, 0, esca, autod, 0, -1, &err) == -2 && strstr(err.message, "--rank-timeout"),
            "--rank-timeout -1: %s", err.message);
   const int expect = have ? 1 : -1;
-  SK_CHECK(sk_lda_ranks_check(2, 0, esca, autod, 0, 600, &err) == expect, "--gpus 2: expected %d (%s)", expect,
+  SK_CHECK(sk_lda_ranks_check(2, 0, 0, esca, autod, 0, 600, &err) == expect, "--gpus 2: expected %d (%s)", expect,
            have ? "NCCL built in" : why.message);
-  SK_CHECK(sk_lda_ranks_check(1, 1, esca, SK_LDA_DEVICE_GPU, 0, 0, &err) == expect, "--nccl: expected %d", expect);
+  SK_CHECK(sk_lda_ranks_check(1, 1, 0, esca, SK_LDA_DEVICE_GPU, 0, 0, &err) == expect, "--nccl: expected %d", expect);
   if (!have)
     SK_CHECK(strstr(err.message, "NCCL") != NULL, "the missing NCCL is not named: %s", err.message);
+  SK_CHECK(sk_lda_ranks_check(2, 0, 1, esca, autod, 0, 600, &err) == -2 && strstr(err.message, "--gpus"),
+           "--mpi --gpus 2: %s", err.message);
+  const int have_mpi = sk_lda_ranks_mpi_available(&why);
+  const int expect_mpi = have && have_mpi ? 2 : -1;
+  SK_CHECK(sk_lda_ranks_check(1, 0, 1, esca, autod, 0, 600, &err) == expect_mpi, "--mpi: expected %d (%s)",
+           expect_mpi, err.message);
+  if (have && !have_mpi)
+    SK_CHECK(strstr(err.message, "MPI") != NULL, "the missing MPI is not named: %s", err.message);
   printf("this build %s NCCL%s%s\n", have ? "has" : "has no", have ? "" : ": ", have ? "" : why.message);
 }
 
@@ -248,7 +258,27 @@ static void launcher_tests(void) {
            "no id maker accepted");
 }
 
-int main(void) {
+/* Under mpirun: this process is one rank. */
+static int mpi_main(void) {
+  sk_lda_rank_context ctx;
+  sk_lda_error err;
+  if (!SK_CHECK(sk_lda_ranks_mpi_start(42.0, fake_id, &ctx, &err) == 0, "MPI start: %s", err.message))
+    return sk_lda_ranks_mpi_end(sk_test_finish());
+  sk_test_context("MPI rank %d of %d", ctx.rank, ctx.num_ranks);
+  int same = 1;
+  for (int i = 0; i < SK_LDA_NCCL_ID_BYTES; ++i) same = same && ctx.nccl_id[i] == (unsigned char)(kIdByte ^ i);
+  SK_CHECK(same, "rank %d did not get rank 0's id", ctx.rank);
+  SK_CHECK(ctx.num_ranks >= 1 && ctx.rank >= 0 && ctx.rank < ctx.num_ranks, "rank %d of %d", ctx.rank,
+           ctx.num_ranks);
+  SK_CHECK(ctx.gpu >= 0 && ctx.gpu <= ctx.rank && ctx.timeout_seconds == 42.0 && ctx.comm == NULL,
+           "rank %d: GPU %d, timeout %g", ctx.rank, ctx.gpu, ctx.timeout_seconds);
+  fprintf(stderr, "MPI rank %d of %d: GPU %d, rank 0's id\n", ctx.rank, ctx.num_ranks, ctx.gpu);
+  const int status = sk_test_finish();
+  return sk_lda_ranks_mpi_end(status);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--mpi") == 0) return mpi_main();
   split_tests();
   check_tests();
   launcher_tests();

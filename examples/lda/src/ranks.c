@@ -47,14 +47,18 @@ int sk_lda_rank_split(const int64_t *doc_offsets, int32_t num_docs, int num_rank
   return 0;
 }
 
-int sk_lda_ranks_check(int gpus, int forced, int sampler_kind, int device_kind, int gpu_exact,
+int sk_lda_ranks_check(int gpus, int forced, int mpi, int sampler_kind, int device_kind, int gpu_exact,
                        double timeout_seconds, sk_lda_error *err) {
   if (gpus < 1 || gpus > SK_LDA_MAX_RANKS) {
     sk_lda_fail(err, "--gpus: %d is not a number of GPUs from 1 to %d", gpus, SK_LDA_MAX_RANKS);
     return -2;
   }
-  if (gpus == 1 && !forced) return 0;
-  const char *what = gpus > 1 ? "--gpus" : "--nccl";
+  if (gpus == 1 && !forced && !mpi) return 0;
+  const char *what = mpi ? "--mpi" : gpus > 1 ? "--gpus" : "--nccl";
+  if (mpi && gpus > 1) {
+    sk_lda_fail(err, "--mpi takes the ranks from the MPI launcher (mpirun -n R): leave out --gpus");
+    return -2;
+  }
   if (sampler_kind != SK_LDA_SAMPLER_ESCA) {
     sk_lda_fail(err, "%s runs the ESCA sampler only (--sampler %s draws in an order that ranks cannot share)", what,
                 sk_lda_sampler_kind_name(sampler_kind));
@@ -73,9 +77,9 @@ int sk_lda_ranks_check(int gpus, int forced, int sampler_kind, int device_kind, 
     return -2;
   }
   sk_lda_error why;
-  if (!sk_lda_ranks_nccl_available(&why)) {
-    sk_lda_fail(err, "%s %d: %s", what, gpus, why.message);
+  if (!sk_lda_ranks_nccl_available(&why) || (mpi && !sk_lda_ranks_mpi_available(&why))) {
+    sk_lda_fail(err, "%s: %s", what, why.message);
     return -1;
   }
-  return 1;
+  return mpi ? 2 : 1;
 }

@@ -83,14 +83,16 @@ typedef struct sk_lda_rank_context {
 
 /*
  * The launcher's argument checks, before anything is started: `gpus` ranks (1 .. SK_LDA_MAX_RANKS),
- * `forced` (--nccl: the rank path even for one GPU), the sampler kind, the device kind, the exact
- * sweep flag and the timeout. Returns 0 when the run stays on the single-GPU path (gpus = 1, not
- * forced); 1 when it takes the rank path; -2 (a usage error: sk-lda exits 2) with err naming the
- * option when the combination is refused: a sampler other than esca, --device cpu, --gpu-sweep exact,
- * a negative timeout, gpus out of range; -1 (exit 1) when the build cannot run ranks (no CUDA part,
- * no NCCL), err naming what is missing. Pure C: no CUDA, no NCCL call.
+ * `forced` (--nccl: the rank path even for one GPU), `mpi` (--mpi: the ranks come from mpirun), the
+ * sampler kind, the device kind, the exact sweep flag and the timeout. Returns 0 when the run stays on
+ * the single-GPU path (gpus = 1, neither forced nor mpi); 1 when it takes the fork launcher's rank
+ * path; 2 the MPI path; -2 (a usage error: sk-lda exits 2) with err naming the option when the
+ * combination is refused: a sampler other than esca, --device cpu, --gpu-sweep exact, a negative
+ * timeout, gpus out of range, --mpi with --gpus above 1; -1 (exit 1) when the build cannot run ranks
+ * (no CUDA part, no NCCL, no MPI for --mpi), err naming what is missing. Pure C: no CUDA, NCCL or MPI
+ * call.
  */
-int sk_lda_ranks_check(int gpus, int forced, int sampler_kind, int device_kind, int gpu_exact,
+int sk_lda_ranks_check(int gpus, int forced, int mpi, int sampler_kind, int device_kind, int gpu_exact,
                        double timeout_seconds, sk_lda_error *err);
 
 /*
@@ -115,6 +117,24 @@ int sk_lda_ranks_check(int gpus, int forced, int sampler_kind, int device_kind, 
 int sk_lda_ranks_launch(int num_ranks, double timeout_seconds, const char *out_dir,
                         int (*make_id)(unsigned char *id, sk_lda_error *err), sk_lda_rank_context *ctx, int *is_rank,
                         sk_lda_error *err);
+
+/*
+ * ACROSS HOSTS (`mpirun -n R sk-lda train --mpi ...`, built when an MPI C library is found): the
+ * launcher is MPI's. sk_lda_ranks_mpi_start() calls MPI_Init, takes the rank and the number of ranks
+ * from MPI_COMM_WORLD and the GPU from the rank's place among its host's ranks (MPI_Comm_split_type
+ * SHARED: the i-th rank of a host drives its GPU i), and hands rank 0's NCCL id to every rank with
+ * MPI_Bcast (a rank 0 that cannot make one says so to all, and every rank fails); ranks other than 0
+ * write nothing to stdout. NCCL then runs as with the fork launcher. Failures: sk_lda_ranks_mpi_end()
+ * calls MPI_Finalize for a rank that ended with 0, 130 or 143 and MPI_Abort (which ends every rank) for
+ * any other status; a rank killed outright is the MPI launcher's to notice (mpirun ends the others);
+ * --rank-timeout bounds every wait in NCCL. Without MPI, both fail: sk_lda_ranks_mpi_available()
+ * returns 0 with err naming what is missing.
+ */
+int sk_lda_ranks_mpi_available(sk_lda_error *err);
+int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char *id, sk_lda_error *err),
+                           sk_lda_rank_context *ctx, sk_lda_error *err);
+/* Ends an MPI rank with `status` (see above); returns status when it returns at all. */
+int sk_lda_ranks_mpi_end(int status);
 
 /*
  * Creates rank ctx->rank's sampler on the whole model m (initialised or resumed; the same on every
