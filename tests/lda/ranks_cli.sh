@@ -63,6 +63,14 @@ for R in 2 4; do
 done
 
 # 3. a rank killed mid-run
+# children_of PID: its child processes' ids, oldest first (the launcher forks rank 0 first).
+children_of() {
+  if command -v pgrep >/dev/null; then pgrep -P "$1" | sort -n; return; fi
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(awk '{print $4}' "$p/stat" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+  done | sort -n
+}
 kill_case() { # NAME GPUS RANK_TO_KILL
   local name=$1 R=$2 victim=$3 dir="$work/$1"
   local args=(--gpus "$R")
@@ -72,7 +80,7 @@ kill_case() { # NAME GPUS RANK_TO_KILL
   for _ in $(seq 1 600); do [ -f "$dir/checkpoint.skc" ] && break; sleep 0.1; done
   [ -f "$dir/checkpoint.skc" ] || { kill -9 "$launcher"; fail "$name: no checkpoint after 60 s: $(tail -3 "$dir.log")"; }
   sleep 0.5
-  local ranks=($(pgrep -P "$launcher" | sort -n))
+  local ranks=($(children_of "$launcher"))
   [ "${#ranks[@]}" -eq "$R" ] || { kill -9 "$launcher"; fail "$name: ${#ranks[@]} ranks, expected $R"; }
   local t0
   t0=$(now_ms)
@@ -83,7 +91,7 @@ kill_case() { # NAME GPUS RANK_TO_KILL
   [ "$ms" -le 12000 ] || fail "$name: the run took $ms ms to end after the kill"
   grep -q "rank $victim (GPU $victim) was killed by signal 9" "$dir.log" || fail "$name: no message naming rank $victim: $(tail -3 "$dir.log")"
   grep -q "the last checkpoint is kept" "$dir.log" || fail "$name: the kept checkpoint is not named: $(tail -3 "$dir.log")"
-  [ -z "$(pgrep -P "$launcher")" ] || fail "$name: ranks are left running"
+  for p in "${ranks[@]}"; do kill -0 "$p" 2>/dev/null && fail "$name: rank process $p is left running"; done
   echo "ok: $name: rank $victim killed, the run ended in $ms ms: $(grep -m1 "was killed" "$dir.log")"
   local done_sweeps
   done_sweeps=$(od -An -t u8 -j 72 -N 8 "$dir/checkpoint.skc" | tr -d ' ')
