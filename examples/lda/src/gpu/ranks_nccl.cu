@@ -170,7 +170,10 @@ extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, 
   const int failed = count > 0 && run_call(c, ncclAllReduce(d_data, d_data, count, ncclInt32, ncclSum, c->comm,
                                                             c->stream),
                                            "summing B over the ranks (ncclAllReduce)", err) != 0;
-  if (zeros != NULL) (void)cudaFree(zeros);
+  if (zeros != NULL) {
+    const cudaError_t fe = cudaFree(zeros);
+    if (!failed && fe != cudaSuccess) return cuda_fail(c, err, "a rank without tokens: freeing its zeros", fe);
+  }
   if (failed) return 1;
   c->sum_bytes += (double)count * sizeof(int32_t);
   c->sum_seconds += now_seconds() - t0;
@@ -226,7 +229,8 @@ extern "C" int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t 
       }
     }
   }
-  (void)cudaFree(d);
+  const cudaError_t fe = cudaFree(d);
+  if (!failed && fe != cudaSuccess) return cuda_fail(c, err, "gathering z: freeing the device buffer", fe);
   return failed;
 }
 
