@@ -277,3 +277,12 @@ expect_message(2 "not-a-model.skl" ${SK_LDA} infer --model ${WORK}/not-a-model.s
 expect_exit(2 ${SK_LDA} infer --model ${WORK}/no-such-model.skl --docword ${WORK}/docword.t.txt
             --vocab ${WORK}/vocab.t.txt --out ${WORK}/x.txt)
 message(STATUS "sk-lda gen, train, resume, infer: all checks passed")
+
+# --gpus, --nccl, --mpi: the combinations refused before anything starts (exit 2), with the option named.
+expect_message(2 "--gpus: '0' is not a whole number" ${SK_LDA} train ${corpus} --gpus 0)
+expect_message(2 "--gpus runs on GPUs: leave out --device cpu" ${SK_LDA} train ${corpus} --gpus 2 --device cpu)
+expect_message(2 "--gpus runs the ESCA sampler only" ${SK_LDA} train ${corpus} --gpus 2 --sampler cgs)
+expect_message(2 "--gpus runs the fast GPU sweep only" ${SK_LDA} train ${corpus} --gpus 4 --gpu-sweep exact)
+expect_message(2 "--nccl runs on GPUs" ${SK_LDA} train ${corpus} --nccl --device cpu)
+expect_message(2 "--mpi takes the ranks from the MPI launcher" ${SK_LDA} train ${corpus} --mpi --gpus 2)
+expect_message(2 "--rank-timeout: '-1' is not a number" ${SK_LDA} train ${corpus} --gpus 2 --rank-timeout -1)

@@ -271,6 +271,35 @@ static void train_usage(FILE *f) {
           "      --workers N        streamed ESCA: chunks in flight at once, each with its CUDA stream and\n"
           "                         buffer, 1 to 16 (default 2, the fastest measured on an H200); the budget\n"
           "                         is shared among them\n", f);
+  fprintf(f,
+          "several GPUs (one host; NCCL%s):\n"
+          "      --gpus N           train on GPUs 0 .. N-1 of this host, one process (rank) each (default 1:\n"
+          "                         one GPU, no NCCL). The training documents are split into N ranges of\n"
+          "                         equal token counts; each rank samples its own with the GPU ESCA sweep\n"
+          "                         (streamed when its share does not fit), and the word-topic counts are\n"
+          "                         summed over the ranks every sweep in integers (NCCL all-reduce of V x K\n"
+          "                         int32), so the topics are bit for bit those of one GPU. Rank 0 writes the\n"
+          "                         outputs and checkpoints (resumable with any --gpus); ESCA's fast sweep\n"
+          "                         only (--sampler auto picks it). A rank that fails ends the others (SIGTERM, then SIGKILL %.0f s\n"
+          "                         later) and the run exits non-zero, keeping the last checkpoint.\n"
+          "                         NCCL_NVLS_ENABLE=0 is set for the ranks unless already set\n"
+          "      --nccl             the ranks' path (launcher, NCCL) even with --gpus 1: checks it on one GPU\n"
+          "      --rank-timeout S   the most seconds a rank waits for the others in one collective before it\n"
+          "                         fails (default %.0f; 0: no limit)\n"
+          "      --mpi              across hosts: the ranks are the processes of an MPI launch, one per GPU\n"
+          "                         (mpirun -n R sk-lda train --mpi ...; the i-th rank of a host drives its\n"
+          "                         GPU i; MPI carries rank 0's NCCL id; a failing rank aborts them all)%s\n",
+#ifdef SK_LDA_HAVE_NCCL
+          "",
+#else
+          ": this build has none, so --gpus 1 only",
+#endif
+          SK_LDA_RANKS_GRACE_SECONDS, SK_LDA_RANK_TIMEOUT_DEFAULT,
+#ifdef SK_LDA_HAVE_MPI
+          "");
+#else
+          ": this build has no MPI");
+#endif
 }
 
 static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_lda_error *err) {
@@ -305,15 +334,18 @@ static int cmd_train(int argc, char **argv) {
       {"top", required_argument, 0, 'W'},      {"save-z", no_argument, 0, 'Y'},
       {"resume", required_argument, 0, 'R'},   {"overwrite", no_argument, 0, 'O'},
       {"checkpoint-every", required_argument, 0, 'P'}, {"gpu-sweep", required_argument, 0, 'X'},
-      {"minibatch", required_argument, 0, 'M'}, {"panels", required_argument, 0, 'N'},
+      {"minibatch", required_argument, 0, 'M'}, {"panels", required_argument, 0, 'K'},
       {"whole-word-panels", no_argument, 0, 'H'},
       {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
+      {"gpus", required_argument, 0, 'g'},     {"nccl", no_argument, 0, 'N'},
+      {"rank-timeout", required_argument, 0, 'U'}, {"mpi", no_argument, 0, 'I'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
   sk_lda_run_options o;
   sk_lda_run_options_default(&o);
-  int ok = 1, c, demo = 0;
+  int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0;
+  double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
   long long v;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
@@ -362,13 +394,17 @@ static int cmd_train(int argc, char **argv) {
         ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
         o.device.aga_minibatch = (int32_t)v;
         break;
-      case 'N':
+      case 'K':
         ok = sk_lda_parse_ll("train", "--panels", optarg, 1, INT32_MAX, &v);
         o.device.aga_panels = (int32_t)v;
         break;
       case 'H': o.device.aga_whole_words = 1; break;
       case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
       case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.device.workers = (int)v; break;
+      case 'g': ok = sk_lda_parse_ll("train", "--gpus", optarg, 1, SK_LDA_MAX_RANKS, &v); gpus = (int)v; break;
+      case 'N': nccl = 1; break;
+      case 'I': mpi = 1; break;
+      case 'U': ok = sk_lda_parse_double("train", "--rank-timeout", optarg, 0.0, 1e9, &rank_timeout); break;
       case 'X':
         if (strcmp(optarg, "fast") == 0) o.device.gpu_exact = 0;
         else if (strcmp(optarg, "exact") == 0) o.device.gpu_exact = 1;
@@ -409,12 +445,41 @@ static int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: --demo makes its own corpus: leave out --docword, --ldac, --text and --resume\n");
     ok = 0;
   }
+  sk_lda_error err;
+  int ranked = 0;
+  if (ok) {
+    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.device.gpu_exact, rank_timeout, &err);
+    if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
+    if (ranked == -1) return SK_LDA_EXIT_RUNTIME;
+    ok = ranked >= 0;
+  }
   if (!ok) {
     fprintf(stderr, "see 'sk-lda train --help'\n");
     return SK_LDA_EXIT_USAGE;
   }
-
-  sk_lda_error err;
+  /* Several GPUs: one process per GPU from here on (before any CUDA or OpenMP use); this one waits. */
+  sk_lda_rank_context rank_ctx;
+  if (ranked == 2) { /* the ranks come from mpirun; this process is one of them */
+    if (sk_lda_ranks_mpi_start(rank_timeout, sk_lda_ranks_nccl_make_id, &rank_ctx, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME);
+    }
+    o.ranks = &rank_ctx;
+    o.device.kind = SK_LDA_DEVICE_GPU;
+    o.device.gpu = rank_ctx.gpu;
+  } else if (ranked) {
+    int is_rank = 0;
+    err.message[0] = '\0';
+    const int status = sk_lda_ranks_launch(gpus, rank_timeout, o.out != NULL ? o.out : o.resume,
+                                           sk_lda_ranks_nccl_make_id, &rank_ctx, &is_rank, &err);
+    if (!is_rank) {
+      if (status != SK_LDA_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return status;
+    }
+    o.ranks = &rank_ctx;
+    o.device.kind = SK_LDA_DEVICE_GPU;
+    o.device.gpu = rank_ctx.gpu;
+  }
   sk_lda_corpus corpus;
   memset(&corpus, 0, sizeof corpus);
   float *planted = NULL;
@@ -423,7 +488,7 @@ static int cmd_train(int argc, char **argv) {
     sk_lda_gen_params p;
     if (sk_lda_demo_corpus(o.seed, &corpus, &planted, &p, &err) != 0) {
       fprintf(stderr, "sk-lda train --demo: %s\n", err.message);
-      return SK_LDA_EXIT_RUNTIME;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME) : SK_LDA_EXIT_RUNTIME;
     }
     o.num_topics = p.num_topics, o.alpha = p.alpha, o.beta = p.beta;
     if (o.iters == 100) o.iters = 200;
@@ -434,7 +499,7 @@ static int cmd_train(int argc, char **argv) {
     const double t0 = sk_lda_wall_seconds();
     if (read_corpus(&in, &corpus, &err) != 0) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
-      return SK_LDA_EXIT_USAGE;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_USAGE) : SK_LDA_EXIT_USAGE;
     }
     describe_input(&in, input_args, sizeof input_args);
     printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
@@ -451,7 +516,7 @@ static int cmd_train(int argc, char **argv) {
   sk_lda_split_free(&split);
   sk_lda_corpus_free(&corpus);
   free(planted);
-  return status;
+  return ranked == 2 ? sk_lda_ranks_mpi_end(status) : status;
 }
 
 /* --- infer ---------------------------------------------------------------------------------------- */

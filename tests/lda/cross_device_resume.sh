@@ -13,14 +13,8 @@ set -uo pipefail
 sk_lda=$1
 work=$2
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-rm -rf "$work" && mkdir -p "$work/corpus" || fail "cannot make $work"
-"$sk_lda" gen --out "$work/corpus" --docs 600 --words 800 --topics 10 --mean-length 80 --seed 5 >/dev/null ||
-  fail "gen failed"
-train=("$sk_lda" train --docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt"
-       -k 24 --seed 7 --ll-every 5 --save-z --checkpoint-every 0 --sampler esca)
-outputs=(model.skl topics.txt theta.txt z.bin)
+source "$(dirname "$0")/lda_cli_common.sh"
+train=("${small_train[@]}" --ll-every 5)
 
 # run NAME ARGS...: one sk-lda train into $work/NAME (its log beside it); fails the test when it fails.
 run() {
@@ -36,12 +30,6 @@ resume() {
   cp -r "$work/$from" "$work/$name" || fail "cannot copy $from"
   "${train[@]}" --resume "$work/$name" -n 10 "$@" >"$work/$name.log" 2>&1 ||
     fail "$name: --resume $* failed: $(tail -3 "$work/$name.log")"
-}
-same_files() {
-  for f in "${outputs[@]}"; do
-    cmp -s "$work/$1/$f" "$work/$2/$f" || fail "$1/$f differs from $2/$f"
-  done
-  echo "ok: $1 = $2 (${outputs[*]})"
 }
 # The joint LL per token at sweep 10 (metrics.csv's fourth column).
 ll10() { awk -F, '$1 == 10 { print $4 }' "$work/$1/metrics.csv"; }

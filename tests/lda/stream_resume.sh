@@ -12,27 +12,14 @@ set -uo pipefail
 sk_lda=$1
 work=$2
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-rm -rf "$work" && mkdir -p "$work/corpus" || fail "cannot make $work"
-"$sk_lda" gen --out "$work/corpus" --docs 600 --words 800 --topics 10 --mean-length 80 --seed 5 >/dev/null ||
-  fail "gen failed"
-train=("$sk_lda" train --docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt"
-       -k 24 --seed 7 --ll-every 3 --save-z --checkpoint-every 0 --device gpu --sampler esca)
-outputs=(model.skl topics.txt theta.txt z.bin)
+source "$(dirname "$0")/lda_cli_common.sh"
+train=("${small_train[@]}" --ll-every 3 --device gpu)
 
 if ! "${train[@]}" -n 6 --out "$work/resident" >"$work/resident.log" 2>&1; then
   if grep -q "no CUDA GPU" "$work/resident.log"; then echo "SKIP: no GPU"; exit 77; fi
   fail "the resident run failed: $(tail -3 "$work/resident.log")"
 fi
 grep -q "streamed" "$work/resident.log" && fail "the resident run streamed: $(grep streamed "$work/resident.log")"
-
-same_files() {
-  for f in "${outputs[@]}"; do
-    cmp -s "$work/$1/$f" "$work/$2/$f" || fail "$1/$f differs from $2/$f"
-  done
-  echo "ok: $1 = $2 (${outputs[*]})"
-}
 
 "${train[@]}" -n 6 --device-memory 512K --workers 3 --out "$work/streamed" >"$work/streamed.log" 2>&1 ||
   fail "the streamed run failed: $(tail -3 "$work/streamed.log")"

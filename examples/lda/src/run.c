@@ -389,6 +389,10 @@ static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64
            1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
            (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
            1e3 * r->first_sweep_seconds);
+  if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
+    printf("ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the slowest "
+           "rank included), %.1f MB of int32 a rank\n",
+           st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
   if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
     printf("streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over PCIe; "
            "prepared in %.2f s, %.2f GB of pinned host memory\n",
@@ -448,6 +452,14 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
   return SK_LDA_EXIT_OK;
 }
 
+/* The sampler of `kind` on the resolved device: this rank's part of a data-parallel sampler when the run
+   has ranks (ranks.h), else the single-device one. */
+static int create_sampler(const sk_lda_run_options *o, int kind, sk_lda_model *m, const sk_lda_device *device,
+                          sk_lda_sampler **s, sk_lda_error *err) {
+  return o->ranks != NULL ? sk_lda_ranks_sampler_create(o->ranks, kind, m, device, s, err)
+                          : sk_lda_sampler_create(kind, m, device, s, err);
+}
+
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
   sk_lda_checkpoint ck;
   memset(&ck, 0, sizeof ck);
@@ -469,18 +481,29 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = SK_LDA_EXIT_RUNTIME;
   }
+  /* --sampler auto: ESCA over several ranks (the only sampler they run), else by K and the device */
   const int automatic = r.sampler == SK_LDA_SAMPLER_AUTO;
-  if (status == SK_LDA_EXIT_OK && automatic) r.sampler = sk_lda_sampler_auto(&device, m->num_topics, m->num_tokens);
-  if (status == SK_LDA_EXIT_OK && (made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err)) != 0 && automatic &&
-      made == SK_LDA_SAMPLER_BUDGET_ERROR && r.sampler == SK_LDA_SAMPLER_AGA) {
+  if (status == SK_LDA_EXIT_OK && automatic)
+    r.sampler = o->ranks != NULL ? SK_LDA_SAMPLER_ESCA : sk_lda_sampler_auto(&device, m->num_topics, m->num_tokens);
+  if (status == SK_LDA_EXIT_OK) made = create_sampler(o, r.sampler, m, &device, &s, &err);
+  if (status == SK_LDA_EXIT_OK && made == SK_LDA_SAMPLER_BUDGET_ERROR && automatic && r.sampler == SK_LDA_SAMPLER_AGA) {
     /* AGA needs the corpus resident; ESCA streams it */
     fprintf(stderr, "sk-lda train: --sampler auto: %s; ESCA instead\n", err.message);
     r.sampler = SK_LDA_SAMPLER_ESCA;
-    made = sk_lda_sampler_create(r.sampler, m, &device, &s, &err);
+    made = create_sampler(o, r.sampler, m, &device, &s, &err);
   }
   if (status == SK_LDA_EXIT_OK && made != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     status = made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
+  }
+  if (status == SK_LDA_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
+    sk_lda_checkpoint_free(&ck);
+    if (sk_lda_ranks_serve(s, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      status = SK_LDA_EXIT_RUNTIME;
+    }
+    sk_lda_sampler_destroy(s);
+    return status;
   }
   const double prep2 = sk_lda_wall_seconds();
   if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);

@@ -25,6 +25,7 @@
 
 #include "corpus.h"
 #include "model.h"
+#include "ranks.h"
 #include "sampler.h"
 #include "split.h"
 
@@ -76,6 +77,10 @@ typedef struct sk_lda_run_options {
   int save_z;           /* also write z.bin */
   unsigned given;       /* SK_LDA_GIVEN_* */
   const char *input_args; /* the input options as typed ("--docword F --vocab V"), for the resume hint */
+  /* This process's rank of a multi-GPU run (ranks.h), or NULL: one process. Every rank runs the same
+     run up to the sampler (split, model, resume); rank 0 then runs it on, the other ranks serve rank 0
+     (sk_lda_ranks_serve()) and return without writing anything. */
+  const sk_lda_rank_context *ranks;
 } sk_lda_run_options;
 
 void sk_lda_run_options_default(sk_lda_run_options *o);

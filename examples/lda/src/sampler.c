@@ -142,6 +142,8 @@ static int esca_gpu_create(int kind, sk_lda_model *m, const sk_lda_device *devic
   options.device_memory = (size_t)device->device_memory;
   options.workers = device->workers;
   options.host_threads = device->threads;
+  options.token_base = device->token_base;
+  options.b_sum = device->b_sum;
   const int rc = sk_lda_esca_gpu_create_with(m, device->gpu, &options, &g->gpu, err);
   if (rc != 0) {
     free(g);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "gpu/gpu_counts.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -53,6 +54,11 @@ typedef struct sk_lda_device {
   uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less a margin);
                              GPU ESCA streams the corpus when its state does not fit (gpu/esca_gpu.h) */
   int workers;            /* streamed GPU ESCA: CSR pipeline workers, 1 to 16 (0: the measured default) */
+  /* A rank of a multi-GPU run (ranks.h; GPU ESCA's fast sweep only; 0 and zeroed on one GPU): the
+     model holds the rank's documents, whose first token is corpus position token_base, and b_sum sums
+     B's next counts over the ranks every sweep (gpu/gpu_counts.h). */
+  uint64_t token_base;
+  sk_lda_gpu_b_sum b_sum;
 } sk_lda_device;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
@@ -76,6 +82,10 @@ typedef struct sk_lda_sampler_stats {
   double h2d_bytes, d2h_bytes; /* bytes over PCIe, summed over the sweeps */
   double prepare_seconds;    /* the sampler's host preparation (chunk plan, PDOW plans, pinning) */
   int64_t host_pinned_bytes; /* pinned host memory it holds */
+  /* A rank of a multi-GPU run's (ranks.h; 0 otherwise): */
+  int ranks;                 /* R */
+  double sum_bytes;          /* bytes of B this rank put into the sums over the ranks, summed over the sweeps */
+  double sum_seconds;        /* wall time of those sums, the wait for the slowest rank included */
 } sk_lda_sampler_stats;
 
 /* What a sampler implements. Each function receives the sampler it belongs to. */

@@ -267,6 +267,8 @@ int check_options(const sk_lda_esca_gpu_options *o, sk_lda_error *err) {
     return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
   if (o->workers < 0 || o->workers > 16)
     return sk_lda_fail(err, "GPU ESCA: %d workers; the streamed sweep takes 1 to 16", o->workers);
+  if ((o->token_base != 0 || o->b_sum.fn != NULL) && (o->exact || o->aga))
+    return sk_lda_fail(err, "GPU ESCA: a rank's token base and sum of B apply to the fast ESCA sweep only");
   if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0 || o->minibatch_docs < 0 ||
       o->aga_panel_words < 0 || o->aga_panels < 0)
     return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens, chunk tokens, mini-batch documents, panel words "
@@ -326,9 +328,11 @@ int sweep_fast(sk_lda_esca_gpu *g, uint64_t iteration, sk_lda_error *err) {
   p.z = d.z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = d.next_item;
   p.scratch = d.scratch;
-  p.token_base = 0;
+  p.token_base = g->options.token_base;
   SK_LDA_CUDA_TRY(sk_lda_gpu::fast_draw_launch(p, g->launch, 0), "drawing the topics");
   SK_LDA_CUDA_TRY(cudaEventRecord(g->marks[2], 0), "timing the sweep");
+  const sk_lda_gpu_b_sum &sum = g->options.b_sum;
+  if (sum.fn != NULL && sum.fn(sum.user, d.b_next, vk, err) != 0) return 1;
   SK_LDA_CUDA_TRY(cudaMemsetAsync(d.n_k, 0, (size_t)g->num_topics * sizeof *d.n_k, 0), "zeroing n_k");
   SK_LDA_CUDA_TRY(sk_lda_gpu::fast_topic_totals_launch(d.b_next, g->num_words, g->num_topics, d.n_k, 0),
                   "summing the topic totals");
@@ -390,6 +394,8 @@ sk_lda_gpu::stream_config stream_config_of(const sk_lda_esca_gpu_options &o, int
   cfg.blocks_per_sm = o.blocks_per_sm;
   cfg.item_tokens = o.item_tokens;
   cfg.host_threads = o.host_threads;
+  cfg.token_base = o.token_base;
+  cfg.b_sum = o.b_sum;
   return cfg;
 }
 

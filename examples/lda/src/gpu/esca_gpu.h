@@ -74,6 +74,9 @@ typedef struct sk_lda_esca_gpu_options {
   int workers;           /* streamed sweep: CSR pipeline workers, 1 to 16 (0: the measured default) */
   int host_threads;      /* streamed sweep: OpenMP threads for its host work (0: all) */
   int force_stream;      /* tests: stream the fast sweep even when the corpus fits (one chunk: resident) */
+  /* A rank of a multi-GPU run (ranks.h; the fast sweep only): the model is the rank's documents, and */
+  uint64_t token_base;   /* its token t draws the uniform of corpus position token_base + t */
+  sk_lda_gpu_b_sum b_sum; /* B's next counts summed over the ranks between the draws and the swap */
 } sk_lda_esca_gpu_options;
 
 /* Device bytes left free when no budget is given: for CUDA's own allocations and the metrics' scratch. */

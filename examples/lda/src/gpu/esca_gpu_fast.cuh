@@ -43,7 +43,8 @@ struct fast_draw_params {
   double alpha_d;
   uint64_t seed, iteration;
   // The corpus position of the plan's token 0: a streamed chunk's plan and z are local to the chunk,
-  // and token t of it draws the uniform of token token_base + t (0 when the corpus is resident).
+  // and token t of it draws the uniform of token token_base + t (0 when the whole corpus is resident; a
+  // rank of a multi-GPU run adds its first token, ranks.h).
   uint64_t token_base;
 };
 

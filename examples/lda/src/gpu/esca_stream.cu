@@ -74,6 +74,8 @@ struct esca_stream {
   cudaEvent_t model_marks[4];
   int model_marks_made;
   uint64_t iteration;  // the sweep being run, for the chunk function
+  uint64_t token_base; // the corpus position of this sampler's token 0 (a rank's; 0 on one GPU)
+  sk_lda_gpu_b_sum b_sum;
   int64_t allocated;
   sk_lda_esca_gpu_stats stats;
 };
@@ -199,7 +201,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.z = z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = s->next_item + w;
   p.scratch = s->rows != NULL ? s->rows + (size_t)w * s->launch.scratch_floats : NULL;
-  p.token_base = (uint64_t)view->info.first_token;
+  p.token_base = s->token_base + (uint64_t)view->info.first_token;
   if (fast_draw_launch(p, s->launch, stream) != cudaSuccess) return SK_ERROR_CUDA_LAUNCH_FAILED;
   if (cudaEventRecord(s->marks[3 * k + 2], stream) != cudaSuccess) return SK_ERROR_CUDA;
   return SK_SUCCESS;
@@ -324,6 +326,8 @@ int stream_create(const sk_lda_model *m, const stream_config &cfg, esca_stream *
   s->beta = m->beta;
   s->vbeta = (double)m->num_words * m->beta; /* esca.c's expression, as the resident sweep */
   s->seed = m->seed;
+  s->token_base = cfg.token_base;
+  s->b_sum = cfg.b_sum;
   // The model's bytes are planned for W workers (the pipeline makes min(W, C)).
   size_t per_worker = 0;
   cudaError_t e = cudaSuccess;
@@ -430,6 +434,7 @@ int stream_sweep(esca_stream *s, uint64_t iteration, sk_lda_error *err) {
                        (unsigned long long)iteration, (long long)done, (long long)s->stats.chunks, sk_status_string(st),
                        sk_last_cuda_error_string());
   SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[2], 0), "timing the sweep");
+  if (s->b_sum.fn != NULL && s->b_sum.fn(s->b_sum.user, s->b_next, vk, err) != 0) return 1;
   SK_LDA_CUDA_TRY(cudaMemsetAsync(s->n_k, 0, (size_t)s->num_topics * sizeof *s->n_k, 0), "zeroing n_k");
   SK_LDA_CUDA_TRY(fast_topic_totals_launch(s->b_next, s->num_words, s->num_topics, s->n_k, 0),
                   "summing the topic totals");

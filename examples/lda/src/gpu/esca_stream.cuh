@@ -42,6 +42,8 @@ struct stream_config {
   int threads, blocks_per_sm;  // the draw kernel's launch (0: defaults, as the resident sweep)
   int32_t item_tokens;   // most tokens of an item (0: the resident sweep's rule on a chunk)
   int host_threads;      // OpenMP threads for the host plan (0: all)
+  uint64_t token_base;   // a rank's first corpus position (esca_gpu.h's options; 0 on one GPU)
+  sk_lda_gpu_b_sum b_sum; // a rank's sum of B over the ranks after the chunks' draws (zeroed: none)
 };
 
 

@@ -6,7 +6,10 @@
 #ifndef SK_LDA_GPU_COUNTS_H
 #define SK_LDA_GPU_COUNTS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "corpus.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +30,19 @@ typedef struct sk_lda_gpu_counts {
   const uint32_t *a_topic;           /* A's topics, increasing within a document */
   const uint32_t *a_count;           /* A's counts, each > 0 */
 } sk_lda_gpu_counts;
+
+/*
+ * The sum of B's next counts over the ranks of a multi-GPU run (ranks.h), as a GPU ESCA sweep's hook:
+ * when fn is not NULL, the fast sweep (resident or streamed) calls fn(user, d_b, count, err) after its
+ * draws have been queued (on the legacy default stream, or the streamed pipeline's workers) and before
+ * n_k is summed from d_b and the two B swap. d_b holds count = V x K int32 counts of this rank's tokens
+ * (device); fn must leave there their sum over every rank, the work done (it waits), and return 0; or
+ * non-zero with err filled, which fails the sweep. Zeroed: one GPU, no sum.
+ */
+typedef struct sk_lda_gpu_b_sum {
+  int (*fn)(void *user, int32_t *d_b, size_t count, sk_lda_error *err);
+  void *user;
+} sk_lda_gpu_b_sum;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,257 @@
+// The NCCL communicator of a multi-GPU sk-lda run (ranks_nccl.h): non-blocking, every wait polled with
+// a timeout and ncclCommGetAsyncError(), aborted on the first failure.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ranks_nccl.h"
+
+static_assert(sizeof(ncclUniqueId) == SK_LDA_NCCL_ID_BYTES, "ranks_nccl.h's id size is NCCL's");
+static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0), "non-blocking communicators need NCCL 2.14 or later");
+
+struct sk_lda_ranks_comm {
+  ncclComm_t comm;     // NULL after an abort
+  int rank, num_ranks, gpu;
+  double timeout;      // seconds per wait; <= 0: none
+  cudaStream_t stream; // the collectives' stream
+  uint64_t *d_words;   // 8 words for the broadcasts
+  int failed;          // set by the first failure: the communicator is aborted, every later call fails
+  double sum_bytes, sum_seconds;
+};
+
+namespace {
+
+double now_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void nap_100us() {
+  struct timespec ts = {0, 100000L};
+  nanosleep(&ts, NULL);
+}
+
+// Aborts the communicator (so that no collective of this rank runs on) and fills err; returns 1.
+int fail_abort(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, const char *why) {
+  if (c->comm != NULL) (void)ncclCommAbort(c->comm);
+  c->comm = NULL;
+  c->failed = 1;
+  return sk_lda_fail(err, "rank %d of %d (GPU %d): %s: %s", c->rank, c->num_ranks, c->gpu, what, why);
+}
+
+int nccl_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, ncclResult_t r) {
+  char why[400];
+  const char *last = c->comm != NULL ? ncclGetLastError(c->comm) : NULL;
+  snprintf(why, sizeof why, "NCCL: %s%s%s", ncclGetErrorString(r), last != NULL && last[0] ? ": " : "",
+           last != NULL ? last : "");
+  return fail_abort(c, err, what, why);
+}
+
+int cuda_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, cudaError_t e) {
+  char why[300];
+  snprintf(why, sizeof why, "CUDA: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+  return fail_abort(c, err, what, why);
+}
+
+// Waits until the communicator has no operation in progress and, when stream_too, its stream is idle;
+// fails on an asynchronous NCCL error (a peer's failure included), a CUDA error or the timeout.
+int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_lda_error *err) {
+  const double start = now_seconds();
+  for (;;) {
+    ncclResult_t async = ncclSuccess;
+    const ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
+    if (r != ncclSuccess) return nccl_fail(c, err, what, r);
+    if (async != ncclSuccess && async != ncclInProgress) return nccl_fail(c, err, what, async);
+    if (async == ncclSuccess) {
+      if (!stream_too) return 0;
+      const cudaError_t e = cudaStreamQuery(c->stream);
+      if (e == cudaSuccess) return 0;
+      if (e != cudaErrorNotReady) return cuda_fail(c, err, what, e);
+    }
+    if (c->timeout > 0 && now_seconds() - start > c->timeout) {
+      char why[200];
+      snprintf(why, sizeof why, "no answer from the other ranks after %.0f s (--rank-timeout)", c->timeout);
+      return fail_abort(c, err, what, why);
+    }
+    nap_100us();
+  }
+}
+
+// The start of every call: the communicator usable, its device current.
+int enter(sk_lda_ranks_comm *c, const char *what, sk_lda_error *err) {
+  if (c == NULL) return sk_lda_fail(err, "ranks: %s: no communicator", what);
+  if (c->failed || c->comm == NULL)
+    return sk_lda_fail(err, "rank %d: %s: the communicator was aborted after an earlier failure", c->rank, what);
+  const cudaError_t e = cudaSetDevice(c->gpu);
+  if (e != cudaSuccess) return cuda_fail(c, err, "selecting the GPU", e);
+  return 0;
+}
+
+// A collective's call: queued (ncclSuccess) or queueing (ncclInProgress, non-blocking), then waited for.
+int run_call(sk_lda_ranks_comm *c, ncclResult_t r, const char *what, sk_lda_error *err) {
+  if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, err, what, r);
+  return wait_done(c, 1, what, err);
+}
+
+}  // namespace
+
+extern "C" int sk_lda_ranks_nccl_available(sk_lda_error *err) {
+  (void)err;
+  return 1;
+}
+
+extern "C" int sk_lda_ranks_nccl_make_id(unsigned char *id, sk_lda_error *err) {
+  if (id == NULL) return sk_lda_fail(err, "NCCL id: NULL");
+  ncclUniqueId u;
+  const ncclResult_t r = ncclGetUniqueId(&u);
+  if (r != ncclSuccess) return sk_lda_fail(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+  memcpy(id, &u, sizeof u);
+  return 0;
+}
+
+extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, int gpu,
+                                        double timeout_seconds, sk_lda_ranks_comm **out, sk_lda_error *err) {
+  if (out == NULL || id == NULL) return sk_lda_fail(err, "ranks: communicator: NULL argument");
+  *out = NULL;
+  if (num_ranks < 1 || rank < 0 || rank >= num_ranks || gpu < 0)
+    return sk_lda_fail(err, "ranks: communicator: rank %d of %d on GPU %d", rank, num_ranks, gpu);
+  sk_lda_ranks_comm *c = (sk_lda_ranks_comm *)calloc(1, sizeof *c);
+  if (c == NULL) return sk_lda_fail(err, "ranks: out of host memory");
+  c->rank = rank;
+  c->num_ranks = num_ranks;
+  c->gpu = gpu;
+  c->timeout = timeout_seconds;
+  cudaError_t e = cudaSetDevice(gpu);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&c->d_words, 8 * sizeof *c->d_words);
+  if (e != cudaSuccess) {
+    cuda_fail(c, err, "preparing the communicator", e);
+    sk_lda_ranks_comm_destroy(c);
+    return 1;
+  }
+  ncclUniqueId u;
+  memcpy(&u, id, sizeof u);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0; /* every wait is ours: polled, with a timeout, abortable */
+  const ncclResult_t r = ncclCommInitRankConfig(&c->comm, num_ranks, u, rank, &config);
+  int failed = 0;
+  if (r != ncclSuccess && r != ncclInProgress) failed = nccl_fail(c, err, "joining the communicator", r);
+  else failed = wait_done(c, 0, "joining the communicator", err);
+  if (failed) {
+    sk_lda_ranks_comm_destroy(c);
+    return 1;
+  }
+  *out = c;
+  return 0;
+}
+
+extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_lda_error *err) {
+  if (enter(c, "summing B over the ranks", err) != 0) return 1;
+  /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers);
+     the time counted is the sum's, the wait for the slowest rank included, not this rank's draws. */
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return cuda_fail(c, err, "finishing the draws before the sum", e);
+  const double t0 = now_seconds();
+  int32_t *zeros = NULL;
+  if (d_data == NULL && count > 0) { /* a rank without tokens adds zeros */
+    cudaError_t ze = cudaMalloc((void **)&zeros, count * sizeof *zeros);
+    if (ze == cudaSuccess) ze = cudaMemset(zeros, 0, count * sizeof *zeros);
+    if (ze != cudaSuccess) {
+      if (zeros != NULL) (void)cudaFree(zeros);
+      return cuda_fail(c, err, "a rank without tokens: zero counts", ze);
+    }
+    d_data = zeros;
+  }
+  const int failed = count > 0 && run_call(c, ncclAllReduce(d_data, d_data, count, ncclInt32, ncclSum, c->comm,
+                                                            c->stream),
+                                           "summing B over the ranks (ncclAllReduce)", err) != 0;
+  if (zeros != NULL) {
+    const cudaError_t fe = cudaFree(zeros);
+    if (!failed && fe != cudaSuccess) return cuda_fail(c, err, "a rank without tokens: freeing its zeros", fe);
+  }
+  if (failed) return 1;
+  c->sum_bytes += (double)count * sizeof(int32_t);
+  c->sum_seconds += now_seconds() - t0;
+  return 0;
+}
+
+extern "C" int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int n, sk_lda_error *err) {
+  if (enter(c, "rank 0's command", err) != 0) return 1;
+  if (h_words == NULL || n < 1 || n > 8) return sk_lda_fail(err, "ranks: broadcast of %d words", n);
+  cudaError_t e = cudaSuccess;
+  if (c->rank == 0) e = cudaMemcpy(c->d_words, h_words, (size_t)n * sizeof *h_words, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) return cuda_fail(c, err, "rank 0's command", e);
+  if (run_call(c, ncclBroadcast(c->d_words, c->d_words, (size_t)n, ncclUint64, 0, c->comm, c->stream),
+               "rank 0's command (ncclBroadcast)", err) != 0)
+    return 1;
+  e = cudaMemcpy(h_words, c->d_words, (size_t)n * sizeof *h_words, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_fail(c, err, "rank 0's command", e);
+  return 0;
+}
+
+extern "C" int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin,
+                                            int32_t *h_all, sk_lda_error *err) {
+  if (enter(c, "gathering z on rank 0", err) != 0) return 1;
+  if (begin == NULL || (c->rank == 0 && h_all == NULL)) return sk_lda_fail(err, "ranks: gather: NULL argument");
+  const int R = c->num_ranks;
+  size_t largest = 0;
+  for (int r = 0; r < R; ++r) {
+    if (begin[r + 1] < begin[r]) return sk_lda_fail(err, "ranks: gather: part %d has a negative size", r);
+    const size_t n = (size_t)(begin[r + 1] - begin[r]);
+    if (n > largest) largest = n;
+  }
+  const size_t own = (size_t)(begin[c->rank + 1] - begin[c->rank]);
+  if (own > 0 && h_part == NULL) return sk_lda_fail(err, "ranks: gather: NULL part");
+  if (c->rank == 0 && own > 0) memcpy(h_all, h_part, own * sizeof *h_all);
+  const size_t stage = c->rank == 0 ? largest : own;
+  if (R == 1 || stage == 0) return 0;
+  int32_t *d = NULL;
+  cudaError_t e = cudaMalloc((void **)&d, stage * sizeof *d);
+  if (e != cudaSuccess) return cuda_fail(c, err, "gathering z: a device buffer", e);
+  int failed = 0;
+  if (c->rank != 0) {
+    e = cudaMemcpy(d, h_part, own * sizeof *d, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) failed = cuda_fail(c, err, "sending z", e);
+    else failed = run_call(c, ncclSend(d, own, ncclInt32, 0, c->comm, c->stream), "sending z (ncclSend)", err);
+  } else {
+    for (int r = 1; r < R && !failed; ++r) {
+      const size_t n = (size_t)(begin[r + 1] - begin[r]);
+      if (n == 0) continue;
+      failed = run_call(c, ncclRecv(d, n, ncclInt32, r, c->comm, c->stream), "receiving z (ncclRecv)", err);
+      if (!failed) {
+        e = cudaMemcpy(h_all + begin[r], d, n * sizeof *d, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) failed = cuda_fail(c, err, "receiving z", e);
+      }
+    }
+  }
+  const cudaError_t fe = cudaFree(d);
+  if (!failed && fe != cudaSuccess) return cuda_fail(c, err, "gathering z: freeing the device buffer", fe);
+  return failed;
+}
+
+extern "C" void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, double *sum_bytes, double *sum_seconds) {
+  if (sum_bytes != NULL) *sum_bytes = c != NULL ? c->sum_bytes : 0.0;
+  if (sum_seconds != NULL) *sum_seconds = c != NULL ? c->sum_seconds : 0.0;
+}
+
+extern "C" void sk_lda_ranks_comm_destroy(sk_lda_ranks_comm *c) {
+  if (c == NULL) return;
+  (void)cudaSetDevice(c->gpu);
+  if (c->comm != NULL) {
+    sk_lda_error ignored;
+    /* Finalize flushes this rank's operations; when it fails or times out, abort instead. */
+    const ncclResult_t r = ncclCommFinalize(c->comm);
+    if ((r == ncclSuccess || r == ncclInProgress) && wait_done(c, 0, "ending the communicator", &ignored) == 0)
+      (void)ncclCommDestroy(c->comm);
+    else if (c->comm != NULL)
+      (void)ncclCommAbort(c->comm);
+  }
+  if (c->d_words != NULL) (void)cudaFree(c->d_words);
+  if (c->stream != NULL) (void)cudaStreamDestroy(c->stream);
+  free(c);
+}
