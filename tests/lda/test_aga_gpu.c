@@ -175,8 +175,22 @@ static void test_too_large_k(void) {
   sk_lda_corpus_free(&c);
 }
 
-int main(void) {
+/* Under racecheck (minutes over the case corpora), or with --one: one run of 2 sweeps of the case corpus
+   at K = 100, mini-batches of 7 documents, words split over the default panels. */
+static void test_one_case(void) {
+  const corpus_shape shape = {60, 40, 30, 0, 11};
+  sk_lda_corpus c = make_case_corpus(&shape);
+  sk_test_context("case corpus, K = 100, mini-batches of 7 documents, split words");
+  SK_CHECK(!isnan(run_aga(&c, 100, 7, 0, kDefaultCut, 2, 50)), "the run failed");
+  sk_lda_corpus_free(&c);
+}
+
+int main(int argc, char **argv) {
   if (!test_gpu_present(NULL, 0)) return SK_TEST_SKIP_CODE;
+  if (sk_test_under_racecheck() || (argc > 1 && strcmp(argv[1], "--one") == 0)) {
+    test_one_case();
+    return sk_test_finish();
+  }
   test_case_corpora();
   test_too_large_k();
   if (!sk_test_under_sanitizer()) test_kos();
