@@ -1,7 +1,8 @@
 // sk-mixture's Gibbs sweep on the GPU (issue 15): N = 10^7 points, D = 16, K = 8, 64 and 512 by default.
 // Per K: the time of a sweep and of each step (z-step, statistics, parameter step; CUDA events on the
 // sampler's stream, the parameter step by the host clock), the median of --runs sweeps after 2 warm-up
-// ones; the z-step of the thread-per-point kernel for comparison; the z-step's bound, the larger of
+// ones, with the default (broadcast) z-step kernel; the z-step of the butterfly and thread-per-point
+// kernels for comparison; the z-step's bound, the larger of
 //   memory: the bytes it must move (the points, 4 N D, read once; z, 4 N, written) over the copy rate
 //           measured here (cudaMemcpy device to device of 1 GiB: 2 bytes / time);
 //   FMAs:   the fused multiply-adds it must issue (2 N K D: t = x s - m s, q += t t, per point,
@@ -72,7 +73,8 @@ static void die(const char *what, const sk_mix_error &err) {
 
 struct Row {
   int k;
-  double sweep, zstep, stats, params, zstep_thread, bound_mem, bound_fma, cpu_sweep, cpu_zstep, cpu_stats, cpu_params;
+  double sweep, zstep, stats, params, zstep_thread, zstep_butterfly, bound_mem, bound_fma, cpu_sweep, cpu_zstep,
+      cpu_stats, cpu_params;
 };
 
 // The GPU sweep, step by step, for `runs` sweeps after 2 warm-up ones; the medians into r.
@@ -120,11 +122,13 @@ static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int runs, c
     stats.push_back(s_ms);
     params.push_back(w2 - w1);
   }
-  if (kernel == SK_MIX_ZSTEP_BUTTERFLY) {
+  if (kernel == SK_MIX_ZSTEP_BROADCAST) {
     r.sweep = median(sweep);
     r.zstep = median(zstep);
     r.stats = median(stats);
     r.params = median(params);
+  } else if (kernel == SK_MIX_ZSTEP_BUTTERFLY) {
+    r.zstep_butterfly = median(zstep);
   } else {
     r.zstep_thread = median(zstep);
   }
@@ -232,7 +236,8 @@ int main(int argc, char **argv) {
   if (csv_path && csv == NULL) return BENCH_EXIT_FAILED;
   if (csv)
     fprintf(csv,
-            "gpu,N,D,K,sweep_ms,zstep_ms,stats_ms,params_ms,zstep_thread_ms,bound_ms,bound_memory_ms,bound_fma_ms,"
+            "gpu,N,D,K,sweep_ms,zstep_ms,stats_ms,params_ms,zstep_thread_ms,zstep_butterfly_ms,bound_ms,"
+            "bound_memory_ms,bound_fma_ms,"
             "zstep_over_bound,cpu_sweep_ms,cpu_zstep_ms,cpu_stats_ms,cpu_params_ms,cpu_points,copy_GBps,"
             "fp32_peak_TFMAps,fma_measured_TFMAps\n");
   for (int i = 0; i < num_ks; ++i) {
@@ -245,7 +250,8 @@ int main(int argc, char **argv) {
     if (sk_mix_params_alloc(&start, r.k, (int32_t)d, &err) != 0 ||
         sk_mix_init_params(&data, &prior, 1, 0, &start, &err) != 0)
       die("initialising", err);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BUTTERFLY, (int)runs, start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, (int)runs, start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_BUTTERFLY, (int)(runs < 3 ? runs : 3), start, r);
     time_gpu(data, r.k, SK_MIX_ZSTEP_THREAD, (int)(runs < 3 ? runs : 3), start, r);
     r.bound_mem = (4.0 * n * d + 4.0 * n) / copy_rate * 1e3;
     r.bound_fma = 2.0 * n * r.k * d / fma_peak * 1e3;
@@ -253,10 +259,10 @@ int main(int argc, char **argv) {
     if (cpu_points > 0) time_cpu(data, r.k, cpu_points, start, r);
     printf(
         "K=%4d: GPU sweep %9.3f ms = z-step %9.3f + statistics %7.3f + parameters %7.3f (host, with the copies) ms\n"
-        "        z-step bound %.3f ms (memory %.3f, FMA %.3f): %.2fx the bound; thread-per-point z-step %.3f ms "
-        "(%.2fx the butterfly's)\n",
-        r.k, r.sweep, r.zstep, r.stats, r.params, bound, r.bound_mem, r.bound_fma, r.zstep / bound, r.zstep_thread,
-        r.zstep_thread / r.zstep);
+        "        z-step bound %.3f ms (memory %.3f, FMA %.3f): %.2fx the bound; butterfly z-step %.3f ms (%.2fx), "
+        "thread-per-point z-step %.3f ms (%.2fx the broadcast kernel's)\n",
+        r.k, r.sweep, r.zstep, r.stats, r.params, bound, r.bound_mem, r.bound_fma, r.zstep / bound, r.zstep_butterfly,
+        r.zstep_butterfly / r.zstep, r.zstep_thread, r.zstep_thread / r.zstep);
     if (cpu_points > 0)
       printf(
           "        CPU reference sweep %.1f ms = z-step %.1f + statistics %.1f + parameters %.1f%s: the GPU's is %.0fx "
@@ -266,8 +272,10 @@ int main(int argc, char **argv) {
     if (csv)
       fprintf(
           csv,
-          "\"%s\",%lld,%lld,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.3f,%.3f,%lld,%.1f,%.3f,%.3f\n",
-          info.name, n, d, r.k, r.sweep, r.zstep, r.stats, r.params, r.zstep_thread, bound, r.bound_mem, r.bound_fma,
+          "\"%s\",%lld,%lld,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.3f,%.3f,%lld,%.1f,%.3f,"
+          "%.3f\n",
+          info.name, n, d, r.k, r.sweep, r.zstep, r.stats, r.params, r.zstep_thread, r.zstep_butterfly, bound,
+          r.bound_mem, r.bound_fma,
           r.zstep / bound, r.cpu_sweep, r.cpu_zstep, r.cpu_stats, r.cpu_params, cpu_points, copy_rate / 1e9,
           fma_peak / 1e12, fma_measured / 1e12);
     sk_mix_params_free(&start);

@@ -79,7 +79,7 @@ static inline void mix_test_points(const sk_mix_params *p, float *x, int64_t n, 
 }
 
 /* The exact conditional p(k | x) of the z-step, from the table's floats taken as exact numbers: the
-   log-weights in double, shifted by their maximum, exponentiated and normalised. */
+   base-2 log-weights (mixture.h) in double, shifted by their maximum, exponentiated and normalised. */
 static inline void mix_test_conditional(const sk_mix_ztable *t, const float *x, double *p) {
   double top = -INFINITY, sum = 0.0;
   for (int32_t k = 0; k < t->k; ++k) {
@@ -89,10 +89,10 @@ static inline void mix_test_conditional(const sk_mix_ztable *t, const float *x, 
       const double u = (double)x[j] * (double)t->s[at] - (double)t->ms[at];
       q += u * u;
     }
-    p[k] = (double)t->c[k] - 0.5 * q;
+    p[k] = (double)t->c[k] - q;
     top = p[k] > top ? p[k] : top;
   }
-  for (int32_t k = 0; k < t->k; ++k) sum += p[k] = exp(p[k] - top);
+  for (int32_t k = 0; k < t->k; ++k) sum += p[k] = exp2(p[k] - top);
   for (int32_t k = 0; k < t->k; ++k) p[k] /= sum;
 }
 

@@ -4,7 +4,7 @@
  *   shared-memory sums (K (2 D + 1) words in 48 KiB), the opt-in larger shared memory, and global atomics
  *   (K = 1000, D = 100: 1.6 MB of sums);
  * - bit identity: the same data and seed give the same statistics, parameters (every double) and
- *   assignments after every sweep on the GPU (both z-step kernels, several launch shapes) as on the CPU;
+ *   assignments after every sweep on the GPU (the three z-step kernels, several launch shapes) as on the CPU;
  * - planted recovery on the GPU: well-separated data (N = 10^5, D = 8, K = 10) gives an adjusted Rand
  *   index >= 0.95, with the CPU chain's assignments.
  * With --host the CPU chains only (a cpu test). With --quick, or under compute-sanitizer, smaller data
@@ -162,10 +162,12 @@ int main(int argc, char **argv) {
   sk_mix_truth t;
   if (make_data(quick ? 2000 : 20000, 5, 7, 1, 77, &data, &t)) {
     const int sweeps = quick ? 3 : 10;
-    chain_case(&data, 7, SK_MIX_ZSTEP_BUTTERFLY, 0, 0, sweeps, host_only);
+    chain_case(&data, 7, SK_MIX_ZSTEP_BROADCAST, 0, 0, sweeps, host_only);
     if (!host_only) {
       chain_case(&data, 7, SK_MIX_ZSTEP_THREAD, 0, 0, sweeps, 0);
-      chain_case(&data, 7, SK_MIX_ZSTEP_BUTTERFLY, 1, 3, sweeps, 0);
+      chain_case(&data, 7, SK_MIX_ZSTEP_BUTTERFLY, 0, 0, sweeps, 0);
+      chain_case(&data, 7, SK_MIX_ZSTEP_BROADCAST, 1, 3, sweeps, 0);
+      chain_case(&data, 40, SK_MIX_ZSTEP_BROADCAST, 5, 0, sweeps, 0);
       chain_case(&data, 40, SK_MIX_ZSTEP_BUTTERFLY, 5, 0, sweeps, 0);
     }
     sk_mix_data_free(&data);

@@ -1,13 +1,15 @@
 /*
  * The GPU z-step (examples/mixture/src/gpu/mix_gpu.h) against the CPU reference (zstep_cpu.h):
- * - exact: with the uniforms given by (seed, sweep, point), both GPU kernels (the butterfly one and a
- *   thread per point) draw the CPU's component for every point, for K in {1, 2, 31, 32, 33, 64, 1000},
+ * - exact: with the uniforms given by (seed, sweep, point), the three GPU kernels (broadcast, a thread
+ *   per point, butterfly) draw the CPU's component for every point, for K in {1, 2, 31, 32, 33, 64, 1000},
  *   D in {1, 3, 16, 100}, data at scales 1e-6 and 1e6; the points include some exactly at a mean, some
  *   10^3 scales from every component, and twin components (equal weights) in every tile; N is not a
  *   multiple of 32, so the last warp is partial;
- * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws;
- * - goodness of fit of the butterfly kernel's draws against the exact conditional (2^20 draws of one
- *   point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
+ * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws
+ *   (broadcast and butterfly kernels); the broadcast kernel with its table in shared memory and read
+ *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);
+ * - goodness of fit of the default (broadcast) kernel's draws against the exact conditional (2^20 draws
+ *   of one point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
  * With --host the CPU side only (the cases and their CPU draws, in range): a cpu test. With --quick, or
  * under compute-sanitizer (SK_TEST_SANITIZER), a third of the exact cases with smaller N, one launch
  * shape check and no goodness of fit. Without a GPU: exit 77.
@@ -68,10 +70,10 @@ static void exact_case(int32_t K, int32_t D, double scale, int quick, int host_o
     for (int64_t i = 0; i < n; ++i) in_range &= want[i] >= 0 && want[i] < K;
     SK_CHECK(in_range, "the CPU drew a component out of range");
     if (!host_only) {
-      for (int kernel = 0; kernel < 2; ++kernel) {
+      static const char *const names[3] = {"broadcast kernel", "thread kernel", "butterfly kernel"};
+      for (int kernel = 0; kernel < 3; ++kernel) {
         memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-        if (gpu_draws(x, n, &t, kernel, 0, 0, seed, 5, got) == 0)
-          same_draws(want, got, n, kernel == SK_MIX_ZSTEP_BUTTERFLY ? "butterfly kernel" : "thread kernel");
+        if (gpu_draws(x, n, &t, kernel, 0, 0, seed, 5, got) == 0) same_draws(want, got, n, names[kernel]);
       }
     }
   }
@@ -96,14 +98,15 @@ static void test_launch_shapes(int quick) {
   int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
   mix_test_points(&p, x, n, 1.0, &rng);
   sk_mix_zstep_cpu(x, 0, n, &t, 8, 2, 0, want, &err);
-  for (int w = 0; w < 3; ++w)
-    for (int b = 0; b < 3; ++b) {
-      if (quick && w != b) continue;
-      sk_test_context("launch shape: %d warps a block, %d blocks", warps[w], blocks[b]);
-      memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-      if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BUTTERFLY, warps[w], blocks[b], 8, 2, got) == 0)
-        same_draws(want, got, n, "butterfly kernel");
-    }
+  for (int kernel = 0; kernel < 3; kernel += 2)
+    for (int w = 0; w < 3; ++w)
+      for (int b = 0; b < 3; ++b) {
+        if (quick && w != b) continue;
+        sk_test_context("launch shape: kernel %d, %d warps a block, %d blocks", kernel, warps[w], blocks[b]);
+        memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+        if (gpu_draws(x, n, &t, kernel, warps[w], blocks[b], 8, 2, got) == 0)
+          same_draws(want, got, n, kernel == SK_MIX_ZSTEP_BROADCAST ? "broadcast kernel" : "butterfly kernel");
+      }
   free(x);
   free(want);
   free(got);
@@ -111,10 +114,10 @@ static void test_launch_shapes(int quick) {
   sk_mix_ztable_free(&t);
 }
 
-/* The butterfly kernel as a mix_test_draws. */
-static int butterfly_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
+/* The default (broadcast) kernel as a mix_test_draws. */
+static int broadcast_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
                            int32_t *z) {
-  return gpu_draws(x, n, t, SK_MIX_ZSTEP_BUTTERFLY, 0, 0, seed, sweep, z);
+  return gpu_draws(x, n, t, SK_MIX_ZSTEP_BROADCAST, 0, 0, seed, sweep, z);
 }
 
 int main(int argc, char **argv) {
@@ -131,9 +134,9 @@ int main(int argc, char **argv) {
   if (!host_only) {
     test_launch_shapes(quick);
     if (!quick) {
-      mix_test_gof_case("GPU K=33 D=3 (two tiles)", 33, 3, 1.0, 20, 21, butterfly_draws);
-      mix_test_gof_case("GPU K=100 D=16 scale 1e6 (four tiles)", 100, 16, 1e6, 20, 22, butterfly_draws);
-      mix_test_gof_case("GPU K=1000 D=2 scale 1e-6 (32 tiles)", 1000, 2, 1e-6, 20, 23, butterfly_draws);
+      mix_test_gof_case("GPU K=33 D=3 (two tiles)", 33, 3, 1.0, 20, 21, broadcast_draws);
+      mix_test_gof_case("GPU K=100 D=16 scale 1e6 (four tiles)", 100, 16, 1e6, 20, 22, broadcast_draws);
+      mix_test_gof_case("GPU K=1000 D=2 scale 1e-6 (32 tiles)", 1000, 2, 1e-6, 20, 23, broadcast_draws);
     }
   }
   return sk_test_finish();

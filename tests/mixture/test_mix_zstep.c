@@ -1,7 +1,7 @@
 /*
  * The z-step's arithmetic and the CPU reference draw (examples/mixture/src/zstep.h, zstep_cpu.h):
- * - sk_mix_exp_neg() against exp() in double: within 3e-7 relative on [-86, 0], exactly 1 at 0, +0
- *   below -86 and for NaN and -inf;
+ * - sk_mix_exp2_neg() against exp2() in double: within 3e-7 relative on [-125, 0], exactly 1 at 0,
+ *   exact powers of two at the integers, +0 below -125 and for NaN and -inf;
  * - the tree search against the plain sequential rule where every partial sum is exact (small integer
  *   weights): u on a running sum goes to the next positive weight, a zero weight is never chosen, u at
  *   or past the total gives the last positive weight;
@@ -26,20 +26,24 @@
 static void test_exp(void) {
   double worst = 0.0, worst_x = 0.0;
   uint64_t rng = 99;
-  sk_test_context("sk_mix_exp_neg");
-  SK_CHECK(sk_mix_exp_neg(0.0f) == 1.0f, "exp(0) = %a", (double)sk_mix_exp_neg(0.0f));
-  SK_CHECK(sk_mix_exp_neg(-0.0f) == 1.0f, "exp(-0) = %a", (double)sk_mix_exp_neg(-0.0f));
-  SK_CHECK(sk_mix_exp_neg(-86.5f) == 0.0f && sk_mix_exp_neg(-INFINITY) == 0.0f && sk_mix_exp_neg(nanf("")) == 0.0f,
-           "below -86, -inf and NaN must give 0");
+  sk_test_context("sk_mix_exp2_neg");
+  SK_CHECK(sk_mix_exp2_neg(0.0f) == 1.0f, "2^0 = %a", (double)sk_mix_exp2_neg(0.0f));
+  SK_CHECK(sk_mix_exp2_neg(-0.0f) == 1.0f, "2^-0 = %a", (double)sk_mix_exp2_neg(-0.0f));
+  SK_CHECK(sk_mix_exp2_neg(-125.5f) == 0.0f && sk_mix_exp2_neg(-INFINITY) == 0.0f &&
+               sk_mix_exp2_neg(nanf("")) == 0.0f,
+           "below -125, -inf and NaN must give 0");
+  for (int n = 0; n >= -125; --n) /* the reservoir's powers of two of integers are exact */
+    if (!SK_CHECK(sk_mix_exp2_neg((float)n) == ldexpf(1.0f, n), "2^%d = %a", n, (double)sk_mix_exp2_neg((float)n)))
+      break;
   for (int i = 0; i <= 4000000; ++i) {
-    /* A sweep of [-86, 0] and random points, including tiny magnitudes. */
-    const float x = i < 2000000 ? -86.0f * (float)i / 2000000.0f
-                                : -ldexpf(sk_test_rand_unit_f32(&rng), -(int)(sk_test_rand_u32(&rng) % 30u)) * 86.0f;
-    const double want = exp((double)x), got = (double)sk_mix_exp_neg(x);
+    /* A sweep of [-125, 0] and random points, including tiny magnitudes. */
+    const float x = i < 2000000 ? -125.0f * (float)i / 2000000.0f
+                                : -ldexpf(sk_test_rand_unit_f32(&rng), -(int)(sk_test_rand_u32(&rng) % 30u)) * 125.0f;
+    const double want = exp2((double)x), got = (double)sk_mix_exp2_neg(x);
     const double rel = fabs(got - want) / want;
     if (rel > worst) worst = rel, worst_x = (double)x;
   }
-  printf("sk_mix_exp_neg: largest relative error %.3g (at x = %.9g)\n", worst, worst_x);
+  printf("sk_mix_exp2_neg: largest relative error %.3g (at x = %.9g)\n", worst, worst_x);
   SK_CHECK(worst < 3e-7, "relative error %.3g at x = %.9g", worst, worst_x);
 }
 
@@ -89,7 +93,7 @@ static void test_reservoir_extremes(void) {
   for (int heavy = 0; heavy < 2; ++heavy) {
     sk_test_context("reservoir: all the mass in tile %d", heavy);
     if (!mix_test_setup(64, 2, 1.0, 1, &rng, &p, &t)) break;
-    for (int32_t k = 0; k < 64; ++k) p.log_pi[k] = (k / 32 == heavy) ? 0.0 : -120.0; /* e^-120: below float */
+    for (int32_t k = 0; k < 64; ++k) p.log_pi[k] = (k / 32 == heavy) ? 0.0 : -120.0; /* e^-120 = 2^-173: below float */
     sk_mix_ztable_set(&t, &p);
     if (SK_CHECK(sk_mix_zstep_cpu(x, 0, n, &t, 11, 1, 0, z, &err) == 0, "%s", err.message)) {
       int64_t outside = 0;

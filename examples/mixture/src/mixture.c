@@ -106,6 +106,8 @@ void sk_mix_ztable_free(sk_mix_ztable *t) {
 }
 
 void sk_mix_ztable_set(sk_mix_ztable *t, const sk_mix_params *p) {
+  /* Base 2: log2(e) = 1 / ln 2 scales the log-weight; its square root over 2 scales each t_j. */
+  const double log2e = 1.0 / log(2.0), g = sqrt(0.5 * log2e);
   int32_t k, j;
   for (k = 0; k < p->k; ++k) {
     double log_det = 0.0;
@@ -114,11 +116,11 @@ void sk_mix_ztable_set(sk_mix_ztable *t, const sk_mix_params *p) {
       double v = p->sigma2[(size_t)k * (size_t)p->d + (size_t)j];
       v = v < 1e-30 ? 1e-30 : v > 1e30 ? 1e30 : v;
       const double sd = sqrt(v);
-      t->s[at] = (float)(1.0 / sd);
-      t->ms[at] = (float)(p->mu[(size_t)k * (size_t)p->d + (size_t)j] / sd);
+      t->s[at] = (float)(g / sd);
+      t->ms[at] = (float)(g * p->mu[(size_t)k * (size_t)p->d + (size_t)j] / sd);
       log_det += log(v);
     }
-    t->c[k] = (float)(p->log_pi[k] - 0.5 * log_det);
+    t->c[k] = (float)(log2e * (p->log_pi[k] - 0.5 * log_det));
   }
 }
 

@@ -29,8 +29,8 @@ extern "C" {
 /** \brief Largest number of components: 32 tiles of 32 in the z-step (zstep.h). */
 #define SK_MIX_MAX_K 1024
 /**
- * \brief Largest number of dimensions: the GPU z-step keeps a warp's 32 points in shared memory, 32 D
- * floats (32 KiB at D = 256) inside the 48 KiB a block gets without opting in.
+ * \brief Largest number of dimensions: the GPU's butterfly z-step keeps a warp's 32 points in shared
+ * memory, 32 D floats (32 KiB at D = 256) inside the 48 KiB a block gets without opting in.
  */
 #define SK_MIX_MAX_D 256
 
@@ -126,19 +126,21 @@ void sk_mix_params_copy(sk_mix_params *dst, const sk_mix_params *src);
 /**
  * \brief The z-step's input: the parameters rounded once to float, laid out for the GPU.
  *
- * For component k and dimension j: `s[j * k_pad + k] = 1 / sigma_kj` and `ms[j * k_pad + k] = mu_kj /
- * sigma_kj`, and `c[k] = log pi_k - (1/2) sum_j log sigma2_kj`, each computed in double and rounded
- * once. The log-weight of point x is then `c_k - q / 2` with `q = sum_j t_j^2`, `t_j = x_j s_kj - ms_kj`
- * (one fused multiply-add), up to a constant that cancels (zstep.h). Entries for k >= K are 0. The
- * three arrays are one allocation, in that order: `c` points to k_pad (2 D + 1) floats.
+ * In base 2, the z-step's units: with g = sqrt(log2(e) / 2), for component k and dimension j
+ * `s[j * k_pad + k] = g / sigma_kj` and `ms[j * k_pad + k] = g mu_kj / sigma_kj`, and `c[k] = log2(e)
+ * (log pi_k - (1/2) sum_j log sigma2_kj)`, each computed in double and rounded once. The base-2
+ * log-weight of point x is then `c_k - sum_j t_j^2` with `t_j = x_j s_kj - ms_kj` (one fused
+ * multiply-add): log2(e) times the natural one, up to a constant that cancels (zstep.h). Entries for
+ * k >= K are 0. The three arrays are one allocation, in that order: `c` points to k_pad (2 D + 1)
+ * floats.
  */
 typedef struct sk_mix_ztable {
   int32_t k;     /**< components K */
   int32_t d;     /**< dimensions D */
   int32_t k_pad; /**< K rounded up to a multiple of 32 */
   float *c;      /**< k_pad constants */
-  float *s;      /**< D x k_pad inverse standard deviations */
-  float *ms;     /**< D x k_pad means over standard deviations */
+  float *s;      /**< D x k_pad inverse standard deviations, times g */
+  float *ms;     /**< D x k_pad means over standard deviations, times g */
 } sk_mix_ztable;
 
 /**

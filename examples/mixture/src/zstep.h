@@ -3,20 +3,23 @@
  * \brief The z-step's arithmetic, one definition for the CPU reference (C) and the GPU kernels (CUDA):
  * every operation a rounded float operation named explicitly, so both compute the same bits.
  *
- * **The draw of z_n.** The K log-weights are `l_k = c_k - q_k / 2` with `q_k = sum_j t_kj^2` (j in
- * order from 0, each step one fused multiply-add from q = +0) and `t_kj = fma(x_j, s_kj, -ms_kj)`
- * (sk_mix_ztable). Components come in tiles of 32 (tile b holds k = 32 b .. 32 b + 31; components
- * past K are absent: l = -inf). Per tile:
- * - `M_b` = the largest l_k of the tile (exact);
- * - `e_k = sk_mix_exp_neg(l_k - M_b)`, each in [0, 1], the largest exactly 1: no overflow or underflow
- *   for any data scale, since only differences of log-weights are exponentiated;
+ * **The draw of z_n.** Log-weights are in base 2 (the table holds them so, sk_mix_ztable): component k's
+ * is `L_k = -q_k` with `q_k` the chain `q = -c_k`, then for j = 0, 1, ..., D - 1 in order
+ * `q = fma(t_kj, t_kj, q)` with `t_kj = fma(x_j, s_kj, -ms_kj)`: each step one fused multiply-add.
+ * Components come in tiles of 32 (tile b holds k = 32 b .. 32 b + 31; components past K are absent:
+ * q = +inf). Per tile:
+ * - `h_b` = the smallest q_k of the tile (exact; the largest log-weight is -h_b);
+ * - `e_k = sk_mix_exp2_neg(h_b - q_k)` (the difference rounded once), each in [0, 1], the largest
+ *   exactly 1: no overflow or underflow for any data scale, since only differences of log-weights are
+ *   exponentiated;
  * - `T_b` = the tile's sum of e along the butterfly's tree (samplekit/butterfly.cuh: pairs, then
  *   pairs of pairs, ...; sk_mix_tree_sum32()).
  *
- * Across tiles, one tile is chosen by a weighted reservoir over the running maximum: tile 0 is taken;
- * after it `m = M_0`, `S = T_0`. Tile b > 0 has weight `W = T_b` when `M_b > m` (then `S = S *
- * exp(m - M_b) + T_b` and `m = M_b`), else `W = T_b * exp(M_b - m)` (then `S = S + W`); it replaces
- * the tile taken so far when `u_b * S < W`. In exact arithmetic tile b ends up taken with probability
+ * Across tiles, one tile is chosen by a weighted reservoir over the running minimum: tile 0 is taken;
+ * after it `h = h_0`, `S = T_0`. Tile b > 0 has weight `W = T_b` when `h_b < h` (then `S = S *
+ * 2^(h_b - h) + T_b` and `h = h_b`), else `W = T_b * 2^(h - h_b)` (then `S = S + W`), each power by
+ * sk_mix_exp2_neg() of the difference rounded once; it replaces the tile taken so far when
+ * `u_b * S < W`. In exact arithmetic tile b ends up taken with probability
  * W_b / S_final (the product of the later tiles' keep probabilities telescopes), so one pass over the
  * components suffices: the chosen tile's e values are kept, none is recomputed.
  * Finally `u = u_0 * T_sel` is searched in the chosen tile's tree as the butterfly searches a block
@@ -28,15 +31,20 @@
  * Philox block `n * ceil(NB / 4) + i / 4` of stream `SK_MIX_STREAM(sweep, SK_MIX_ROLE_Z)`
  * (sk_rng_uniform4_f32()); u_0 is the final search's, u_b (b >= 1) tile b's reservoir test.
  *
- * **exp.** `sk_mix_exp_neg(x)` for x <= 0: n = round(x log2 e) by the 1.5 2^23 trick in one fma,
- * r = x - n ln2 in two fmas (Cody and Waite's split of ln2), e^r by its Taylor polynomial of degree 6
- * (six fmas; its truncation error is below 1.7e-7 relative on |r| <= ln2 / 2), times 2^n by adding n
- * to the exponent bits: within 3e-7 of e^x in all (tests/mixture measures 2.3e-7). x < -86 (e^x <
- * 4.5e-38, at the bottom of the normal floats) and NaN give +0.
+ * **exp.** `sk_mix_exp2_neg(y)` for y <= 0: n = round(y) by the 1.5 2^23 trick (one addition and one
+ * subtraction), r = y - n (exact, in [-1/2, 1/2]), 2^r by a polynomial of degree 6 (six fmas; its
+ * coefficients are the minimax fit of relative error on [-1/2, 1/2] rounded to float, whose error is
+ * 2.1e-8), times 2^n by adding n to the exponent bits: within 3e-7 of 2^y in all (tests/mixture
+ * measures it). y < -125 (2^y < 2.4e-38, at the bottom of the normal floats) and NaN give +0, by a
+ * select and not a branch. Base 2 spares the Cody-Waite reduction of base e (r = y - n is exact) and
+ * the scaling by log2 e: the table's constants carry it (mixture.h).
  *
- * The GPU's butterfly kernel computes the same values in another arrangement (a warp holds a 32 x 32
- * block of points and components, samplekit's butterfly does the tree sums, maxima and search); the
- * per-thread kernel and the CPU call sk_mix_draw_point() itself.
+ * The GPU kernels compute the same values in other arrangements (gpu/mix_gpu.h): the broadcast kernel
+ * keeps each point's tile in a thread's registers (and two points' chains share each table load); the
+ * butterfly kernel holds a 32 x 32 block of points and components in a warp, where samplekit's
+ * butterfly does the maxima, tree sums and search (a maximum of the log-weights -q is minus the
+ * minimum of q, and L - M rounds as h - q does). The thread kernel and the CPU call
+ * sk_mix_draw_point() itself.
  */
 #ifndef SK_MIX_ZSTEP_H
 #define SK_MIX_ZSTEP_H
@@ -118,57 +126,59 @@ SK_MIX_HD float sk_mix_f32_from_bits(uint32_t u) {
 #endif
 }
 
-/** \brief -infinity as a float (absent components' log-weight). \return -inf. */
-SK_MIX_HD float sk_mix_neg_inf(void) { return sk_mix_f32_from_bits(0xff800000u); }
+/** \brief +infinity as a float (absent components' chain: log-weight -inf). \return +inf. */
+SK_MIX_HD float sk_mix_pos_inf(void) { return sk_mix_f32_from_bits(0x7f800000u); }
 
-/** \brief The larger of a and b, NaN ignored (fmaxf). \param a a value. \param b a value. \return max. */
-SK_MIX_HD float sk_mix_fmax(float a, float b) { return fmaxf(a, b); }
+/** \brief The smaller of a and b, NaN ignored (fminf). \param a a value. \param b a value. \return min. */
+SK_MIX_HD float sk_mix_fmin(float a, float b) { return fminf(a, b); }
 
 /**
- * \brief e^x for x <= 0, by the method of the file's description; identical bits on host and device.
- * \param x the exponent, <= 0 (a positive x is outside the contract).
- * \return e^x within 3e-7 relative; +0 for x < -86 or NaN.
+ * \brief 2^y for y <= 0, by the method of the file's description; identical bits on host and device.
+ * \param y the exponent, <= 0 (a positive y is outside the contract).
+ * \return 2^y within 3e-7 relative; +0 for y < -125 or NaN.
  */
-SK_MIX_HD float sk_mix_exp_neg(float x) {
-  if (!(x >= -86.0f)) return 0.0f;
-  /* 1.5 * 2^23: adding it rounds x log2(e) to an integer n held in the low mantissa bits. */
+SK_MIX_HD float sk_mix_exp2_neg(float y) {
+  /* 1.5 * 2^23: adding it rounds y to an integer n held in the low mantissa bits. */
   const float shifter = 12582912.0f;
-  /* Constants as hexadecimal literals, so that no compiler's decimal conversion is involved. */
-  const float j = sk_mix_ffma(x, 0x1.715476p+0f /* log2(e) */, shifter);
+  const float j = sk_mix_fadd(y, shifter);
   const float n = sk_mix_fsub(j, shifter);
-  /* ln 2 = 0x1.62e4p-1 (11 trailing zero bits: n times it is exact) + 0x1.7f7d1cp-20. */
-  float r = sk_mix_ffma(n, -0x1.62e4p-1f, x);
-  r = sk_mix_ffma(n, -0x1.7f7d1cp-20f, r);
-  float p = 0x1.6c16c2p-10f; /* 1/720, 1/120, 1/24, 1/6, 1/2, 1, 1 */
-  p = sk_mix_ffma(p, r, 0x1.111112p-7f);
-  p = sk_mix_ffma(p, r, 0x1.555556p-5f);
-  p = sk_mix_ffma(p, r, 0x1.555556p-3f);
-  p = sk_mix_ffma(p, r, 0.5f);
-  p = sk_mix_ffma(p, r, 1.0f);
-  p = sk_mix_ffma(p, r, 1.0f); /* e^r = 1 + r (1 + r (1/2 + ...)): exactly 1 at r = 0 */
-  /* n in [-124, 0] and p in [0.70, 1.42]: adding n to the exponent field keeps a normal float. */
+  const float r = sk_mix_fsub(y, n); /* exact (Sterbenz; or n = 0): |r| <= 1/2 */
+  /* Constants as hexadecimal literals, so that no compiler's decimal conversion is involved. */
+  float p = 0x1.470b4ap-13f;
+  p = sk_mix_ffma(p, r, 0x1.5f7276p-10f);
+  p = sk_mix_ffma(p, r, 0x1.3b270ep-7f);
+  p = sk_mix_ffma(p, r, 0x1.c6ae72p-5f);
+  p = sk_mix_ffma(p, r, 0x1.ebfbe2p-3f);
+  p = sk_mix_ffma(p, r, 0x1.62e432p-1f);
+  p = sk_mix_ffma(p, r, 1.0f); /* 2^r = 1 + r (ln 2 + ...): exactly 1 at r = 0 */
+  /* n in [-125, 0] and p in [0.70, 1.42]: adding n to the exponent field keeps a normal float. The
+     value is computed for every y and then selected, with no branch: the GPU kernels evaluate it for
+     32 weights at a time, where a branch per call would cost more than the select. */
   const uint32_t n_bits = sk_mix_f32_bits(j) - sk_mix_f32_bits(shifter);
-  return sk_mix_f32_from_bits(sk_mix_f32_bits(p) + (n_bits << 23));
+  const float e = sk_mix_f32_from_bits(sk_mix_f32_bits(p) + (n_bits << 23));
+  return y >= -125.0f ? e : 0.0f;
 }
 
 /**
- * \brief The log-weight of component k for point x: `c_k - q / 2`, `q` as the file's description says.
+ * \brief Minus component k's base-2 log-weight for point x, by its chain: `q = -c_k`, then
+ * `q = fma(t_j, t_j, q)` for j in order, with `t_j = fma(x_j, s_kj, -ms_kj)` (the file's description).
  * \param x the point's D values.
  * \param d dimensions D.
  * \param c the component's constant c_k.
- * \param s the component's first inverse standard deviation; dimension j's is at s[j * stride].
- * \param ms the component's first mean over standard deviation, same stride.
+ * \param s the component's first scaled inverse standard deviation; dimension j's is at s[j * stride].
+ * \param ms the component's first scaled mean over standard deviation, same stride.
  * \param stride the distance between dimensions in s and ms.
- * \return the log-weight (up to a constant shared by all components).
+ * \return q_k = -L_k (up to a constant shared by all components).
  */
-SK_MIX_HD float sk_mix_log_weight(const float *x, int32_t d, float c, const float *s, const float *ms, int64_t stride) {
-  float q = 0.0f;
+SK_MIX_HD float sk_mix_neg_log_weight(const float *x, int32_t d, float c, const float *s, const float *ms,
+                                      int64_t stride) {
+  float q = -c;
   int32_t j;
   for (j = 0; j < d; ++j) {
     const float t = sk_mix_ffma(x[j], s[j * stride], -ms[j * stride]);
     q = sk_mix_ffma(t, t, q);
   }
-  return sk_mix_fsub(c, sk_mix_fmul(0.5f, q));
+  return q;
 }
 
 /**
@@ -232,39 +242,39 @@ SK_MIX_HD sk_f32x4 sk_mix_z_uniforms(uint64_t seed, uint64_t sweep, int64_t n, i
 /** \brief Word i of four uniforms. \param f the four. \param i 0..3. \return f.x, f.y, f.z or f.w. */
 SK_MIX_HD float sk_mix_pick4(sk_f32x4 f, int i) { return i == 0 ? f.x : i == 1 ? f.y : i == 2 ? f.z : f.w; }
 
-/** \brief The reservoir's state for one point: the running maximum and sum, the tile taken so far. */
+/** \brief The reservoir's state for one point: the running minimum and sum, the tile taken so far. */
 typedef struct sk_mix_reservoir {
-  float m;     /**< the largest tile maximum so far */
-  float s;     /**< the sum of the tiles' weights so far, relative to e^m */
-  float t_sel; /**< the tree sum of the taken tile, relative to its own maximum */
+  float h;     /**< the smallest tile minimum h_b so far (minus the largest log-weight) */
+  float s;     /**< the sum of the tiles' weights so far, relative to 2^-h */
+  float t_sel; /**< the tree sum of the taken tile, relative to its own minimum */
   int sel;     /**< the taken tile */
 } sk_mix_reservoir;
 
 /**
- * \brief One tile's step of the reservoir (the file's description), for tile b with maximum `mb` and
+ * \brief One tile's step of the reservoir (the file's description), for tile b with minimum `hb` and
  * tree sum `tb`; `ub` is u_b (unused for b = 0).
  * \param r the state (any contents for b = 0).
  * \param b the tile.
- * \param mb its maximum log-weight.
+ * \param hb its smallest chain value (minus its largest log-weight).
  * \param tb its tree sum.
  * \param ub its uniform.
  * \return 1 when tile b is taken (its e values must then be kept).
  */
-SK_MIX_HD int sk_mix_reservoir_step(sk_mix_reservoir *r, int b, float mb, float tb, float ub) {
+SK_MIX_HD int sk_mix_reservoir_step(sk_mix_reservoir *r, int b, float hb, float tb, float ub) {
   float w;
   if (b == 0) {
-    r->m = mb;
+    r->h = hb;
     r->s = tb;
     r->t_sel = tb;
     r->sel = 0;
     return 1;
   }
-  if (mb > r->m) {
-    r->s = sk_mix_fadd(sk_mix_fmul(r->s, sk_mix_exp_neg(sk_mix_fsub(r->m, mb))), tb);
-    r->m = mb;
+  if (hb < r->h) {
+    r->s = sk_mix_fadd(sk_mix_fmul(r->s, sk_mix_exp2_neg(sk_mix_fsub(hb, r->h))), tb);
+    r->h = hb;
     w = tb;
   } else {
-    w = sk_mix_fmul(tb, sk_mix_exp_neg(sk_mix_fsub(mb, r->m)));
+    w = sk_mix_fmul(tb, sk_mix_exp2_neg(sk_mix_fsub(r->h, hb)));
     r->s = sk_mix_fadd(r->s, w);
   }
   if (sk_mix_fmul(ub, r->s) < w) {
@@ -281,8 +291,9 @@ SK_MIX_HD int sk_mix_reservoir_step(sk_mix_reservoir *r, int b, float mb, float 
  * \param d dimensions D.
  * \param k components K, >= 1.
  * \param c K constants c_k.
- * \param s inverse standard deviations: component k, dimension j at s[j * stride_j + k * stride_k].
- * \param ms means over standard deviations, same layout.
+ * \param s scaled inverse standard deviations (sk_mix_ztable): component k, dimension j at
+ *        s[j * stride_j + k * stride_k].
+ * \param ms scaled means over standard deviations, same layout.
  * \param stride_j distance between dimensions.
  * \param stride_k distance between components.
  * \param seed the run's seed.
@@ -299,21 +310,21 @@ SK_MIX_HD int32_t sk_mix_draw_point(const float *x, int32_t d, int32_t k, const 
   sk_f32x4 u4 = sk_mix_z_uniforms(seed, sweep, n, num_tiles, 0);
   const float u0 = u4.x;
   int b, i;
-  r.m = r.s = r.t_sel = 0.0f;
+  r.h = r.s = r.t_sel = 0.0f;
   r.sel = 0;
   for (i = 0; i < SK_MIX_TILE; ++i) kept[i] = 0.0f; /* tile 0 is always taken; this quiets the compiler */
   for (b = 0; b < num_tiles; ++b) {
-    float mb = sk_mix_neg_inf(), tb;
+    float hb = sk_mix_pos_inf(), tb;
     for (i = 0; i < SK_MIX_TILE; ++i) {
       const int32_t comp = b * SK_MIX_TILE + i;
-      e[i] = comp < k ? sk_mix_log_weight(x, d, c[comp], s + comp * stride_k, ms + comp * stride_k, stride_j)
-                      : sk_mix_neg_inf();
-      mb = sk_mix_fmax(mb, e[i]);
+      e[i] = comp < k ? sk_mix_neg_log_weight(x, d, c[comp], s + comp * stride_k, ms + comp * stride_k, stride_j)
+                      : sk_mix_pos_inf();
+      hb = sk_mix_fmin(hb, e[i]);
     }
-    for (i = 0; i < SK_MIX_TILE; ++i) e[i] = sk_mix_exp_neg(sk_mix_fsub(e[i], mb));
+    for (i = 0; i < SK_MIX_TILE; ++i) e[i] = sk_mix_exp2_neg(sk_mix_fsub(hb, e[i]));
     tb = sk_mix_tree_sum32(e);
     if (b > 0 && b % 4 == 0) u4 = sk_mix_z_uniforms(seed, sweep, n, num_tiles, b / 4);
-    if (sk_mix_reservoir_step(&r, b, mb, tb, sk_mix_pick4(u4, b % 4)))
+    if (sk_mix_reservoir_step(&r, b, hb, tb, sk_mix_pick4(u4, b % 4)))
       for (i = 0; i < SK_MIX_TILE; ++i) kept[i] = e[i];
   }
   return r.sel * SK_MIX_TILE + sk_mix_tree_search32(kept, sk_mix_fmul(u0, r.t_sel));

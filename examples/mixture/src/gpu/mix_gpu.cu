@@ -15,10 +15,12 @@ using sk_mix_gpu_detail::zstep_args;
 
 struct sk_mix_gpu {
   int device, kernel, zstep_warps, zstep_blocks;
+  sk_mix_gpu_detail::zstep_plan zplan;  // the z-step kernel's shape
   int64_t n;
   int32_t d, k, k_pad;
   cudaStream_t stream;
   float *d_x, *d_table;  // table: c (k_pad), s (D x k_pad), ms (D x k_pad)
+  float *d_packed, *h_packed;  // the broadcast kernel's packed table (zstep_pack())
   int32_t *d_z;
   unsigned long long *d_stats;  // count (K), sx (K x D), sxx (K x D): the statistics' integers
   unsigned long long *h_stats;
@@ -63,8 +65,8 @@ __global__ void __launch_bounds__(kStatsThreads)
 
 int check_options(const sk_mix_gpu_options *o, sk_mix_error *err) {
   if (o->device < 0) return sk_mix_fail(err, "GPU: device %d: not a device ordinal", o->device);
-  if (o->kernel != SK_MIX_ZSTEP_BUTTERFLY && o->kernel != SK_MIX_ZSTEP_THREAD)
-    return sk_mix_fail(err, "GPU: z-step kernel %d: not 0 (butterfly) or 1 (thread)", o->kernel);
+  if (o->kernel != SK_MIX_ZSTEP_BROADCAST && o->kernel != SK_MIX_ZSTEP_THREAD && o->kernel != SK_MIX_ZSTEP_BUTTERFLY)
+    return sk_mix_fail(err, "GPU: z-step kernel %d: not 0 (broadcast), 1 (thread) or 2 (butterfly)", o->kernel);
   if (o->warps_per_block < 0 || o->warps_per_block > sk_mix_gpu_detail::kZstepMaxWarps)
     return sk_mix_fail(err, "GPU: %d warps per block: 0 (automatic) to %d", o->warps_per_block,
                        sk_mix_gpu_detail::kZstepMaxWarps);
@@ -80,17 +82,18 @@ int plan(sk_mix_gpu *g, const sk_mix_gpu_options *o, sk_mix_error *err) {
                   "querying the shared memory per block");
   const size_t per_warp = sk_mix_gpu_detail::zstep_shared_per_warp(g->d);
   g->zstep_warps = o->warps_per_block;
-  if (g->zstep_warps == 0) {  // as many as 48 KiB hold, at most the kernel's bound
-    g->zstep_warps = (int)((48u * 1024u) / per_warp);
+  if (g->zstep_warps == 0) {  // butterfly: as many as 48 KiB hold; at most the kernels' bound
+    g->zstep_warps = g->kernel == SK_MIX_ZSTEP_BUTTERFLY ? (int)((48u * 1024u) / per_warp) : 8;
     if (g->zstep_warps > sk_mix_gpu_detail::kZstepMaxWarps) g->zstep_warps = sk_mix_gpu_detail::kZstepMaxWarps;
   }
   if (g->kernel == SK_MIX_ZSTEP_BUTTERFLY && (size_t)g->zstep_warps * per_warp > 48u * 1024u)
     return sk_mix_fail(err, "GPU: %d warps of %zu shared bytes each exceed the 48 KiB a block gets", g->zstep_warps,
                        per_warp);
-  int resident = 0;
-  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::zstep_blocks_per_sm(g->kernel, g->d, g->zstep_warps, &resident),
+  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::zstep_prepare(g->kernel, g->d, g->k, g->zstep_warps, &g->zplan),
                   "the z-step's occupancy");
-  const int64_t per_block = g->kernel == SK_MIX_ZSTEP_THREAD ? 256 : 32 * (int64_t)g->zstep_warps;
+  const int resident = g->zplan.blocks_per_sm;
+  const int64_t per_block =
+      g->kernel == SK_MIX_ZSTEP_THREAD ? 256 : 32 * (int64_t)g->zplan.warps * (int64_t)g->zplan.points;
   const int64_t needed = (g->n + per_block - 1) / per_block;
   const int64_t full = (int64_t)sms * (resident > 0 ? resident : 1);
   g->zstep_blocks = o->blocks > 0 ? o->blocks : (int)(needed < full ? needed : full);
@@ -130,13 +133,16 @@ int create(sk_mix_gpu *g, const float *x, const sk_mix_gpu_options *o, sk_mix_er
   SK_MIX_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
   const size_t nd = (size_t)g->n * (size_t)g->d, table = (size_t)g->k_pad * (size_t)(2 * g->d + 1);
   const size_t words = (size_t)g->k * (size_t)(2 * g->d + 1);
+  const size_t packed = sk_mix_gpu_detail::zstep_packed_floats(g->d, g->k_pad);
   if (device_alloc(g, (void **)&g->d_x, sizeof(float) * nd, "the points", err) != 0 ||
+      device_alloc(g, (void **)&g->d_packed, sizeof(float) * packed, "the packed z-step table", err) != 0 ||
       device_alloc(g, (void **)&g->d_z, sizeof(int32_t) * (size_t)g->n, "the assignments", err) != 0 ||
       device_alloc(g, (void **)&g->d_table, sizeof(float) * table, "the z-step table", err) != 0 ||
       device_alloc(g, (void **)&g->d_stats, sizeof(unsigned long long) * words, "the statistics", err) != 0)
     return 1;
   g->h_stats = (unsigned long long *)malloc(sizeof(unsigned long long) * words);
-  if (g->h_stats == NULL) return sk_mix_fail(err, "GPU: out of host memory for the statistics");
+  g->h_packed = (float *)malloc(sizeof(float) * packed);
+  if (g->h_stats == NULL || g->h_packed == NULL) return sk_mix_fail(err, "GPU: out of host memory for the statistics");
   SK_MIX_CUDA_TRY(cudaMemcpyAsync(g->d_x, x, sizeof(float) * nd, cudaMemcpyHostToDevice, g->stream),
                   "copying the points");
   SK_MIX_CUDA_TRY(cudaMemsetAsync(g->d_z, 0, sizeof(int32_t) * (size_t)g->n, g->stream), "clearing the assignments");
@@ -179,10 +185,19 @@ int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint6
   const size_t plane = (size_t)g->d * (size_t)g->k_pad;
   float *c = g->d_table, *s = c + g->k_pad, *ms = s + plane;
   SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
-  /* The host table is one block in the same order (mixture.h). */
-  SK_MIX_CUDA_TRY(
-      cudaMemcpyAsync(c, t->c, sizeof(float) * ((size_t)g->k_pad + 2 * plane), cudaMemcpyHostToDevice, g->stream),
-      "uploading the z-step table");
+  if (g->kernel == SK_MIX_ZSTEP_BROADCAST) {
+    /* Pageable memory: the copy has read h_packed when it returns, so the next sweep may refill it. */
+    sk_mix_gpu_detail::zstep_pack(t, g->h_packed);
+    SK_MIX_CUDA_TRY(cudaMemcpyAsync(g->d_packed, g->h_packed,
+                                    sizeof(float) * sk_mix_gpu_detail::zstep_packed_floats(g->d, g->k_pad),
+                                    cudaMemcpyHostToDevice, g->stream),
+                    "uploading the packed z-step table");
+  } else {
+    /* The host table is one block in the same order (mixture.h). */
+    SK_MIX_CUDA_TRY(
+        cudaMemcpyAsync(c, t->c, sizeof(float) * ((size_t)g->k_pad + 2 * plane), cudaMemcpyHostToDevice, g->stream),
+        "uploading the z-step table");
+  }
   zstep_args a;
   a.x = g->d_x;
   a.n = g->n;
@@ -192,10 +207,12 @@ int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint6
   a.c = c;
   a.s = s;
   a.ms = ms;
+  a.packed = g->d_packed;
   a.seed = seed;
   a.sweep = sweep;
   a.z = g->d_z;
-  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::zstep_launch(a, g->kernel, g->zstep_warps, g->zstep_blocks, g->stream),
+  SK_MIX_CUDA_TRY(
+      sk_mix_gpu_detail::zstep_launch(a, g->zplan, g->zstep_blocks, g->stream),
                   "launching the z-step");
   return 0;
 }
@@ -241,6 +258,7 @@ void sk_mix_gpu_destroy(sk_mix_gpu *g) {
   if (cudaSetDevice(g->device) == cudaSuccess) {
     if (g->stream != NULL) cudaStreamSynchronize(g->stream);
     cudaFree(g->d_x);
+    cudaFree(g->d_packed);
     cudaFree(g->d_z);
     cudaFree(g->d_table);
     cudaFree(g->d_stats);
@@ -248,5 +266,6 @@ void sk_mix_gpu_destroy(sk_mix_gpu *g) {
   }
   cudaGetLastError();
   free(g->h_stats);
+  free(g->h_packed);
   delete g;
 }

@@ -6,18 +6,31 @@
  * parameter step stays on the host (posterior.h): each sweep uploads the z-step's table (K (2 D + 1)
  * floats) and downloads the statistics (K (2 D + 1) integers).
  *
- * **z-step kernels** (both draw exactly what the CPU reference draws, zstep.h):
- * - `SK_MIX_ZSTEP_BUTTERFLY` (the default): a warp takes 32 consecutive points and walks the
- *   components in tiles of 32, lane t computing component 32 b + t's log-weight for each of the 32
- *   points (their values read from shared memory as broadcasts, the lane's component parameters held in
- *   registers for 8 dimensions at a time). The tile is then a 32 x 32 block in registers, transposed,
- *   which samplekit's butterfly functions reduce: sk_warp_butterfly_block_max_f32() gives each point its
- *   tile maximum, sk_warp_butterfly_block_sum_f32() its tile sum, and after the last tile
- *   sk_warp_butterfly_block_search_f32() its component in the tile the reservoir kept. Work: N K D fused
- *   multiply-add pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes) and
- *   the table from L2.
+ * **z-step kernels** (all three draw exactly what the CPU reference draws, zstep.h):
+ * - `SK_MIX_ZSTEP_BROADCAST` (the default): a thread per point, the components broadcast to the
+ *   lanes. Each sweep the host packs the table by component (zstep_gpu.cuh: s_kj and -ms_kj in pairs,
+ *   then c_k); each block copies it into shared memory, and every thread walks the tiles of 32
+ *   components for its own points: one lane-uniform 16-byte load gives all lanes two dimensions of the
+ *   same component, and the tile's 32 log-weights, their maximum, exponentials and tree sum stay in the
+ *   thread's registers, in the CPU's order, with no shuffle and no transposition. For D <= 16 the
+ *   point's values stay in registers for all tiles and the tile the reservoir keeps goes to the thread's
+ *   slot of shared memory; with more than one tile (K > 32) a thread draws for two points (blockDim
+ *   apart), so that each loaded table entry serves both (with one point a thread every FMA pair needs a
+ *   loaded float; two points measured 10% faster at K = 64 and 512, one point 12% faster at K = 8).
+ *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
+ *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
+ *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).
  * - `SK_MIX_ZSTEP_THREAD`: a thread per point running sk_mix_draw_point() itself; the simple
  *   reference on the device, for tests.
+ * - `SK_MIX_ZSTEP_BUTTERFLY`: a warp takes 32 consecutive points and walks the components in tiles of
+ *   32, lane t computing component 32 b + t's log-weight for each of the 32 points (their values read
+ *   from shared memory as broadcasts, the lane's component parameters held in registers for 8
+ *   dimensions at a time). The tile is then a 32 x 32 block in registers, transposed, which samplekit's
+ *   butterfly functions reduce: sk_warp_butterfly_block_max_f32() gives each point its tile maximum,
+ *   sk_warp_butterfly_block_sum_f32() its tile sum, and after the last tile
+ *   sk_warp_butterfly_block_search_f32() its component in the tile the reservoir kept. The shuffles of
+ *   those reductions (and the points' loads per tile) make it several times slower than the broadcast
+ *   kernel (bench/RESULTS.md); it is kept as the primitives' use and for comparison.
  *
  * **Statistics**: exact fixed-point integers (stats.h) by 64-bit integer atomics, which commute; per block
  * in shared memory when the K (2 D + 1) integers fit a block's opt-in maximum (227 KiB on an H100 or
@@ -41,15 +54,16 @@ extern "C" {
 
 /** \brief Which z-step kernel runs (see the file's description). */
 typedef enum sk_mix_zstep_kernel {
-  SK_MIX_ZSTEP_BUTTERFLY = 0, /**< a warp per 32 points, butterfly reductions (default) */
-  SK_MIX_ZSTEP_THREAD = 1     /**< a thread per point (the reference on the device) */
+  SK_MIX_ZSTEP_BROADCAST = 0, /**< a thread per point, components broadcast, tiles in registers (default) */
+  SK_MIX_ZSTEP_THREAD = 1,    /**< a thread per point running sk_mix_draw_point() (the reference on the device) */
+  SK_MIX_ZSTEP_BUTTERFLY = 2  /**< a warp per 32 points, butterfly reductions */
 } sk_mix_zstep_kernel;
 
 /** \brief Launch options; zeros mean the defaults. Results do not depend on them. */
 typedef struct sk_mix_gpu_options {
   int device;          /**< CUDA device ordinal (default 0) */
   int kernel;          /**< #sk_mix_zstep_kernel */
-  int warps_per_block; /**< z-step warps per block, 1 to 32 (0: as many as fit 48 KiB of shared memory, at most 8) */
+  int warps_per_block; /**< z-step warps per block, 1 to 8 (0: 8; the butterfly kernel: as many as fit 48 KiB) */
   int blocks;          /**< z-step and statistics blocks (0: enough for the device; each then loops over its share) */
 } sk_mix_gpu_options;
 

@@ -5,32 +5,60 @@
 #define SK_MIX_ZSTEP_GPU_CUH
 
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "mixture.h"
 
 namespace sk_mix_gpu_detail {
 
-/* One z-step: N points of D floats (row-major), the table (c: k_pad; s, ms: D x k_pad), the output. */
+/* One z-step: N points of D floats (row-major), the table (c: k_pad; s, ms: D x k_pad), the packed
+   table of the broadcast kernel (zstep_pack()), the output. */
 struct zstep_args {
   const float *x;
   int64_t n;
   int32_t d, k, k_pad;
   const float *c, *s, *ms;
+  const float *packed;
   uint64_t seed, sweep;
   int32_t *z;
 };
 
 /* The butterfly kernel's shape: dimensions per register chunk (JC: D itself below 8, else 8), D padded
-   to a multiple of it, the largest warps per block (its __launch_bounds__), shared bytes per warp. */
+   to a multiple of it, the largest warps per block (its __launch_bounds__, and the broadcast kernel's),
+   shared bytes per warp. */
 constexpr int kZstepMaxWarps = 8;
 int zstep_chunk(int32_t d);
 int32_t zstep_d_pad(int32_t d);
 size_t zstep_shared_per_warp(int32_t d);
 
-/* Blocks of `warps` warps that the butterfly kernel can keep resident on one SM (occupancy API). */
-cudaError_t zstep_blocks_per_sm(int kernel, int32_t d, int warps, int *blocks);
+/* The broadcast kernel's packed table: for component k (k_pad of them), a row of zstep_packed_row(D)
+   floats, s_kj and -ms_kj for j = 0, 1, ... in pairs (D rounded up to 4 pairs, padding 0: a row is a
+   whole number of 16-byte vectors); then the k_pad constants c_k. */
+__host__ __device__ inline int zstep_packed_row(int32_t d) { return (int)((d + 3) / 4 * 8); }
+size_t zstep_packed_floats(int32_t d, int32_t k_pad);
+void zstep_pack(const sk_mix_ztable *t, float *out);
 
-/* Launches the z-step: kernel 0 the butterfly (warps per block, blocks), 1 a thread per point. */
-cudaError_t zstep_launch(const zstep_args &a, int kernel, int warps, int blocks, cudaStream_t stream);
+/* The largest packed table the broadcast kernel copies into each block's shared memory (two blocks of
+   256 threads per SM still fit with the kept tiles); a larger one is read from global memory through L1. */
+constexpr size_t kZstepBroadcastMaxShared = 80u * 1024u;
+
+/* How the z-step runs: the kernel (sk_mix_zstep_kernel), warps per block, the broadcast kernel's
+   variant and points per thread, its dynamic shared bytes and the blocks of that shape one SM keeps
+   resident. Variants of the broadcast kernel for D <= 16 with the table in shared memory: 1, a point a
+   thread (two blocks of 256 an SM); 2, two points a thread (one block of 256). The default is 1 for
+   K <= 32 and 2 above; the environment variable SK_MIX_ZSTEP_VARIANT (1 or 2) overrides it, for
+   measurements: both draw the same bits. */
+struct zstep_plan {
+  int kernel, warps, variant, points, blocks_per_sm;
+  size_t shared;
+};
+
+/* Plans `kernel` for D, K and warps per block (and allows the kernel its shared memory). */
+cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_plan *plan);
+
+/* Launches the planned z-step kernel on `blocks` blocks. */
+cudaError_t zstep_launch(const zstep_args &a, const zstep_plan &plan, int blocks, cudaStream_t stream);
 
 }  // namespace sk_mix_gpu_detail
 
