@@ -2,6 +2,7 @@
 #include "gen.h"
 
 #include "corpus_binary.h"
+#include "model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -414,16 +415,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
 #endif
   {
     gen_scratch s;
-    if (scratch_alloc(&s, m, V) != 0) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier /* every thread sees the same `failed`: all or none enter the loop */
-#endif
-    if (!failed) {
+    if (sk_lda_detail_all_ready(scratch_alloc(&s, m, V) == 0, &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -472,16 +464,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
 #endif
   {
     gen_scratch s;
-    if (scratch_alloc(&s, K, 0) != 0) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    if (!failed) {
+    if (sk_lda_detail_all_ready(scratch_alloc(&s, K, 0) == 0, &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
@@ -811,16 +794,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
 #endif
   {
     uci_scratch s;
-    if (!uci_scratch_alloc(&s, V, 0)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    if (!failed) {
+    if (sk_lda_detail_all_ready(uci_scratch_alloc(&s, V, 0), &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
@@ -856,16 +830,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
 #endif
     {
       uci_scratch s;
-      if (!uci_scratch_alloc(&s, V, maxlen)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-        failed = 1;
-      }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-      if (!failed) {
+      if (sk_lda_detail_all_ready(uci_scratch_alloc(&s, V, maxlen), &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif

@@ -51,16 +51,7 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corp
     int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
     double *cum = (double *)malloc((size_t)K * sizeof *cum);
     int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
-    if (ndk == NULL || cum == NULL || z == NULL) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-    if (!failed) {
+    if (sk_lda_detail_all_ready(ndk != NULL && cum != NULL && z != NULL, &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif

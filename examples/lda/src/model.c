@@ -28,6 +28,19 @@ int sk_lda_detail_threads(int threads) {
 #endif
 }
 
+int sk_lda_detail_all_ready(int ok, int *failed) {
+  if (!ok) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    *failed = 1;
+  }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+  return !*failed;
+}
+
 /* Sorts a[0 .. n) ascending: insertion sort for short rows, else quicksort (median of three, the smaller
    side recursed) without qsort's call per comparison. Rows hold distinct topics, so every correct sort
    gives the same bits. */
@@ -200,16 +213,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
     sk_lda_recount_scratch s;
     const int ok = sk_lda_recount_scratch_alloc(&s, K);
     int64_t *nk = (int64_t *)calloc((size_t)K, sizeof *nk);
-    if (!ok || nk == NULL) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      failed = 1;
-    }
-#ifdef _OPENMP
-#pragma omp barrier /* every thread sees the same `failed`: all or none enter the worksharing loop */
-#endif
-    if (!failed) {
+    if (sk_lda_detail_all_ready(ok && nk != NULL, &failed)) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif

@@ -157,6 +157,12 @@ int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num
 /* The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without OpenMP. */
 int sk_lda_detail_threads(int threads);
 
+/* Called by every thread of an OpenMP parallel region once it has tried to make its scratch (ok: it
+   did): a thread that failed sets *failed, then all threads wait for each other, so that every thread
+   reads the same *failed and all or none enter the worksharing loop that follows. Returns 1 when no
+   thread failed. */
+int sk_lda_detail_all_ready(int ok, int *failed);
+
 #ifdef __cplusplus
 }
 #endif
