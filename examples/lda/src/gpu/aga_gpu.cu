@@ -152,9 +152,8 @@ __global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_
       __syncwarp();
       const aga_weights weights{row, p.dnt + (size_t)d * (size_t)K, p.beta, own, old};
       int topic;
-      if (R > 0) {
-        constexpr int kLaneTopics = R > 0 ? R : 1;
-        topic = blocked_draw<kLaneTopics>(weights, K, lane, u);
+      if constexpr (R > 0) {
+        topic = blocked_draw<R>(weights, K, lane, u);
       } else {
         // The paper's two passes; WT may change between them, and a u past the second pass's total then
         // gives the last topic (every weight is positive).
@@ -205,15 +204,7 @@ panel_kernel_t panel_kernel(int lane_topics) {
 cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, int lane_topics, aga_launch *out) {
   aga_launch l = {};
   l.threads = threads > 0 ? threads : kDefaultThreads;
-  if (lane_topics == 0) {
-    l.lane_topics = default_lane_topics(num_topics);
-  } else if (lane_topics == -1) {
-    l.lane_topics = 0;
-  } else {
-    const bool power = lane_topics == 1 || lane_topics == 2 || lane_topics == 4 || lane_topics == 8;
-    if (!power || 32 * (int64_t)lane_topics < num_topics) return cudaErrorInvalidValue;
-    l.lane_topics = lane_topics;
-  }
+  l.lane_topics = lane_topics == 0 ? default_lane_topics(num_topics) : lane_topics == -1 ? 0 : lane_topics;
   int optin = 0;
   cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu);
   if (e != cudaSuccess) return e;

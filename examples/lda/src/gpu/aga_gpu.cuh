@@ -61,9 +61,10 @@ struct aga_launch {
   size_t shared_bytes;  // (panel_words + nt_in_shared) x K x 4
 };
 
-// The launch for K topics on device `gpu` (threads 0: 256; lane_topics 0: by K, else as
-// sk_lda_esca_gpu_options.aga_lane_topics). Returns cudaErrorInvalidValue when not even one word's row
-// of K counts fits in a block's shared memory, or lane_topics is not one of 0, -1, 1, 2, 4, 8 covering K.
+// The launch for K topics on device `gpu` (threads 0: 256; lane_topics as
+// sk_lda_esca_gpu_options.aga_lane_topics, which the caller has checked: 0 by K, -1, or 1, 2, 4 or 8
+// covering K). Returns cudaErrorInvalidValue when not even one word's row of K counts fits in a
+// block's shared memory.
 cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, int lane_topics, aga_launch *out);
 
 // Mini-batch `batch` (panels [first_panel, end_panel), documents [first_doc, end_doc)): its DT and DNT,

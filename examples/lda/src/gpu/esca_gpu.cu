@@ -523,8 +523,11 @@ extern "C" int sk_lda_esca_gpu_create_with(const sk_lda_model *m, int gpu, const
     needed = (o.aga ? common_bytes(m) : core_bytes(m, o.exact)) + g->d.workspace_bytes;
     if (o.aga) {
       const int lanes = o.aga_lane_topics;
-      const cudaError_t e = sk_lda_gpu::aga_choose_launch(gpu, g->num_topics, o.threads, lanes, &g->aga_launch);
-      if (lanes != 0 && lanes != -1 && (lanes < 0 || lanes > 8 || (lanes & (lanes - 1)) != 0 || 32 * lanes < g->num_topics))
+      const int bad_lanes =
+          lanes != 0 && lanes != -1 && (lanes < 0 || lanes > 8 || (lanes & (lanes - 1)) != 0 || 32 * lanes < g->num_topics);
+      const cudaError_t e =
+          bad_lanes ? cudaSuccess : sk_lda_gpu::aga_choose_launch(gpu, g->num_topics, o.threads, lanes, &g->aga_launch);
+      if (bad_lanes)
         failed = sk_lda_fail(err, "GPU AGA-LDA: %d topics a lane is not 1, 2, 4 or 8 covering K = %d", lanes,
                              (int)g->num_topics);
       else if (e == cudaErrorInvalidValue)
