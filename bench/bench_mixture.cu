@@ -1,8 +1,9 @@
 // sk-mixture's Gibbs sweep on the GPU (issue 15): N = 10^7 points, D = 16, K = 8, 64 and 512 by default.
 // Per K: the time of a sweep and of each step (z-step, statistics, parameter step; CUDA events on the
 // sampler's stream, the parameter step by the host clock), the median of --runs sweeps after 2 warm-up
-// ones, with the default (broadcast) z-step kernel; the z-step of the butterfly and thread-per-point
-// kernels for comparison; the z-step's bound, the larger of
+// ones, with the default (broadcast) z-step kernel and the default (sorted) statistics kernel; the sweep
+// with the first version's statistics kernel (atomic) and the z-step of the butterfly and
+// thread-per-point kernels for comparison; the z-step's bound, the larger of
 //   memory: the bytes it must move (the points, 4 N D, read once; z, 4 N, written) over the copy rate
 //           measured here (cudaMemcpy device to device of 1 GiB: 2 bytes / time);
 //   FMAs:   the fused multiply-adds it must issue (2 N K D: t = x s - m s, q += t t, per point,
@@ -73,14 +74,19 @@ static void die(const char *what, const sk_mix_error &err) {
 
 struct Row {
   int k;
-  double sweep, zstep, stats, params, zstep_thread, zstep_butterfly, bound_mem, bound_fma, cpu_sweep, cpu_zstep,
+  double sweep, zstep, stats, params, sweep_atomic, stats_atomic, zstep_thread, zstep_butterfly, bound_mem, bound_fma, cpu_sweep, cpu_zstep,
       cpu_stats, cpu_params;
 };
 
-// The GPU sweep, step by step, for `runs` sweeps after 2 warm-up ones; the medians into r.
-static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int runs, const sk_mix_params &start, Row &r) {
+// The GPU sweep, step by step, with z-step kernel `kernel` and statistics kernel `stats_kernel`, for
+// `runs` sweeps after 2 warm-up ones; the medians into r.
+static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int stats_kernel, int runs,
+                     const sk_mix_params &start, Row &r) {
   sk_mix_error err;
-  sk_mix_gpu_options o = {0, kernel, 0, 0};
+  sk_mix_gpu_options o;
+  memset(&o, 0, sizeof o);
+  o.kernel = kernel;
+  o.stats_kernel = stats_kernel;
   sk_mix_gpu *g = NULL;
   sk_mix_params p;
   sk_mix_ztable t;
@@ -122,7 +128,10 @@ static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int runs, c
     stats.push_back(s_ms);
     params.push_back(w2 - w1);
   }
-  if (kernel == SK_MIX_ZSTEP_BROADCAST) {
+  if (kernel == SK_MIX_ZSTEP_BROADCAST && stats_kernel == SK_MIX_STATS_ATOMIC) {
+    r.sweep_atomic = median(sweep);
+    r.stats_atomic = median(stats);
+  } else if (kernel == SK_MIX_ZSTEP_BROADCAST) {
     r.sweep = median(sweep);
     r.zstep = median(zstep);
     r.stats = median(stats);
@@ -239,7 +248,7 @@ int main(int argc, char **argv) {
             "gpu,N,D,K,sweep_ms,zstep_ms,stats_ms,params_ms,zstep_thread_ms,zstep_butterfly_ms,bound_ms,"
             "bound_memory_ms,bound_fma_ms,"
             "zstep_over_bound,cpu_sweep_ms,cpu_zstep_ms,cpu_stats_ms,cpu_params_ms,cpu_points,copy_GBps,"
-            "fp32_peak_TFMAps,fma_measured_TFMAps\n");
+            "fp32_peak_TFMAps,fma_measured_TFMAps,stats_atomic_ms,sweep_atomic_ms\n");
   for (int i = 0; i < num_ks; ++i) {
     Row r;
     memset(&r, 0, sizeof r);
@@ -250,9 +259,10 @@ int main(int argc, char **argv) {
     if (sk_mix_params_alloc(&start, r.k, (int32_t)d, &err) != 0 ||
         sk_mix_init_params(&data, &prior, 1, 0, &start, &err) != 0)
       die("initialising", err);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, (int)runs, start, r);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BUTTERFLY, (int)(runs < 3 ? runs : 3), start, r);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_THREAD, (int)(runs < 3 ? runs : 3), start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, SK_MIX_STATS_SORTED, (int)runs, start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, SK_MIX_STATS_ATOMIC, (int)runs, start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_BUTTERFLY, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
+    time_gpu(data, r.k, SK_MIX_ZSTEP_THREAD, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
     r.bound_mem = (4.0 * n * d + 4.0 * n) / copy_rate * 1e3;
     r.bound_fma = 2.0 * n * r.k * d / fma_peak * 1e3;
     const double bound = r.bound_mem > r.bound_fma ? r.bound_mem : r.bound_fma;
@@ -260,9 +270,12 @@ int main(int argc, char **argv) {
     printf(
         "K=%4d: GPU sweep %9.3f ms = z-step %9.3f + statistics %7.3f + parameters %7.3f (host, with the copies) ms\n"
         "        z-step bound %.3f ms (memory %.3f, FMA %.3f): %.2fx the bound; butterfly z-step %.3f ms (%.2fx), "
-        "thread-per-point z-step %.3f ms (%.2fx the broadcast kernel's)\n",
+        "thread-per-point z-step %.3f ms (%.2fx the broadcast kernel's)\n"
+        "        statistics by the atomic kernel (the first version): %.3f ms (%.2fx the sorted kernel's), sweep %.3f ms; "
+        "statistics read bound %.3f ms\n",
         r.k, r.sweep, r.zstep, r.stats, r.params, bound, r.bound_mem, r.bound_fma, r.zstep / bound, r.zstep_butterfly,
-        r.zstep_butterfly / r.zstep, r.zstep_thread, r.zstep_thread / r.zstep);
+        r.zstep_butterfly / r.zstep, r.zstep_thread, r.zstep_thread / r.zstep, r.stats_atomic,
+        r.stats_atomic / r.stats, r.sweep_atomic, r.bound_mem);
     if (cpu_points > 0)
       printf(
           "        CPU reference sweep %.1f ms = z-step %.1f + statistics %.1f + parameters %.1f%s: the GPU's is %.0fx "
@@ -273,11 +286,11 @@ int main(int argc, char **argv) {
       fprintf(
           csv,
           "\"%s\",%lld,%lld,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.3f,%.3f,%lld,%.1f,%.3f,"
-          "%.3f\n",
+          "%.3f,%.6f,%.6f\n",
           info.name, n, d, r.k, r.sweep, r.zstep, r.stats, r.params, r.zstep_thread, r.zstep_butterfly, bound,
           r.bound_mem, r.bound_fma,
           r.zstep / bound, r.cpu_sweep, r.cpu_zstep, r.cpu_stats, r.cpu_params, cpu_points, copy_rate / 1e9,
-          fma_peak / 1e12, fma_measured / 1e12);
+          fma_peak / 1e12, fma_measured / 1e12, r.stats_atomic, r.sweep_atomic);
     sk_mix_params_free(&start);
   }
   sk_mix_data_free(&data);

@@ -58,8 +58,9 @@ static int same_params(const sk_mix_params *a, const sk_mix_params *b) {
          memcmp(a->mu, b->mu, sizeof(double) * kd) == 0 && memcmp(a->sigma2, b->sigma2, sizeof(double) * kd) == 0;
 }
 
-/* The GPU's statistics of the z its z-step drew, against the CPU's statistics of the same z. */
-static void stats_case(int64_t n, int32_t d, int32_t k, const char *path) {
+/* The GPU's statistics of the z its z-step drew, by statistics kernel `kernel` on `blocks` blocks (0:
+   automatic), against the CPU's statistics of the same z. */
+static void stats_case(int64_t n, int32_t d, int32_t k, int kernel, int blocks, const char *path) {
   sk_mix_data data;
   sk_mix_truth t;
   sk_mix_ztable table;
@@ -67,8 +68,13 @@ static void stats_case(int64_t n, int32_t d, int32_t k, const char *path) {
   sk_mix_stats gs, cs;
   sk_mix_error err;
   sk_mix_gpu *g = NULL;
+  sk_mix_gpu_options o;
   uint64_t rng = (uint64_t)k;
-  sk_test_context("GPU statistics, K=%d D=%d (%s)", (int)k, (int)d, path);
+  memset(&o, 0, sizeof o);
+  o.stats_kernel = kernel;
+  o.blocks = blocks;
+  sk_test_context("GPU statistics, %s kernel, K=%d D=%d N=%lld, %d blocks (%s)",
+                  kernel == SK_MIX_STATS_SORTED ? "sorted" : "atomic", (int)k, (int)d, (long long)n, blocks, path);
   if (!make_data(n, d, k < 50 ? k : 50, 1, 5, &data, &t)) return;
   int32_t *z = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
   sk_mix_params_alloc(&p, k, d, &err);
@@ -77,7 +83,7 @@ static void stats_case(int64_t n, int32_t d, int32_t k, const char *path) {
   sk_mix_stats_alloc(&cs, k, d, n, &err);
   mix_test_params(&p, 1.0, 1, &rng);
   sk_mix_ztable_set(&table, &p);
-  if (SK_CHECK(sk_mix_gpu_create(data.x, n, d, k, NULL, &g, &err) == 0 &&
+  if (SK_CHECK(sk_mix_gpu_create(data.x, n, d, k, &o, &g, &err) == 0 &&
                    sk_mix_gpu_zstep(g, &table, 1, 1, &err) == 0 && sk_mix_gpu_stats(g, &gs, &err) == 0 &&
                    sk_mix_gpu_copy_z(g, z, &err) == 0,
                "%s", err.message) &&
@@ -85,7 +91,9 @@ static void stats_case(int64_t n, int32_t d, int32_t k, const char *path) {
     int64_t used = 0;
     for (int32_t c = 0; c < k; ++c) used += cs.count[c] > 0;
     SK_CHECK(same_stats(&gs, &cs), "the GPU's sums differ from the CPU's");
-    printf("GPU statistics K=%4d D=%3d (%s): equal to the CPU's; %lld components hold points\n", (int)k, (int)d, path,
+    printf("GPU statistics, %s kernel, K=%4d D=%3d N=%6lld, %d blocks (%s): equal to the CPU's; %lld components "
+           "hold points\n",
+           kernel == SK_MIX_STATS_SORTED ? "sorted" : "atomic", (int)k, (int)d, (long long)n, blocks, path,
            (long long)used);
   }
   sk_mix_gpu_destroy(g);
@@ -154,9 +162,22 @@ int main(int argc, char **argv) {
   int host_only, quick;
   mix_test_args(argc, argv, &host_only, &quick);
   if (!host_only) {
-    stats_case(quick ? 3000 : 50000, 5, 7, "shared memory, 48 KiB");
-    stats_case(quick ? 3000 : 50000, 16, 200, "shared memory, opt-in");
-    stats_case(quick ? 1000 : 20000, 100, 1000, "global atomics");
+    const int64_t big = quick ? 3001 : 50001, small = quick ? 1000 : 20000;
+    /* The sorted kernel: accumulators in shared memory (48 KiB, opt-in), global ones (K (2 D + 1) 8
+       bytes past 227 KiB), one component (every point in one run), D = 1 (a thread a run) and D = 256
+       (two runs a block), tiles of 2,048 to 16,384 points, a last tile cut short (N odd), one block and
+       three blocks (the same integers whatever the grid). */
+    stats_case(big, 5, 7, SK_MIX_STATS_SORTED, 0, "shared accumulators, 48 KiB");
+    stats_case(big, 16, 200, SK_MIX_STATS_SORTED, 0, "shared accumulators, opt-in");
+    stats_case(small, 100, 1000, SK_MIX_STATS_SORTED, 0, "global accumulators");
+    stats_case(big, 3, 1, SK_MIX_STATS_SORTED, 0, "one component");
+    stats_case(big, 1, 64, SK_MIX_STATS_SORTED, 0, "a thread a run");
+    stats_case(small, 256, 3, SK_MIX_STATS_SORTED, 0, "two runs a block");
+    stats_case(big, 16, 64, SK_MIX_STATS_SORTED, 1, "one block");
+    stats_case(big, 16, 64, SK_MIX_STATS_SORTED, 3, "three blocks");
+    /* The atomic kernel, both places of its accumulators. */
+    stats_case(big, 5, 7, SK_MIX_STATS_ATOMIC, 0, "shared accumulators");
+    stats_case(small, 100, 1000, SK_MIX_STATS_ATOMIC, 0, "global accumulators");
   }
   sk_mix_data data;
   sk_mix_truth t;

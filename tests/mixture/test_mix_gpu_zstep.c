@@ -33,9 +33,13 @@ static const double kScales[] = {1e-6, 1e6};
 /* The GPU's draws for points x with the table, by `kernel` and the launch shape; 0 on success. */
 static int gpu_draws(const float *x, int64_t n, const sk_mix_ztable *t, int kernel, int warps, int blocks,
                      uint64_t seed, uint64_t sweep, int32_t *z) {
-  sk_mix_gpu_options o = {0, kernel, warps, blocks};
+  sk_mix_gpu_options o;
   sk_mix_gpu *g = NULL;
   sk_mix_error err;
+  memset(&o, 0, sizeof o);
+  o.kernel = kernel;
+  o.warps_per_block = warps;
+  o.blocks = blocks;
   const int ok = SK_CHECK(sk_mix_gpu_create(x, n, t->d, t->k, &o, &g, &err) == 0 &&
                               sk_mix_gpu_zstep(g, t, seed, sweep, &err) == 0 && sk_mix_gpu_copy_z(g, z, &err) == 0,
                           "GPU: %s", err.message);

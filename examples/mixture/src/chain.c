@@ -61,6 +61,7 @@ int sk_mix_chain_create(const sk_mix_data *data, const sk_mix_prior *prior, int3
   if (rc == 0 && c->options.device == SK_MIX_DEVICE_GPU) {
 #ifdef SK_MIX_HAVE_GPU
     sk_mix_gpu_options go;
+    memset(&go, 0, sizeof go); /* the fields not set here take their defaults */
     go.device = c->options.gpu_device;
     go.kernel = c->options.gpu_kernel;
     go.warps_per_block = c->options.gpu_warps;

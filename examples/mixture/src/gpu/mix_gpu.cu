@@ -6,6 +6,7 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/mix_gpu.h"
+#include "gpu/stats_gpu.cuh"
 #include "gpu/zstep_gpu.cuh"
 #include "stats.h"
 
@@ -24,44 +25,11 @@ struct sk_mix_gpu {
   int32_t *d_z;
   unsigned long long *d_stats;  // count (K), sx (K x D), sxx (K x D): the statistics' integers
   unsigned long long *h_stats;
-  int stats_blocks, stats_threads;
-  size_t stats_shared;  // dynamic shared bytes of the statistics kernel (0: global atomics)
+  sk_mix_gpu_detail::stats_plan splan;  // the statistics kernel's shape
   size_t bytes;
 };
 
 namespace {
-
-constexpr int kStatsThreads = 512;
-
-// Adds point p's terms to the statistics: shared-memory integers when `shared`, else global ones.
-// Integer addition commutes, so the order of the atomics cannot change the result. Threads take
-// consecutive elements (point, dimension) of x, so the reads are coalesced.
-__global__ void __launch_bounds__(kStatsThreads)
-    stats_kernel(const float *x, const int32_t *z, int64_t n, int32_t d, int32_t k, double scale1, double scale2,
-                 int shared, unsigned long long *g) {
-  extern __shared__ unsigned long long sh[];
-  const size_t kd = (size_t)k * (size_t)d, total = (size_t)k + 2 * kd;
-  unsigned long long *acc = shared ? sh : g;
-  if (shared) {
-    for (size_t i = threadIdx.x; i < total; i += blockDim.x) sh[i] = 0ull;
-    __syncthreads();
-  }
-  const int64_t elements = n * (int64_t)d, stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < elements; e += stride) {
-    const int64_t p = e < 0xffffffffll ? (int64_t)((uint32_t)e / (uint32_t)d) : e / d;
-    const int32_t j = (int32_t)(e - p * d), c = z[p];
-    const float v = x[e];
-    const size_t at = (size_t)c * (size_t)d + (size_t)j;
-    if (j == 0) atomicAdd(acc + c, 1ull);
-    atomicAdd(acc + (size_t)k + at, (unsigned long long)sk_mix_fixed_x(v, scale1));
-    atomicAdd(acc + (size_t)k + kd + at, (unsigned long long)sk_mix_fixed_xx(v, scale2));
-  }
-  if (shared) {
-    __syncthreads();
-    for (size_t i = threadIdx.x; i < total; i += blockDim.x)
-      if (sh[i] != 0ull) atomicAdd(g + i, sh[i]);
-  }
-}
 
 int check_options(const sk_mix_gpu_options *o, sk_mix_error *err) {
   if (o->device < 0) return sk_mix_fail(err, "GPU: device %d: not a device ordinal", o->device);
@@ -71,6 +39,8 @@ int check_options(const sk_mix_gpu_options *o, sk_mix_error *err) {
     return sk_mix_fail(err, "GPU: %d warps per block: 0 (automatic) to %d", o->warps_per_block,
                        sk_mix_gpu_detail::kZstepMaxWarps);
   if (o->blocks < 0) return sk_mix_fail(err, "GPU: %d blocks: 0 (automatic) or more", o->blocks);
+  if (o->stats_kernel != SK_MIX_STATS_SORTED && o->stats_kernel != SK_MIX_STATS_ATOMIC)
+    return sk_mix_fail(err, "GPU: statistics kernel %d: not 0 (sorted) or 1 (atomic)", o->stats_kernel);
   return 0;
 }
 
@@ -97,21 +67,11 @@ int plan(sk_mix_gpu *g, const sk_mix_gpu_options *o, sk_mix_error *err) {
   const int64_t needed = (g->n + per_block - 1) / per_block;
   const int64_t full = (int64_t)sms * (resident > 0 ? resident : 1);
   g->zstep_blocks = o->blocks > 0 ? o->blocks : (int)(needed < full ? needed : full);
-  // Statistics: privatised in shared memory when K (2 D + 1) integers fit a block's opt-in maximum.
-  const size_t words = (size_t)g->k * (size_t)(2 * g->d + 1), bytes = sizeof(unsigned long long) * words;
-  g->stats_threads = kStatsThreads;
-  g->stats_shared = bytes <= (size_t)optin ? bytes : 0;
-  if (g->stats_shared > 48u * 1024u)
-    SK_MIX_CUDA_TRY(
-        cudaFuncSetAttribute(stats_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->stats_shared),
-        "raising the statistics kernel's shared memory");
-  int stats_resident = 0;
-  SK_MIX_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&stats_resident, stats_kernel, kStatsThreads, g->stats_shared),
-      "the statistics kernel's occupancy");
-  const int64_t elements = g->n * (int64_t)g->d, stats_needed = (elements + kStatsThreads - 1) / kStatsThreads;
-  const int64_t stats_full = (int64_t)sms * (stats_resident > 0 ? stats_resident : 1);
-  g->stats_blocks = o->blocks > 0 ? o->blocks : (int)(stats_needed < stats_full ? stats_needed : stats_full);
+  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::stats_prepare(o->stats_kernel == SK_MIX_STATS_ATOMIC
+                                                      ? sk_mix_gpu_detail::kStatsAtomic
+                                                      : sk_mix_gpu_detail::kStatsSorted,
+                                                  g->n, g->d, g->k, o->blocks, sms, optin, &g->splan),
+                  "planning the statistics kernel");
   return 0;
 }
 
@@ -225,9 +185,16 @@ int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_mix_error *err) {
   SK_MIX_CUDA_TRY(cudaSetDevice(g->device), "selecting the device");
   SK_MIX_CUDA_TRY(cudaMemsetAsync(g->d_stats, 0, sizeof(unsigned long long) * words, g->stream),
                   "clearing the statistics");
-  stats_kernel<<<g->stats_blocks, g->stats_threads, g->stats_shared, g->stream>>>(
-      g->d_x, g->d_z, g->n, g->d, g->k, ldexp(1.0, out->f1), ldexp(1.0, out->f2), g->stats_shared > 0, g->d_stats);
-  SK_MIX_LAUNCH_CHECK("launching the statistics kernel");
+  sk_mix_gpu_detail::stats_args a;
+  a.x = g->d_x;
+  a.z = g->d_z;
+  a.n = g->n;
+  a.d = g->d;
+  a.k = g->k;
+  a.scale1 = ldexp(1.0, out->f1);
+  a.scale2 = ldexp(1.0, out->f2);
+  a.out = g->d_stats;
+  SK_MIX_CUDA_TRY(sk_mix_gpu_detail::stats_launch(a, g->splan, g->stream), "launching the statistics kernel");
   SK_MIX_CUDA_TRY(
       cudaMemcpyAsync(g->h_stats, g->d_stats, sizeof(unsigned long long) * words, cudaMemcpyDeviceToHost, g->stream),
       "copying the statistics");

@@ -32,9 +32,18 @@
  *   those reductions (and the points' loads per tile) make it several times slower than the broadcast
  *   kernel (bench/RESULTS.md); it is kept as the primitives' use and for comparison.
  *
- * **Statistics**: exact fixed-point integers (stats.h) by 64-bit integer atomics, which commute; per block
- * in shared memory when the K (2 D + 1) integers fit a block's opt-in maximum (227 KiB on an H100 or
- * H200: K (2 D + 1) <= 29,056), else straight to global memory.
+ * **Statistics** (stats_gpu.cuh): stats.h's exact fixed-point integers, summed with 64-bit integer
+ * additions, which commute, so the launch shape and the order of the atomics change no bit.
+ * - `SK_MIX_STATS_SORTED` (the default): a block sorts a tile of points by component in shared memory
+ *   (a counting sort: histogram, scan, scatter; about 64 points per component, 2,048 to 16,384 points a
+ *   tile), then each warp walks its run of the sorted points one component's segment at a time, a
+ *   lane per dimension (and 32 / D points a step when D < 32), summing in registers and adding to the
+ *   component's accumulators once per segment. The accumulators are the block's, in shared memory, when they fit beside the tile (K (2 D + 1) 8 bytes
+ *   plus 10 bytes a point of the tile, within the opt-in maximum: 227 KiB on an H100 or H200), else the
+ *   global ones. Memory: the points once (4 N D bytes) and z once (4 N bytes).
+ * - `SK_MIX_STATS_ATOMIC`: two 64-bit atomics per element (point, dimension) and one per point, per
+ *   block in shared memory when the K (2 D + 1) integers fit, else global: the first version, kept as
+ *   the benchmark's baseline and the tests' second path.
  *
  * Every CUDA call is checked; a failure comes back as an error message naming the step. Results do
  * not depend on the launch shape (`warps_per_block`, `blocks`).
@@ -59,12 +68,19 @@ typedef enum sk_mix_zstep_kernel {
   SK_MIX_ZSTEP_BUTTERFLY = 2  /**< a warp per 32 points, butterfly reductions */
 } sk_mix_zstep_kernel;
 
+/** \brief Which statistics kernel runs (see the file's description). */
+typedef enum sk_mix_stats_kernel {
+  SK_MIX_STATS_SORTED = 0, /**< tiles sorted by component, sums in registers along runs (default) */
+  SK_MIX_STATS_ATOMIC = 1  /**< two 64-bit atomics per element (the first version) */
+} sk_mix_stats_kernel;
+
 /** \brief Launch options; zeros mean the defaults. Results do not depend on them. */
 typedef struct sk_mix_gpu_options {
   int device;          /**< CUDA device ordinal (default 0) */
   int kernel;          /**< #sk_mix_zstep_kernel */
   int warps_per_block; /**< z-step warps per block, 1 to 8 (0: 8; the butterfly kernel: as many as fit 48 KiB) */
   int blocks;          /**< z-step and statistics blocks (0: enough for the device; each then loops over its share) */
+  int stats_kernel;    /**< #sk_mix_stats_kernel */
 } sk_mix_gpu_options;
 
 /** \brief The device state of one data set: points, assignments, table and statistics buffers. */
