@@ -17,6 +17,9 @@
  *   slot of shared memory; with more than one tile (K > 32) a thread draws for two points (blockDim
  *   apart), so that each loaded table entry serves both (with one point a thread every FMA pair needs a
  *   loaded float; two points measured 10% faster at K = 64 and 512, one point 12% faster at K = 8).
+ *   With two points, for D <= 8 and for K = 64, 96 and 128 the points' values go to shared memory and
+ *   the chains are built with the dimensions outside the components, which frees the registers for two
+ *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3).
  *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
  *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
  *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).

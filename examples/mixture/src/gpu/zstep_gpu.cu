@@ -255,6 +255,38 @@ __device__ __forceinline__ void bc_accumulate(const float *tile, int row, int j0
   }
 }
 
+// Tile b's chains for the P points with the dimensions outside and the components inside (variant 3):
+// per pair of dimensions each point's two values come from its slot of shared memory (`xs`, float2
+// pairs `xstride` apart) and every present component's 16-byte load serves the P points. Each chain
+// still takes its dimensions in order, so the values are bc_accumulate()'s; only the points' D values
+// leave the registers for the whole walk (two at a time in them), which lets two blocks share an SM.
+template <int JX, int W, bool kFull, int P>
+__device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, int r, const float2 *xs, int xstride,
+                                                           float (&q)[P][32]) {
+  // Not unrolled: the components' loop alone is 32 (1 + 4 P) instructions, and unrolling the pairs
+  // of dimensions too made the kernel larger than the instruction cache keeps for four warps a
+  // scheduler (measured: "no instruction" stalls 1.8 per issued instruction).
+#pragma unroll 1
+  for (int jp = 0; jp < JX / 2; ++jp) {
+    float2 xv[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) xv[p] = xs[(size_t)(p * (JX / 2) + jp) * (size_t)xstride];
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      if (kFull || i < r) {
+        const float4 v = reinterpret_cast<const float4 *>(tile + (size_t)i * (2u * JX))[jp];
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          float t = __fmaf_rn(xv[p].x, v.x, v.y);
+          q[p][i] = __fmaf_rn(t, t, q[p][i]);
+          t = __fmaf_rn(xv[p].y, v.z, v.w);
+          q[p][i] = __fmaf_rn(t, t, q[p][i]);
+        }
+      }
+    }
+  }
+}
+
 // Tile b's weights in place from its chains q: 2^(hb - q_i) for its r components (+0 past them), hb
 // the smallest chain; tb the weights' tree sum.
 template <int W, bool kFull>
@@ -320,17 +352,21 @@ __device__ __forceinline__ void bc_finish_tile_shared(int r, int b, bool single,
   }
 }
 
-// One tile (full or the last, partial one) of the register kernel, for the thread's P points.
-template <int JX, int W, bool kFull, int P>
+// One tile (full or the last, partial one) of the register kernel, for the thread's P points (their
+// values in x, or with kDimsOutside in their slots of shared memory, xs).
+template <int JX, int W, bool kFull, int P, bool kDimsOutside>
 __device__ __forceinline__ void bc_regs_tile(const float *tab, const float *cs, int b, int r, bool single,
-                                             const float (&x)[P][JX], sk_mix_reservoir (&res)[P],
+                                             const float (&x)[P][JX], const float2 *xs, sk_mix_reservoir (&res)[P],
                                              const sk_f32x4 (&u4)[P], float (&q)[P][32], float4 *kept, int stride) {
   bc_init_chains<W, kFull>(cs + b * 32, r, q[0]);
 #pragma unroll
   for (int p = 1; p < P; ++p)
 #pragma unroll
     for (int i = 0; i < 32; ++i) q[p][i] = q[0][i];
-  bc_accumulate<JX, W, kFull, P, 8 / P>(tab + (size_t)b * 32u * (2u * JX), 2 * JX, 0, r, x, q);
+  if constexpr (kDimsOutside)
+    bc_accumulate_dims_outside<JX, W, kFull, P>(tab + (size_t)b * 32u * (2u * JX), r, xs, stride, q);
+  else
+    bc_accumulate<JX, W, kFull, P, 8 / P>(tab + (size_t)b * 32u * (2u * JX), 2 * JX, 0, r, x, q);
 #pragma unroll
   for (int p = 0; p < P; ++p)
     bc_finish_tile_shared<W, kFull>(r, b, single, q[p], res[p], sk_mix_pick4(u4[p], b % 4),
@@ -342,15 +378,19 @@ __device__ __forceinline__ void bc_regs_tile(const float *tab, const float *cs, 
 // the kept tile of each point in a slot of shared memory after the table. WL: the width of the last
 // tile's slots, 8 when K <= 8, else 32. Two blocks of 256 threads an SM for P = 1 (at most 128
 // registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an SM,
-// measured 17% slower at K = 64).
-template <int JX, int WL, int P>
-__global__ void __launch_bounds__(kZstepMaxWarps * 32, P == 1 ? 2 : 1) zstep_broadcast_regs_kernel(zstep_args a) {
+// measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
+// after the kept slots (P JX / 2 float2 a thread), the chains built with the dimensions outside
+// (bc_accumulate_dims_outside()), two blocks an SM.
+template <int JX, int WL, int P, bool kDimsOutside>
+__global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) ? 2 : 1)
+    zstep_broadcast_regs_kernel(zstep_args a) {
   extern __shared__ float4 smem4[];
   bc_stage(a.packed, a.k_pad, 2 * JX, smem4);
   const float *tab = reinterpret_cast<const float *>(smem4);
   const float *cs = tab + (size_t)a.k_pad * (2u * JX);
   const int stride4 = (int)blockDim.x;  // slot (p, v) of the thread at (8 p + v) blockDim + threadIdx.x
   float4 *const kept = smem4 + (size_t)a.k_pad * (2u * JX + 1u) / 4u + threadIdx.x;
+  float2 *const xs = reinterpret_cast<float2 *>(kept - threadIdx.x + (size_t)P * 8u * blockDim.x) + threadIdx.x;
   const int num_tiles = sk_mix_num_tiles(a.k);
   const bool single = num_tiles == 1;
   const int last_r = a.k - 32 * (num_tiles - 1);
@@ -369,6 +409,11 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, P == 1 ? 2 : 1) zstep_bro
 #pragma unroll
         for (int j = 0; j < JX; ++j) x[p][j] = 0.0f;
       }
+      if constexpr (kDimsOutside) {  // the thread's own slots: no barrier needed before it reads them
+#pragma unroll
+        for (int jp = 0; jp < JX / 2; ++jp)
+          xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[p][2 * jp], x[p][2 * jp + 1]);
+      }
       res[p].h = res[p].s = res[p].t_sel = 0.0f;
       res[p].sel = 0;
       u4[p] = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, 0);
@@ -382,9 +427,9 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, P == 1 ? 2 : 1) zstep_bro
           u4[p] = sk_mix_z_uniforms(a.seed, a.sweep, first + (int64_t)p * blockDim.x, num_tiles, b / 4);
       }
       if (b + 1 < num_tiles || (WL == 32 && last_r == 32))
-        bc_regs_tile<JX, 32, true, P>(tab, cs, b, 32, single, x, res, u4, q, kept, stride4);
+        bc_regs_tile<JX, 32, true, P, kDimsOutside>(tab, cs, b, 32, single, x, xs, res, u4, q, kept, stride4);
       else
-        bc_regs_tile<JX, WL, false, P>(tab, cs, b, last_r, single, x, res, u4, q, kept, stride4);
+        bc_regs_tile<JX, WL, false, P, kDimsOutside>(tab, cs, b, last_r, single, x, xs, res, u4, q, kept, stride4);
     }
 #pragma unroll
     for (int p = 0; p < P; ++p) {
@@ -486,28 +531,30 @@ zstep_kernel_fn butterfly_for(int32_t d) {
 
 // The broadcast kernel for D, K, where the table lives and the points per thread of the register
 // kernel (D <= 16 with the table in shared memory; the chunk kernel draws for one point a thread).
-template <int P>
+template <int P, bool kDimsOutside>
 zstep_kernel_fn broadcast_regs_for(int d4, int32_t k) {
   if (k <= 8) {
     switch (d4) {
-      case 4: return zstep_broadcast_regs_kernel<4, 8, P>;
-      case 8: return zstep_broadcast_regs_kernel<8, 8, P>;
-      case 12: return zstep_broadcast_regs_kernel<12, 8, P>;
-      default: return zstep_broadcast_regs_kernel<16, 8, P>;
+      case 4: return zstep_broadcast_regs_kernel<4, 8, P, kDimsOutside>;
+      case 8: return zstep_broadcast_regs_kernel<8, 8, P, kDimsOutside>;
+      case 12: return zstep_broadcast_regs_kernel<12, 8, P, kDimsOutside>;
+      default: return zstep_broadcast_regs_kernel<16, 8, P, kDimsOutside>;
     }
   }
   switch (d4) {
-    case 4: return zstep_broadcast_regs_kernel<4, 32, P>;
-    case 8: return zstep_broadcast_regs_kernel<8, 32, P>;
-    case 12: return zstep_broadcast_regs_kernel<12, 32, P>;
-    default: return zstep_broadcast_regs_kernel<16, 32, P>;
+    case 4: return zstep_broadcast_regs_kernel<4, 32, P, kDimsOutside>;
+    case 8: return zstep_broadcast_regs_kernel<8, 32, P, kDimsOutside>;
+    case 12: return zstep_broadcast_regs_kernel<12, 32, P, kDimsOutside>;
+    default: return zstep_broadcast_regs_kernel<16, 32, P, kDimsOutside>;
   }
 }
 
 zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
   const int d4 = (int)((d + 3) / 4 * 4);
   if (shared && d4 <= 16)
-    return variant == 2 ? broadcast_regs_for<2>(d4, k) : broadcast_regs_for<1>(d4, k);
+    return variant == 3   ? broadcast_regs_for<2, true>(d4, k)
+           : variant == 2 ? broadcast_regs_for<2, false>(d4, k)
+                          : broadcast_regs_for<1, false>(d4, k);
   const int jr = d4 - (d4 - 1) / 16 * 16;
   if (shared) {
     switch (jr) {
@@ -567,14 +614,22 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
   const bool fits = table <= kZstepBroadcastMaxShared, regs = fits && (d + 3) / 4 * 4 <= 16;
   if (regs) {
     /* One tile (K <= 32): little work a point, and the points' loads want the occupancy of one point a
-       thread; more tiles: two points a thread halve the table's loads. SK_MIX_ZSTEP_VARIANT (1 or 2,
-       zstep_gpu.cuh) overrides it for measurements; the draws are the same. */
+       thread; more tiles: two points a thread halve the table's loads. Of those, variant 3 (two blocks
+       an SM, 128 registers) against variant 2 (one block, 188), H200, N = 10^7 (bench/RESULTS.md):
+       faster at D = 8 for K = 48 to 256 (5 to 8%), at D = 16 for K = 64, 96 and 128 (8 to 9%); slower
+       at D = 16 for K = 48 (the partial tile), 192, 256 and 512 (12% at 512: from the fifth tile on,
+       the uniforms' recomputation needs registers that variant 3 spills). SK_MIX_ZSTEP_VARIANT (1, 2
+       or 3, zstep_gpu.cuh) overrides the choice for measurements; the draws are the same. */
+    const int tiles = sk_mix_num_tiles(k);
+    const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
-    plan->variant = v == 1 || v == 2 ? v : sk_mix_num_tiles(k) == 1 ? 1 : 2;
-    plan->points = plan->variant;
+    plan->variant = v >= 1 && v <= 3 ? v : tiles == 1 ? 1 : dims_outside ? 3 : 2;
+    plan->points = plan->variant == 1 ? 1 : 2;
   }
-  plan->shared = fits ? table + (regs ? (size_t)plan->points * 128u * 32u * (size_t)plan->warps : 0) : 0;
+  /* The kept slots (32 floats a point), and for variant 3 the points' values (D rounded up to 4). */
+  const size_t per_thread = regs ? (size_t)plan->points * (128u + (plan->variant == 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u)) : 0u;
+  plan->shared = fits ? table + per_thread * 32u * (size_t)plan->warps : 0;
   const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant);
   if (plan->shared > 48u * 1024u) {
     const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->shared);

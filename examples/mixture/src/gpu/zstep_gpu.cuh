@@ -46,9 +46,11 @@ constexpr size_t kZstepBroadcastMaxShared = 80u * 1024u;
 /* How the z-step runs: the kernel (sk_mix_zstep_kernel), warps per block, the broadcast kernel's
    variant and points per thread, its dynamic shared bytes and the blocks of that shape one SM keeps
    resident. Variants of the broadcast kernel for D <= 16 with the table in shared memory: 1, a point a
-   thread (two blocks of 256 an SM); 2, two points a thread (one block of 256). The default is 1 for
-   K <= 32 and 2 above; the environment variable SK_MIX_ZSTEP_VARIANT (1 or 2) overrides it, for
-   measurements: both draw the same bits. */
+   thread (two blocks of 256 an SM); 2, two points a thread (one block of 256); 3, two points a
+   thread with their values in shared memory and the dimensions outside the components (two blocks of
+   256). The default is 1 for K <= 32; above, 3 for D <= 8 or for K a multiple of 32 up to 128, else
+   2 (measured, zstep_prepare()); the environment variable SK_MIX_ZSTEP_VARIANT (1, 2 or 3) overrides
+   it, for measurements: all draw the same bits. */
 struct zstep_plan {
   int kernel, warps, variant, points, blocks_per_sm;
   size_t shared;
