@@ -211,8 +211,18 @@ __device__ __forceinline__ int bc_tree_search(const float (&v)[32], float u) {
 // (log-weight -inf) for the absent ones.
 template <int W, bool kFull>
 __device__ __forceinline__ void bc_init_chains(const float *negc, int r, float (&q)[32]) {
+  // 16-byte loads (the constants of a tile are 16-byte aligned, and the table's padding past K holds
+  // zeros, so reading a whole vector stays inside it), then the absent components set to +inf.
 #pragma unroll
-  for (int i = 0; i < 32; ++i) q[i] = i < W && (kFull || i < r) ? negc[i] : sk_mix_pos_inf();
+  for (int v = 0; v < 8; ++v) {
+    if (4 * v < W) {
+      const float4 f = reinterpret_cast<const float4 *>(negc)[v];
+      q[4 * v] = f.x, q[4 * v + 1] = f.y, q[4 * v + 2] = f.z, q[4 * v + 3] = f.w;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 32; ++i)
+    if (!(i < W && (kFull || i < r))) q[i] = sk_mix_pos_inf();
 }
 
 // Tile b's chains for the P points of a thread from the packed rows (zstep_pack()): q[p][i] for
@@ -266,11 +276,16 @@ __device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, in
   // Not unrolled: the components' loop alone is 32 (1 + 4 P) instructions, and unrolling the pairs
   // of dimensions too made the kernel larger than the instruction cache keeps for four warps a
   // scheduler (measured: "no instruction" stalls 1.8 per issued instruction).
+  // The points' values of the next pair of dimensions are loaded while this pair's FMAs run.
+  float2 xv[P];
+#pragma unroll
+  for (int p = 0; p < P; ++p) xv[p] = xs[(size_t)(p * (JX / 2)) * (size_t)xstride];
 #pragma unroll 1
   for (int jp = 0; jp < JX / 2; ++jp) {
-    float2 xv[P];
+    float2 xn[P];
+    const int jn = jp + 1 < JX / 2 ? jp + 1 : jp;
 #pragma unroll
-    for (int p = 0; p < P; ++p) xv[p] = xs[(size_t)(p * (JX / 2) + jp) * (size_t)xstride];
+    for (int p = 0; p < P; ++p) xn[p] = xs[(size_t)(p * (JX / 2) + jn) * (size_t)xstride];
 #pragma unroll
     for (int i = 0; i < W; ++i) {
       if (kFull || i < r) {
@@ -284,6 +299,8 @@ __device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, in
         }
       }
     }
+#pragma unroll
+    for (int p = 0; p < P; ++p) xv[p] = xn[p];
   }
 }
 
