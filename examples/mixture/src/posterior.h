@@ -65,7 +65,8 @@ void sk_mix_posterior_all(const sk_mix_prior *p, const sk_mix_stats *st, sk_mix_
  * \param post K x D posteriors.
  * \param seed the run's seed.
  * \param sweep the sweep (picks the stream).
- * \param threads OpenMP threads (<= 0: all); the result does not depend on it.
+ * \param threads OpenMP threads (<= 0: all), at most one per 128 (component, dimension) pairs; the
+ *        result does not depend on it.
  * \param out the parameters (K and D set).
  */
 void sk_mix_draw_params(double alpha, const int64_t *count, const sk_mix_nig *post, uint64_t seed, uint64_t sweep,
