@@ -196,6 +196,25 @@ SK_MIX_HD float sk_mix_tree_sum32(const float *v) {
 }
 
 /**
+ * \brief One level of the tree search (the tie rule, in one place for every kernel): from node n,
+ * whose children's sums are `left` and `right`, go right when the right half is > 0 and u >= base +
+ * left (base then moves past the left half), else left.
+ * \param left the left child's sum.
+ * \param right the right child's sum.
+ * \param u the point searched for.
+ * \param base the sum of everything left of node n; updated.
+ * \return the child taken: 2 n + 1 (right) or 2 n (left).
+ */
+SK_MIX_HD int sk_mix_tree_step(float left, float right, float u, float *base, int n) {
+  const float edge = sk_mix_fadd(*base, left);
+  if (right > 0.0f && u >= edge) {
+    *base = edge;
+    return 2 * n + 1;
+  }
+  return 2 * n;
+}
+
+/**
  * \brief The butterfly's search in one tile from base 0 (samplekit/butterfly.cuh): the position of u.
  * \param v the tile's 32 weights, >= 0.
  * \param u the point searched for, >= 0.
@@ -209,16 +228,7 @@ SK_MIX_HD int sk_mix_tree_search32(const float *v, float u) {
   for (i = 0; i < SK_MIX_TILE; ++i) node[0][i] = v[i];
   for (m = 1; m <= 5; ++m)
     for (i = 0; i < (SK_MIX_TILE >> m); ++i) node[m][i] = sk_mix_fadd(node[m - 1][2 * i], node[m - 1][2 * i + 1]);
-  for (m = 5; m >= 1; --m) {
-    const float left = node[m - 1][2 * n], right = node[m - 1][2 * n + 1];
-    const float edge = sk_mix_fadd(base, left);
-    if (right > 0.0f && u >= edge) {
-      base = edge;
-      n = 2 * n + 1;
-    } else {
-      n = 2 * n;
-    }
-  }
+  for (m = 5; m >= 1; --m) n = sk_mix_tree_step(node[m - 1][2 * n], node[m - 1][2 * n + 1], u, &base, n);
   return n;
 }
 

@@ -182,13 +182,7 @@ __device__ __forceinline__ void bc_descend(const float (&node)[2 * W - 1], float
 #pragma unroll
   for (int c = 1; c < CNT / 2; ++c)
     if (n == c) left = node[lo + 2 * c], right = node[lo + 2 * c + 1];
-  const float edge = __fadd_rn(base, left);
-  if (right > 0.0f && u >= edge) {
-    base = edge;
-    n = 2 * n + 1;
-  } else {
-    n = 2 * n;
-  }
+  n = sk_mix_tree_step(left, right, u, &base, n);
   if constexpr (CNT < W) bc_descend<W, CNT * 2>(node, u, base, n);
 }
 
