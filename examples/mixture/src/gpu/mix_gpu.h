@@ -19,7 +19,11 @@
  *   loaded float; two points measured 10% faster at K = 64 and 512, one point 12% faster at K = 8).
  *   With two points, for D <= 8 and for K = 64, 96 and 128 the points' values go to shared memory and
  *   the chains are built with the dimensions outside the components, which frees the registers for two
- *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3).
+ *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3). With exactly two tiles (K = 33 to
+ *   64) each point's reservoir and uniforms wait in shared memory as well, which leaves the chains'
+ *   loop the registers to load the table ahead (one block of 512 threads an SM; variant 4: at D = 4, 8
+ *   and 16, K = 40, 48 and 64, 1 to 13% faster than the better of variants 2 and 3, 7.6% at K = 64,
+ *   D = 16, except 1.2% slower than variant 2 at D = 16, K = 40).
  *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
  *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
  *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gpu/mix_gpu.h"
+#include "gpu/zstep_broadcast.cuh"
 #include "gpu/zstep_gpu.cuh"
 #include "samplekit/butterfly.cuh"
 #include "samplekit/rng.cuh"
@@ -126,263 +127,7 @@ __global__ void zstep_thread_kernel(zstep_args a) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The broadcast kernel: a thread per point, the components broadcast to the lanes. Each thread walks
-// the tiles of 32 components for its own point; lane-uniform loads of the packed table (shared memory
-// when it fits) give every lane the same component's row, and the tile's 32 chains (minus the
-// log-weights), their minimum, exponentials and tree sum stay in the thread's registers: no shuffle,
-// no transposition. The arithmetic is zstep.h's, operation for operation (q from -c, j in order;
-// padding dimensions, with x = 0, s = 0 and -ms = 0, give fma(0, 0, q) = q, or +0 for q = -0: a zero
-// whose sign no later operation sees).
-
-// The two operations the tile's trees combine with: the minimum and the rounded sum.
-struct bc_min_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return fminf(a, b); }
-};
-struct bc_add_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return __fadd_rn(a, b); }
-};
-
-// One level of a tree in place: a[i] = op(a[2i], a[2i+1]) for i < CNT, then the level above (the trip
-// counts are template arguments, so that every index is known at compile time and a stays in registers).
-template <int CNT, typename Op, int N>
-__device__ __forceinline__ void bc_tree_levels(float (&a)[N], Op op) {
-#pragma unroll
-  for (int i = 0; i < CNT; ++i) a[i] = op(a[2 * i], a[2 * i + 1]);
-  if constexpr (CNT > 1) bc_tree_levels<CNT / 2>(a, op);
-}
-
-// op over the tile's first W values by a tree, pairs first (5 steps of latency instead of 31), in
-// registers. For the minimum of the chains the order can only change the sign of a zero minimum, which
-// no later operation sees (2^(+-0) = 1, and h - q, the reservoir's comparisons and differences are the
-// same for either zero), so the draws are the CPU's; for the sum it is sk_mix_tree_sum32() of the tile
-// with its values past W at +0 (adding +0 to a sum >= +0 changes nothing).
-template <int W, typename Op>
-__device__ __forceinline__ float bc_tile_reduce(const float (&v)[32], Op op) {
-  float a[W];
-#pragma unroll
-  for (int i = 0; i < W; ++i) a[i] = v[i];
-  bc_tree_levels<W / 2>(a, op);
-  return a[0];
-}
-
-// The levels of the tree over node[0, W): the level of CNT entries at 2 W - 2 CNT (pairs at W, ...).
-template <int W, int CNT>
-__device__ __forceinline__ void bc_build_levels(float (&node)[2 * W - 1]) {
-  constexpr int lo = 2 * W - 2 * CNT, below = 2 * W - 4 * CNT;
-#pragma unroll
-  for (int i = 0; i < CNT; ++i) node[lo + i] = __fadd_rn(node[below + 2 * i], node[below + 2 * i + 1]);
-  if constexpr (CNT > 1) bc_build_levels<W, CNT / 2>(node);
-}
-
-// One step of the search down the tree: the children sit on the level of CNT entries; n < CNT / 2.
-template <int W, int CNT>
-__device__ __forceinline__ void bc_descend(const float (&node)[2 * W - 1], float u, float &base, int &n) {
-  constexpr int lo = 2 * W - 2 * CNT;
-  float left = node[lo], right = node[lo + 1];
-#pragma unroll
-  for (int c = 1; c < CNT / 2; ++c)
-    if (n == c) left = node[lo + 2 * c], right = node[lo + 2 * c + 1];
-  n = sk_mix_tree_step(left, right, u, &base, n);
-  if constexpr (CNT < W) bc_descend<W, CNT * 2>(node, u, base, n);
-}
-
-// sk_mix_tree_search32() of v with v[W..31] = +0, with registers only: above the W-leaf subtree every
-// right half is 0, so the search goes left there with base +0 and starts at the subtree's root. The
-// nodes a level needs are picked by comparisons (n is not known at compile time).
-template <int W>
-__device__ __forceinline__ int bc_tree_search(const float (&v)[32], float u) {
-  float node[2 * W - 1];
-#pragma unroll
-  for (int i = 0; i < W; ++i) node[i] = v[i];
-  bc_build_levels<W, W / 2>(node);
-  float base = 0.0f;
-  int n = 0;
-  bc_descend<W, 2>(node, u, base, n);
-  return n;
-}
-
-// The chains' starts for tile b: -c for the present components (the packed table holds -c), +inf
-// (log-weight -inf) for the absent ones.
-template <int W, bool kFull>
-__device__ __forceinline__ void bc_init_chains(const float *negc, int r, float (&q)[32]) {
-  // 16-byte loads (the constants of a tile are 16-byte aligned, and the table's padding past K holds
-  // zeros, so reading a whole vector stays inside it), then the absent components set to +inf.
-#pragma unroll
-  for (int v = 0; v < 8; ++v) {
-    if (4 * v < W) {
-      const float4 f = reinterpret_cast<const float4 *>(negc)[v];
-      q[4 * v] = f.x, q[4 * v + 1] = f.y, q[4 * v + 2] = f.z, q[4 * v + 3] = f.w;
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < 32; ++i)
-    if (!(i < W && (kFull || i < r))) q[i] = sk_mix_pos_inf();
-}
-
-// Tile b's chains for the P points of a thread from the packed rows (zstep_pack()): q[p][i] for
-// component 32 b + i, i < W, from JX dimensions of x starting at dimension j0 (q from -c on the first
-// chunk; absent components start at +inf and stay there). `row` floats per component. The components
-// go G at a time with the dimensions outside, so that G P independent chains are in flight (each
-// chain itself is a sequence of dependent FMAs, in the order of j); each lane-uniform 16-byte load
-// serves the P points. kFull: all W components present (else the groups from r on are skipped).
-template <int JX, int W, bool kFull, int P, int G>
-__device__ __forceinline__ void bc_accumulate(const float *tile, int row, int j0, int r, const float (&x)[P][JX],
-                                              float (&q)[P][32]) {
-#pragma unroll
-  for (int i0 = 0; i0 < W; i0 += G) {
-    if (kFull || i0 < r) {
-      float acc[G][P];
-#pragma unroll
-      for (int g = 0; g < G; ++g)
-#pragma unroll
-        for (int p = 0; p < P; ++p) acc[g][p] = q[p][i0 + g];
-#pragma unroll
-      for (int jp = 0; jp < JX / 2; ++jp) {
-#pragma unroll
-        for (int g = 0; g < G; ++g) {
-          // s_j, -ms_j, s_(j+1), -ms_(j+1) of component i0 + g
-          const float4 v = reinterpret_cast<const float4 *>(tile + (size_t)(i0 + g) * (size_t)row + 2 * j0)[jp];
-#pragma unroll
-          for (int p = 0; p < P; ++p) {
-            float t = __fmaf_rn(x[p][2 * jp], v.x, v.y);
-            acc[g][p] = __fmaf_rn(t, t, acc[g][p]);
-            t = __fmaf_rn(x[p][2 * jp + 1], v.z, v.w);
-            acc[g][p] = __fmaf_rn(t, t, acc[g][p]);
-          }
-        }
-      }
-#pragma unroll
-      for (int g = 0; g < G; ++g)
-#pragma unroll
-        for (int p = 0; p < P; ++p) q[p][i0 + g] = acc[g][p];
-    }
-  }
-}
-
-// Tile b's chains for the P points with the dimensions outside and the components inside (variant 3):
-// per pair of dimensions each point's two values come from its slot of shared memory (`xs`, float2
-// pairs `xstride` apart) and every present component's 16-byte load serves the P points. Each chain
-// still takes its dimensions in order, so the values are bc_accumulate()'s; only the points' D values
-// leave the registers for the whole walk (two at a time in them), which lets two blocks share an SM.
-template <int JX, int W, bool kFull, int P>
-__device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, int r, const float2 *xs, int xstride,
-                                                           float (&q)[P][32]) {
-  // Not unrolled: the components' loop alone is 32 (1 + 4 P) instructions, and unrolling the pairs
-  // of dimensions too made the kernel larger than the instruction cache keeps for four warps a
-  // scheduler (measured: "no instruction" stalls 1.8 per issued instruction).
-  // The points' values of the next pair of dimensions are loaded while this pair's FMAs run.
-  float2 xv[P];
-#pragma unroll
-  for (int p = 0; p < P; ++p) xv[p] = xs[(size_t)(p * (JX / 2)) * (size_t)xstride];
-#pragma unroll 1
-  for (int jp = 0; jp < JX / 2; ++jp) {
-    float2 xn[P];
-    const int jn = jp + 1 < JX / 2 ? jp + 1 : jp;
-#pragma unroll
-    for (int p = 0; p < P; ++p) xn[p] = xs[(size_t)(p * (JX / 2) + jn) * (size_t)xstride];
-#pragma unroll
-    for (int i = 0; i < W; ++i) {
-      if (kFull || i < r) {
-        const float4 v = reinterpret_cast<const float4 *>(tile + (size_t)i * (2u * JX))[jp];
-#pragma unroll
-        for (int p = 0; p < P; ++p) {
-          float t = __fmaf_rn(xv[p].x, v.x, v.y);
-          q[p][i] = __fmaf_rn(t, t, q[p][i]);
-          t = __fmaf_rn(xv[p].y, v.z, v.w);
-          q[p][i] = __fmaf_rn(t, t, q[p][i]);
-        }
-      }
-    }
-#pragma unroll
-    for (int p = 0; p < P; ++p) xv[p] = xn[p];
-  }
-}
-
-// Tile b's weights in place from its chains q: 2^(hb - q_i) for its r components (+0 past them), hb
-// the smallest chain; tb the weights' tree sum.
-template <int W, bool kFull>
-__device__ __forceinline__ void bc_tile_weights(int r, float (&q)[32], float &hb, float &tb) {
-  hb = bc_tile_reduce<W>(q, bc_min_op{});
-#pragma unroll
-  for (int i = 0; i < W; ++i) q[i] = (kFull || i < r) ? sk_mix_exp2_neg(__fsub_rn(hb, q[i])) : 0.0f;
-  tb = bc_tile_reduce<W>(q, bc_add_op{});
-}
-
-// The rest of tile b for one point, given its chains q (absent components +inf): minimum, weights,
-// tree sum, the reservoir's step; the tile's weights go to `kept` when the reservoir takes it.
-template <int W, bool kFull>
-__device__ __forceinline__ void bc_finish_tile(int r, int b, float (&q)[32], sk_mix_reservoir &res, float ub,
-                                               float (&kept)[32]) {
-  float hb, tb;
-  bc_tile_weights<W, kFull>(r, q, hb, tb);
-  if (sk_mix_reservoir_step(&res, b, hb, tb, ub)) {
-#pragma unroll
-    for (int i = 0; i < 32; ++i) kept[i] = i < W ? q[i] : 0.0f;
-  }
-}
-
-// JX values of point p (dimensions j0 ..), zeros past D. Four at a time when D is a multiple of 4 (the
-// rows are then 16-byte aligned). kStream: the points are read once (L1 is not to keep them).
-template <int JX, bool kStream>
-__device__ __forceinline__ void bc_load_x(const float *x, int64_t p, int32_t d, int j0, float (&v)[JX]) {
-  const float *rowp = x + (size_t)p * (size_t)d + j0;
-  if (d % 4 == 0 && j0 + JX <= d) {
-#pragma unroll
-    for (int q = 0; q < JX / 4; ++q) {
-      const float4 f = kStream ? __ldcs(reinterpret_cast<const float4 *>(rowp) + q)
-                               : __ldg(reinterpret_cast<const float4 *>(rowp) + q);
-      v[4 * q] = f.x, v[4 * q + 1] = f.y, v[4 * q + 2] = f.z, v[4 * q + 3] = f.w;
-    }
-  } else {
-#pragma unroll
-    for (int jj = 0; jj < JX; ++jj) v[jj] = j0 + jj < d ? (kStream ? __ldcs(rowp + jj) : __ldg(rowp + jj)) : 0.0f;
-  }
-}
-
-// Copies the packed table (k_pad (row + 1) floats, a multiple of 4) into shared memory.
-__device__ __forceinline__ void bc_stage(const float *packed, int32_t k_pad, int row, float4 *smem4) {
-  const int n4 = (int)((size_t)k_pad * (size_t)(row + 1) / 4);
-  const float4 *src = reinterpret_cast<const float4 *>(packed);
-  for (int i = (int)threadIdx.x; i < n4; i += (int)blockDim.x) smem4[i] = __ldg(src + i);
-  __syncthreads();
-}
-
-// The rest of tile b for one point of the register kernel (as bc_finish_tile()), the kept tile written
-// to the thread's slot in shared memory (8 float4, `stride` float4 apart) when the reservoir takes it;
-// with one tile (`single`) nothing is stored: the tile's weights stay in q for the search.
-template <int W, bool kFull>
-__device__ __forceinline__ void bc_finish_tile_shared(int r, int b, bool single, float (&q)[32],
-                                                      sk_mix_reservoir &res, float ub, float4 *kept, int stride) {
-  float hb, tb;
-  bc_tile_weights<W, kFull>(r, q, hb, tb);
-  if (sk_mix_reservoir_step(&res, b, hb, tb, ub) && !single) {
-#pragma unroll
-    for (int v = 0; v < 8; ++v)
-      kept[v * stride] = make_float4(4 * v < W ? q[4 * v] : 0.0f, 4 * v + 1 < W ? q[4 * v + 1] : 0.0f,
-                                     4 * v + 2 < W ? q[4 * v + 2] : 0.0f, 4 * v + 3 < W ? q[4 * v + 3] : 0.0f);
-  }
-}
-
-// One tile (full or the last, partial one) of the register kernel, for the thread's P points (their
-// values in x, or with kDimsOutside in their slots of shared memory, xs).
-template <int JX, int W, bool kFull, int P, bool kDimsOutside>
-__device__ __forceinline__ void bc_regs_tile(const float *tab, const float *cs, int b, int r, bool single,
-                                             const float (&x)[P][JX], const float2 *xs, sk_mix_reservoir (&res)[P],
-                                             const sk_f32x4 (&u4)[P], float (&q)[P][32], float4 *kept, int stride) {
-  bc_init_chains<W, kFull>(cs + b * 32, r, q[0]);
-#pragma unroll
-  for (int p = 1; p < P; ++p)
-#pragma unroll
-    for (int i = 0; i < 32; ++i) q[p][i] = q[0][i];
-  if constexpr (kDimsOutside)
-    bc_accumulate_dims_outside<JX, W, kFull, P>(tab + (size_t)b * 32u * (2u * JX), r, xs, stride, q);
-  else
-    bc_accumulate<JX, W, kFull, P, 8 / P>(tab + (size_t)b * 32u * (2u * JX), 2 * JX, 0, r, x, q);
-#pragma unroll
-  for (int p = 0; p < P; ++p)
-    bc_finish_tile_shared<W, kFull>(r, b, single, q[p], res[p], sk_mix_pick4(u4[p], b % 4),
-                                    kept + (size_t)p * 8u * (size_t)stride, stride);
-}
+// The broadcast kernels (their building blocks: zstep_broadcast.cuh).
 
 // D <= 16 (JX = D rounded up to 4): each thread draws for P points (blockDim apart), whose values stay
 // in registers for all tiles; the table in shared memory, each 16-byte load of it serving the P points;
@@ -459,6 +204,100 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
       }
       if (point < a.n) a.z[point] = res[p].sel * 32 + pos;
     }
+  }
+}
+
+// Two tiles (K = 33 to 64), D <= 16: variant 3's arithmetic with each point's reservoir and its two
+// uniforms (u_0 for the final search, u_1 for tile 1's test) in slots of shared memory instead of
+// registers (variant 4). In variant 3 those 18 registers are live across the chains' loop, where the
+// 64 chains take the rest of the 128: the compiler then loads each table vector one or two
+// instructions before its use, and the loop waits on shared memory (Nsight: 51% of the stalls). Here
+// it loads four components ahead. The slots take 48 bytes a thread more than variant 3's, which two
+// blocks of 256 do not leave: one block of 512 threads an SM holds the table once instead of twice.
+constexpr int kZstepTwoTileWarps = 16;
+
+template <int JX>
+__global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_kernel(zstep_args a) {
+  constexpr int P = 2;
+  extern __shared__ float4 smem4[];
+  bc_stage(a.packed, a.k_pad, 2 * JX, smem4);
+  const float *tab = reinterpret_cast<const float *>(smem4);
+  const float *cs = tab + (size_t)a.k_pad * (2u * JX);
+  // Thread t's slots, each kind blockDim apart: kept tiles (P 8 float4), values (P JX / 2 float2),
+  // reservoirs (P float4: h, s, t_sel, sel's bits), uniforms (P float2: u_0, u_1).
+  const int stride4 = (int)blockDim.x;
+  float4 *const kept = smem4 + (size_t)a.k_pad * (2u * JX + 1u) / 4u + threadIdx.x;
+  float2 *const xs = reinterpret_cast<float2 *>(kept - threadIdx.x + (size_t)P * 8u * blockDim.x) + threadIdx.x;
+  float4 *const rs = reinterpret_cast<float4 *>(xs - threadIdx.x + (size_t)P * (JX / 2) * blockDim.x) + threadIdx.x;
+  float2 *const us = reinterpret_cast<float2 *>(rs - threadIdx.x + (size_t)P * blockDim.x) + threadIdx.x;
+  const int num_tiles = sk_mix_num_tiles(a.k);  // 2
+  const int last_r = a.k - 32 * (num_tiles - 1);
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x * P;
+  for (int64_t first = (int64_t)blockIdx.x * blockDim.x * P + threadIdx.x; first < a.n; first += stride) {
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      const int64_t point = first + (int64_t)p * blockDim.x;
+      float x[JX];
+      if (point < a.n) {
+        bc_load_x<JX, true>(a.x, point, a.d, 0, x);
+      } else {
+#pragma unroll
+        for (int j = 0; j < JX; ++j) x[j] = 0.0f;
+      }
+#pragma unroll
+      for (int jp = 0; jp < JX / 2; ++jp) xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[2 * jp], x[2 * jp + 1]);
+      const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, 0);
+      us[(size_t)p * blockDim.x] = make_float2(u.x, u.y);
+    }
+    float q[P][32];
+    for (int b = 0; b < num_tiles; ++b) {
+      const bool full = b + 1 < num_tiles || last_r == 32;
+      const int r = full ? 32 : last_r;
+      bc_init_chains<32, false>(cs + b * 32, r, q[0]);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) q[1][i] = q[0][i];
+      if (full)
+        bc_accumulate_dims_outside<JX, 32, true, P>(tab + (size_t)b * 32u * (2u * JX), r, xs, stride4, q);
+      else
+        bc_accumulate_dims_outside<JX, 32, false, P>(tab + (size_t)b * 32u * (2u * JX), r, xs, stride4, q);
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        sk_mix_reservoir res;  // tile 0's step sets it
+        if (b > 0) {
+          const float4 f = rs[(size_t)p * blockDim.x];
+          res.h = f.x, res.s = f.y, res.t_sel = f.z, res.sel = __float_as_int(f.w);
+        }
+        const float ub = b > 0 ? us[(size_t)p * blockDim.x].y : 0.0f;
+        if (full)
+          bc_finish_tile_shared<32, true>(r, b, false, q[p], res, ub, kept + (size_t)p * 8u * (size_t)stride4, stride4);
+        else
+          bc_finish_tile_shared<32, false>(r, b, false, q[p], res, ub, kept + (size_t)p * 8u * (size_t)stride4, stride4);
+        rs[(size_t)p * blockDim.x] = make_float4(res.h, res.s, res.t_sel, __int_as_float(res.sel));
+      }
+    }
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      const int64_t point = first + (int64_t)p * blockDim.x;
+      const float4 f = rs[(size_t)p * blockDim.x];
+      float kp[32];
+#pragma unroll
+      for (int v = 0; v < 8; ++v) {
+        const float4 k4 = kept[((size_t)p * 8u + (size_t)v) * (size_t)stride4];
+        kp[4 * v] = k4.x, kp[4 * v + 1] = k4.y, kp[4 * v + 2] = k4.z, kp[4 * v + 3] = k4.w;
+      }
+      const float u0 = us[(size_t)p * blockDim.x].x;
+      const int pos = bc_tree_search<32>(kp, __fmul_rn(u0, f.z));
+      if (point < a.n) a.z[point] = __float_as_int(f.w) * 32 + pos;
+    }
+  }
+}
+
+zstep_kernel_fn two_tile_for(int d4) {
+  switch (d4) {
+    case 4: return zstep_two_tile_kernel<4>;
+    case 8: return zstep_two_tile_kernel<8>;
+    case 12: return zstep_two_tile_kernel<12>;
+    default: return zstep_two_tile_kernel<16>;
   }
 }
 
@@ -563,7 +402,8 @@ zstep_kernel_fn broadcast_regs_for(int d4, int32_t k) {
 zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
   const int d4 = (int)((d + 3) / 4 * 4);
   if (shared && d4 <= 16)
-    return variant == 3   ? broadcast_regs_for<2, true>(d4, k)
+    return variant == 4   ? two_tile_for(d4)
+           : variant == 3 ? broadcast_regs_for<2, true>(d4, k)
            : variant == 2 ? broadcast_regs_for<2, false>(d4, k)
                           : broadcast_regs_for<1, false>(d4, k);
   const int jr = d4 - (d4 - 1) / 16 * 16;
@@ -629,17 +469,26 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        an SM, 128 registers) against variant 2 (one block, 188), H200, N = 10^7 (bench/RESULTS.md):
        faster at D = 8 for K = 48 to 256 (5 to 8%), at D = 16 for K = 64, 96 and 128 (8 to 9%); slower
        at D = 16 for K = 48 (the partial tile), 192, 256 and 512 (12% at 512: from the fifth tile on,
-       the uniforms' recomputation needs registers that variant 3 spills). SK_MIX_ZSTEP_VARIANT (1, 2
-       or 3, zstep_gpu.cuh) overrides the choice for measurements; the draws are the same. */
+       the uniforms' recomputation needs registers that variant 3 spills). With exactly two tiles
+       (K = 33 to 64), variant 4 (variant 3 with the points' reservoirs and uniforms in shared memory,
+       one block of 512 an SM), at D = 4, 8, 16 and K = 40, 48, 64: 1 to 13% faster than the better of
+       2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40. SK_MIX_ZSTEP_VARIANT (1 to 4, zstep_gpu.cuh) overrides the
+       choice for measurements (variant 4 only where K is 33 to 64); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);
     const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
-    plan->variant = v >= 1 && v <= 3 ? v : tiles == 1 ? 1 : dims_outside ? 3 : 2;
+    const bool v_ok = v >= 1 && v <= 4 && (v != 4 || tiles == 2);
+    plan->variant = v_ok ? v : tiles == 1 ? 1 : tiles == 2 ? 4 : dims_outside ? 3 : 2;
     plan->points = plan->variant == 1 ? 1 : 2;
+    if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
   }
-  /* The kept slots (32 floats a point), and for variant 3 the points' values (D rounded up to 4). */
-  const size_t per_thread = regs ? (size_t)plan->points * (128u + (plan->variant == 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u)) : 0u;
+  /* The kept slots (32 floats a point); for variants 3 and 4 the points' values (D rounded up to 4);
+     for variant 4 the reservoirs and two uniforms (24 bytes a point). */
+  const size_t per_thread =
+      regs ? (size_t)plan->points *
+                 (128u + (plan->variant >= 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u) + (plan->variant == 4 ? 24u : 0u))
+           : 0u;
   plan->shared = fits ? table + per_thread * 32u * (size_t)plan->warps : 0;
   const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant);
   if (plan->shared > 48u * 1024u) {

@@ -48,9 +48,11 @@ constexpr size_t kZstepBroadcastMaxShared = 80u * 1024u;
    resident. Variants of the broadcast kernel for D <= 16 with the table in shared memory: 1, a point a
    thread (two blocks of 256 an SM); 2, two points a thread (one block of 256); 3, two points a
    thread with their values in shared memory and the dimensions outside the components (two blocks of
-   256). The default is 1 for K <= 32; above, 3 for D <= 8 or for K a multiple of 32 up to 128, else
-   2 (measured, zstep_prepare()); the environment variable SK_MIX_ZSTEP_VARIANT (1, 2 or 3) overrides
-   it, for measurements: all draw the same bits. */
+   256); 4, for exactly two tiles (K = 33 to 64), variant 3 with each point's reservoir and uniforms
+   in shared memory too, out of the registers the chains' loop needs to load ahead (one block of 512).
+   The default is 1 for K <= 32, 4 for K = 33 to 64; above, 3 for D <= 8 or for K a multiple of 32 up
+   to 128, else 2 (measured, zstep_prepare()); the environment variable SK_MIX_ZSTEP_VARIANT (1 to 4;
+   4 only where K is 33 to 64) overrides it, for measurements: all draw the same bits. */
 struct zstep_plan {
   int kernel, warps, variant, points, blocks_per_sm;
   size_t shared;
