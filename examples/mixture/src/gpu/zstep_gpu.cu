@@ -245,7 +245,8 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
         for (int j = 0; j < JX; ++j) x[j] = 0.0f;
       }
 #pragma unroll
-      for (int jp = 0; jp < JX / 2; ++jp) xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[2 * jp], x[2 * jp + 1]);
+      for (int jp = 0; jp < JX / 2; ++jp)
+        xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[2 * jp], x[2 * jp + 1]);
       const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, 0);
       us[(size_t)p * blockDim.x] = make_float2(u.x, u.y);
     }
@@ -271,7 +272,8 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
         if (full)
           bc_finish_tile_shared<32, true>(r, b, false, q[p], res, ub, kept + (size_t)p * 8u * (size_t)stride4, stride4);
         else
-          bc_finish_tile_shared<32, false>(r, b, false, q[p], res, ub, kept + (size_t)p * 8u * (size_t)stride4, stride4);
+          bc_finish_tile_shared<32, false>(r, b, false, q[p], res, ub, kept + (size_t)p * 8u * (size_t)stride4,
+                                           stride4);
         rs[(size_t)p * blockDim.x] = make_float4(res.h, res.s, res.t_sel, __int_as_float(res.sel));
       }
     }
@@ -472,8 +474,9 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        the uniforms' recomputation needs registers that variant 3 spills). With exactly two tiles
        (K = 33 to 64), variant 4 (variant 3 with the points' reservoirs and uniforms in shared memory,
        one block of 512 an SM), at D = 4, 8, 16 and K = 40, 48, 64: 1 to 13% faster than the better of
-       2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40. SK_MIX_ZSTEP_VARIANT (1 to 4, zstep_gpu.cuh) overrides the
-       choice for measurements (variant 4 only where K is 33 to 64); the draws are the same. */
+       2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40.
+       SK_MIX_ZSTEP_VARIANT (1 to 4, zstep_gpu.cuh) overrides the choice for measurements (variant 4
+       only where K is 33 to 64); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);
     const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
