@@ -229,6 +229,33 @@ __device__ __forceinline__ void bc_load_x(const float *x, int64_t p, int32_t d, 
   }
 }
 
+// A register kernel's point: its JX values, or zeros for a point past N (whose draw is not written).
+template <int JX>
+__device__ __forceinline__ void bc_load_point(const float *x, int64_t n, int32_t d, int64_t point, float (&v)[JX]) {
+  if (point < n) {
+    bc_load_x<JX, true>(x, point, d, 0, v);
+  } else {
+#pragma unroll
+    for (int j = 0; j < JX; ++j) v[j] = 0.0f;
+  }
+}
+
+// A point's values into the thread's slot of shared memory: JX / 2 float2, `stride` float2 apart.
+template <int JX>
+__device__ __forceinline__ void bc_store_values(const float (&v)[JX], float2 *slot, size_t stride) {
+#pragma unroll
+  for (int jp = 0; jp < JX / 2; ++jp) slot[(size_t)jp * stride] = make_float2(v[2 * jp], v[2 * jp + 1]);
+}
+
+// A point's kept tile from the thread's slot of shared memory: 8 float4, `stride` float4 apart.
+__device__ __forceinline__ void bc_load_kept(const float4 *slot, size_t stride, float (&w)[32]) {
+#pragma unroll
+  for (int v = 0; v < 8; ++v) {
+    const float4 f = slot[(size_t)v * stride];
+    w[4 * v] = f.x, w[4 * v + 1] = f.y, w[4 * v + 2] = f.z, w[4 * v + 3] = f.w;
+  }
+}
+
 // Copies the packed table (k_pad (row + 1) floats, a multiple of 4) into shared memory.
 __device__ __forceinline__ void bc_stage(const float *packed, int32_t k_pad, int row, float4 *smem4) {
   const int n4 = (int)((size_t)k_pad * (size_t)(row + 1) / 4);

@@ -159,17 +159,9 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
 #pragma unroll
     for (int p = 0; p < P; ++p) {
       const int64_t point = first + (int64_t)p * blockDim.x;
-      if (point < a.n) {
-        bc_load_x<JX, true>(a.x, point, a.d, 0, x[p]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < JX; ++j) x[p][j] = 0.0f;
-      }
-      if constexpr (kDimsOutside) {  // the thread's own slots: no barrier needed before it reads them
-#pragma unroll
-        for (int jp = 0; jp < JX / 2; ++jp)
-          xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[p][2 * jp], x[p][2 * jp + 1]);
-      }
+      bc_load_point<JX>(a.x, a.n, a.d, point, x[p]);
+      if constexpr (kDimsOutside)  // the thread's own slots: no barrier needed before it reads them
+        bc_store_values<JX>(x[p], xs + (size_t)(p * (JX / 2)) * blockDim.x, blockDim.x);
       res[p].h = res[p].s = res[p].t_sel = 0.0f;
       res[p].sel = 0;
       u4[p] = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, 0);
@@ -194,6 +186,8 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
       if (single) {
         pos = bc_tree_search<WL>(q[p], __fmul_rn(u0[p], res[p].t_sel));
       } else {
+        // bc_load_kept()'s loop, with the index written as here: through the helper this kernel
+        // compiles to other (slightly larger) code, and its timings were measured with this one.
         float kp[32];
 #pragma unroll
         for (int v = 0; v < 8; ++v) {
@@ -238,15 +232,8 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
     for (int p = 0; p < P; ++p) {
       const int64_t point = first + (int64_t)p * blockDim.x;
       float x[JX];
-      if (point < a.n) {
-        bc_load_x<JX, true>(a.x, point, a.d, 0, x);
-      } else {
-#pragma unroll
-        for (int j = 0; j < JX; ++j) x[j] = 0.0f;
-      }
-#pragma unroll
-      for (int jp = 0; jp < JX / 2; ++jp)
-        xs[(size_t)(p * (JX / 2) + jp) * blockDim.x] = make_float2(x[2 * jp], x[2 * jp + 1]);
+      bc_load_point<JX>(a.x, a.n, a.d, point, x);
+      bc_store_values<JX>(x, xs + (size_t)(p * (JX / 2)) * blockDim.x, blockDim.x);
       const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, 0);
       us[(size_t)p * blockDim.x] = make_float2(u.x, u.y);
     }
@@ -282,11 +269,7 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
       const int64_t point = first + (int64_t)p * blockDim.x;
       const float4 f = rs[(size_t)p * blockDim.x];
       float kp[32];
-#pragma unroll
-      for (int v = 0; v < 8; ++v) {
-        const float4 k4 = kept[((size_t)p * 8u + (size_t)v) * (size_t)stride4];
-        kp[4 * v] = k4.x, kp[4 * v + 1] = k4.y, kp[4 * v + 2] = k4.z, kp[4 * v + 3] = k4.w;
-      }
+      bc_load_kept(kept + (size_t)p * 8u * (size_t)stride4, (size_t)stride4, kp);
       const float u0 = us[(size_t)p * blockDim.x].x;
       const int pos = bc_tree_search<32>(kp, __fmul_rn(u0, f.z));
       if (point < a.n) a.z[point] = __float_as_int(f.w) * 32 + pos;
