@@ -457,7 +457,9 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        the uniforms' recomputation needs registers that variant 3 spills). With exactly two tiles
        (K = 33 to 64), variant 4 (variant 3 with the points' reservoirs and uniforms in shared memory,
        one block of 512 an SM), at D = 4, 8, 16 and K = 40, 48, 64: 1 to 13% faster than the better of
-       2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40.
+       2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40. One full tile
+       (K = 32) with D > 8: variant 3, 11% faster than variant 1 at D = 16 and 3% at D = 12, but 4 and
+       6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31).
        SK_MIX_ZSTEP_VARIANT (1 to 4, zstep_gpu.cuh) overrides the choice for measurements (variant 4
        only where K is 33 to 64); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);
@@ -465,7 +467,7 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
     const bool v_ok = v >= 1 && v <= 4 && (v != 4 || tiles == 2);
-    plan->variant = v_ok ? v : tiles == 1 ? 1 : tiles == 2 ? 4 : dims_outside ? 3 : 2;
+    plan->variant = v_ok ? v : tiles == 1 ? (k == 32 && d > 8 ? 3 : 1) : tiles == 2 ? 4 : dims_outside ? 3 : 2;
     plan->points = plan->variant == 1 ? 1 : 2;
     if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
   }
