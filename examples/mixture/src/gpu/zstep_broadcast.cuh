@@ -92,11 +92,12 @@ __device__ __forceinline__ int bc_tree_search(const float (&v)[32], float u) {
 }
 
 // The chains' starts for tile b: -c for the present components (the packed table holds -c), +inf
-// (log-weight -inf) for the absent ones.
+// (log-weight -inf) for the absent ones (the table holds +inf there too; the partial code sets them
+// all the same, and its register allocation was measured so).
 template <int W, bool kFull>
 __device__ __forceinline__ void bc_init_chains(const float *negc, int r, float (&q)[32]) {
-  // 16-byte loads (the constants of a tile are 16-byte aligned, and the table's padding past K holds
-  // zeros, so reading a whole vector stays inside it), then the absent components set to +inf.
+  // 16-byte loads (the constants of a tile are 16-byte aligned, and the table is padded to a multiple
+  // of 32 components, so reading a whole vector stays inside it), then the absent components at +inf.
 #pragma unroll
   for (int v = 0; v < 8; ++v) {
     if (4 * v < W) {

@@ -16,6 +16,16 @@ constexpr int kThreadBlock = 256;
 
 typedef void (*zstep_kernel_fn)(zstep_args);
 
+// Whether tile b of a broadcast kernel runs the full tile's code: every tile but the last, and the last
+// when it holds more than 24 components (last_r). Past K the packed table holds chain starts of +inf
+// and zero rows (zstep_pack()), so the full code gives the absent components +inf chains and weights
+// of +0, the values the partial code gives them by selects; and the full code with up to 7 such chains
+// is the faster one there (H200, D = 16: K = 28 and 31 took 0.996 and 1.006 ms by the partial code,
+// K = 32 0.942 by the full one; at D = 4, 0.537, 0.549 and 0.447).
+__device__ __forceinline__ bool zstep_full_tile(int b, int num_tiles, int last_r) {
+  return b + 1 < num_tiles || last_r > 24;
+}
+
 // JC values of point s, dimensions j0 .. j0 + JC - 1, from the warp's staged tile (the same address in
 // every lane: a broadcast). Four at a time when JC allows: the tile's rows are padded to a multiple of
 // JC, so those loads are 16-byte aligned.
@@ -174,7 +184,7 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
         for (int p = 0; p < P; ++p)
           u4[p] = sk_mix_z_uniforms(a.seed, a.sweep, first + (int64_t)p * blockDim.x, num_tiles, b / 4);
       }
-      if (b + 1 < num_tiles || (WL == 32 && last_r == 32))
+      if (WL == 32 ? zstep_full_tile(b, num_tiles, last_r) : b + 1 < num_tiles)
         bc_regs_tile<JX, 32, true, P, kDimsOutside>(tab, cs, b, 32, single, x, xs, res, u4, q, kept, stride4);
       else
         bc_regs_tile<JX, WL, false, P, kDimsOutside>(tab, cs, b, last_r, single, x, xs, res, u4, q, kept, stride4);
@@ -239,6 +249,8 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
     }
     float q[P][32];
     for (int b = 0; b < num_tiles; ++b) {
+      // Not zstep_full_tile(): with it this kernel compiled to 127 registers instead of 125 (and 8
+      // bytes spilled at D = 12); its register allocation is what makes it fast (see above).
       const bool full = b + 1 < num_tiles || last_r == 32;
       const int r = full ? 32 : last_r;
       bc_init_chains<32, false>(cs + b * 32, r, q[0]);
@@ -342,7 +354,7 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, 2) zstep_broadcast_chunks
     const float u0 = u4.x;
     for (int b = 0; b < num_tiles; ++b) {
       if (b > 0 && b % 4 == 0) u4 = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, b / 4);
-      const bool full = b + 1 < num_tiles || last_r == 32;
+      const bool full = zstep_full_tile(b, num_tiles, last_r);
       bc_chunks_tile<JR, kShared>(a, tab, cs, row, point, b, full ? 32 : last_r, full, res, sk_mix_pick4(u4, b % 4),
                                   kept);
     }
@@ -428,7 +440,7 @@ void zstep_pack(const sk_mix_ztable *t, float *out) {
       r[2 * j] = t->s[(size_t)j * (size_t)t->k_pad + (size_t)k];
       r[2 * j + 1] = -t->ms[(size_t)j * (size_t)t->k_pad + (size_t)k];  // negation is exact
     }
-    c[k] = -t->c[k];  // the chains start from -c
+    c[k] = k < t->k ? -t->c[k] : sk_mix_pos_inf();  // the chains start from -c; absent ones at +inf
   }
 }
 

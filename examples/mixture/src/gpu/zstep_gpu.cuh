@@ -34,7 +34,9 @@ size_t zstep_shared_per_warp(int32_t d);
 
 /* The broadcast kernel's packed table: for component k (k_pad of them), a row of zstep_packed_row(D)
    floats, s_kj and -ms_kj for j = 0, 1, ... in pairs (D rounded up to 4 pairs, padding 0: a row is a
-   whole number of 16-byte vectors); then the k_pad constants c_k. */
+   whole number of 16-byte vectors), zero rows past K; then the k_pad chain starts -c_k, +inf past K
+   (so that a kernel may run a last tile with absent components through the full tile's code:
+   zstep_gpu.cu's zstep_full_tile()). */
 __host__ __device__ inline int zstep_packed_row(int32_t d) { return (int)((d + 3) / 4 * 8); }
 size_t zstep_packed_floats(int32_t d, int32_t k_pad);
 void zstep_pack(const sk_mix_ztable *t, float *out);
