@@ -17,13 +17,18 @@ constexpr int kThreadBlock = 256;
 typedef void (*zstep_kernel_fn)(zstep_args);
 
 // Whether tile b of a broadcast kernel runs the full tile's code: every tile but the last, and the last
-// when it holds more than 24 components (last_r). Past K the packed table holds chain starts of +inf
-// and zero rows (zstep_pack()), so the full code gives the absent components +inf chains and weights
-// of +0, the values the partial code gives them by selects; and the full code with up to 7 such chains
-// is the faster one there (H200, D = 16: K = 28 and 31 took 0.996 and 1.006 ms by the partial code,
-// K = 32 0.942 by the full one; at D = 4, 0.537, 0.549 and 0.447).
-__device__ __forceinline__ bool zstep_full_tile(int b, int num_tiles, int last_r) {
-  return b + 1 < num_tiles || last_r > 24;
+// too where that is faster. Past K the packed table holds chain starts of +inf and zero rows
+// (zstep_pack()), so the full code gives the absent components +inf chains and weights of +0, the
+// values the partial code gives them by selects. Measured on an H200 (D = 16 unless stated; z-step ms,
+// partial code against full): with the dimensions outside the components (variants 3 and 4) the
+// partial code is slow at any count: K = 33 1.49 against 1.41, K = 48 1.63 against 1.43, K = 56 1.74
+// against 1.43, and at D = 8, K = 100 2.47 against 1.95. With them inside (variants 1 and 2, and the
+// chunk kernel) it is faster up to 24 components: K = 16 0.63 against 0.95, K = 24 0.81 against 0.96,
+// K = 80 2.38 against 2.49, K = 100 3.00 against 3.34; K = 120 3.33 against 3.27, K = 28 and 31 1.00
+// against 0.94 (H100). The count is compared at run time in every kernel even where the answer is
+// known when compiling: the kernels were measured so (their register allocation is fragile).
+__device__ __forceinline__ bool zstep_full_tile(int b, int num_tiles, int last_r, bool dims_outside) {
+  return b + 1 < num_tiles || last_r > (dims_outside ? 0 : 24);
 }
 
 // JC values of point s, dimensions j0 .. j0 + JC - 1, from the warp's staged tile (the same address in
@@ -184,7 +189,7 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
         for (int p = 0; p < P; ++p)
           u4[p] = sk_mix_z_uniforms(a.seed, a.sweep, first + (int64_t)p * blockDim.x, num_tiles, b / 4);
       }
-      if (WL == 32 ? zstep_full_tile(b, num_tiles, last_r) : b + 1 < num_tiles)
+      if (WL == 32 ? zstep_full_tile(b, num_tiles, last_r, kDimsOutside) : b + 1 < num_tiles)
         bc_regs_tile<JX, 32, true, P, kDimsOutside>(tab, cs, b, 32, single, x, xs, res, u4, q, kept, stride4);
       else
         bc_regs_tile<JX, WL, false, P, kDimsOutside>(tab, cs, b, last_r, single, x, xs, res, u4, q, kept, stride4);
@@ -236,6 +241,7 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
   float2 *const us = reinterpret_cast<float2 *>(rs - threadIdx.x + (size_t)P * blockDim.x) + threadIdx.x;
   const int num_tiles = sk_mix_num_tiles(a.k);  // 2
   const int last_r = a.k - 32 * (num_tiles - 1);
+  const bool last_full = zstep_full_tile(num_tiles - 1, num_tiles, last_r, true);
   const int64_t stride = (int64_t)gridDim.x * blockDim.x * P;
   for (int64_t first = (int64_t)blockIdx.x * blockDim.x * P + threadIdx.x; first < a.n; first += stride) {
 #pragma unroll
@@ -249,9 +255,10 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
     }
     float q[P][32];
     for (int b = 0; b < num_tiles; ++b) {
-      // Not zstep_full_tile(): with it this kernel compiled to 127 registers instead of 125 (and 8
-      // bytes spilled at D = 12); its register allocation is what makes it fast (see above).
-      const bool full = b + 1 < num_tiles || last_r == 32;
+      // The last tile's zstep_full_tile() is decided before the loop: evaluated here it compiled to
+      // 127 registers instead of 125 (8 bytes spilled at D = 12), and the register allocation is what
+      // makes this kernel fast (see above).
+      const bool full = b + 1 < num_tiles || last_full;
       const int r = full ? 32 : last_r;
       bc_init_chains<32, false>(cs + b * 32, r, q[0]);
 #pragma unroll
@@ -354,7 +361,7 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, 2) zstep_broadcast_chunks
     const float u0 = u4.x;
     for (int b = 0; b < num_tiles; ++b) {
       if (b > 0 && b % 4 == 0) u4 = sk_mix_z_uniforms(a.seed, a.sweep, point, num_tiles, b / 4);
-      const bool full = zstep_full_tile(b, num_tiles, last_r);
+      const bool full = zstep_full_tile(b, num_tiles, last_r, false);
       bc_chunks_tile<JR, kShared>(a, tab, cs, row, point, b, full ? 32 : last_r, full, res, sk_mix_pick4(u4, b % 4),
                                   kept);
     }
