@@ -24,7 +24,9 @@
  *   loop the registers to load the table ahead (one block of 512 threads an SM; variant 4: at D = 4, 8
  *   and 16, K = 40, 48 and 64, 1 to 13% faster than the better of variants 2 and 3, 7.6% at K = 64,
  *   D = 16, except 1.2% slower than variant 2 at D = 16, K = 40). One full tile (K = 32) with D > 8
- *   takes two points a thread the same way (variant 3: 11% faster at D = 16).
+ *   takes two points a thread the same way (variant 3: 11% faster at D = 16). A last tile with absent
+ *   components runs the full tile's code where that measured faster (the table gives the absent ones
+ *   chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at D = 16.
  *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
  *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
  *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).
