@@ -147,7 +147,7 @@ __global__ void zstep_thread_kernel(zstep_args a) {
 // D <= 16 (JX = D rounded up to 4): each thread draws for P points (blockDim apart), whose values stay
 // in registers for all tiles; the table in shared memory, each 16-byte load of it serving the P points;
 // the kept tile of each point in a slot of shared memory after the table. WL: the width of the last
-// tile's slots, 8 when K <= 8, else 32. Two blocks of 256 threads an SM for P = 1 (at most 128
+// tile's code, 8 when K <= 8, 16 when K <= 16, else 32. Two blocks of 256 threads an SM for P = 1 (at most 128
 // registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an SM,
 // measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
 // after the kept slots (P JX / 2 float2 a thread), the chains built with the dimensions outside
@@ -383,24 +383,24 @@ zstep_kernel_fn butterfly_for(int32_t d) {
   }
 }
 
+// The register kernel's instance for D rounded up to 4 and the last tile's width WL.
+template <int WL, int P, bool kDimsOutside>
+zstep_kernel_fn broadcast_regs_for_width(int d4) {
+  switch (d4) {
+    case 4: return zstep_broadcast_regs_kernel<4, WL, P, kDimsOutside>;
+    case 8: return zstep_broadcast_regs_kernel<8, WL, P, kDimsOutside>;
+    case 12: return zstep_broadcast_regs_kernel<12, WL, P, kDimsOutside>;
+    default: return zstep_broadcast_regs_kernel<16, WL, P, kDimsOutside>;
+  }
+}
+
 // The broadcast kernel for D, K, where the table lives and the points per thread of the register
 // kernel (D <= 16 with the table in shared memory; the chunk kernel draws for one point a thread).
 template <int P, bool kDimsOutside>
 zstep_kernel_fn broadcast_regs_for(int d4, int32_t k) {
-  if (k <= 8) {
-    switch (d4) {
-      case 4: return zstep_broadcast_regs_kernel<4, 8, P, kDimsOutside>;
-      case 8: return zstep_broadcast_regs_kernel<8, 8, P, kDimsOutside>;
-      case 12: return zstep_broadcast_regs_kernel<12, 8, P, kDimsOutside>;
-      default: return zstep_broadcast_regs_kernel<16, 8, P, kDimsOutside>;
-    }
-  }
-  switch (d4) {
-    case 4: return zstep_broadcast_regs_kernel<4, 32, P, kDimsOutside>;
-    case 8: return zstep_broadcast_regs_kernel<8, 32, P, kDimsOutside>;
-    case 12: return zstep_broadcast_regs_kernel<12, 32, P, kDimsOutside>;
-    default: return zstep_broadcast_regs_kernel<16, 32, P, kDimsOutside>;
-  }
+  return k <= 8    ? broadcast_regs_for_width<8, P, kDimsOutside>(d4)
+         : k <= 16 ? broadcast_regs_for_width<16, P, kDimsOutside>(d4)
+                   : broadcast_regs_for_width<32, P, kDimsOutside>(d4);
 }
 
 zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
