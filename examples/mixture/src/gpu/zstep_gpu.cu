@@ -26,7 +26,8 @@ typedef void (*zstep_kernel_fn)(zstep_args);
 // chunk kernel) it is faster up to 24 components: K = 16 0.63 against 0.95, K = 24 0.81 against 0.96,
 // K = 80 2.38 against 2.49, K = 100 3.00 against 3.34; K = 120 3.33 against 3.27, K = 28 and 31 1.00
 // against 0.94 (H100). The count is compared at run time in every kernel even where the answer is
-// known when compiling: the kernels were measured so (their register allocation is fragile).
+// known when compiling (in the two-tile kernel it is always "full", so its partial branches never run):
+// the kernels were measured so, and removing those branches changes their fragile register allocation.
 __device__ __forceinline__ bool zstep_full_tile(int b, int num_tiles, int last_r, bool dims_outside) {
   return b + 1 < num_tiles || last_r > (dims_outside ? 0 : 24);
 }
@@ -147,9 +148,9 @@ __global__ void zstep_thread_kernel(zstep_args a) {
 // D <= 16 (JX = D rounded up to 4): each thread draws for P points (blockDim apart), whose values stay
 // in registers for all tiles; the table in shared memory, each 16-byte load of it serving the P points;
 // the kept tile of each point in a slot of shared memory after the table. WL: the width of the last
-// tile's code, 8 when K <= 8, 16 when K <= 16, else 32. Two blocks of 256 threads an SM for P = 1 (at most 128
-// registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an SM,
-// measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
+// tile's code, 8 when K <= 8, 16 when K <= 16, else 32. Two blocks of 256 threads an SM for P = 1 (at
+// most 128 registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an
+// SM, measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
 // after the kept slots (P JX / 2 float2 a thread), the chains built with the dimensions outside
 // (bc_accumulate_dims_outside()), two blocks an SM.
 template <int JX, int WL, int P, bool kDimsOutside>
