@@ -5,6 +5,7 @@
 #include "gpu/mix_gpu.h"
 #include "gpu/zstep_broadcast.cuh"
 #include "gpu/zstep_gpu.cuh"
+#include "gpu/zstep_transposed.cuh"
 #include "samplekit/butterfly.cuh"
 #include "samplekit/rng.cuh"
 #include "zstep.h"
@@ -306,6 +307,15 @@ zstep_kernel_fn two_tile_for(int d4) {
   }
 }
 
+zstep_kernel_fn transposed_for(int d4) {
+  switch (d4) {
+    case 4: return zstep_transposed_kernel<4>;
+    case 8: return zstep_transposed_kernel<8>;
+    case 12: return zstep_transposed_kernel<12>;
+    default: return zstep_transposed_kernel<16>;
+  }
+}
+
 // Any D, the table in shared memory (kShared) or read from global memory through L1: for each tile the
 // point's values are read in chunks of 16 dimensions (JR in the last chunk: D rounded up to 4, less the
 // full chunks), q accumulating across chunks.
@@ -407,7 +417,8 @@ zstep_kernel_fn broadcast_regs_for(int d4, int32_t k) {
 zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
   const int d4 = (int)((d + 3) / 4 * 4);
   if (shared && d4 <= 16)
-    return variant == 4   ? two_tile_for(d4)
+    return variant == 5   ? transposed_for(d4)
+           : variant == 4 ? two_tile_for(d4)
            : variant == 3 ? broadcast_regs_for<2, true>(d4, k)
            : variant == 2 ? broadcast_regs_for<2, false>(d4, k)
                           : broadcast_regs_for<1, false>(d4, k);
@@ -486,10 +497,11 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
     const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
-    const bool v_ok = v >= 1 && v <= 4 && (v != 4 || tiles == 2);
-    plan->variant = v_ok ? v : tiles == 1 ? (k == 32 && d > 8 ? 3 : 1) : tiles == 2 ? 4 : dims_outside ? 3 : 2;
+    const bool v_ok = v >= 1 && v <= 5 && (v < 4 || tiles == 2);
+    plan->variant = v_ok ? v : tiles == 1 ? (k == 32 && d > 8 ? 3 : 1) : tiles == 2 ? 5 : dims_outside ? 3 : 2;
     plan->points = plan->variant == 1 ? 1 : 2;
     if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
+    if (plan->variant == 5) plan->warps = kZstepTransposedWarps, plan->points = 1;
   }
   /* The kept slots (32 floats a point); for variants 3 and 4 the points' values (D rounded up to 4);
      for variant 4 the reservoirs and two uniforms (24 bytes a point). */
@@ -498,6 +510,7 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
                  (128u + (plan->variant >= 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u) + (plan->variant == 4 ? 24u : 0u))
            : 0u;
   plan->shared = fits ? table + per_thread * 32u * (size_t)plan->warps : 0;
+  if (regs && plan->variant == 5) plan->shared = table + (size_t)plan->warps * tr_shared_per_warp((d + 3) / 4 * 4);
   const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant);
   if (plan->shared > 48u * 1024u) {
     const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->shared);

@@ -1,0 +1,167 @@
+/*
+ * The transposed z-step kernel (variant 5 of zstep_gpu.cuh): for exactly two tiles (K = 33 to 64) and
+ * D <= 16. Included by zstep_gpu.cu only. Internal to sk-mixture's CUDA part: C++, device code only.
+ *
+ * The broadcast kernels keep a point in each thread and load every table entry from shared memory as
+ * they use it: 4 of the 61 instructions a (point, component) are those loads at D = 16, and the
+ * chains' loop waits on them (the registers that loading ahead needs are the chains'). Here each warp
+ * takes 32 points at a time and works in two phases, with the table in registers:
+ * - the chains: lane t holds components 2 t and 2 t + 1 (their s and -ms for all D dimensions, 4 D
+ *   registers) and walks the 32 points, whose values the warp has staged in shared memory (one
+ *   lane-uniform 16-byte load serves 4 dimensions of both components); the two chains of a point go
+ *   to its row in the warp's buffer of chains (64 floats a point) by one 8-byte store;
+ * - the draws: lane t takes point t's row back (16-byte loads, the rows padded so that a warp's loads
+ *   are conflict-free) and runs the broadcast kernels' tile code on it (zstep_broadcast.cuh):
+ *   minimum, weights, tree sum, reservoir; tile 0's weights go back over its chains, so the search
+ *   finds the kept tile's weights in registers (tile 1) or in the row (tile 0).
+ * The next 32 points are copied into a second staging buffer (cp.async) while these are drawn. The
+ * arithmetic of each chain is zstep.h's (q from -c, dimensions in order) and the rest is the broadcast
+ * kernels', so the draws are the CPU's. Per (point, component) at D = 16, counted in the SASS: 36
+ * instructions in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the
+ * loop), 20 in the draws' (15 of them the minimum, the difference, exponential and tree sum; the rest
+ * the uniforms, the reservoir, the search and the row's loads and stores), against 61 in variant 4.
+ * Absent components (K < 64) have zero rows and chain starts of +inf in the packed table, so both
+ * tiles run the full tile's code (zstep_gpu.cu's zstep_full_tile()).
+ */
+#ifndef SK_MIX_ZSTEP_TRANSPOSED_CUH
+#define SK_MIX_ZSTEP_TRANSPOSED_CUH
+
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/zstep_broadcast.cuh"
+#include "gpu/zstep_gpu.cuh"
+#include "samplekit/rng.cuh"
+#include "zstep.h"
+
+namespace sk_mix_gpu_detail {
+
+// Floats a point's row of chains takes in the warp's buffer: 64 and 4 of padding, so that the 8
+// lanes of each phase of a 16-byte load (rows 272 bytes apart) cover the 32 banks once.
+constexpr int kTrRow = 68;
+
+// Shared bytes per warp: two staging buffers of the 32 points' values (JX floats each), their rows of chains.
+__host__ __device__ constexpr size_t tr_shared_per_warp(int jx) { return sizeof(float) * 32u * (size_t)(2 * jx + kTrRow); }
+
+// One chain step pair: dimensions j and j + 1 of a component (v: s_j, -ms_j, s_(j+1), -ms_(j+1)).
+__device__ __forceinline__ float tr_chain2(float q, float x0, float x1, const float4 &v) {
+  float t = __fmaf_rn(x0, v.x, v.y);
+  q = __fmaf_rn(t, t, q);
+  t = __fmaf_rn(x1, v.z, v.w);
+  return __fmaf_rn(t, t, q);
+}
+
+// Whether the warp's 32 points from `first` are whole rows of JX floats (then contiguous, 16-byte
+// aligned: copied asynchronously).
+template <int JX>
+__device__ __forceinline__ bool tr_whole_rows(const zstep_args &a, int64_t first) {
+  return a.d == JX && first + 32 <= a.n;
+}
+
+// Starts copying the warp's 32 points from `first` into its staging rows `xs` (JX floats a point, zeros
+// past D and past N): asynchronously (cp.async, one commit) for whole rows, else by plain loads and
+// stores. Either way they are there for every lane after tr_points_wait() and a __syncwarp().
+template <int JX>
+__device__ __forceinline__ void tr_points_start(const zstep_args &a, int64_t first, int lane, float *xs) {
+  if (tr_whole_rows<JX>(a, first)) {
+    const float4 *src = reinterpret_cast<const float4 *>(a.x + (size_t)first * (size_t)JX);
+#pragma unroll
+    for (int i = 0; i < JX / 4; ++i) __pipeline_memcpy_async(reinterpret_cast<float4 *>(xs) + lane + 32 * i, src + lane + 32 * i, 16);
+    __pipeline_commit();
+  } else {
+    for (int i = lane; i < 32 * JX; i += 32) {
+      const int r = i / JX, j = i - r * JX;
+      xs[i] = (first + r < a.n && j < a.d) ? __ldcs(a.x + (size_t)(first + r) * (size_t)a.d + (size_t)j) : 0.0f;
+    }
+  }
+}
+
+// Waits for this lane's copies of tr_points_start() (none pending is fine).
+__device__ __forceinline__ void tr_points_wait() { __pipeline_wait_prior(0); }
+
+// 16 warps a block, one block an SM: 120 registers a thread, and at D = 16 213 KiB of shared memory.
+constexpr int kZstepTransposedWarps = 16;
+
+// Shared memory: the table transposed (JX / 2 float4 vectors a component, vector v of component k at
+// v k_pad + k, so that the lanes' loads of their own components are consecutive), the chain starts,
+// then each warp's staging rows and rows of chains.
+template <int JX>
+__global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transposed_kernel(zstep_args a) {
+  constexpr int JV = JX / 2;
+  extern __shared__ float4 smem4[];
+  const int k_pad = a.k_pad;  // 64
+  {
+    const float4 *src = reinterpret_cast<const float4 *>(a.packed);
+    for (int i = (int)threadIdx.x; i < k_pad * JV; i += (int)blockDim.x) {
+      const int k = i / JV, v = i - k * JV;
+      smem4[v * k_pad + k] = __ldg(src + i);
+    }
+  }
+  float *const cs = reinterpret_cast<float *>(smem4 + (size_t)JV * (size_t)k_pad);
+  for (int i = (int)threadIdx.x; i < k_pad; i += (int)blockDim.x) cs[i] = __ldg(a.packed + (size_t)k_pad * 2u * JX + i);
+  __syncthreads();
+  const int lane = (int)(threadIdx.x % 32), warp = (int)(threadIdx.x / 32), warps = (int)(blockDim.x / 32);
+  // The warp's two staging buffers (the next points are copied in while these are used), its chains.
+  float *const xs2 = cs + k_pad + (size_t)warp * (tr_shared_per_warp(JX) / sizeof(float));
+  float *const qs = xs2 + 2 * 32 * JX;
+  const int64_t stride = (int64_t)gridDim.x * warps * 32;
+  int64_t first = ((int64_t)blockIdx.x * warps + warp) * 32;
+  if (first < a.n) tr_points_start<JX>(a, first, lane, xs2);
+  for (int buf = 0; first < a.n; first += stride, buf ^= 1) {
+    float *const xs = xs2 + buf * 32 * JX;
+    tr_points_wait();
+    __syncwarp();  // the points are in xs; the previous points' reads of the other buffer and qs are done
+    if (first + stride < a.n) tr_points_start<JX>(a, first + stride, lane, xs2 + (buf ^ 1) * 32 * JX);
+    {
+      // The lane's two components, 2 lane and 2 lane + 1: its two chains of a point are adjacent in
+      // the point's row, one 8-byte store.
+      float4 t0[JV], t1[JV];
+#pragma unroll
+      for (int v = 0; v < JV; ++v) t0[v] = smem4[v * k_pad + 2 * lane], t1[v] = smem4[v * k_pad + 2 * lane + 1];
+      const float c0 = cs[2 * lane], c1 = cs[2 * lane + 1];
+#pragma unroll 4
+      for (int s = 0; s < 32; ++s) {
+        const float4 *xr = reinterpret_cast<const float4 *>(xs + s * JX);
+        float q0 = c0, q1 = c1;
+#pragma unroll
+        for (int v4 = 0; v4 < JX / 4; ++v4) {
+          const float4 xv = xr[v4];
+          q0 = tr_chain2(q0, xv.x, xv.y, t0[2 * v4]);
+          q1 = tr_chain2(q1, xv.x, xv.y, t1[2 * v4]);
+          q0 = tr_chain2(q0, xv.z, xv.w, t0[2 * v4 + 1]);
+          q1 = tr_chain2(q1, xv.z, xv.w, t1[2 * v4 + 1]);
+        }
+        reinterpret_cast<float2 *>(qs + s * kTrRow)[lane] = make_float2(q0, q1);
+      }
+    }
+    __syncwarp();
+    const int64_t point = first + lane;
+    const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, 2, 0);
+    float *const row = qs + lane * kTrRow;
+    sk_mix_reservoir res;
+    float q[32];
+    {
+      // Tile 0 (always taken first): its weights go back over its chains, for the search if tile 1
+      // is not taken.
+      float hb, tb;
+      bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+      bc_tile_weights<32, true>(32, q, hb, tb);
+      sk_mix_reservoir_step(&res, 0, hb, tb, 0.0f);
+#pragma unroll
+      for (int v = 0; v < 8; ++v)
+        reinterpret_cast<float4 *>(row)[v] = make_float4(q[4 * v], q[4 * v + 1], q[4 * v + 2], q[4 * v + 3]);
+    }
+    bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
+    float hb, tb;
+    bc_tile_weights<32, true>(32, q, hb, tb);
+    if (!sk_mix_reservoir_step(&res, 1, hb, tb, u.y)) bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+    const int pos = bc_tree_search<32>(q, __fmul_rn(u.x, res.t_sel));
+    if (point < a.n) a.z[point] = res.sel * 32 + pos;
+  }
+}
+
+}  // namespace sk_mix_gpu_detail
+
+#endif /* SK_MIX_ZSTEP_TRANSPOSED_CUH */
