@@ -19,12 +19,15 @@
  *   loaded float; two points measured 10% faster at K = 64 and 512, one point 12% faster at K = 8).
  *   With two points, for D <= 8 and for K = 64, 96 and 128 the points' values go to shared memory and
  *   the chains are built with the dimensions outside the components, which frees the registers for two
- *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3). With exactly two tiles (K = 33 to
- *   64) each point's reservoir and uniforms wait in shared memory as well, which leaves the chains'
- *   loop the registers to load the table ahead (one block of 512 threads an SM; variant 4: at D = 4, 8
- *   and 16, K = 40, 48 and 64, 1 to 13% faster than the better of variants 2 and 3, 7.6% at K = 64,
- *   D = 16, except 1.2% slower than variant 2 at D = 16, K = 40). One full tile (K = 32) with D > 8
- *   takes two points a thread the same way (variant 3: 11% faster at D = 16). A last tile with absent
+ *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3; variant 2 where two such blocks do
+ *   not fit an SM's shared memory: 22% faster at D = 8, K = 512). With exactly two tiles (K = 33 to
+ *   64) the kernel is transposed (zstep_transposed.cuh, variant 5): each warp takes 32 points, its
+ *   lanes hold two components' parameters in registers and compute the points' chains, which go
+ *   through shared memory to the lane of their point for the tiles' weights, reservoir and search (2
+ *   to 7% faster than the broadcast kernel's best two-tile variant, 4, which kept each point's
+ *   reservoir and uniforms in shared memory so that its chains' loop could load the table ahead;
+ *   variant 4 was 1 to 13% faster than variants 2 and 3 there). One full tile (K = 32) with D > 8
+ *   takes two points a thread with the dimensions outside (variant 3: 11% faster at D = 16). A last tile with absent
  *   components runs the full tile's code where that measured faster (the table gives the absent ones
  *   chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at D = 16. A
  *   single tile of at most 8 or 16 components runs code 8 or 16 weights wide (K = 12 and 16: 11 to

@@ -490,15 +490,28 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        one block of 512 an SM), at D = 4, 8, 16 and K = 40, 48, 64: 1 to 13% faster than the better of
        2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40. One full tile
        (K = 32) with D > 8: variant 3, 11% faster than variant 1 at D = 16 and 3% at D = 12, but 4 and
-       6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31).
-       SK_MIX_ZSTEP_VARIANT (1 to 4, zstep_gpu.cuh) overrides the choice for measurements (variant 4
-       only where K is 33 to 64); the draws are the same. */
+       6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31). Variant 5
+       (the transposed kernel) against 4, K = 33, 40, 48, 56 and 64: 2 to 3% faster at D = 16, 5% at
+       D = 12, 6 to 7% at D = 8 and 4 (H200, bench/RESULTS.md).
+       SK_MIX_ZSTEP_VARIANT (1 to 5, zstep_gpu.cuh) overrides the choice for measurements (variants 4
+       and 5 only where K is 33 to 64); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);
     const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
     const bool v_ok = v >= 1 && v <= 5 && (v < 4 || tiles == 2);
     plan->variant = v_ok ? v : tiles == 1 ? (k == 32 && d > 8 ? 3 : 1) : tiles == 2 ? 5 : dims_outside ? 3 : 2;
+    if (!v_ok && plan->variant == 3 && tiles > 1) {
+      /* Variant 3 is built for two blocks an SM; where shared memory holds one (at D = 8 from K = 481:
+         the table and the points' slots take 115 KiB a block at K = 512), variant 2 is faster:
+         7.50 against 9.57 ms at D = 8, K = 512, and 14.59 against 18.75 at K = 1000 (H200). */
+      int dev = 0, per_sm = 0;
+      cudaError_t e = cudaGetDevice(&dev);
+      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+      if (e != cudaSuccess) return e;
+      const size_t v3_block = table + 2u * (128u + 4u * (size_t)((d + 3) / 4 * 4)) * 32u * (size_t)warps + 1024u;
+      if (2u * v3_block > (size_t)per_sm) plan->variant = 2;
+    }
     plan->points = plan->variant == 1 ? 1 : 2;
     if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
     if (plan->variant == 5) plan->warps = kZstepTransposedWarps, plan->points = 1;

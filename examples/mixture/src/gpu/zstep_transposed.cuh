@@ -16,10 +16,11 @@
  *   finds the kept tile's weights in registers (tile 1) or in the row (tile 0).
  * The next 32 points are copied into a second staging buffer (cp.async) while these are drawn. The
  * arithmetic of each chain is zstep.h's (q from -c, dimensions in order) and the rest is the broadcast
- * kernels', so the draws are the CPU's. Per (point, component) at D = 16, counted in the SASS: 36
- * instructions in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the
- * loop), 20 in the draws' (15 of them the minimum, the difference, exponential and tree sum; the rest
- * the uniforms, the reservoir, the search and the row's loads and stores), against 61 in variant 4.
+ * kernels', so the draws are the CPU's. Per (point, component) at K = 64, D = 16: 57 instructions
+ * (Nsight Compute, 1.13 G warp instructions a z-step of 10^7 points), against 61 for variant 4: about
+ * 35 in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the loop) and 21 in
+ * the draws' (15 of them the minimum, difference, exponential and tree sum; the rest the uniforms,
+ * reservoir, search and the row's loads and stores); bench/RESULTS.md has where its time goes.
  * Absent components (K < 64) have zero rows and chain starts of +inf in the packed table, so both
  * tiles run the full tile's code (zstep_gpu.cu's zstep_full_tile()).
  */
