@@ -149,7 +149,12 @@ __global__ void zstep_thread_kernel(zstep_args a) {
 // D <= 16 (JX = D rounded up to 4): each thread draws for P points (blockDim apart), whose values stay
 // in registers for all tiles; the table in shared memory, each 16-byte load of it serving the P points;
 // the kept tile of each point in a slot of shared memory after the table. WL: the width of the last
-// tile's code, 8 when K <= 8, 16 when K <= 16, else 32. Two blocks of 256 threads an SM for P = 1 (at
+// tile's code, 8 when K <= 8, 16 when K <= 16, else 32. A tile of WL = 8 or 16 always runs as a full
+// tile of that width (the components from K to WL get +inf chains and weights of +0 from the table, as
+// in zstep_full_tile()): the partial code tests each component against K, and the compiler turned those
+// tests into branches around the exponentials, one after the other, whose polynomials then waited on
+// their own FMAs (Nsight at K = 8, D = 16: fixed-latency waits 1.26 per issued instruction). Full, K =
+// 4 to 16 run 2 to 4% faster at D = 16 (1% slower at K = 4), 9 to 15% at D = 8, 4 to 18% at D = 4 (H200). Two blocks of 256 threads an SM for P = 1 (at
 // most 128 registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an
 // SM, measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
 // after the kept slots (P JX / 2 float2 a thread), the chains built with the dimensions outside
@@ -193,6 +198,8 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) 
       }
       if (WL == 32 ? zstep_full_tile(b, num_tiles, last_r, kDimsOutside) : b + 1 < num_tiles)
         bc_regs_tile<JX, 32, true, P, kDimsOutside>(tab, cs, b, 32, single, x, xs, res, u4, q, kept, stride4);
+      else if (WL < 32)  // one tile of at most 8 or 16 components: the WL-wide code as a full tile (below)
+        bc_regs_tile<JX, WL, true, P, kDimsOutside>(tab, cs, b, WL, single, x, xs, res, u4, q, kept, stride4);
       else
         bc_regs_tile<JX, WL, false, P, kDimsOutside>(tab, cs, b, last_r, single, x, xs, res, u4, q, kept, stride4);
     }
