@@ -190,12 +190,19 @@ __device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, in
 }
 
 // Tile b's weights in place from its chains q: 2^(hb - q_i) for its r components (+0 past them), hb
-// the smallest chain; tb the weights' tree sum.
-template <int W, bool kFull>
+// the smallest chain; tb the weights' tree sum. kTest: +0 past r by a test per component (kFull
+// aside); without it the components past r, whose chains are +inf (bc_init_chains()), get 2^-inf = +0
+// from the exponential itself. The tests became a branch around each exponential, which ran them one
+// after the other: without them the register kernel's partial tiles run 1 to 8% faster with one or
+// two points a thread and the values in registers (variants 1 and 2); with the dimensions outside
+// (variant 3) and in the chunk kernel they stay, where dropping them cost 2 to 4% (more spills;
+// bench/RESULTS.md).
+template <int W, bool kFull, bool kTest = true>
 __device__ __forceinline__ void bc_tile_weights(int r, float (&q)[32], float &hb, float &tb) {
   hb = bc_tile_reduce<W>(q, bc_min_op{});
 #pragma unroll
-  for (int i = 0; i < W; ++i) q[i] = (kFull || i < r) ? sk_mix_exp2_neg(__fsub_rn(hb, q[i])) : 0.0f;
+  for (int i = 0; i < W; ++i)
+    q[i] = (kFull || !kTest || i < r) ? sk_mix_exp2_neg(__fsub_rn(hb, q[i])) : 0.0f;
   tb = bc_tile_reduce<W>(q, bc_add_op{});
 }
 
@@ -268,11 +275,11 @@ __device__ __forceinline__ void bc_stage(const float *packed, int32_t k_pad, int
 // The rest of tile b for one point of the register kernel (as bc_finish_tile()), the kept tile written
 // to the thread's slot in shared memory (8 float4, `stride` float4 apart) when the reservoir takes it;
 // with one tile (`single`) nothing is stored: the tile's weights stay in q for the search.
-template <int W, bool kFull>
+template <int W, bool kFull, bool kTest = true>
 __device__ __forceinline__ void bc_finish_tile_shared(int r, int b, bool single, float (&q)[32],
                                                       sk_mix_reservoir &res, float ub, float4 *kept, int stride) {
   float hb, tb;
-  bc_tile_weights<W, kFull>(r, q, hb, tb);
+  bc_tile_weights<W, kFull, kTest>(r, q, hb, tb);
   if (sk_mix_reservoir_step(&res, b, hb, tb, ub) && !single) {
 #pragma unroll
     for (int v = 0; v < 8; ++v)
@@ -298,8 +305,8 @@ __device__ __forceinline__ void bc_regs_tile(const float *tab, const float *cs, 
     bc_accumulate<JX, W, kFull, P, 8 / P>(tab + (size_t)b * 32u * (2u * JX), 2 * JX, 0, r, x, q);
 #pragma unroll
   for (int p = 0; p < P; ++p)
-    bc_finish_tile_shared<W, kFull>(r, b, single, q[p], res[p], sk_mix_pick4(u4[p], b % 4),
-                                    kept + (size_t)p * 8u * (size_t)stride, stride);
+    bc_finish_tile_shared<W, kFull, kDimsOutside>(r, b, single, q[p], res[p], sk_mix_pick4(u4[p], b % 4),
+                                                  kept + (size_t)p * 8u * (size_t)stride, stride);
 }
 
 }  // namespace sk_mix_gpu_detail
