@@ -27,13 +27,14 @@
  *   to 7% faster than the broadcast kernel's best two-tile variant, 4, which kept each point's
  *   reservoir and uniforms in shared memory so that its chains' loop could load the table ahead;
  *   variant 4 was 1 to 13% faster than variants 2 and 3 there). One full tile (K = 32) with D > 8
- *   takes two points a thread with the dimensions outside (variant 3: 11% faster at D = 16). A last tile with absent
- *   components runs the full tile's code where that measured faster (the table gives the absent ones
- *   chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at D = 16. A
- *   single tile of at most 8 or 16 components runs code 8 or 16 weights wide (K = 12 and 16: 11 to
- *   22% faster than the 32-wide code), as a full tile of that width (the components past K at +inf:
- *   no test per component, whose branches serialised the exponentials; K = 4 to 16 2 to 18% faster).
- *   Partial last tiles drop that test too with the values in registers (K = 80 and 100: 5 to 9% faster).
+ *   takes two points a thread with the dimensions outside (variant 3: 11% faster at D = 16). A last
+ *   tile with absent components runs the full tile's code where that measured faster (the table gives
+ *   the absent ones chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at
+ *   D = 16. A single tile of at most 8 or 16 components runs code 8 or 16 weights wide (K = 12 and 16:
+ *   11 to 22% faster than the 32-wide code), as a full tile of that width (the components past K at
+ *   +inf: no test per component, whose branches serialised the exponentials; K = 4 to 16 2 to 18%
+ *   faster). Partial last tiles drop that test too with the values in registers (K = 80 and 100: 5 to
+ *   9% faster).
  *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
  *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
  *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).
