@@ -2,9 +2,9 @@
  * The GPU z-step (examples/mixture/src/gpu/mix_gpu.h) against the CPU reference (zstep_cpu.h):
  * - exact: with the uniforms given by (seed, sweep, point), the three GPU kernels (broadcast, a thread
  *   per point, butterfly) draw the CPU's component for every point, for K in {1, 2, 12, 31, 32, 33,
- *   63, 64, 80, 1000} (80: three tiles, an odd count), D in {1, 3, 16, 100}, data at scales 1e-6 and 1e6; the points include some exactly
- *   at a mean, some 10^3 scales from every component, and twin components (equal weights) in every
- *   tile; N is not a multiple of 32, so the last warp is partial;
+ *   63, 64, 80, 1000} (80: three tiles, an odd count), D in {1, 3, 16, 100}, data at scales 1e-6 and
+ *   1e6; the points include some exactly at a mean, some 10^3 scales from every component, and twin
+ *   components (equal weights) in every tile; N is not a multiple of 32, so the last warp is partial;
  * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws
  *   (broadcast and butterfly kernels); the broadcast kernel with its table in shared memory and read
  *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);

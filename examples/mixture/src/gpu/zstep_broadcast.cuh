@@ -237,6 +237,17 @@ __device__ __forceinline__ void bc_load_x(const float *x, int64_t p, int32_t d, 
   }
 }
 
+// A warp's 32 points from `first`, of which `rows` exist (N - first, at most 32), into its staging rows
+// (`width` floats a point, zeros past D and past the rows), a float a lane at a time; every lane reads
+// them after a __syncwarp().
+__device__ __forceinline__ void bc_stage_rows(const float *x, int32_t d, int64_t first, int rows, int width, int lane,
+                                              float *xs) {
+  for (int i = lane; i < 32 * width; i += 32) {
+    const int r = i / width, j = i - r * width;
+    xs[i] = (r < rows && j < d) ? x[(size_t)(first + r) * (size_t)d + (size_t)j] : 0.0f;
+  }
+}
+
 // A register kernel's point: its JX values, or zeros for a point past N (whose draw is not written).
 template <int JX>
 __device__ __forceinline__ void bc_load_point(const float *x, int64_t n, int32_t d, int64_t point, float (&v)[JX]) {

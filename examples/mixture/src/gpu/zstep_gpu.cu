@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "gpu/mix_gpu.h"
 #include "gpu/zstep_broadcast.cuh"
 #include "gpu/zstep_gpu.cuh"
@@ -16,6 +18,18 @@ namespace {
 constexpr int kThreadBlock = 256;
 
 typedef void (*zstep_kernel_fn)(zstep_args);
+
+// The instance of a kernel templated on D rounded up to 4 (4, 8, 12, or 16 for anything larger):
+// `pick(std::integral_constant<int, JX>{})` names it.
+template <typename Pick>
+zstep_kernel_fn for_d4(int d4, Pick pick) {
+  switch (d4) {
+    case 4: return pick(std::integral_constant<int, 4>{});
+    case 8: return pick(std::integral_constant<int, 8>{});
+    case 12: return pick(std::integral_constant<int, 12>{});
+    default: return pick(std::integral_constant<int, 16>{});
+  }
+}
 
 // Whether tile b of a broadcast kernel runs the full tile's code: every tile but the last, and the last
 // too where that is faster. Past K the packed table holds chain starts of +inf and zero rows
@@ -79,10 +93,7 @@ __global__ void __launch_bounds__(kZstepMaxWarps * 32) zstep_butterfly_kernel(zs
     const int64_t point = first + lane;
     const int rows = a.n - first < 32 ? (int)(a.n - first) : 32;
     __syncwarp();  // the previous tile's reads are done
-    for (int i = lane; i < 32 * d_pad; i += 32) {
-      const int r = i / d_pad, j = i - r * d_pad;
-      xs[i] = (r < rows && j < a.d) ? a.x[(size_t)(first + r) * (size_t)a.d + (size_t)j] : 0.0f;
-    }
+    bc_stage_rows(a.x, a.d, first, rows, d_pad, lane, xs);
     __syncwarp();
     float kept[32];
     sk_mix_reservoir res;
@@ -154,11 +165,12 @@ __global__ void zstep_thread_kernel(zstep_args a) {
 // in zstep_full_tile()): the partial code tests each component against K, and the compiler turned those
 // tests into branches around the exponentials, one after the other, whose polynomials then waited on
 // their own FMAs (Nsight at K = 8, D = 16: fixed-latency waits 1.26 per issued instruction). Full, K =
-// 4 to 16 run 2 to 4% faster at D = 16 (1% slower at K = 4), 9 to 15% at D = 8, 4 to 18% at D = 4 (H200). Two blocks of 256 threads an SM for P = 1 (at
-// most 128 registers a thread), one for P = 2 (about 190: blocks of 128 with 168 registers, three an
-// SM, measured 17% slower at K = 64). kDimsOutside (variant 3, P = 2): the points' values in shared memory
-// after the kept slots (P JX / 2 float2 a thread), the chains built with the dimensions outside
-// (bc_accumulate_dims_outside()), two blocks an SM.
+// 4 to 16 run 2 to 4% faster at D = 16 (1% slower at K = 4), 9 to 15% at D = 8, 4 to 18% at D = 4
+// (H200). Two blocks of 256 threads an SM for P = 1 (at most 128 registers a thread), one for P = 2
+// (about 190: blocks of 128 with 168 registers, three an SM, measured 17% slower at K = 64).
+// kDimsOutside (variant 3, P = 2): the points' values in shared memory after the kept slots (P JX / 2
+// float2 a thread), the chains built with the dimensions outside (bc_accumulate_dims_outside()), two
+// blocks an SM.
 template <int JX, int WL, int P, bool kDimsOutside>
 __global__ void __launch_bounds__(kZstepMaxWarps * 32, (P == 1 || kDimsOutside) ? 2 : 1)
     zstep_broadcast_regs_kernel(zstep_args a) {
@@ -308,21 +320,11 @@ __global__ void __launch_bounds__(kZstepTwoTileWarps * 32, 1) zstep_two_tile_ker
 }
 
 zstep_kernel_fn two_tile_for(int d4) {
-  switch (d4) {
-    case 4: return zstep_two_tile_kernel<4>;
-    case 8: return zstep_two_tile_kernel<8>;
-    case 12: return zstep_two_tile_kernel<12>;
-    default: return zstep_two_tile_kernel<16>;
-  }
+  return for_d4(d4, [](auto jx) -> zstep_kernel_fn { return zstep_two_tile_kernel<decltype(jx)::value>; });
 }
 
 zstep_kernel_fn transposed_for(int d4) {
-  switch (d4) {
-    case 4: return zstep_transposed_kernel<4>;
-    case 8: return zstep_transposed_kernel<8>;
-    case 12: return zstep_transposed_kernel<12>;
-    default: return zstep_transposed_kernel<16>;
-  }
+  return for_d4(d4, [](auto jx) -> zstep_kernel_fn { return zstep_transposed_kernel<decltype(jx)::value>; });
 }
 
 // Any D, the table in shared memory (kShared) or read from global memory through L1: for each tile the
@@ -406,12 +408,9 @@ zstep_kernel_fn butterfly_for(int32_t d) {
 // The register kernel's instance for D rounded up to 4 and the last tile's width WL.
 template <int WL, int P, bool kDimsOutside>
 zstep_kernel_fn broadcast_regs_for_width(int d4) {
-  switch (d4) {
-    case 4: return zstep_broadcast_regs_kernel<4, WL, P, kDimsOutside>;
-    case 8: return zstep_broadcast_regs_kernel<8, WL, P, kDimsOutside>;
-    case 12: return zstep_broadcast_regs_kernel<12, WL, P, kDimsOutside>;
-    default: return zstep_broadcast_regs_kernel<16, WL, P, kDimsOutside>;
-  }
+  return for_d4(d4, [](auto jx) -> zstep_kernel_fn {
+    return zstep_broadcast_regs_kernel<decltype(jx)::value, WL, P, kDimsOutside>;
+  });
 }
 
 // The broadcast kernel for D, K, where the table lives and the points per thread of the register
@@ -432,20 +431,13 @@ zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
            : variant == 2 ? broadcast_regs_for<2, false>(d4, k)
                           : broadcast_regs_for<1, false>(d4, k);
   const int jr = d4 - (d4 - 1) / 16 * 16;
-  if (shared) {
-    switch (jr) {
-      case 4: return zstep_broadcast_chunks_kernel<4, true>;
-      case 8: return zstep_broadcast_chunks_kernel<8, true>;
-      case 12: return zstep_broadcast_chunks_kernel<12, true>;
-      default: return zstep_broadcast_chunks_kernel<16, true>;
-    }
-  }
-  switch (jr) {
-    case 4: return zstep_broadcast_chunks_kernel<4, false>;
-    case 8: return zstep_broadcast_chunks_kernel<8, false>;
-    case 12: return zstep_broadcast_chunks_kernel<12, false>;
-    default: return zstep_broadcast_chunks_kernel<16, false>;
-  }
+  if (shared)
+    return for_d4(jr, [](auto jx) -> zstep_kernel_fn {
+      return zstep_broadcast_chunks_kernel<decltype(jx)::value, true>;
+    });
+  return for_d4(jr, [](auto jx) -> zstep_kernel_fn {
+    return zstep_broadcast_chunks_kernel<decltype(jx)::value, false>;
+  });
 }
 
 }  // namespace
@@ -471,6 +463,17 @@ void zstep_pack(const sk_mix_ztable *t, float *out) {
     c[k] = k < t->k ? -t->c[k] : sk_mix_pos_inf();  // the chains start from -c; absent ones at +inf
   }
 }
+
+namespace {
+
+// Shared bytes a thread of the register kernel (variants 1 to 4) takes beside the table: the kept
+// slots (32 floats a point); for variants 3 and 4 the points' values (D rounded up to 4); for variant
+// 4 the reservoirs and two uniforms (24 bytes a point).
+size_t regs_shared_per_thread(int variant, int points, int32_t d) {
+  return (size_t)points * (128u + (variant >= 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u) + (variant == 4 ? 24u : 0u));
+}
+
+}  // namespace
 
 cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_plan *plan) {
   const int32_t k_pad = (k + 31) / 32 * 32;
@@ -518,21 +521,18 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
       cudaError_t e = cudaGetDevice(&dev);
       if (e == cudaSuccess) e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
       if (e != cudaSuccess) return e;
-      const size_t v3_block = table + 2u * (128u + 4u * (size_t)((d + 3) / 4 * 4)) * 32u * (size_t)warps + 1024u;
+      const size_t v3_block = table + regs_shared_per_thread(3, 2, d) * 32u * (size_t)warps + 1024u;
       if (2u * v3_block > (size_t)per_sm) plan->variant = 2;
     }
     plan->points = plan->variant == 1 ? 1 : 2;
     if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
     if (plan->variant == 5) plan->warps = kZstepTransposedWarps, plan->points = 1;
   }
-  /* The kept slots (32 floats a point); for variants 3 and 4 the points' values (D rounded up to 4);
-     for variant 4 the reservoirs and two uniforms (24 bytes a point). */
-  const size_t per_thread =
-      regs ? (size_t)plan->points *
-                 (128u + (plan->variant >= 3 ? 4u * (size_t)((d + 3) / 4 * 4) : 0u) + (plan->variant == 4 ? 24u : 0u))
-           : 0u;
-  plan->shared = fits ? table + per_thread * 32u * (size_t)plan->warps : 0;
-  if (regs && plan->variant == 5) plan->shared = table + (size_t)plan->warps * tr_shared_per_warp((d + 3) / 4 * 4);
+  if (regs && plan->variant == 5)
+    plan->shared = table + (size_t)plan->warps * tr_shared_per_warp((d + 3) / 4 * 4);
+  else if (fits)
+    plan->shared =
+        table + (regs ? regs_shared_per_thread(plan->variant, plan->points, d) : 0u) * 32u * (size_t)plan->warps;
   const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant);
   if (plan->shared > 48u * 1024u) {
     const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->shared);

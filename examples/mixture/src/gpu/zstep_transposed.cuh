@@ -43,8 +43,11 @@ namespace sk_mix_gpu_detail {
 // lanes of each phase of a 16-byte load (rows 272 bytes apart) cover the 32 banks once.
 constexpr int kTrRow = 68;
 
-// Shared bytes per warp: two staging buffers of the 32 points' values (JX floats each), their rows of chains.
-__host__ __device__ constexpr size_t tr_shared_per_warp(int jx) { return sizeof(float) * 32u * (size_t)(2 * jx + kTrRow); }
+// Shared bytes per warp: two staging buffers of the 32 points' values (JX floats each), their rows of
+// chains.
+__host__ __device__ constexpr size_t tr_shared_per_warp(int jx) {
+  return sizeof(float) * 32u * (size_t)(2 * jx + kTrRow);
+}
 
 // One chain step pair: dimensions j and j + 1 of a component (v: s_j, -ms_j, s_(j+1), -ms_(j+1)).
 __device__ __forceinline__ float tr_chain2(float q, float x0, float x1, const float4 &v) {
@@ -69,13 +72,11 @@ __device__ __forceinline__ void tr_points_start(const zstep_args &a, int64_t fir
   if (tr_whole_rows<JX>(a, first)) {
     const float4 *src = reinterpret_cast<const float4 *>(a.x + (size_t)first * (size_t)JX);
 #pragma unroll
-    for (int i = 0; i < JX / 4; ++i) __pipeline_memcpy_async(reinterpret_cast<float4 *>(xs) + lane + 32 * i, src + lane + 32 * i, 16);
+    for (int i = 0; i < JX / 4; ++i)
+      __pipeline_memcpy_async(reinterpret_cast<float4 *>(xs) + lane + 32 * i, src + lane + 32 * i, 16);
     __pipeline_commit();
   } else {
-    for (int i = lane; i < 32 * JX; i += 32) {
-      const int r = i / JX, j = i - r * JX;
-      xs[i] = (first + r < a.n && j < a.d) ? __ldcs(a.x + (size_t)(first + r) * (size_t)a.d + (size_t)j) : 0.0f;
-    }
+    bc_stage_rows(a.x, a.d, first, a.n - first < 32 ? (int)(a.n - first) : 32, JX, lane, xs);
   }
 }
 
