@@ -11,9 +11,10 @@
 //           kernel of independent FMA chains reaches is printed beside it);
 // and the ratio of the z-step's time to it; then one sweep of the CPU reference on this host's cores
 // (--cpu-points to time it on fewer points). The points are planted data from sk-mixture's generator
-// (64 well-separated components), standardized; each K starts from the chain's own initialisation.
+// (64 well-separated components, or overlapping ones with --overlap), standardized; each K starts from
+// the chain's own initialisation.
 // bench/bench_mixture_torch.py times the same sweep in PyTorch, and bench/mixture_gpu.sh runs both.
-//   usage: bench_mixture [--n N] [--d D] [--ks 8,64,512] [--runs R] [--cpu-points M] [--csv FILE]
+//   usage: bench_mixture [--n N] [--d D] [--ks 8,64,512] [--runs R] [--cpu-points M] [--overlap] [--csv FILE]
 #define BENCH_NAME "bench_mixture"
 #include <vector>
 
@@ -29,12 +30,13 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [--n N] [--d D] [--ks K1,K2,...] [--runs R] [--cpu-points M] [--csv FILE]\n"
+          "usage: %s [--n N] [--d D] [--ks K1,K2,...] [--runs R] [--cpu-points M] [--overlap] [--csv FILE]\n"
           "  --n N            points (default 10000000)\n"
           "  --d D            dimensions (default 16)\n"
           "  --ks LIST        components, comma-separated (default 8,64,512)\n"
           "  --runs R         timed sweeps per K, after 2 warm-up ones (default 10)\n"
           "  --cpu-points M   points for the CPU reference's sweep (default: all N; 0: skip it)\n"
+          "  --overlap        overlapping planted components (default: well separated)\n"
           "  --csv FILE       one row per K\n",
           BENCH_NAME);
 }
@@ -186,11 +188,15 @@ static void time_cpu(const sk_mix_data &data, int32_t k, int64_t points, const s
 
 int main(int argc, char **argv) {
   long long n = 10000000, d = 16, runs = 10, cpu_points = -1, ks[16] = {8, 64, 512};
-  int num_ks = 3;
+  int num_ks = 3, overlap = 0;
   const char *csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (bench_common_option(argc, argv, &i, usage, &csv_path)) continue;
+    if (strcmp(a, "--overlap") == 0) {
+      overlap = 1;
+      continue;
+    }
     if (i + 1 >= argc) bench_unknown_option(a, usage);
     const char *v = argv[++i];
     if (strcmp(a, "--n") == 0) {
@@ -227,8 +233,8 @@ int main(int argc, char **argv) {
       "chains: %.1f TFMA/s; copy rate %.0f GB/s (1 GiB device to device, read + write)\n",
       info.name, info.sm_count, clock_khz / 1e3, fma_peak / 1e12, lanes, fma_measured / 1e12, copy_rate / 1e9);
 
-  // The data: planted, 64 well-separated components, standardized.
-  sk_mix_gen_params gp = {(int64_t)n, (int32_t)d, 64 < n ? 64 : (int32_t)n, 0, 1, 0};
+  // The data: planted, 64 well-separated (or overlapping) components, standardized.
+  sk_mix_gen_params gp = {(int64_t)n, (int32_t)d, 64 < n ? 64 : (int32_t)n, overlap, 1, 0};
   sk_mix_truth truth;
   sk_mix_data data;
   sk_mix_error err;
@@ -238,7 +244,8 @@ int main(int argc, char **argv) {
     die("generating the data", err);
   free(raw);
   sk_mix_truth_free(&truth);
-  printf("data: N = %lld points, D = %lld (generated and standardized in %.1f s)\n", n, d, (bench_now_ms() - g0) / 1e3);
+  printf("data: N = %lld points, D = %lld, 64 %s components (generated and standardized in %.1f s)\n", n, d,
+         overlap ? "overlapping" : "well-separated", (bench_now_ms() - g0) / 1e3);
   if (cpu_points < 0 || cpu_points > n) cpu_points = n;
 
   FILE *csv = csv_path ? bench_open_csv(csv_path) : NULL;

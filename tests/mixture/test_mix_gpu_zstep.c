@@ -8,6 +8,9 @@
  * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws
  *   (broadcast and butterfly kernels); the broadcast kernel with its table in shared memory and read
  *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);
+ * - sparse tiles: the transposed kernel's sparse path (K = 64 and 40, D = 1 and 3; gpu/zstep_sparse.cuh)
+ *   on points whose tiles have 1 to 5 components within 2^-125 of their largest weight, at random places,
+ *   and on points with more (the dense path); the groups of 32 points are checked to cover both;
  * - goodness of fit of the default (broadcast) kernel's draws against the exact conditional (2^20 draws
  *   of one point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
  * With --host the CPU side only (the cases and their CPU draws, in range): a cpu test. With --quick, or
@@ -24,6 +27,7 @@
 #include "mix_test.h"
 #include "mixture.h"
 #include "sk_test.h"
+#include "zstep.h"
 #include "zstep_cpu.h"
 
 static const int32_t kKs[] = {1, 2, 12, 31, 32, 33, 63, 64, 80, 1000};
@@ -118,6 +122,114 @@ static void test_launch_shapes(int quick) {
   sk_mix_ztable_free(&t);
 }
 
+/* Ladder parameters for the transposed kernel's sparse tiles (gpu/zstep_sparse.cuh): in dimension 0 the
+   means stand on a line in a random order of the components. In the ladder's first half they are 20 to
+   40 standard deviations apart, so that a point within 1 of a mean there has one component of its
+   tile within 2^-125 of the tile's largest weight, and mostly one in the other tile; in the next
+   quarter 6 to 26 apart, so that a point has 1 to 5 of each tile, at random places in the tile; in the
+   last quarter 0.5 to 3 apart, so that points there have more (the dense path). Other dimensions: mean
+   0, variance 1 for every component. Equal weights. Returns where the last quarter starts; `wide`: the
+   components of the first half. */
+static double ladder_params(sk_mix_params *p, uint64_t *rng, int32_t *wide) {
+  const int32_t K = p->k, D = p->d;
+  int32_t order[64];
+  double at = 0.0, dense_from = 0.0;
+  for (int32_t k = 0; k < K; ++k) order[k] = k;
+  for (int32_t k = K - 1; k > 0; --k) { /* Fisher-Yates */
+    const int32_t j = (int32_t)(sk_test_rand_u32(rng) % (uint32_t)(k + 1)), tmp = order[k];
+    order[k] = order[j];
+    order[j] = tmp;
+  }
+  for (int32_t r = 0; r < K; ++r) {
+    const int32_t k = order[r];
+    const int dense = r >= K - K / 4, far = r < K / 2;
+    if (r == K - K / 4) dense_from = at;
+    if (far) wide[r] = k;
+    p->log_pi[k] = 0.0;
+    for (int32_t j = 0; j < D; ++j) {
+      p->mu[(size_t)k * (size_t)D + (size_t)j] = j == 0 ? at : 0.0;
+      p->sigma2[(size_t)k * (size_t)D + (size_t)j] = 1.0;
+    }
+    at += dense ? 0.5 + 2.5 * sk_test_rand_unit_f32(rng)
+                : far ? 20.0 + 20.0 * sk_test_rand_unit_f32(rng) : 6.0 + 20.0 * sk_test_rand_unit_f32(rng);
+  }
+  return dense_from;
+}
+
+/* The components of each tile that the sparse path takes in for point x (q <= h + 126), counted as the
+   kernel counts them: the warp's largest count over its 32 points and both tiles picks the path. */
+static int sparse_count(const sk_mix_ztable *t, const float *x) {
+  int most = 0;
+  for (int32_t b = 0; b * 32 < t->k; ++b) {
+    float q[32], h = sk_mix_pos_inf();
+    for (int i = 0; i < 32; ++i) {
+      const int32_t k = b * 32 + i;
+      q[i] = k < t->k ? sk_mix_neg_log_weight(x, t->d, t->c[k], t->s + k, t->ms + k, t->k_pad) : sk_mix_pos_inf();
+      h = sk_mix_fmin(h, q[i]);
+    }
+    int in = 0;
+    for (int i = 0; i < 32; ++i) in += (double)q[i] <= (double)h + 126.0;
+    most = in > most ? in : most;
+  }
+  return most;
+}
+
+/* The transposed kernel's sparse path (K = 33 to 64, D <= 16) against the CPU: ladder parameters, points
+   in groups of 32 (a warp's) near the means of the ladder's wide part, from its sparse part, or from
+   anywhere. The groups must cover
+   the sparse path with a largest count of 1, 2, 3 and 4 and the dense path, else the case says so. */
+static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
+  sk_mix_params p;
+  sk_mix_ztable t;
+  sk_mix_error err;
+  uint64_t rng = 77u + (uint64_t)K * 31u + (uint64_t)D;
+  const int64_t groups = 400, n = 32 * groups - 5; /* the last group partial */
+  sk_test_context("sparse tiles K=%d D=%d N=%lld", (int)K, (int)D, (long long)n);
+  memset(&t, 0, sizeof t);
+  if (!SK_CHECK(sk_mix_params_alloc(&p, K, D, &err) == 0 && sk_mix_ztable_alloc(&t, K, D, &err) == 0, "%s",
+                err.message)) {
+    sk_mix_params_free(&p);
+    return;
+  }
+  int32_t wide[32];
+  const double dense_from = ladder_params(&p, &rng, wide);
+  double top = 0.0;
+  for (int32_t k = 0; k < K; ++k) top = p.mu[(size_t)k * (size_t)D] > top ? p.mu[(size_t)k * (size_t)D] : top;
+  sk_mix_ztable_set(&t, &p);
+  float *x = (float *)malloc(sizeof(float) * (size_t)n * (size_t)D);
+  int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  int covered[6] = {0, 0, 0, 0, 0, 0}; /* groups by their largest count: 1 to 4, more (dense) */
+  for (int64_t g = 0; g < groups; ++g) {
+    const int kind = (int)(g % 3); /* 0: near a wide mean; 1: the sparse part; 2: anywhere */
+    int most = 0;
+    for (int64_t i = 32 * g; i < 32 * g + 32 && i < n; ++i) {
+      const double span = kind == 2 ? top + 10.0 : dense_from - 5.0;
+      const double near = p.mu[(size_t)wide[sk_test_rand_u32(&rng) % (uint32_t)(K / 2)] * (size_t)D];
+      for (int32_t j = 0; j < D; ++j)
+        x[(size_t)i * (size_t)D + (size_t)j] = (float)(j > 0    ? 2.0 * sk_test_rand_unit_f32(&rng) - 1.0
+                                                       : kind == 0 ? near + 2.0 * sk_test_rand_unit_f32(&rng) - 1.0
+                                                                   : -5.0 + span * sk_test_rand_unit_f32(&rng));
+      const int c = sparse_count(&t, x + (size_t)i * (size_t)D);
+      most = c > most ? c : most;
+    }
+    covered[most > 4 ? 5 : most]++;
+  }
+  sk_test_progress("sparse tiles K=%d D=%d: groups by largest count 1/2/3/4/more: %d/%d/%d/%d/%d", (int)K, (int)D,
+                   covered[1], covered[2], covered[3], covered[4], covered[5]);
+  SK_CHECK(covered[1] > 0 && covered[2] > 0 && covered[3] > 0 && covered[4] > 0 && covered[5] > 0,
+           "groups by largest count 1/2/3/4/more: %d/%d/%d/%d/%d (each must occur)", covered[1], covered[2],
+           covered[3], covered[4], covered[5]);
+  if (SK_CHECK(sk_mix_zstep_cpu(x, 0, n, &t, 3, 9, 0, want, &err) == 0, "CPU: %s", err.message) && !host_only) {
+    memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+    if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BROADCAST, 0, 0, 3, 9, got) == 0) same_draws(want, got, n, "sparse tiles");
+  }
+  free(x);
+  free(want);
+  free(got);
+  sk_mix_params_free(&p);
+  sk_mix_ztable_free(&t);
+}
+
 /* The default (broadcast) kernel as a mix_test_draws. */
 static int broadcast_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
                            int32_t *z) {
@@ -135,6 +247,9 @@ int main(int argc, char **argv) {
         sk_test_progress("exact case %d: K=%d D=%d scale %g", c, (int)kKs[a], (int)kDs[b], kScales[s]);
         exact_case(kKs[a], kDs[b], kScales[s], quick, host_only, (uint64_t)c + 1);
       }
+  test_sparse_tiles(64, 1, host_only);
+  test_sparse_tiles(64, 3, host_only);
+  test_sparse_tiles(40, 1, host_only);
   if (!host_only) {
     test_launch_shapes(quick);
     if (!quick) {

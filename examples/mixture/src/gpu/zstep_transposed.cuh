@@ -11,16 +11,23 @@
  *   lane-uniform 16-byte load serves 4 dimensions of both components); the two chains of a point go
  *   to its row in the warp's buffer of chains (64 floats a point) by one 8-byte store;
  * - the draws: lane t takes point t's row back (16-byte loads, the rows padded so that a warp's loads
- *   are conflict-free) and runs the broadcast kernels' tile code on it (zstep_broadcast.cuh):
- *   minimum, weights, tree sum, reservoir; tile 0's weights go back over its chains, so the search
- *   finds the kept tile's weights in registers (tile 1) or in the row (tile 0).
+ *   are conflict-free), finds each tile's minimum and the components whose weights can be more than
+ *   +0, and, when no lane of the warp has more than 4 of them in a tile, computes only their weights,
+ *   the tiles' sums and the search from them (zstep_sparse.cuh: exactly the dense code's values); else
+ *   it runs the broadcast kernels' tile code on the row (zstep_broadcast.cuh: minimum, weights, tree
+ *   sum, reservoir, search; tile 0's weights go back over its chains for the search). A warp whose
+ *   group took the dense path twice in a row goes straight to it for the next 1, 2, 4 or 8 groups (the
+ *   count doubles with each further miss; a group taken sparse resets it), so that dense data pays
+ *   for the test about once in 9 groups.
  * The next 32 points are copied into a second staging buffer (cp.async) while these are drawn. The
  * arithmetic of each chain is zstep.h's (q from -c, dimensions in order) and the rest is the broadcast
- * kernels', so the draws are the CPU's. Per (point, component) at K = 64, D = 16: 57 instructions
- * (Nsight Compute, 1.13 G warp instructions a z-step of 10^7 points), against 61 for variant 4: about
- * 35 in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the loop) and 21 in
- * the draws' (15 of them the minimum, difference, exponential and tree sum; the rest the uniforms,
- * reservoir, search and the row's loads and stores); bench/RESULTS.md has where its time goes.
+ * kernels', so the draws are the CPU's. Per (point, component) at K = 64, D = 16 with the dense draws:
+ * 57 instructions (Nsight Compute, 1.13 G warp instructions a z-step of 10^7 points), against 61 for
+ * variant 4: about 35 in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the
+ * loop) and 21 in the draws' (15 of them the minimum, difference, exponential and tree sum; the rest
+ * the uniforms, reservoir, search and the row's loads and stores). With the sparse draws, on the
+ * benchmark's well-separated data: about 46 (0.93 G), the draws' phase down to 11;
+ * bench/RESULTS.md has where the time goes.
  * Absent components (K < 64) have zero rows and chain starts of +inf in the packed table, so both
  * tiles run the full tile's code (zstep_gpu.cu's zstep_full_tile()).
  */
@@ -34,6 +41,7 @@
 
 #include "gpu/zstep_broadcast.cuh"
 #include "gpu/zstep_gpu.cuh"
+#include "gpu/zstep_sparse.cuh"
 #include "samplekit/rng.cuh"
 #include "zstep.h"
 
@@ -83,6 +91,48 @@ __device__ __forceinline__ void tr_points_start(const zstep_args &a, int64_t fir
 // Waits for this lane's copies of tr_points_start() (none pending is fine).
 __device__ __forceinline__ void tr_points_wait() { __pipeline_wait_prior(0); }
 
+// Draws the lane's point from its row of chains (both tiles) as the broadcast kernels do: tile 0's
+// weights go back over its chains, for the search if tile 1 is not taken. Returns the position in the
+// taken tile (res.sel).
+__device__ __forceinline__ int tr_draw_dense(float *row, const sk_f32x4 &u, sk_mix_reservoir &res) {
+  float q[32], hb, tb;
+  bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+  bc_tile_weights<32, true>(32, q, hb, tb);
+  sk_mix_reservoir_step(&res, 0, hb, tb, 0.0f);
+#pragma unroll
+  for (int v = 0; v < 8; ++v)
+    reinterpret_cast<float4 *>(row)[v] = make_float4(q[4 * v], q[4 * v + 1], q[4 * v + 2], q[4 * v + 3]);
+  bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
+  bc_tile_weights<32, true>(32, q, hb, tb);
+  if (!sk_mix_reservoir_step(&res, 1, hb, tb, u.y)) bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+  return bc_tree_search<32>(q, __fmul_rn(u.x, res.t_sel));
+}
+
+// The same draw by the sparse tiles (zstep_sparse.cuh), when no lane of the warp has more than
+// kSparseMax components tested in in either tile; else -1 in every lane, the row untouched. Every lane
+// of the warp calls it.
+__device__ __forceinline__ int tr_draw_sparse(const float *row, const sk_f32x4 &u, sk_mix_reservoir &res) {
+  float h0, h1;
+  unsigned in0, in1;
+  {
+    float q[32];
+    bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+    h0 = bc_tile_reduce<32>(q, bc_min_op{});
+    in0 = ~sparse_out(q, h0);
+    bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
+    h1 = bc_tile_reduce<32>(q, bc_min_op{});
+    in1 = ~sparse_out(q, h1);
+  }
+  const int count = (int)__reduce_max_sync(0xffffffffu, (unsigned)max(__popc(in0), __popc(in1)));
+  if (count > kSparseMax) return -1;
+  sparse_tile t0, t1;
+  sparse_tiles_init(t0, t1, in0, in1, h0, h1, row, row + 32, count);
+  const float s0 = sparse_sum(t0), s1 = sparse_sum(t1);
+  sk_mix_reservoir_step(&res, 0, h0, s0, 0.0f);
+  const bool one = sk_mix_reservoir_step_as(&res, 1, h1, s1, u.y, 1) != 0;
+  return sparse_search(sparse_pick(one, t0, t1), __fmul_rn(u.x, res.t_sel), res.t_sel);
+}
+
 // 16 warps a block, one block an SM: 120 registers a thread, and at D = 16 213 KiB of shared memory.
 constexpr int kZstepTransposedWarps = 16;
 
@@ -111,6 +161,9 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
   const int64_t stride = (int64_t)gridDim.x * warps * 32;
   int64_t first = ((int64_t)blockIdx.x * warps + warp) * 32;
   if (first < a.n) tr_points_start<JX>(a, first, lane, xs2);
+  // The sparse path's predictor (warp-uniform): after `misses` declines in a row, the next (2^misses) / 4
+  // groups go straight to the dense path (at most 8); a group it takes resets it.
+  int misses = 0, backoff = 0;
   for (int buf = 0; first < a.n; first += stride, buf ^= 1) {
     float *const xs = xs2 + buf * 32 * JX;
     tr_points_wait();
@@ -142,24 +195,16 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
     const int64_t point = first + lane;
     const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, 2, 0);
     float *const row = qs + lane * kTrRow;
+    int pos = -1;
     sk_mix_reservoir res;
-    float q[32];
-    {
-      // Tile 0 (always taken first): its weights go back over its chains, for the search if tile 1
-      // is not taken.
-      float hb, tb;
-      bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
-      bc_tile_weights<32, true>(32, q, hb, tb);
-      sk_mix_reservoir_step(&res, 0, hb, tb, 0.0f);
-#pragma unroll
-      for (int v = 0; v < 8; ++v)
-        reinterpret_cast<float4 *>(row)[v] = make_float4(q[4 * v], q[4 * v + 1], q[4 * v + 2], q[4 * v + 3]);
+    if (backoff == 0) pos = tr_draw_sparse(row, u, res);
+    if (__any_sync(0xffffffffu, pos < 0)) {  // warp-uniform: the sparse path declined (or was not tried)
+      if (backoff == 0) misses = min(misses + 1, 5);
+      backoff = backoff > 0 ? backoff - 1 : (1 << misses) >> 2;
+      pos = tr_draw_dense(row, u, res);
+    } else {
+      misses = 0;
     }
-    bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
-    float hb, tb;
-    bc_tile_weights<32, true>(32, q, hb, tb);
-    if (!sk_mix_reservoir_step(&res, 1, hb, tb, u.y)) bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
-    const int pos = bc_tree_search<32>(q, __fmul_rn(u.x, res.t_sel));
     if (point < a.n) a.z[point] = res.sel * 32 + pos;
   }
 }
