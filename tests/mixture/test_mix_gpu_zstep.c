@@ -10,7 +10,8 @@
  *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);
  * - sparse tiles: the transposed kernel's sparse path (K = 64 and 40, D = 1 and 3; gpu/zstep_sparse.cuh)
  *   on points whose tiles have 1 to 5 components within 2^-125 of their largest weight, at random places,
- *   and on points with more (the dense path); the groups of 32 points are checked to cover both;
+ *   and on points with more (the dense path); the groups of 32 points are checked to cover both; on the
+ *   automatic grid and on one block (where each warp takes many groups, and its predictor skips);
  * - goodness of fit of the default (broadcast) kernel's draws against the exact conditional (2^20 draws
  *   of one point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
  * With --host the CPU side only (the cases and their CPU draws, in range): a cpu test. With --quick, or
@@ -200,7 +201,10 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
   int covered[6] = {0, 0, 0, 0, 0, 0}; /* groups by their largest count: 1 to 4, more (dense) */
   for (int64_t g = 0; g < groups; ++g) {
-    const int kind = (int)(g % 3); /* 0: near a wide mean; 1: the sparse part; 2: anywhere */
+    /* 0: near a wide mean; 1: the sparse part; 2: anywhere. In runs of 48 groups, so that with one block
+       (16 warps, a warp's groups 16 apart) a warp meets several dense groups in a row: its predictor
+       then skips the sparse test for the next groups (zstep_transposed.cuh). */
+    const int kind = (int)((g / 48) % 3);
     int most = 0;
     for (int64_t i = 32 * g; i < 32 * g + 32 && i < n; ++i) {
       const double span = kind == 2 ? top + 10.0 : dense_from - 5.0;
@@ -220,8 +224,11 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
            "groups by largest count 1/2/3/4/more: %d/%d/%d/%d/%d (each must occur)", covered[1], covered[2],
            covered[3], covered[4], covered[5]);
   if (SK_CHECK(sk_mix_zstep_cpu(x, 0, n, &t, 3, 9, 0, want, &err) == 0, "CPU: %s", err.message) && !host_only) {
-    memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-    if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BROADCAST, 0, 0, 3, 9, got) == 0) same_draws(want, got, n, "sparse tiles");
+    for (int blocks = 0; blocks <= 1; ++blocks) { /* the automatic grid (a group a warp), then one block */
+      memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+      if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BROADCAST, 0, blocks, 3, 9, got) == 0)
+        same_draws(want, got, n, blocks ? "sparse tiles, one block" : "sparse tiles");
+    }
   }
   free(x);
   free(want);
