@@ -30,8 +30,9 @@
  *   within 2^-125 of its largest weight in a tile (well-separated components), it computes only
  *   those weights, and the tiles' sums and search from them (zstep_sparse.cuh; the other weights are
  *   exactly +0): 12% faster at K = 64, D = 16 on the benchmark's data, 18% at D = 8, and within 2% of
- *   the dense draws on overlapping data. One full tile (K = 32) with D > 8
- *   takes two points a thread with the dimensions outside (variant 3: 11% faster at D = 16). A last
+ *   the dense draws on overlapping data. One full tile (K = 32) with D > 8, and one tile of 9 to 16
+ *   components at D = 16, take two points a thread with the dimensions outside (variant 3: 11% and
+ *   3 to 4% faster at D = 16). A last
  *   tile with absent components runs the full tile's code where that measured faster (the table gives
  *   the absent ones chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at
  *   D = 16. A single tile of at most 8 or 16 components runs code 8 or 16 weights wide (K = 12 and 16:

@@ -502,7 +502,10 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        one block of 512 an SM), at D = 4, 8, 16 and K = 40, 48, 64: 1 to 13% faster than the better of
        2 and 3 (7.6% at K = 64, D = 16), but 1.2% slower than 2 at D = 16, K = 40. One full tile
        (K = 32) with D > 8: variant 3, 11% faster than variant 1 at D = 16 and 3% at D = 12, but 4 and
-       6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31). Variant 5
+       6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31). One tile of 9
+       to 16 components (the 16-wide code, zstep_broadcast_regs_kernel()) at D = 16: variant 3, 3 to 4%
+       faster (K = 9, 12, 16: 0.513 to 0.519 ms against 0.529 to 0.537), but 1.5% slower at D = 13, 3
+       to 4% at D = 12 and 5 to 6% at D = 8 (H200, e3a7965). Variant 5
        (the transposed kernel) against 4, K = 33, 40, 48, 56 and 64: 2 to 3% faster at D = 16, 5% at
        D = 12, 6 to 7% at D = 8 and 4 (H200, bench/RESULTS.md).
        SK_MIX_ZSTEP_VARIANT (1 to 5, zstep_gpu.cuh) overrides the choice for measurements (variants 4
@@ -512,7 +515,8 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
     const bool v_ok = v >= 1 && v <= 5 && (v < 4 || tiles == 2);
-    plan->variant = v_ok ? v : tiles == 1 ? (k == 32 && d > 8 ? 3 : 1) : tiles == 2 ? 5 : dims_outside ? 3 : 2;
+    const bool one_tile_v3 = (k == 32 && d > 8) || (k > 8 && k <= 16 && d == 16);
+    plan->variant = v_ok ? v : tiles == 1 ? (one_tile_v3 ? 3 : 1) : tiles == 2 ? 5 : dims_outside ? 3 : 2;
     if (!v_ok && plan->variant == 3 && tiles > 1) {
       /* Variant 3 is built for two blocks an SM; where shared memory holds one (at D = 8 from K = 481:
          the table and the points' slots take 115 KiB a block at K = 512), variant 2 is faster:

@@ -55,7 +55,7 @@ constexpr size_t kZstepBroadcastMaxShared = 80u * 1024u;
    5, for exactly two tiles, the transposed kernel (zstep_transposed.cuh: the table in registers, a
    warp's 32 points' chains through shared memory, sparse tiles where few weights are more than +0,
    zstep_sparse.cuh; one block of 512). The default is 1 for K <= 32 (3
-   for K = 32 with D > 8), 5 for K = 33 to 64; above, 3 for D <= 8 or for K a multiple of 32 up to
+   for K = 32 with D > 8 and for K = 9 to 16 at D = 16), 5 for K = 33 to 64; above, 3 for D <= 8 or for K a multiple of 32 up to
    128 where two of its blocks fit an SM, else 2 (measured, zstep_prepare()); the environment variable
    SK_MIX_ZSTEP_VARIANT (1 to 5; 4 and 5 only where K is 33 to 64) overrides it, for measurements: all
    draw the same bits. */
