@@ -7,7 +7,8 @@
  *   or past the total gives the last positive weight;
  * - goodness of fit of the CPU z-step against the exact conditional (2^20 draws of one point each for
  *   K from 2 to 1,000 over one to 32 tiles, data at scales 1e-6, 1 and 1e6), with a planted off-by-one
- *   that must be rejected; the reservoir across tiles where one tile holds all the mass;
+ *   that must be rejected; the reservoir across tiles where one tile holds all the mass; the reservoir's
+ *   step by a branch and by selects (sk_mix_reservoir_step_as()) the same bits;
  * - the same draws with 1, 2 and 3 threads, and from the FMA-instruction build and the plain one.
  */
 #include <math.h>
@@ -107,6 +108,36 @@ static void test_reservoir_extremes(void) {
   free(z);
 }
 
+/* The reservoir's step by a branch and by selects (sk_mix_reservoir_step_as()) give the same state,
+   bit for bit, over random runs of tiles: minima above, below and equal to the running one (also
+   +inf, an absent tile), sums from +0 to 32, uniforms in [0, 1). */
+static void test_reservoir_shapes(void) {
+  uint64_t rng = 17;
+  int64_t differ = 0, runs = 0;
+  static const float specials[4] = {0.0f, 1.0f, 126.5f, 1e30f};
+  sk_test_context("reservoir: branch against selects");
+  for (int run = 0; run < 20000; ++run, ++runs) {
+    sk_mix_reservoir a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    const int tiles = 2 + (int)(sk_test_rand_u32(&rng) % 31u);
+    for (int t = 0; t < tiles; ++t) {
+      const uint32_t kind = sk_test_rand_u32(&rng) % 8u;
+      float h = 300.0f * (sk_test_rand_unit_f32(&rng) - 0.5f);
+      if (kind == 0 && t > 0) h = a.h;                           /* equal to the running minimum */
+      if (kind == 1) h = specials[sk_test_rand_u32(&rng) % 4u];
+      if (kind == 2 && t > 0) h = sk_mix_pos_inf();              /* an absent tile */
+      const float sum = kind == 3 ? 0.0f : 1.0f + 31.0f * sk_test_rand_unit_f32(&rng), u = sk_test_rand_unit_f32(&rng);
+      const int ta = sk_mix_reservoir_step_as(&a, t, h, sum, u, 0), tb = sk_mix_reservoir_step_as(&b, t, h, sum, u, 1);
+      if (ta != tb || memcmp(&a, &b, sizeof a) != 0) {
+        ++differ;
+        break;
+      }
+    }
+  }
+  SK_CHECK(differ == 0, "%lld of %lld runs differ", (long long)differ, (long long)runs);
+}
+
 /* The same draws whatever the thread count, and from both builds of the inner loop. */
 static void test_determinism(void) {
   sk_mix_params p;
@@ -163,6 +194,7 @@ int main(void) {
   test_exp();
   test_tree_search();
   test_reservoir_extremes();
+  test_reservoir_shapes();
   test_determinism();
   mix_test_gof_case("K=2 D=1", 2, 1, 1.0, 20, 1, mix_test_cpu_draws);
   mix_test_gof_case("K=33 D=3 scale 1e-6 (two tiles)", 33, 3, 1e-6, 20, 2, mix_test_cpu_draws);

@@ -271,7 +271,7 @@ typedef struct sk_mix_reservoir {
  * \param ub its uniform.
  * \param selects 0: the two cases by a branch; 1: by selects, with one power computed (on a GPU whose
  *        lanes disagree on the case a branch runs both powers; the register kernels were measured 1 to
- *        2% faster with the branch and the transposed kernel 0.7% faster with the selects).
+ *        3% faster with the branch and the transposed kernel 0.7% faster with the selects).
  * \return 1 when tile b is taken (its e values must then be kept).
  */
 SK_MIX_HD int sk_mix_reservoir_step_as(sk_mix_reservoir *r, int b, float hb, float tb, float ub, int selects) {

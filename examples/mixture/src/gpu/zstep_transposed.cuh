@@ -133,7 +133,8 @@ __device__ __forceinline__ int tr_draw_sparse(const float *row, const sk_f32x4 &
   return sparse_search(sparse_pick(one, t0, t1), __fmul_rn(u.x, res.t_sel), res.t_sel);
 }
 
-// 16 warps a block, one block an SM: 120 registers a thread, and at D = 16 213 KiB of shared memory.
+// 16 warps a block, one block an SM: 126 to 128 registers a thread, and at D = 16 213 KiB of shared
+// memory.
 constexpr int kZstepTransposedWarps = 16;
 
 // Shared memory: the table transposed (JX / 2 float4 vectors a component, vector v of component k at
