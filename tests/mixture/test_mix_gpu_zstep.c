@@ -177,8 +177,8 @@ static int sparse_count(const sk_mix_ztable *t, const float *x) {
 
 /* The transposed kernel's sparse path (K = 33 to 64, D <= 16) against the CPU: ladder parameters, points
    in groups of 32 (a warp's) near the means of the ladder's wide part, from its sparse part, or from
-   anywhere. The groups must cover
-   the sparse path with a largest count of 1, 2, 3 and 4 and the dense path, else the case says so. */
+   anywhere. The groups must cover the sparse path with a largest count of 1, 2, 3 and 4 and the dense
+   path, else the case says so. */
 static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   sk_mix_params p;
   sk_mix_ztable t;
@@ -186,12 +186,7 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   uint64_t rng = 77u + (uint64_t)K * 31u + (uint64_t)D;
   const int64_t groups = 400, n = 32 * groups - 5; /* the last group partial */
   sk_test_context("sparse tiles K=%d D=%d N=%lld", (int)K, (int)D, (long long)n);
-  memset(&t, 0, sizeof t);
-  if (!SK_CHECK(sk_mix_params_alloc(&p, K, D, &err) == 0 && sk_mix_ztable_alloc(&t, K, D, &err) == 0, "%s",
-                err.message)) {
-    sk_mix_params_free(&p);
-    return;
-  }
+  if (!mix_test_setup(K, D, 1.0, 0, &rng, &p, &t)) return; /* the sizes; the ladder replaces the values */
   int32_t wide[32];
   const double dense_from = ladder_params(&p, &rng, wide);
   double top = 0.0;

@@ -505,9 +505,9 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        6% slower at D = 8 and 4, and 20 to 25% slower on a partial tile (K = 28 and 31). One tile of 9
        to 16 components (the 16-wide code, zstep_broadcast_regs_kernel()) at D = 16: variant 3, 3 to 4%
        faster (K = 9, 12, 16: 0.513 to 0.519 ms against 0.529 to 0.537), but 1.5% slower at D = 13, 3
-       to 4% at D = 12 and 5 to 6% at D = 8 (H200, e3a7965). Variant 5
-       (the transposed kernel) against 4, K = 33, 40, 48, 56 and 64: 2 to 3% faster at D = 16, 5% at
-       D = 12, 6 to 7% at D = 8 and 4 (H200, bench/RESULTS.md).
+       to 4% at D = 12 and 5 to 6% at D = 8 (H200, e3a7965). Variant 5 (the transposed kernel) against
+       4, K = 33, 40, 48, 56 and 64: 2 to 3% faster at D = 16, 5% at D = 12, 6 to 7% at D = 8 and 4
+       (H200, bench/RESULTS.md).
        SK_MIX_ZSTEP_VARIANT (1 to 5, zstep_gpu.cuh) overrides the choice for measurements (variants 4
        and 5 only where K is 33 to 64); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);

@@ -39,7 +39,7 @@ namespace sk_mix_gpu_detail {
 constexpr int kSparseMax = 4;
 
 // A tile's components tested in: positions ascending (32 past the last), their weights (+0 past the
-// last), the levels at which neighbours meet, and the tree's partial sums the search needs.
+// last) and the levels at which neighbours meet.
 struct sparse_tile {
   int p[4];    // positions 0..31; 32 past the last
   float e[4];  // weights, +0 past the last
@@ -112,10 +112,17 @@ __device__ __forceinline__ float sparse_sum3(const sparse_tile &t, int j) {
                              : __fadd_rn(__fadd_rn(t.e[j], t.e[j + 1]), t.e[j + 2]);
 }
 
+// The tree's top split among the four entries: after entry 0, 1 or 2, where neighbours meet highest
+// (one pair does: two pairs meeting at the same level would need a position between them on both sides).
+__device__ __forceinline__ int sparse_top(const sparse_tile &t) {
+  return t.l[0] > t.l[1] && t.l[0] > t.l[2] ? 0 : t.l[2] > t.l[0] && t.l[2] > t.l[1] ? 2 : 1;
+}
+
 // The tile's tree sum (sk_mix_tree_sum32() of its 32 weights).
 __device__ __forceinline__ float sparse_sum(const sparse_tile &t) {
-  if (t.l[0] > t.l[1] && t.l[0] > t.l[2]) return __fadd_rn(t.e[0], sparse_sum3(t, 1));
-  if (t.l[2] > t.l[0] && t.l[2] > t.l[1]) return __fadd_rn(sparse_sum3(t, 0), t.e[3]);
+  const int top = sparse_top(t);
+  if (top == 0) return __fadd_rn(t.e[0], sparse_sum3(t, 1));
+  if (top == 2) return __fadd_rn(sparse_sum3(t, 0), t.e[3]);
   return __fadd_rn(__fadd_rn(t.e[0], t.e[1]), __fadd_rn(t.e[2], t.e[3]));
 }
 
@@ -140,11 +147,12 @@ __device__ __forceinline__ int sparse_search3(const sparse_tile &t, int j, float
 // A tile whose weights are all +0 gives 0, as the dense search does (it goes left at every level).
 __device__ __forceinline__ int sparse_search(const sparse_tile &t, float u, float sum) {
   if (!(sum > 0.0f)) return 0;
-  if (t.l[0] > t.l[1] && t.l[0] > t.l[2]) {  // 0 | (1, 2, 3)
+  const int top = sparse_top(t);
+  if (top == 0) {  // 0 | (1, 2, 3)
     if (sparse_sum3(t, 1) > 0.0f && u >= t.e[0]) return sparse_search3(t, 1, u, t.e[0]);
     return t.p[0];
   }
-  if (t.l[2] > t.l[0] && t.l[2] > t.l[1]) {  // (0, 1, 2) | 3
+  if (top == 2) {  // (0, 1, 2) | 3
     if (t.e[3] > 0.0f && u >= sparse_sum3(t, 0)) return t.p[3];
     return sparse_search3(t, 0, u, 0.0f);
   }
