@@ -2,13 +2,15 @@
  * The GPU z-step (examples/mixture/src/gpu/mix_gpu.h) against the CPU reference (zstep_cpu.h):
  * - exact: with the uniforms given by (seed, sweep, point), the three GPU kernels (broadcast, a thread
  *   per point, butterfly) draw the CPU's component for every point, for K in {1, 2, 12, 31, 32, 33,
- *   63, 64, 80, 1000} (80: three tiles, an odd count), D in {1, 3, 16, 100}, data at scales 1e-6 and
+ *   63, 64, 80, 256, 512, 1000} (80: three tiles, an odd count; 512 at D = 16: the kernel in passes
+ *   with permuted rows), D in {1, 3, 16, 100}, data at scales 1e-6 and
  *   1e6; the points include some exactly at a mean, some 10^3 scales from every component, and twin
  *   components (equal weights) in every tile; N is not a multiple of 32, so the last warp is partial;
  * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws
  *   (broadcast and butterfly kernels); the broadcast kernel with its table in shared memory and read
  *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);
- * - sparse tiles: the transposed kernel's sparse path (K = 64 and 40, D = 1 and 3; gpu/zstep_sparse.cuh)
+ * - sparse tiles: the transposed kernels' sparse path (K = 64 and 40, D = 1 and 3; in passes K = 128
+ *   and 512 at D = 16, the latter with permuted rows, and K = 200 at D = 3; gpu/zstep_sparse.cuh)
  *   on points whose tiles have 1 to 5 components within 2^-125 of their largest weight, at random places,
  *   and on points with more (the dense path); the groups of 32 points are checked to cover both; on the
  *   automatic grid and on one block (where each warp takes many groups, and its predictor skips);
@@ -31,7 +33,7 @@
 #include "zstep.h"
 #include "zstep_cpu.h"
 
-static const int32_t kKs[] = {1, 2, 12, 31, 32, 33, 63, 64, 80, 1000};
+static const int32_t kKs[] = {1, 2, 12, 31, 32, 33, 63, 64, 80, 256, 512, 1000};
 static const int32_t kDs[] = {1, 3, 16, 100};
 static const double kScales[] = {1e-6, 1e6};
 
@@ -123,18 +125,24 @@ static void test_launch_shapes(int quick) {
   sk_mix_ztable_free(&t);
 }
 
+/* The most components the sparse tiles' cases take. */
+enum { kSparseMaxK = 512 };
+
 /* Ladder parameters for the transposed kernel's sparse tiles (gpu/zstep_sparse.cuh): in dimension 0 the
    means stand on a line in a random order of the components. In the ladder's first half they are 20 to
    40 standard deviations apart, so that a point within 1 of a mean there has one component of its
    tile within 2^-125 of the tile's largest weight, and mostly one in the other tile; in the next
    quarter 6 to 26 apart, so that a point has 1 to 5 of each tile, at random places in the tile; in the
-   last quarter 0.5 to 3 apart, so that points there have more (the dense path). Other dimensions: mean
+   last quarter 0.5 to 3 apart (closer above K = 64: the quarter as wide as at 64), so that points there
+   have more (the dense path). Other dimensions: mean
    0, variance 1 for every component. Equal weights. Returns where the last quarter starts; `wide`: the
    components of the first half. */
 static double ladder_params(sk_mix_params *p, uint64_t *rng, int32_t *wide) {
   const int32_t K = p->k, D = p->d;
-  int32_t order[64];
+  int32_t order[kSparseMaxK];
   double at = 0.0, dense_from = 0.0;
+  /* The last quarter no wider than K = 64's (16 components), so that its tiles stay dense at any K. */
+  const double dense_scale = K / 4 > 16 ? 16.0 / (double)(K / 4) : 1.0;
   for (int32_t k = 0; k < K; ++k) order[k] = k;
   for (int32_t k = K - 1; k > 0; --k) { /* Fisher-Yates */
     const int32_t j = (int32_t)(sk_test_rand_u32(rng) % (uint32_t)(k + 1)), tmp = order[k];
@@ -151,14 +159,15 @@ static double ladder_params(sk_mix_params *p, uint64_t *rng, int32_t *wide) {
       p->mu[(size_t)k * (size_t)D + (size_t)j] = j == 0 ? at : 0.0;
       p->sigma2[(size_t)k * (size_t)D + (size_t)j] = 1.0;
     }
-    at += dense ? 0.5 + 2.5 * sk_test_rand_unit_f32(rng)
+    at += dense ? (0.5 + 2.5 * sk_test_rand_unit_f32(rng)) * dense_scale
                 : far ? 20.0 + 20.0 * sk_test_rand_unit_f32(rng) : 6.0 + 20.0 * sk_test_rand_unit_f32(rng);
   }
   return dense_from;
 }
 
 /* The components of each tile that the sparse path takes in for point x (q <= h + 126), counted as the
-   kernel counts them: the warp's largest count over its 32 points and both tiles picks the path. */
+   kernel counts them: the warp's largest count over its 32 points and the tiles of a pass picks the
+   path. */
 static int sparse_count(const sk_mix_ztable *t, const float *x) {
   int most = 0;
   for (int32_t b = 0; b * 32 < t->k; ++b) {
@@ -187,7 +196,7 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   const int64_t groups = 400, n = 32 * groups - 5; /* the last group partial */
   sk_test_context("sparse tiles K=%d D=%d N=%lld", (int)K, (int)D, (long long)n);
   if (!mix_test_setup(K, D, 1.0, 0, &rng, &p, &t)) return; /* the sizes; the ladder replaces the values */
-  int32_t wide[32];
+  int32_t wide[kSparseMaxK / 2];
   const double dense_from = ladder_params(&p, &rng, wide);
   double top = 0.0;
   for (int32_t k = 0; k < K; ++k) top = p.mu[(size_t)k * (size_t)D] > top ? p.mu[(size_t)k * (size_t)D] : top;
@@ -196,18 +205,19 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   int32_t *want = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), *got = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
   int covered[6] = {0, 0, 0, 0, 0, 0}; /* groups by their largest count: 1 to 4, more (dense) */
   for (int64_t g = 0; g < groups; ++g) {
-    /* 0: near a wide mean; 1: the sparse part; 2: anywhere. In runs of 48 groups, so that with one block
-       (16 warps, a warp's groups 16 apart) a warp meets several dense groups in a row: its predictor
-       then skips the sparse test for the next groups (zstep_transposed.cuh). */
-    const int kind = (int)((g / 48) % 3);
+    /* 0: near a wide mean; 1: the sparse part; 2: anywhere; 3: the dense part. In runs of 48 groups, so
+       that with one block (16 warps, a warp's groups 16 apart) a warp meets several dense groups in a
+       row: its predictor then skips the sparse test for the next groups (zstep_transposed.cuh). */
+    const int kind = (int)((g / 48) % 4);
     int most = 0;
     for (int64_t i = 32 * g; i < 32 * g + 32 && i < n; ++i) {
-      const double span = kind == 2 ? top + 10.0 : dense_from - 5.0;
+      const double from = kind == 3 ? dense_from : -5.0;
+      const double span = kind == 2 ? top + 10.0 : kind == 3 ? top - dense_from : dense_from - 5.0;
       const double near = p.mu[(size_t)wide[sk_test_rand_u32(&rng) % (uint32_t)(K / 2)] * (size_t)D];
       for (int32_t j = 0; j < D; ++j)
         x[(size_t)i * (size_t)D + (size_t)j] = (float)(j > 0    ? 2.0 * sk_test_rand_unit_f32(&rng) - 1.0
                                                        : kind == 0 ? near + 2.0 * sk_test_rand_unit_f32(&rng) - 1.0
-                                                                   : -5.0 + span * sk_test_rand_unit_f32(&rng));
+                                                                   : from + span * sk_test_rand_unit_f32(&rng));
       const int c = sparse_count(&t, x + (size_t)i * (size_t)D);
       most = c > most ? c : most;
     }
@@ -252,6 +262,9 @@ int main(int argc, char **argv) {
   test_sparse_tiles(64, 1, host_only);
   test_sparse_tiles(64, 3, host_only);
   test_sparse_tiles(40, 1, host_only);
+  test_sparse_tiles(128, 16, host_only); /* the kernel in passes: two passes */
+  test_sparse_tiles(200, 3, host_only);  /* seven tiles: a last pass of one */
+  test_sparse_tiles(512, 16, host_only); /* permuted rows */
   if (!host_only) {
     test_launch_shapes(quick);
     if (!quick) {

@@ -7,6 +7,7 @@
 #include "gpu/mix_gpu.h"
 #include "gpu/zstep_broadcast.cuh"
 #include "gpu/zstep_gpu.cuh"
+#include "gpu/zstep_passes.cuh"
 #include "gpu/zstep_transposed.cuh"
 #include "samplekit/butterfly.cuh"
 #include "samplekit/rng.cuh"
@@ -327,6 +328,12 @@ zstep_kernel_fn transposed_for(int d4) {
   return for_d4(d4, [](auto jx) -> zstep_kernel_fn { return zstep_transposed_kernel<decltype(jx)::value>; });
 }
 
+zstep_kernel_fn passes_for(int d4, bool permuted) {
+  if (permuted)
+    return for_d4(d4, [](auto jx) -> zstep_kernel_fn { return zstep_passes_kernel<decltype(jx)::value, true>; });
+  return for_d4(d4, [](auto jx) -> zstep_kernel_fn { return zstep_passes_kernel<decltype(jx)::value, false>; });
+}
+
 // Any D, the table in shared memory (kShared) or read from global memory through L1: for each tile the
 // point's values are read in chunks of 16 dimensions (JR in the last chunk: D rounded up to 4, less the
 // full chunks), q accumulating across chunks.
@@ -422,10 +429,11 @@ zstep_kernel_fn broadcast_regs_for(int d4, int32_t k) {
                    : broadcast_regs_for_width<32, P, kDimsOutside>(d4);
 }
 
-zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant) {
+zstep_kernel_fn broadcast_for(int32_t d, int32_t k, bool shared, int variant, bool permuted) {
   const int d4 = (int)((d + 3) / 4 * 4);
   if (shared && d4 <= 16)
-    return variant == 5   ? transposed_for(d4)
+    return variant == 6   ? passes_for(d4, permuted)
+           : variant == 5 ? transposed_for(d4)
            : variant == 4 ? two_tile_for(d4)
            : variant == 3 ? broadcast_regs_for<2, true>(d4, k)
            : variant == 2 ? broadcast_regs_for<2, false>(d4, k)
@@ -482,6 +490,7 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
   plan->points = 1;
   plan->variant = 1;
   plan->shared = 0;
+  plan->permuted = false;
   if (kernel == SK_MIX_ZSTEP_THREAD)
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan->blocks_per_sm, zstep_thread_kernel, kThreadBlock, 0);
   if (kernel == SK_MIX_ZSTEP_BUTTERFLY) {
@@ -507,16 +516,26 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
        faster (K = 9, 12, 16: 0.513 to 0.519 ms against 0.529 to 0.537), but 1.5% slower at D = 13, 3
        to 4% at D = 12 and 5 to 6% at D = 8 (H200, e3a7965). Variant 5 (the transposed kernel) against
        4, K = 33, 40, 48, 56 and 64: 2 to 3% faster at D = 16, 5% at D = 12, 6 to 7% at D = 8 and 4
-       (H200, bench/RESULTS.md).
-       SK_MIX_ZSTEP_VARIANT (1 to 5, zstep_gpu.cuh) overrides the choice for measurements (variants 4
-       and 5 only where K is 33 to 64); the draws are the same. */
+       (H200, bench/RESULTS.md). Three tiles or more: variant 6 (the transposed kernel in passes)
+       against the rule before it (2 or 3), K = 65 to 512 at D = 4, 8, 12 and 16: faster everywhere
+       (at D = 16 by 7 to 20% from K = 100, at D = 12 by 17 to 32%, at D = 8 by 2 to 20%, at D = 4 by
+       11 to 26%) except with three tiles at D = 16 (K = 65 to 96: 7 to 14% slower) and at K = 96, D =
+       12 (3% slower; variant 3's full tiles) (H200, bench/RESULTS.md).
+       SK_MIX_ZSTEP_VARIANT (1 to 6, zstep_gpu.cuh) overrides the choice for measurements (variants 4
+       and 5 only where K is 33 to 64, 6 only above); the draws are the same. */
     const int tiles = sk_mix_num_tiles(k);
     const bool dims_outside = d <= 8 || (tiles <= 4 && k % 32 == 0);
     const char *env = getenv("SK_MIX_ZSTEP_VARIANT");
     const int v = env != NULL ? atoi(env) : 0;
-    const bool v_ok = v >= 1 && v <= 5 && (v < 4 || tiles == 2);
+    const bool v_ok = v >= 1 && v <= 6 && (v < 4 || (v < 6 ? tiles == 2 : tiles > 2));
     const bool one_tile_v3 = (k == 32 && d > 8) || (k > 8 && k <= 16 && d == 16);
-    plan->variant = v_ok ? v : tiles == 1 ? (one_tile_v3 ? 3 : 1) : tiles == 2 ? 5 : dims_outside ? 3 : 2;
+    const bool passes = tiles > 3 || (tiles == 3 && (d <= 8 || (d <= 12 && k % 32 != 0)));
+    plan->variant = v_ok         ? v
+                    : tiles == 1 ? (one_tile_v3 ? 3 : 1)
+                    : tiles == 2 ? 5
+                    : passes     ? 6
+                    : dims_outside ? 3
+                                   : 2;
     if (!v_ok && plan->variant == 3 && tiles > 1) {
       /* Variant 3 is built for two blocks an SM; where shared memory holds one (at D = 8 from K = 481:
          the table and the points' slots take 115 KiB a block at K = 512), variant 2 is faster:
@@ -531,13 +550,32 @@ cudaError_t zstep_prepare(int kernel, int32_t d, int32_t k, int warps, zstep_pla
     plan->points = plan->variant == 1 ? 1 : 2;
     if (plan->variant == 4) plan->warps = kZstepTwoTileWarps;
     if (plan->variant == 5) plan->warps = kZstepTransposedWarps, plan->points = 1;
+    if (plan->variant == 6) {
+      /* As many warps as fit beside the table, at most 16; the rows of chains permuted instead of
+         padded where that fits one more (K = 512, D = 16: 16 warps instead of 15). */
+      int dev = 0, per_block = 0;
+      cudaError_t e = cudaGetDevice(&dev);
+      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+      if (e != cudaSuccess) return e;
+      const size_t room = (size_t)per_block > table ? (size_t)per_block - table : 0u;
+      const auto fitting = [&](bool permuted) {
+        const size_t w = room / ps_shared_per_warp((d + 3) / 4 * 4, permuted);
+        return (int)(w < (size_t)kZstepTransposedWarps ? w : kZstepTransposedWarps);
+      };
+      plan->permuted = fitting(true) > fitting(false);
+      plan->warps = fitting(plan->permuted);
+      plan->points = 1;
+      if (plan->warps < 1) plan->variant = 2, plan->warps = warps, plan->points = 2;
+    }
   }
   if (regs && plan->variant == 5)
     plan->shared = table + (size_t)plan->warps * tr_shared_per_warp((d + 3) / 4 * 4);
+  else if (regs && plan->variant == 6)
+    plan->shared = table + (size_t)plan->warps * ps_shared_per_warp((d + 3) / 4 * 4, plan->permuted);
   else if (fits)
     plan->shared =
         table + (regs ? regs_shared_per_thread(plan->variant, plan->points, d) : 0u) * 32u * (size_t)plan->warps;
-  const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant);
+  const zstep_kernel_fn f = broadcast_for(d, k, fits, plan->variant, plan->permuted);
   if (plan->shared > 48u * 1024u) {
     const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->shared);
     if (e != cudaSuccess) return e;
@@ -552,7 +590,7 @@ cudaError_t zstep_launch(const zstep_args &a, const zstep_plan &plan, int blocks
   } else if (plan.kernel == SK_MIX_ZSTEP_BUTTERFLY) {
     butterfly_for(a.d)<<<blocks, plan.warps * 32, plan.shared, stream>>>(a);
   } else {
-    broadcast_for(a.d, a.k, plan.shared > 0, plan.variant)<<<blocks, plan.warps * 32, plan.shared, stream>>>(a);
+    broadcast_for(a.d, a.k, plan.shared > 0, plan.variant, plan.permuted)<<<blocks, plan.warps * 32, plan.shared, stream>>>(a);
   }
   return cudaGetLastError();
 }

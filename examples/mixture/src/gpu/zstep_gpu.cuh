@@ -54,14 +54,17 @@ constexpr size_t kZstepBroadcastMaxShared = 80u * 1024u;
    in shared memory too, out of the registers the chains' loop needs to load ahead (one block of 512);
    5, for exactly two tiles, the transposed kernel (zstep_transposed.cuh: the table in registers, a
    warp's 32 points' chains through shared memory, sparse tiles where few weights are more than +0,
-   zstep_sparse.cuh; one block of 512). The default is 1 for K <= 32 (3
-   for K = 32 with D > 8 and for K = 9 to 16 at D = 16), 5 for K = 33 to 64; above, 3 for D <= 8 or for K a multiple of 32 up to
-   128 where two of its blocks fit an SM, else 2 (measured, zstep_prepare()); the environment variable
-   SK_MIX_ZSTEP_VARIANT (1 to 5; 4 and 5 only where K is 33 to 64) overrides it, for measurements: all
-   draw the same bits. */
+   zstep_sparse.cuh; one block of 512); 6, for three tiles or more, the transposed kernel in passes of
+   two tiles (zstep_passes.cuh; one block of up to 512). The default is 1 for K <= 32 (3 for K = 32
+   with D > 8 and for K = 9 to 16 at D = 16), 5 for K = 33 to 64, 6 above (but 3 or 2 for three tiles
+   at D > 12, and at K = 96 with D = 9 to 12); where 6 does not apply, 3 for D <= 8 or for K a multiple
+   of 32 up to 128 where two of its blocks fit an SM, else 2 (measured, zstep_prepare()); the
+   environment variable SK_MIX_ZSTEP_VARIANT (1 to 6; 4 and 5 only where K is 33 to 64, 6 only above)
+   overrides it, for measurements: all draw the same bits. */
 struct zstep_plan {
   int kernel, warps, variant, points, blocks_per_sm;
   size_t shared;
+  bool permuted;  // variant 6: rows of chains permuted instead of padded (zstep_passes.cuh)
 };
 
 /* Plans `kernel` for D, K and warps per block (and allows the kernel its shared memory). */

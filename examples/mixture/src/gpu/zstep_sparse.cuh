@@ -63,29 +63,29 @@ __device__ __forceinline__ unsigned sparse_out(const float (&q)[32], float h) {
 }
 
 // One entry of a tile: the first component left in `in` (component i at bit 31 - i), taken out of it;
-// its weight from the tile's minimum h and its chain in `row` (the tile's 32 q in shared memory).
-// Position 32 and weight +0 when none is left.
-__device__ __forceinline__ void sparse_entry(unsigned &in, float h, const float *row, int &p, float &e) {
+// its weight from the tile's minimum h and its chain in `row` (the tile's 32 q in shared memory, chain
+// i at i ^ swz). Position 32 and weight +0 when none is left.
+__device__ __forceinline__ void sparse_entry(unsigned &in, float h, const float *row, int swz, int &p, float &e) {
   p = __clz((int)in);                                   // 32 when none is left
   in ^= __funnelshift_rc(0x80000000u, 0u, (unsigned)p);  // 0 for 32
-  const float w = sk_mix_exp2_neg(__fsub_rn(h, row[p & 31]));
+  const float w = sk_mix_exp2_neg(__fsub_rn(h, row[(p & 31) ^ swz]));
   e = p < 32 ? w : 0.0f;
 }
 
 // Fills a and b, two tiles of the same points (their entries computed side by side), from their
 // components tested in (`in_a`, `in_b`: component i at bit 31 - i, at most kSparseMax each), minima and
-// chains (32 q each in shared memory). `count`: the warp's largest set; entries past it are past every
-// lane's last (position 32, weight +0) without computing them.
+// chains (32 q each in shared memory, chain i at i ^ swz). `count`: the warp's largest set; entries
+// past it are past every lane's last (position 32, weight +0) without computing them.
 __device__ __forceinline__ void sparse_tiles_init(sparse_tile &a, sparse_tile &b, unsigned in_a, unsigned in_b,
                                                   float h_a, float h_b, const float *row_a, const float *row_b,
-                                                  int count) {
+                                                  int count, int swz = 0) {
 #pragma unroll
   for (int j = 0; j < kSparseMax; ++j) {
     a.p[j] = b.p[j] = 32;
     a.e[j] = b.e[j] = 0.0f;
     if (j < count) {
-      sparse_entry(in_a, h_a, row_a, a.p[j], a.e[j]);
-      sparse_entry(in_b, h_b, row_b, b.p[j], b.e[j]);
+      sparse_entry(in_a, h_a, row_a, swz, a.p[j], a.e[j]);
+      sparse_entry(in_b, h_b, row_b, swz, b.p[j], b.e[j]);
     }
   }
 #pragma unroll

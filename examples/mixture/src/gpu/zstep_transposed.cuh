@@ -91,6 +91,88 @@ __device__ __forceinline__ void tr_points_start(const zstep_args &a, int64_t fir
 // Waits for this lane's copies of tr_points_start() (none pending is fine).
 __device__ __forceinline__ void tr_points_wait() { __pipeline_wait_prior(0); }
 
+// Copies the packed table into shared memory transposed (JX / 2 float4 vectors a component, vector v
+// of component k at v k_pad + k, so that the lanes' loads of their own components are consecutive),
+// then the chain starts; returns where those start.
+template <int JX>
+__device__ __forceinline__ float *tr_stage_table(const zstep_args &a, float4 *smem4) {
+  constexpr int JV = JX / 2;
+  const int k_pad = a.k_pad;
+  const float4 *src = reinterpret_cast<const float4 *>(a.packed);
+  for (int i = (int)threadIdx.x; i < k_pad * JV; i += (int)blockDim.x) {
+    const int k = i / JV, v = i - k * JV;
+    smem4[v * k_pad + k] = __ldg(src + i);
+  }
+  float *const cs = reinterpret_cast<float *>(smem4 + (size_t)JV * (size_t)k_pad);
+  for (int i = (int)threadIdx.x; i < k_pad; i += (int)blockDim.x) cs[i] = __ldg(a.packed + (size_t)k_pad * 2u * JX + i);
+  __syncthreads();
+  return cs;
+}
+
+// The chains' phase: the lane's two components `comp` and `comp` + 1 (in the table, `comp` < k_pad)
+// for the warp's 32 staged points `xs`; a point's two chains go to its row of `qs` (kRow floats a
+// point; at 2 lane, one 8-byte store; kPermuted: the row's 16-byte vectors permuted, vector v of
+// point s at v ^ (s % 8), as the kernel in passes reads them, zstep_passes.cuh). The table's entries
+// stay in registers for the 32 points.
+template <int JX, int kRow = kTrRow, bool kPermuted = false>
+__device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, int k_pad, int comp, const float *xs,
+                                          int lane, float *qs) {
+  constexpr int JV = JX / 2;
+  float4 t0[JV], t1[JV];
+#pragma unroll
+  for (int v = 0; v < JV; ++v) t0[v] = smem4[v * k_pad + comp], t1[v] = smem4[v * k_pad + comp + 1];
+  const float c0 = cs[comp], c1 = cs[comp + 1];
+  if constexpr (kPermuted) {
+    // All 32 points unrolled, by their class s % 8 (the row's permutation), so that every store's
+    // place is the lane's place for its class plus a constant; two points of a class at a time, their
+    // four chains interleaved (each still takes its dimensions in order). At K = 512, D = 16 (H200,
+    // bench/RESULTS.md): 9.60 to 9.64 ms, against 9.77 to 9.79 a point at a time and 9.93 to 9.98
+    // with the classes in a loop unrolled twice.
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float2 *const at = reinterpret_cast<float2 *>(qs + j * kRow) + (lane ^ (j << 1));
+#pragma unroll
+      for (int i = 0; i < 4; i += 2) {
+        const float4 *xa = reinterpret_cast<const float4 *>(xs + (8 * i + j) * JX);
+        const float4 *xb = reinterpret_cast<const float4 *>(xs + (8 * i + 8 + j) * JX);
+        float qa0 = c0, qa1 = c1, qb0 = c0, qb1 = c1;
+#pragma unroll
+        for (int v4 = 0; v4 < JX / 4; ++v4) {
+          const float4 xv = xa[v4], yv = xb[v4];
+          qa0 = tr_chain2(qa0, xv.x, xv.y, t0[2 * v4]);
+          qb0 = tr_chain2(qb0, yv.x, yv.y, t0[2 * v4]);
+          qa1 = tr_chain2(qa1, xv.x, xv.y, t1[2 * v4]);
+          qb1 = tr_chain2(qb1, yv.x, yv.y, t1[2 * v4]);
+          qa0 = tr_chain2(qa0, xv.z, xv.w, t0[2 * v4 + 1]);
+          qb0 = tr_chain2(qb0, yv.z, yv.w, t0[2 * v4 + 1]);
+          qa1 = tr_chain2(qa1, xv.z, xv.w, t1[2 * v4 + 1]);
+          qb1 = tr_chain2(qb1, yv.z, yv.w, t1[2 * v4 + 1]);
+        }
+        at[8 * i * (kRow / 2)] = make_float2(qa0, qa1);
+        at[(8 * i + 8) * (kRow / 2)] = make_float2(qb0, qb1);
+      }
+    }
+  } else {
+    // Unrolled 8 times: against 4, with the sparse draws, K = 64 1.8% faster at D = 16, 3% at D = 12,
+    // 1% at D = 8 and 4, and no slower elsewhere (K = 33 to 56, overlapping data); 16 and 32 were
+    // faster still at K = 64 but slower at K = 33 and on overlapping data (H200, bench/RESULTS.md).
+#pragma unroll 8
+    for (int s = 0; s < 32; ++s) {
+      const float4 *xr = reinterpret_cast<const float4 *>(xs + s * JX);
+      float q0 = c0, q1 = c1;
+#pragma unroll
+      for (int v4 = 0; v4 < JX / 4; ++v4) {
+        const float4 xv = xr[v4];
+        q0 = tr_chain2(q0, xv.x, xv.y, t0[2 * v4]);
+        q1 = tr_chain2(q1, xv.x, xv.y, t1[2 * v4]);
+        q0 = tr_chain2(q0, xv.z, xv.w, t0[2 * v4 + 1]);
+        q1 = tr_chain2(q1, xv.z, xv.w, t1[2 * v4 + 1]);
+      }
+      reinterpret_cast<float2 *>(qs + s * kRow)[lane] = make_float2(q0, q1);
+    }
+  }
+}
+
 // Draws the lane's point from its row of chains (both tiles) as the broadcast kernels do: tile 0's
 // weights go back over its chains, for the search if tile 1 is not taken. Returns the position in the
 // taken tile (res.sel).
@@ -142,19 +224,9 @@ constexpr int kZstepTransposedWarps = 16;
 // then each warp's staging rows and rows of chains.
 template <int JX>
 __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transposed_kernel(zstep_args a) {
-  constexpr int JV = JX / 2;
   extern __shared__ float4 smem4[];
   const int k_pad = a.k_pad;  // 64
-  {
-    const float4 *src = reinterpret_cast<const float4 *>(a.packed);
-    for (int i = (int)threadIdx.x; i < k_pad * JV; i += (int)blockDim.x) {
-      const int k = i / JV, v = i - k * JV;
-      smem4[v * k_pad + k] = __ldg(src + i);
-    }
-  }
-  float *const cs = reinterpret_cast<float *>(smem4 + (size_t)JV * (size_t)k_pad);
-  for (int i = (int)threadIdx.x; i < k_pad; i += (int)blockDim.x) cs[i] = __ldg(a.packed + (size_t)k_pad * 2u * JX + i);
-  __syncthreads();
+  float *const cs = tr_stage_table<JX>(a, smem4);
   const int lane = (int)(threadIdx.x % 32), warp = (int)(threadIdx.x / 32), warps = (int)(blockDim.x / 32);
   // The warp's two staging buffers (the next points are copied in while these are used), its chains.
   float *const xs2 = cs + k_pad + (size_t)warp * (tr_shared_per_warp(JX) / sizeof(float));
@@ -170,31 +242,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
     tr_points_wait();
     __syncwarp();  // the points are in xs; the previous points' reads of the other buffer and qs are done
     if (first + stride < a.n) tr_points_start<JX>(a, first + stride, lane, xs2 + (buf ^ 1) * 32 * JX);
-    {
-      // The lane's two components, 2 lane and 2 lane + 1: its two chains of a point are adjacent in
-      // the point's row, one 8-byte store.
-      float4 t0[JV], t1[JV];
-#pragma unroll
-      for (int v = 0; v < JV; ++v) t0[v] = smem4[v * k_pad + 2 * lane], t1[v] = smem4[v * k_pad + 2 * lane + 1];
-      const float c0 = cs[2 * lane], c1 = cs[2 * lane + 1];
-      // Unrolled 8 times: against 4, with the sparse draws, K = 64 1.8% faster at D = 16, 3% at D = 12,
-      // 1% at D = 8 and 4, and no slower elsewhere (K = 33 to 56, overlapping data); 16 and 32 were
-      // faster still at K = 64 but slower at K = 33 and on overlapping data (H200, bench/RESULTS.md).
-#pragma unroll 8
-      for (int s = 0; s < 32; ++s) {
-        const float4 *xr = reinterpret_cast<const float4 *>(xs + s * JX);
-        float q0 = c0, q1 = c1;
-#pragma unroll
-        for (int v4 = 0; v4 < JX / 4; ++v4) {
-          const float4 xv = xr[v4];
-          q0 = tr_chain2(q0, xv.x, xv.y, t0[2 * v4]);
-          q1 = tr_chain2(q1, xv.x, xv.y, t1[2 * v4]);
-          q0 = tr_chain2(q0, xv.z, xv.w, t0[2 * v4 + 1]);
-          q1 = tr_chain2(q1, xv.z, xv.w, t1[2 * v4 + 1]);
-        }
-        reinterpret_cast<float2 *>(qs + s * kTrRow)[lane] = make_float2(q0, q1);
-      }
-    }
+    tr_chains<JX>(smem4, cs, k_pad, 2 * lane, xs, lane, qs);
     __syncwarp();
     const int64_t point = first + lane;
     const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, 2, 0);
