@@ -16,10 +16,11 @@
  * rows and chain starts of +inf in the packed table; a last pass without a second tile does not step
  * the reservoir over it.
  * Where the transposed kernel's padded rows of chains would cost a warp (K = 512, D = 16: 15 warps),
- * the rows are unpadded and permuted instead (ps_row_floats()), and the chains' phase, unrolled over
- * the 32 points, interleaves two points' chains (zstep_transposed.cuh's tr_chains()). At K = 512, D =
- * 16 (H200, bench/RESULTS.md): 9.6 ms, against 12.0 for variant 2; the chains' phase alone takes
- * about 7.7 ms of it (1.58x the FMA bound; the draws, eight passes of sparse tiles, the rest).
+ * the rows are unpadded and permuted instead (ps_row_floats()), and the chains' phase is unrolled
+ * over the 32 points. Either way it interleaves two points' chains (zstep_transposed.cuh's
+ * tr_chains()). At K = 512, D = 16 (H200, bench/RESULTS.md): 9.6 ms, against 12.0 for variant 2; the
+ * chains' phase alone takes about 7.7 ms of it (1.58x the FMA bound; the draws, eight passes of sparse
+ * tiles, the rest).
  */
 #ifndef SK_MIX_ZSTEP_PASSES_CUH
 #define SK_MIX_ZSTEP_PASSES_CUH
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_passes_ke
       // A second tile past the last (an odd number of tiles) is past the table: its lanes compute the
       // first tile's components again, into the row's second half, which is then never read.
       const int comp = 64 * p + 2 * lane < k_pad ? 64 * p + 2 * lane : 64 * p + 2 * lane - 32;
-      tr_chains<JX, kRow, kPermuted>(smem4, cs, k_pad, comp, xs, lane, qs);
+      tr_chains<JX, kRow, kPermuted, true>(smem4, cs, k_pad, comp, xs, lane, qs);
       __syncwarp();  // the chains are in the rows; the last pass is done with xs
       if (p == passes - 1 && first + stride < a.n) tr_points_start<JX>(a, first + stride, lane, xs);
       if ((p & 1) == 0) u4 = sk_mix_z_uniforms(a.seed, a.sweep, point, tiles, p >> 1);

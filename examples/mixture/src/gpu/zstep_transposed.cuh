@@ -112,9 +112,10 @@ __device__ __forceinline__ float *tr_stage_table(const zstep_args &a, float4 *sm
 // The chains' phase: the lane's two components `comp` and `comp` + 1 (in the table, `comp` < k_pad)
 // for the warp's 32 staged points `xs`; a point's two chains go to its row of `qs` (kRow floats a
 // point; at 2 lane, one 8-byte store; kPermuted: the row's 16-byte vectors permuted, vector v of
-// point s at v ^ (s % 8), as the kernel in passes reads them, zstep_passes.cuh). The table's entries
-// stay in registers for the 32 points.
-template <int JX, int kRow = kTrRow, bool kPermuted = false>
+// point s at v ^ (s % 8), as the kernel in passes reads them, zstep_passes.cuh). kPairs: two points'
+// chains interleaved (always so with kPermuted). The table's entries stay in registers for the 32
+// points.
+template <int JX, int kRow = kTrRow, bool kPermuted = false, bool kPairs = false>
 __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, int k_pad, int comp, const float *xs,
                                           int lane, float *qs) {
   constexpr int JV = JX / 2;
@@ -151,6 +152,30 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
         at[8 * i * (kRow / 2)] = make_float2(qa0, qa1);
         at[(8 * i + 8) * (kRow / 2)] = make_float2(qb0, qb1);
       }
+    }
+  } else if constexpr (kPairs) {
+    // Two points at a time, their four chains interleaved: at K = 128 and 256, D = 16, 3% faster in
+    // the kernel in passes; in the transposed kernel no faster at K = 64 and 0.7% slower at K = 33
+    // (H200, bench/RESULTS.md).
+#pragma unroll 4
+    for (int s = 0; s < 32; s += 2) {
+      const float4 *xa = reinterpret_cast<const float4 *>(xs + s * JX);
+      const float4 *xb = reinterpret_cast<const float4 *>(xs + (s + 1) * JX);
+      float qa0 = c0, qa1 = c1, qb0 = c0, qb1 = c1;
+#pragma unroll
+      for (int v4 = 0; v4 < JX / 4; ++v4) {
+        const float4 xv = xa[v4], yv = xb[v4];
+        qa0 = tr_chain2(qa0, xv.x, xv.y, t0[2 * v4]);
+        qb0 = tr_chain2(qb0, yv.x, yv.y, t0[2 * v4]);
+        qa1 = tr_chain2(qa1, xv.x, xv.y, t1[2 * v4]);
+        qb1 = tr_chain2(qb1, yv.x, yv.y, t1[2 * v4]);
+        qa0 = tr_chain2(qa0, xv.z, xv.w, t0[2 * v4 + 1]);
+        qb0 = tr_chain2(qb0, yv.z, yv.w, t0[2 * v4 + 1]);
+        qa1 = tr_chain2(qa1, xv.z, xv.w, t1[2 * v4 + 1]);
+        qb1 = tr_chain2(qb1, yv.z, yv.w, t1[2 * v4 + 1]);
+      }
+      reinterpret_cast<float2 *>(qs + s * kRow)[lane] = make_float2(qa0, qa1);
+      reinterpret_cast<float2 *>(qs + (s + 1) * kRow)[lane] = make_float2(qb0, qb1);
     }
   } else {
     // Unrolled 8 times: against 4, with the sparse draws, K = 64 1.8% faster at D = 16, 3% at D = 12,
