@@ -109,6 +109,28 @@ __device__ __forceinline__ float *tr_stage_table(const zstep_args &a, float4 *sm
   return cs;
 }
 
+// Two points' chains for the lane's two components (table entries t0, t1, starts c0, c1), their four
+// chains interleaved, each taking its dimensions in order; into `a` and `b`.
+template <int JX>
+__device__ __forceinline__ void tr_chains_pair(const float4 *xa, const float4 *xb, const float4 (&t0)[JX / 2],
+                                               const float4 (&t1)[JX / 2], float c0, float c1, float2 &a, float2 &b) {
+  float qa0 = c0, qa1 = c1, qb0 = c0, qb1 = c1;
+#pragma unroll
+  for (int v4 = 0; v4 < JX / 4; ++v4) {
+    const float4 xv = xa[v4], yv = xb[v4];
+    qa0 = tr_chain2(qa0, xv.x, xv.y, t0[2 * v4]);
+    qb0 = tr_chain2(qb0, yv.x, yv.y, t0[2 * v4]);
+    qa1 = tr_chain2(qa1, xv.x, xv.y, t1[2 * v4]);
+    qb1 = tr_chain2(qb1, yv.x, yv.y, t1[2 * v4]);
+    qa0 = tr_chain2(qa0, xv.z, xv.w, t0[2 * v4 + 1]);
+    qb0 = tr_chain2(qb0, yv.z, yv.w, t0[2 * v4 + 1]);
+    qa1 = tr_chain2(qa1, xv.z, xv.w, t1[2 * v4 + 1]);
+    qb1 = tr_chain2(qb1, yv.z, yv.w, t1[2 * v4 + 1]);
+  }
+  a = make_float2(qa0, qa1);
+  b = make_float2(qb0, qb1);
+}
+
 // The chains' phase: the lane's two components `comp` and `comp` + 1 (in the table, `comp` < k_pad)
 // for the warp's 32 staged points `xs`; a point's two chains go to its row of `qs` (kRow floats a
 // point; at 2 lane, one 8-byte store; kPermuted: the row's 16-byte vectors permuted, vector v of
@@ -136,21 +158,7 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
       for (int i = 0; i < 4; i += 2) {
         const float4 *xa = reinterpret_cast<const float4 *>(xs + (8 * i + j) * JX);
         const float4 *xb = reinterpret_cast<const float4 *>(xs + (8 * i + 8 + j) * JX);
-        float qa0 = c0, qa1 = c1, qb0 = c0, qb1 = c1;
-#pragma unroll
-        for (int v4 = 0; v4 < JX / 4; ++v4) {
-          const float4 xv = xa[v4], yv = xb[v4];
-          qa0 = tr_chain2(qa0, xv.x, xv.y, t0[2 * v4]);
-          qb0 = tr_chain2(qb0, yv.x, yv.y, t0[2 * v4]);
-          qa1 = tr_chain2(qa1, xv.x, xv.y, t1[2 * v4]);
-          qb1 = tr_chain2(qb1, yv.x, yv.y, t1[2 * v4]);
-          qa0 = tr_chain2(qa0, xv.z, xv.w, t0[2 * v4 + 1]);
-          qb0 = tr_chain2(qb0, yv.z, yv.w, t0[2 * v4 + 1]);
-          qa1 = tr_chain2(qa1, xv.z, xv.w, t1[2 * v4 + 1]);
-          qb1 = tr_chain2(qb1, yv.z, yv.w, t1[2 * v4 + 1]);
-        }
-        at[8 * i * (kRow / 2)] = make_float2(qa0, qa1);
-        at[(8 * i + 8) * (kRow / 2)] = make_float2(qb0, qb1);
+        tr_chains_pair<JX>(xa, xb, t0, t1, c0, c1, at[8 * i * (kRow / 2)], at[(8 * i + 8) * (kRow / 2)]);
       }
     }
   } else if constexpr (kPairs) {
@@ -161,21 +169,8 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
     for (int s = 0; s < 32; s += 2) {
       const float4 *xa = reinterpret_cast<const float4 *>(xs + s * JX);
       const float4 *xb = reinterpret_cast<const float4 *>(xs + (s + 1) * JX);
-      float qa0 = c0, qa1 = c1, qb0 = c0, qb1 = c1;
-#pragma unroll
-      for (int v4 = 0; v4 < JX / 4; ++v4) {
-        const float4 xv = xa[v4], yv = xb[v4];
-        qa0 = tr_chain2(qa0, xv.x, xv.y, t0[2 * v4]);
-        qb0 = tr_chain2(qb0, yv.x, yv.y, t0[2 * v4]);
-        qa1 = tr_chain2(qa1, xv.x, xv.y, t1[2 * v4]);
-        qb1 = tr_chain2(qb1, yv.x, yv.y, t1[2 * v4]);
-        qa0 = tr_chain2(qa0, xv.z, xv.w, t0[2 * v4 + 1]);
-        qb0 = tr_chain2(qb0, yv.z, yv.w, t0[2 * v4 + 1]);
-        qa1 = tr_chain2(qa1, xv.z, xv.w, t1[2 * v4 + 1]);
-        qb1 = tr_chain2(qb1, yv.z, yv.w, t1[2 * v4 + 1]);
-      }
-      reinterpret_cast<float2 *>(qs + s * kRow)[lane] = make_float2(qa0, qa1);
-      reinterpret_cast<float2 *>(qs + (s + 1) * kRow)[lane] = make_float2(qb0, qb1);
+      tr_chains_pair<JX>(xa, xb, t0, t1, c0, c1, reinterpret_cast<float2 *>(qs + s * kRow)[lane],
+                         reinterpret_cast<float2 *>(qs + (s + 1) * kRow)[lane]);
     }
   } else {
     // Unrolled 8 times: against 4, with the sparse draws, K = 64 1.8% faster at D = 16, 3% at D = 12,
