@@ -17,7 +17,7 @@
  * the reservoir over it.
  * Where the transposed kernel's padded rows of chains would cost a warp (K = 512, D = 16: 15 warps),
  * the rows are unpadded and permuted instead (ps_row_floats()), and the chains' phase is unrolled
- * over the 32 points. Either way it interleaves two points' chains (zstep_transposed.cuh's
+ * over the 32 points. Either way it interleaves two points' chains (zstep_chains.cuh's
  * tr_chains()). At K = 512, D = 16 (H200, bench/RESULTS.md): 9.6 ms, against 12.0 for variant 2; the
  * chains' phase alone takes about 7.7 ms of it (1.58x the FMA bound; the draws, eight passes of sparse
  * tiles, the rest).
@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "gpu/zstep_broadcast.cuh"
+#include "gpu/zstep_chains.cuh"
 #include "gpu/zstep_gpu.cuh"
 #include "gpu/zstep_sparse.cuh"
 #include "gpu/zstep_transposed.cuh"
