@@ -135,8 +135,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_passes_ke
   const int64_t stride = (int64_t)gridDim.x * warps * 32;
   int64_t first = ((int64_t)blockIdx.x * warps + warp) * 32;
   if (first < a.n) tr_points_start<JX>(a, first, lane, xs);
-  // The sparse path's predictor, as in the transposed kernel, over (group, pass)s.
-  int misses = 0, backoff = 0;
+  sparse_predictor predict;  // over (group, pass)s
   for (; first < a.n; first += stride) {
     tr_points_wait();
     __syncwarp();  // the points are in xs
@@ -156,15 +155,9 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_passes_ke
       if (p == 0) u0 = u4.x;
       const float ua = (p & 1) ? u4.z : u4.x, ub = (p & 1) ? u4.w : u4.y;
       const bool two = 2 * p + 1 < tiles;
-      bool done = false;
-      if (backoff == 0) done = ps_draw_sparse(rv, row, sw, 2 * p, two, u0, ua, ub, res, pos);
-      if (!done) {  // warp-uniform: the sparse path declined (or was not tried)
-        if (backoff == 0) misses = min(misses + 1, 5);
-        backoff = backoff > 0 ? backoff - 1 : (1 << misses) >> 2;
-        ps_draw_dense(rv, 2 * p, two, u0, ua, ub, res, pos);
-      } else {
-        misses = 0;
-      }
+      const bool sparse = predict.try_sparse() && ps_draw_sparse(rv, row, sw, 2 * p, two, u0, ua, ub, res, pos);
+      predict.record(sparse);  // warp-uniform
+      if (!sparse) ps_draw_dense(rv, 2 * p, two, u0, ua, ub, res, pos);
       __syncwarp();  // the draws are done with the rows
     }
     if (point < a.n) a.z[point] = res.sel * 32 + pos;

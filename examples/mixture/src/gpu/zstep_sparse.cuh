@@ -162,6 +162,23 @@ __device__ __forceinline__ int sparse_search(const sparse_tile &t, float u, floa
   return sparse_search2(t, 0, u, 0.0f);
 }
 
+// Whether a warp tries the sparse path (warp-uniform): after `misses` declines in a row, the next
+// 2^misses / 4 groups go straight to the dense path (at most 8), so that dense data pays for the test
+// about once in 9 groups; a group the sparse path takes resets it.
+struct sparse_predictor {
+  int misses = 0, backoff = 0;
+  __device__ __forceinline__ bool try_sparse() const { return backoff == 0; }
+  // After a group: whether the sparse path took it.
+  __device__ __forceinline__ void record(bool sparse) {
+    if (sparse) {
+      misses = 0;
+      return;
+    }
+    if (backoff == 0) misses = min(misses + 1, 5);
+    backoff = backoff > 0 ? backoff - 1 : (1 << misses) >> 2;
+  }
+};
+
 }  // namespace sk_mix_gpu_detail
 
 #endif /* SK_MIX_ZSTEP_SPARSE_CUH */

@@ -16,9 +16,9 @@
  *   the tiles' sums and the search from them (zstep_sparse.cuh: exactly the dense code's values); else
  *   it runs the broadcast kernels' tile code on the row (zstep_broadcast.cuh: minimum, weights, tree
  *   sum, reservoir, search; tile 0's weights go back over its chains for the search). A warp whose
- *   group took the dense path twice in a row goes straight to it for the next 1, 2, 4 or 8 groups (the
- *   count doubles with each further miss; a group taken sparse resets it), so that dense data pays
- *   for the test about once in 9 groups.
+ *   group took the dense path twice in a row goes straight to it for the next 1, 2, 4 or 8 groups
+ *   (sparse_predictor: the count doubles with each further miss; a group taken sparse resets it), so
+ *   that dense data pays for the test about once in 9 groups.
  * The next 32 points are copied into a second staging buffer (cp.async) while these are drawn. The
  * arithmetic of each chain is zstep.h's (q from -c, dimensions in order) and the rest is the broadcast
  * kernels', so the draws are the CPU's. Per (point, component) at K = 64, D = 16 with the dense draws:
@@ -115,9 +115,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
   const int64_t stride = (int64_t)gridDim.x * warps * 32;
   int64_t first = ((int64_t)blockIdx.x * warps + warp) * 32;
   if (first < a.n) tr_points_start<JX>(a, first, lane, xs2);
-  // The sparse path's predictor (warp-uniform): after `misses` declines in a row, the next (2^misses) / 4
-  // groups go straight to the dense path (at most 8); a group it takes resets it.
-  int misses = 0, backoff = 0;
+  sparse_predictor predict;
   for (int buf = 0; first < a.n; first += stride, buf ^= 1) {
     float *const xs = xs2 + buf * 32 * JX;
     tr_points_wait();
@@ -130,14 +128,10 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
     float *const row = qs + lane * kTrRow;
     int pos = -1;
     sk_mix_reservoir res;
-    if (backoff == 0) pos = tr_draw_sparse(row, u, res);
-    if (__any_sync(0xffffffffu, pos < 0)) {  // warp-uniform: the sparse path declined (or was not tried)
-      if (backoff == 0) misses = min(misses + 1, 5);
-      backoff = backoff > 0 ? backoff - 1 : (1 << misses) >> 2;
-      pos = tr_draw_dense(row, u, res);
-    } else {
-      misses = 0;
-    }
+    if (predict.try_sparse()) pos = tr_draw_sparse(row, u, res);
+    const bool dense = __any_sync(0xffffffffu, pos < 0);  // the sparse path declined (or was not tried)
+    predict.record(!dense);
+    if (dense) pos = tr_draw_dense(row, u, res);
     if (point < a.n) a.z[point] = res.sel * 32 + pos;
   }
 }
