@@ -392,22 +392,22 @@ static int cmd_train(int argc, char **argv) {
         break;
       case 'M':
         ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
-        o.device.aga_minibatch = (int32_t)v;
+        o.samplers.aga.minibatch_docs = (int32_t)v;
         break;
       case 'K':
         ok = sk_lda_parse_ll("train", "--panels", optarg, 1, INT32_MAX, &v);
-        o.device.aga_panels = (int32_t)v;
+        o.samplers.aga.panels = (int32_t)v;
         break;
-      case 'H': o.device.aga_whole_words = 1; break;
+      case 'H': o.samplers.aga.whole_words = 1; break;
       case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
-      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.device.workers = (int)v; break;
+      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.samplers.streamed.workers = (int)v; break;
       case 'g': ok = sk_lda_parse_ll("train", "--gpus", optarg, 1, SK_LDA_MAX_RANKS, &v); gpus = (int)v; break;
       case 'N': nccl = 1; break;
       case 'I': mpi = 1; break;
       case 'U': ok = sk_lda_parse_double("train", "--rank-timeout", optarg, 0.0, 1e9, &rank_timeout); break;
       case 'X':
-        if (strcmp(optarg, "fast") == 0) o.device.gpu_exact = 0;
-        else if (strcmp(optarg, "exact") == 0) o.device.gpu_exact = 1;
+        if (strcmp(optarg, "fast") == 0) o.gpu_exact = 0;
+        else if (strcmp(optarg, "exact") == 0) o.gpu_exact = 1;
         else {
           fprintf(stderr, "sk-lda train: --gpu-sweep: '%s' is neither fast nor exact\n", optarg);
           ok = 0;
@@ -431,7 +431,7 @@ static int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: unexpected argument '%s'\n", argv[optind]);
     ok = 0;
   }
-  if (ok && (o.device.aga_minibatch > 0 || o.device.aga_panels > 0 || o.device.aga_whole_words) &&
+  if (ok && (o.samplers.aga.minibatch_docs > 0 || o.samplers.aga.panels > 0 || o.samplers.aga.whole_words) &&
       (o.sampler == SK_LDA_SAMPLER_ESCA || o.sampler == SK_LDA_SAMPLER_CGS)) {
     fprintf(stderr, "sk-lda train: --minibatch, --panels and --whole-word-panels apply to --sampler aga (or auto) only\n");
     ok = 0;
@@ -448,7 +448,7 @@ static int cmd_train(int argc, char **argv) {
   sk_lda_error err;
   int ranked = 0;
   if (ok) {
-    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.device.gpu_exact, rank_timeout, &err);
+    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.gpu_exact, rank_timeout, &err);
     if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
     if (ranked == -1) return SK_LDA_EXIT_RUNTIME;
     ok = ranked >= 0;

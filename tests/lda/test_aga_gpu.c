@@ -1,6 +1,6 @@
 /*
- * GPU AGA-LDA (examples/lda/src/gpu/aga_gpu.cuh through esca_gpu.h's options.aga): its counts and its
- * plan's edges. (Its exactness, collapsed Gibbs on one-token documents, is in test_sampler --gpu.)
+ * GPU AGA-LDA (examples/lda/src/gpu/aga_sampler.h, knobs sk_lda_aga_options): its counts and its plan's
+ * edges. (Its exactness, collapsed Gibbs on one-token documents, is in test_sampler --gpu.)
  *
  * Counts stay consistent: after every sweep the model brought back with to_host has A, B (WT) and n_k
  * (NT) equal to the counts rebuilt from its z on the host, and no count is negative (models_equal and the
@@ -16,7 +16,7 @@
  * and on kos at K = 100 with a panel every 8 tokens.
  *
  * Quality: on kos at K = 100 the joint log-likelihood per token rises over 30 sweeps and ends within
- * 1% of the GPU ESCA's after the same number of sweeps, or above it.
+ * 1% of the GPU ESCA's (gpu/esca_resident.h) after the same number of sweeps, or above it.
  * Without a GPU it exits 77.
  */
 #include <math.h>
@@ -27,11 +27,14 @@
 
 #include "corpus.h"
 #include "corpus_read.h"
-#include "gpu/esca_gpu.h"
+#include "gpu/aga_sampler.h"
+#include "gpu/esca_resident.h"
 #include "gpu/gpu.h"
 #include "lda_test_gpu.h"
 #include "metrics.h"
 #include "model.h"
+#include "sampler.h"
+#include "sampler_options.h"
 #include "sk_test.h"
 
 /* How the panels are cut: the paper's whole words, split words over the default panels, or split over
@@ -43,40 +46,41 @@ typedef struct panel_cut {
 
 /* AGA's options: mini-batches of `minibatch` documents, panels of at most `panel_words` words (0: the
    defaults), cut as `cut` says. */
-static sk_lda_esca_gpu_options aga_options(int32_t minibatch, int32_t panel_words, panel_cut cut) {
-  sk_lda_esca_gpu_options o;
+static sk_lda_aga_options aga_options(int32_t minibatch, int32_t panel_words, panel_cut cut) {
+  sk_lda_aga_options o;
   memset(&o, 0, sizeof o);
-  o.aga = 1;
   o.minibatch_docs = minibatch;
-  o.aga_panel_words = panel_words;
-  o.aga_whole_words = cut.whole_words;
-  o.aga_panels = cut.panels;
+  o.panel_words = panel_words;
+  o.whole_words = cut.whole_words;
+  o.panels = cut.panels;
   return o;
 }
 
 static const panel_cut kDefaultCut = {0, 0};
+
+static const sk_lda_device kGpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
 
 /* `sweeps` AGA sweeps on corpus c at K with the given mini-batch and panel sizes, counts checked after
    each. Returns the joint LL per token after the last sweep (NAN on failure). */
 static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int32_t panel_words, panel_cut cut,
                       int sweeps, uint64_t seed) {
   sk_lda_model m;
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(minibatch, panel_words, cut);
+  const sk_lda_aga_options o = aga_options(minibatch, panel_words, cut);
   double ll = NAN;
   if (!SK_CHECK(sk_lda_model_init(&m, c, K, sk_lda_default_alpha(K), 0.01, seed, &err) == 0, "init: %s", err.message))
     return ll;
-  int ok = SK_CHECK(sk_lda_esca_gpu_create_with(&m, 0, &o, &g, &err) == 0, "create: %s", err.message);
+  int ok = SK_CHECK(sk_lda_aga_create(&m, &kGpu0, &o, &g, &err) == 0, "create: %s", err.message);
   for (int it = 1; it <= sweeps && ok; ++it) {
     char when[96];
     snprintf(when, sizeof when, "after AGA sweep %d", it);
-    ok = SK_CHECK(sk_lda_esca_gpu_sweep(g, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(g, &m, &err) == 0,
+    ok = SK_CHECK(sk_lda_sampler_sweep(g, (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(g, &err) == 0,
                   "sweep %d: %s", it, err.message) &&
          counts_match_z(&m, when);
   }
   if (ok) ll = sk_lda_joint_ll_per_token(&m);
-  sk_lda_esca_gpu_destroy(g);
+  sk_lda_sampler_destroy(g);
   sk_lda_model_free(&m);
   return ll;
 }
@@ -119,19 +123,20 @@ static void test_kos(void) {
   SK_CHECK(!isnan(run_aga(&kos, 100, 0, 0, fine, 5, 4)), "the run failed");
   /* 30 sweeps of AGA and of ESCA from the same start */
   sk_lda_model a, e;
-  sk_lda_esca_gpu *ga = NULL, *ge = NULL;
+  sk_lda_sampler *ga = NULL, *ge = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(0, 0, kDefaultCut);
+  const sk_lda_aga_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("kos, K = 100, 30 sweeps of AGA and ESCA");
   if (SK_CHECK(sk_lda_model_init(&a, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
                    sk_lda_model_init(&e, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
-                   sk_lda_esca_gpu_create_with(&a, 0, &o, &ga, &err) == 0 && sk_lda_esca_gpu_create(&e, 0, &ge, &err) == 0,
+                   sk_lda_aga_create(&a, &kGpu0, &o, &ga, &err) == 0 &&
+                   sk_lda_esca_resident_create(&e, &kGpu0, NULL, NULL, &ge, &err) == 0,
                "create: %s", err.message)) {
     double first = NAN, prev = -INFINITY;
     int ok = 1, falls = 0;
     for (int it = 1; it <= 30 && ok; ++it) {
-      ok = SK_CHECK(sk_lda_esca_gpu_sweep(ga, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(ga, &a, &err) == 0 &&
-                        sk_lda_esca_gpu_sweep(ge, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(ge, &e, &err) == 0,
+      ok = SK_CHECK(sk_lda_sampler_sweep(ga, (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(ga, &err) == 0 &&
+                        sk_lda_sampler_sweep(ge, (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(ge, &err) == 0,
                     "sweep %d: %s", it, err.message);
       if (!ok) break;
       const double la = sk_lda_joint_ll_per_token(&a), le = sk_lda_joint_ll_per_token(&e);
@@ -147,8 +152,8 @@ static void test_kos(void) {
     }
     SK_CHECK(falls <= 2, "AGA's joint LL fell by more than 0.01 in %d sweeps", falls);
   }
-  sk_lda_esca_gpu_destroy(ga);
-  sk_lda_esca_gpu_destroy(ge);
+  sk_lda_sampler_destroy(ga);
+  sk_lda_sampler_destroy(ge);
   sk_lda_model_free(&a);
   sk_lda_model_free(&e);
   sk_lda_corpus_free(&kos);
@@ -159,17 +164,17 @@ static void test_too_large_k(void) {
   const corpus_shape shape = {20, 5, 10, 0, 3};
   sk_lda_corpus c = make_case_corpus(&shape);
   sk_lda_model m;
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   sk_lda_error err;
-  const sk_lda_esca_gpu_options o = aga_options(0, 0, kDefaultCut);
+  const sk_lda_aga_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("K = 65536 with AGA");
   if (SK_CHECK(sk_lda_model_init(&m, &c, 65536, sk_lda_default_alpha(65536), 0.01, 1, &err) == 0, "init: %s",
                err.message)) {
-    const int failed = sk_lda_esca_gpu_create_with(&m, 0, &o, &g, &err) != 0;
+    const int failed = sk_lda_aga_create(&m, &kGpu0, &o, &g, &err) != 0;
     SK_CHECK(failed && g == NULL && strstr(err.message, "--sampler esca") != NULL,
              "K = 65536: expected an error pointing to ESCA, got %s", failed ? err.message : "success");
     if (failed) printf("K = 65536: %s\n", err.message);
-    sk_lda_esca_gpu_destroy(g);
+    sk_lda_sampler_destroy(g);
     sk_lda_model_free(&m);
   }
   sk_lda_corpus_free(&c);

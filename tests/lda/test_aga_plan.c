@@ -11,6 +11,12 @@
  *   - whole-word panels never split a word and, with a number of panels a mini-batch, hold fewer than
  *     their share of tokens before their last word; split panels hold at most their share, and
  *     panel_flags marks exactly the first and last words shared with the panel before and after.
+ * The count (sk_lda_aga_plan_count) must give exactly the built plan's num_batches, num_panels,
+ * num_panel_words and max_batch_docs: on the case corpora above, and on seeded random corpora (D = 0;
+ * empty documents first, last and in runs; one-token documents; a word in every document; a very long
+ * document) with mini-batches of 1, 7, all documents and a random number, panels of 1, 3, a random
+ * number and INT32_MAX words, 0, 1, 3, T and a random number of panels a mini-batch, whole and split
+ * words. It fails where the build fails, and on a NULL out.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +93,75 @@ static void check_plan(const sk_lda_corpus *c, const sk_lda_aga_plan *p, int32_t
   free(seen);
 }
 
+/* The count against the plan built with the same arguments (the caller sets the context). */
+static void check_count(const sk_lda_corpus *c, int32_t minibatch, int32_t panel_words, int32_t panels_per_batch,
+                        int split) {
+  sk_lda_aga_plan p;
+  sk_lda_aga_plan_sizes n;
+  sk_lda_error err = {""};
+  if (SK_CHECK(sk_lda_aga_plan_build(c, minibatch, panel_words, panels_per_batch, split, &p, &err) == 0,
+               "build: %s", err.message) &&
+      SK_CHECK(sk_lda_aga_plan_count(c, minibatch, panel_words, panels_per_batch, split, &n, &err) == 0,
+               "count: %s", err.message))
+    SK_CHECK(n.num_batches == p.num_batches && n.num_panels == p.num_panels &&
+                 n.num_panel_words == p.num_panel_words && n.max_batch_docs == p.max_batch_docs,
+             "count gives %d mini-batches, %d panels, %d panel words, max_batch_docs %d; the plan %d, %d, %d, %d",
+             (int)n.num_batches, (int)n.num_panels, (int)n.num_panel_words, (int)n.max_batch_docs,
+             (int)p.num_batches, (int)p.num_panels, (int)p.num_panel_words, (int)p.max_batch_docs);
+  sk_lda_aga_plan_free(&p);
+}
+
+static void test_count_random(void) {
+  const int corpora = 25 * sk_test_seed_count();
+  for (int i = 0; i < corpora; ++i) {
+    const uint64_t seed = 7000 + (uint64_t)i;
+    uint64_t s = seed ^ 0x5eedull;
+    sk_lda_corpus c = make_count_corpus(seed);
+    const int32_t D = c.num_docs, T = (int32_t)c.num_tokens;
+    const int32_t batches[] = {1, 7, D > 0 ? D : 1, 1 + (int32_t)(sk_test_rand_u32(&s) % (uint32_t)(D + 1))};
+    const int32_t panels[] = {1, 3, 1 + (int32_t)(sk_test_rand_u32(&s) % 12), INT32_MAX};
+    const int32_t per_batch[] = {0, 1, 3, T, 1 + (int32_t)(sk_test_rand_u32(&s) % 40)};
+    for (int split = 0; split <= 1; ++split)
+      for (size_t b = 0; b < sizeof batches / sizeof *batches; ++b)
+        for (size_t q = 0; q < sizeof panels / sizeof *panels; ++q)
+          for (size_t r = 0; r < sizeof per_batch / sizeof *per_batch; ++r) {
+            sk_test_context("count, random corpus (seed %llu, D %d, V %d, T %d), mini-batches of %d documents, "
+                            "panels of %d words, %d panels a mini-batch, %s",
+                            (unsigned long long)seed, (int)D, (int)c.num_words, (int)T, (int)batches[b],
+                            (int)panels[q], (int)per_batch[r], split ? "split words" : "whole words");
+            check_count(&c, batches[b], panels[q], per_batch[r], split);
+          }
+    sk_lda_corpus_free(&c);
+  }
+}
+
+/* The count fails where the build fails, zeroing *out; and on a NULL out. */
+static void test_count_failures(const sk_lda_corpus *c) {
+  static const int32_t bad[][3] = {{0, 4, 0}, {4, 0, 0}, {4, 4, -1}, {INT32_MIN, 4, 0}};
+  sk_lda_aga_plan_sizes n;
+  sk_lda_error err;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    sk_test_context("count, bad arguments: mini-batches of %d, panels of %d words, %d panels a mini-batch",
+                    (int)bad[i][0], (int)bad[i][1], (int)bad[i][2]);
+    memset(&n, 0xA5, sizeof n);
+    err.message[0] = '\0';
+    SK_CHECK(sk_lda_aga_plan_count(c, bad[i][0], bad[i][1], bad[i][2], 0, &n, &err) != 0 &&
+                 strstr(err.message, "AGA plan") != NULL,
+             "count accepted them (message '%s')", err.message);
+    SK_CHECK(n.num_batches == 0 && n.num_panels == 0 && n.num_panel_words == 0 && n.max_batch_docs == 0,
+             "*out is not zeroed");
+    SK_CHECK(sk_lda_aga_plan_count(c, bad[i][0], bad[i][1], bad[i][2], 1, &n, NULL) != 0,
+             "count accepted them (err NULL)");
+  }
+  sk_test_context("count, bad corpora");
+  sk_lda_corpus no_tokens = *c;
+  no_tokens.tokens = NULL;
+  SK_CHECK(sk_lda_aga_plan_count(NULL, 4, 4, 0, 0, &n, &err) != 0, "a NULL corpus was accepted");
+  SK_CHECK(sk_lda_aga_plan_count(&no_tokens, 4, 4, 0, 0, &n, &err) != 0, "a corpus without tokens was accepted");
+  SK_CHECK(sk_lda_aga_plan_count(c, 4, 4, 0, 0, NULL, &err) != 0 && strstr(err.message, "out") != NULL,
+           "a NULL out was accepted");
+}
+
 static sk_lda_corpus case_corpus(void) {
   /* documents: empty, one token, three of word 4, mixed, empty, empty, long mixed, one token */
   static const int32_t len[] = {0, 1, 3, 6, 0, 0, 12, 1};
@@ -111,6 +186,7 @@ int main(void) {
                        "build: %s", err.message))
             check_plan(&c, &p, batches[b], panels[q], per_batch[r], split);
           sk_lda_aga_plan_free(&p);
+          check_count(&c, batches[b], panels[q], per_batch[r], split);
         }
   /* a panel a token: word 4's 7 tokens of the whole corpus in 7 panels, all but the ends shared twice */
   sk_lda_aga_plan one;
@@ -118,6 +194,7 @@ int main(void) {
   if (SK_CHECK(sk_lda_aga_plan_build(&c, 1000, 1000, (int32_t)c.num_tokens, 1, &one, &err) == 0, "build: %s",
                err.message)) {
     check_plan(&c, &one, 1000, 1000, (int32_t)c.num_tokens, 1);
+    check_count(&c, 1000, 1000, (int32_t)c.num_tokens, 1);
     SK_CHECK(one.num_panels == c.num_tokens, "%d panels, want %lld", (int)one.num_panels, (long long)c.num_tokens);
     int both = 0;
     for (int32_t q = 0; q < one.num_panels; ++q)
@@ -134,6 +211,7 @@ int main(void) {
     SK_CHECK(p.num_batches == 2 && p.num_panels == 0, "%d mini-batches and %d panels, want 2 and 0",
              (int)p.num_batches, (int)p.num_panels);
     check_plan(&e, &p, 2, 4, 8, 1);
+    check_count(&e, 2, 4, 8, 1);
   }
   sk_lda_aga_plan_free(&p);
   sk_test_context("bad arguments");
@@ -142,6 +220,8 @@ int main(void) {
   SK_CHECK(sk_lda_aga_plan_build(&c, 4, 0, 0, 0, &p, &err) != 0, "a panel of 0 words was accepted");
   SK_CHECK(sk_lda_aga_plan_build(&c, 4, 4, -1, 0, &p, &err) != 0, "-1 panels a mini-batch was accepted");
   SK_CHECK(sk_lda_aga_plan_build(NULL, 4, 4, 0, 0, &p, &err) != 0, "a NULL corpus was accepted");
+  test_count_failures(&c);
+  test_count_random();
   sk_lda_corpus_free(&e);
   sk_lda_corpus_free(&c);
   return sk_test_finish();

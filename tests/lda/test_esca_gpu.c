@@ -1,6 +1,6 @@
 /*
- * GPU ESCA's exact sweep (examples/lda/src/gpu/esca_gpu.h, options.exact) against the CPU ESCA (esca.h):
- * bit for bit. (The fast sweep, the default, is tested in test_esca_gpu_fast.c.)
+ * GPU ESCA's exact sweep (examples/lda/src/gpu/esca_exact.h) against the CPU ESCA (esca.h): bit for bit.
+ * (The resident sweep, gpu/esca_resident.h, is tested in test_esca_gpu_fast.c.)
  *
  * For each case a corpus is built with the shapes that break samplers (empty documents first, in the
  * middle and last; one-token documents; a word that occurs in every non-empty document; optionally one
@@ -13,8 +13,9 @@
  * SK_TEST_SANITIZER set), and 65536 with a document of 5,000 tokens (the segmented count's sorted path
  * with a segment longer than a piece, counted in several key windows).
  *
- * Also: the sampler seam on a GPU (resolve, create, description, refusals), and the memory check (a
- * model that cannot fit is refused before anything is allocated, with the bytes needed and free).
+ * Also: the sampler seam on a GPU (resolve, create, description, refusals, the table's GPU samplers), and
+ * the memory check (a model that cannot fit is refused before anything is allocated, with the bytes
+ * needed and free).
  * Without a GPU it prints why and exits 77; with --host it runs only the checks that need no GPU.
  */
 #include <stdint.h>
@@ -24,8 +25,12 @@
 
 #include "corpus.h"
 #include "esca.h"
-#include "gpu/esca_gpu.h"
+#include "gpu/aga_sampler.h"
+#include "gpu/esca_exact.h"
+#include "gpu/esca_resident.h"
+#include "gpu/esca_streamed.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_sampler.h"
 #include "lda_test_gpu.h"
 #include "model.h"
 #include "sampler.h"
@@ -46,7 +51,7 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
   const uint64_t seed = 1000 + (uint64_t)ec->K + ec->shape.seed;
   sk_lda_model cpu, gpu1, gpu2;
   sk_lda_error err;
-  sk_lda_esca_gpu *s1 = NULL, *s2 = NULL;
+  sk_lda_sampler *s1 = NULL, *s2 = NULL;
   sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d, alpha %g, beta %g, seed %llu", (int)ec->K,
                   (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, (int)ec->shape.long_doc,
                   alpha, ec->beta, (unsigned long long)seed);
@@ -60,12 +65,12 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
     sk_lda_corpus_free(&corpus);
     return;
   }
-  const sk_lda_esca_gpu_options exact = {.exact = 1};
-  if (SK_CHECK(sk_lda_esca_gpu_create_with(&gpu1, 0, &exact, &s1, &err) == 0 &&
-                   sk_lda_esca_gpu_create_with(&gpu2, 0, &exact, &s2, &err) == 0,
+  const sk_lda_device gpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
+  if (SK_CHECK(sk_lda_esca_exact_create(&gpu1, &gpu0, &s1, &err) == 0 &&
+                   sk_lda_esca_exact_create(&gpu2, &gpu0, &s2, &err) == 0,
                "create: %s", err.message)) {
     /* the counts the GPU built from z at create equal the model's */
-    int same = SK_CHECK(sk_lda_esca_gpu_to_host(s1, &gpu1, &err) == 0, "to_host: %s", err.message) &&
+    int same = SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0, "to_host: %s", err.message) &&
                models_equal(&cpu, &gpu1, "after create");
     for (int i = 0; i < ec->sweeps && same; ++i) {
       const uint64_t it = 1 + (uint64_t)i;
@@ -73,9 +78,9 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
       snprintf(when, sizeof when, "after sweep %llu", (unsigned long long)it);
       sk_test_progress("K = %d, %s", (int)ec->K, when);
       same = SK_CHECK(sk_lda_esca_sweep(&cpu, tables, it, 0, &err) == 0, "CPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_esca_gpu_sweep(s1, it, &err) == 0, "GPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_esca_gpu_sweep(s2, it, &err) == 0, "second GPU sweep: %s", err.message) &&
-             SK_CHECK(sk_lda_esca_gpu_to_host(s1, &gpu1, &err) == 0 && sk_lda_esca_gpu_to_host(s2, &gpu2, &err) == 0,
+             SK_CHECK(sk_lda_sampler_sweep(s1, it, &err) == 0, "GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_sampler_sweep(s2, it, &err) == 0, "second GPU sweep: %s", err.message) &&
+             SK_CHECK(sk_lda_sampler_to_host(s1, &err) == 0 && sk_lda_sampler_to_host(s2, &err) == 0,
                       "to_host: %s", err.message) &&
              models_equal(&cpu, &gpu1, when) &&
              SK_CHECK(memcmp(gpu1.z, gpu2.z, (size_t)gpu1.num_tokens * sizeof *gpu1.z) == 0,
@@ -91,8 +96,8 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
       }
     }
   }
-  sk_lda_esca_gpu_destroy(s1);
-  sk_lda_esca_gpu_destroy(s2);
+  sk_lda_sampler_destroy(s1);
+  sk_lda_sampler_destroy(s2);
   sk_lda_model_free(&cpu);
   sk_lda_model_free(&gpu1);
   sk_lda_model_free(&gpu2);
@@ -125,7 +130,7 @@ static void test_bit_exact(void) {
 
 /* ---- the seam and the memory check ---------------------------------------------------------------- */
 
-/* Checks that need no GPU: the refusals of the seam and of the GPU sampler's entry points. */
+/* Checks that need no GPU: the refusals of the seam and of the GPU samplers' entry points, and the table. */
 static void test_host_checks(void) {
   sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 3});
   sk_lda_model m;
@@ -147,15 +152,35 @@ static void test_host_checks(void) {
            "--device auto --sampler cgs did not pick the CPU with a note (%s)", note != NULL ? note : "no note");
   SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &m, &want, &s, &err) != 0 && s == NULL,
            "a sampler was created on an unresolved device");
-  sk_lda_esca_gpu *g = (sk_lda_esca_gpu *)&m; /* any non-NULL pointer: it must not be touched */
-  SK_CHECK(sk_lda_esca_gpu_create(NULL, 0, &g, &err) != 0 && g == NULL, "create on a NULL model");
-  SK_CHECK(sk_lda_esca_gpu_create(&m, 0, NULL, &err) != 0, "create with out NULL");
-  SK_CHECK(sk_lda_esca_gpu_sweep(NULL, 0, &err) != 0 && sk_lda_esca_gpu_to_host(NULL, &m, &err) != 0,
+  /* Every GPU sampler's create refuses a NULL model (leaving *out NULL) and a NULL out. */
+  const sk_lda_device gpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
+  sk_lda_sampler *g = (sk_lda_sampler *)&m; /* any non-NULL pointer: it must not be touched */
+  SK_CHECK(sk_lda_esca_resident_create(NULL, &gpu0, NULL, NULL, &g, &err) != 0 && g == NULL, "create on a NULL model");
+  SK_CHECK(sk_lda_esca_resident_create(&m, &gpu0, NULL, NULL, NULL, &err) != 0, "create with out NULL");
+  g = (sk_lda_sampler *)&m;
+  SK_CHECK(sk_lda_esca_streamed_create(NULL, &gpu0, NULL, NULL, &g, &err) != 0 && g == NULL,
+           "streamed create on a NULL model");
+  SK_CHECK(sk_lda_esca_streamed_create(&m, &gpu0, NULL, NULL, NULL, &err) != 0, "streamed create with out NULL");
+  g = (sk_lda_sampler *)&m;
+  SK_CHECK(sk_lda_esca_exact_create(NULL, &gpu0, &g, &err) != 0 && g == NULL, "exact create on a NULL model");
+  SK_CHECK(sk_lda_esca_exact_create(&m, &gpu0, NULL, &err) != 0, "exact create with out NULL");
+  g = (sk_lda_sampler *)&m;
+  SK_CHECK(sk_lda_aga_create(NULL, &gpu0, NULL, &g, &err) != 0 && g == NULL, "AGA create on a NULL model");
+  SK_CHECK(sk_lda_aga_create(&m, &gpu0, NULL, NULL, &err) != 0, "AGA create with out NULL");
+  SK_CHECK(sk_lda_sampler_sweep(NULL, 0, &err) != 0 && sk_lda_sampler_to_host(NULL, &err) != 0 &&
+               sk_lda_gpu_sampler_to_model(NULL, &m, &err) != 0,
            "NULL sampler swept");
-  SK_CHECK(strstr(sk_lda_esca_gpu_description(NULL), "GPU") != NULL, "description of NULL");
-  SK_CHECK(sk_lda_esca_gpu_state_bytes(&m) >= (size_t)m.num_words * 4 * 12 && sk_lda_esca_gpu_state_bytes(NULL) == 0,
-           "state bytes %zu", sk_lda_esca_gpu_state_bytes(&m));
-  sk_lda_esca_gpu_destroy(NULL);
+  /* A build with the GPU part lists its samplers in the table, with or without a GPU; CGS has none. */
+  SK_CHECK(sk_lda_sampler_find("esca", SK_LDA_DEVICE_GPU) != NULL &&
+               sk_lda_sampler_find("esca-streamed", SK_LDA_DEVICE_GPU) != NULL &&
+               sk_lda_sampler_find("esca-exact", SK_LDA_DEVICE_GPU) != NULL &&
+               sk_lda_sampler_find("aga", SK_LDA_DEVICE_GPU) != NULL &&
+               sk_lda_sampler_find("cgs", SK_LDA_DEVICE_GPU) == NULL,
+           "the table's GPU samplers");
+  SK_CHECK(sk_lda_esca_resident_state_bytes(&m) >= (size_t)m.num_words * 4 * 12 &&
+               sk_lda_esca_resident_state_bytes(NULL) == 0,
+           "state bytes %zu", sk_lda_esca_resident_state_bytes(&m));
+  sk_lda_sampler_destroy(NULL);
   sk_lda_model_free(&m);
   sk_lda_corpus_free(&c);
 }
@@ -187,17 +212,18 @@ static void test_seam_on_gpu(const char *gpu_name) {
     SK_CHECK(sk_lda_sampler_sweep(s, SK_LDA_STREAM_RESERVED, &err) != 0, "reserved iteration accepted");
   }
   sk_lda_sampler_destroy(s);
-  /* to_host refuses a model of another shape */
-  sk_lda_esca_gpu *direct = NULL;
+  /* to_model refuses a model of another shape */
+  const sk_lda_device gpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
+  sk_lda_sampler *direct = NULL;
   sk_lda_model other;
-  if (SK_CHECK(sk_lda_esca_gpu_create(&m, 0, &direct, &err) == 0, "create: %s", err.message) &&
+  if (SK_CHECK(sk_lda_esca_resident_create(&m, &gpu0, NULL, NULL, &direct, &err) == 0, "create: %s", err.message) &&
       SK_CHECK(sk_lda_model_init(&other, &c, 5, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) {
-    SK_CHECK(sk_lda_esca_gpu_to_host(direct, &other, &err) != 0 && strstr(err.message, "shape") != NULL,
-             "to_host into a model with another K (%s)", err.message);
-    SK_CHECK(sk_lda_esca_gpu_to_host(direct, &m, &err) == 0, "to_host: %s", err.message);
+    SK_CHECK(sk_lda_gpu_sampler_to_model(direct, &other, &err) != 0 && strstr(err.message, "shape") != NULL,
+             "to_model into a model with another K (%s)", err.message);
+    SK_CHECK(sk_lda_sampler_to_host(direct, &err) == 0, "to_host: %s", err.message);
     sk_lda_model_free(&other);
   }
-  sk_lda_esca_gpu_destroy(direct);
+  sk_lda_sampler_destroy(direct);
 
   /* A model too large for the GPU is refused before anything is allocated, naming the bytes. The model
      is a shell (the check reads only the shape and the corpus): V = 2^24 words at K = 65536 need
@@ -205,11 +231,11 @@ static void test_seam_on_gpu(const char *gpu_name) {
   sk_lda_model huge = m;
   huge.num_words = 1 << 24;
   huge.num_topics = SK_LDA_MAX_TOPICS;
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   err.message[0] = 0;
-  SK_CHECK(sk_lda_esca_gpu_create(&huge, 0, &g, &err) == SK_LDA_ESCA_GPU_BUDGET_ERROR && g == NULL &&
-               strstr(err.message, "bytes") != NULL && strstr(err.message, "free memory") != NULL,
-           "a model of %zu bytes was not refused (%s)", sk_lda_esca_gpu_state_bytes(&huge), err.message);
+  SK_CHECK(sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &huge, &gpu0, &g, &err) == SK_LDA_SAMPLER_BUDGET_ERROR &&
+               g == NULL && strstr(err.message, "bytes") != NULL && strstr(err.message, "free memory") != NULL,
+           "a model of %zu bytes was not refused (%s)", sk_lda_esca_resident_state_bytes(&huge), err.message);
   printf("too large: %s\n", err.message);
   sk_lda_model_free(&m);
   sk_lda_corpus_free(&c);

@@ -1,6 +1,6 @@
 /*
- * GPU ESCA's fast sweep (examples/lda/src/gpu/esca_gpu.h, the default): against the CPU ESCA (esca.h),
- * against itself under other launch shapes, and its counts against z.
+ * GPU ESCA's resident sweep (examples/lda/src/gpu/esca_resident.h, what --sampler esca runs on a GPU):
+ * against the CPU ESCA (esca.h), against itself under other launch shapes, and its counts against z.
  *
  * Agreement with the CPU. From the same topics, one fast sweep and one CPU sweep draw every token with
  * the same uniform u; they may choose differently only when u falls between the CPU's boundary (a
@@ -36,20 +36,23 @@
 #include "corpus.h"
 #include "corpus_read.h"
 #include "esca.h"
-#include "gpu/esca_gpu.h"
+#include "gpu/esca_resident.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_sampler.h"
 #include "lda_test_esca.h"
 #include "lda_test_gpu.h"
 #include "metrics.h"
 #include "model.h"
+#include "sampler.h"
+#include "sampler_options.h"
 #include "sk_test.h"
 
 static const double kMaxDiffering = 1e-4;
 enum { kShapes = 4 };
 
 /* Launch shapes the topics must not depend on: the default, and three others. */
-static const sk_lda_esca_gpu_options kShapeOptions[kShapes] = {
-    {.exact = 0},
+static const sk_lda_esca_options kShapeOptions[kShapes] = {
+    {.threads = 0},
     {.threads = 32, .blocks_per_sm = 1, .item_tokens = 7, .chunk_tokens = 97},
     {.threads = 1024, .item_tokens = 1, .chunk_tokens = 1},
     {.threads = 128, .blocks_per_sm = 2, .item_tokens = 300, .chunk_tokens = 5000},
@@ -67,6 +70,8 @@ static int64_t allowed_differing(int64_t T, int32_t K) {
   return K <= 1024 ? (int64_t)ceil(kMaxDiffering * (double)T) : T;
 }
 
+static const sk_lda_device kGpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
+
 typedef struct fast_case {
   int32_t K;
   corpus_shape shape;
@@ -77,9 +82,10 @@ static void run_fast_case(const fast_case *fc) {
   sk_lda_corpus corpus = make_case_corpus(&fc->shape);
   const double alpha = sk_lda_default_alpha(fc->K), beta = 0.01;
   const uint64_t seed = 2000 + (uint64_t)fc->K + fc->shape.seed;
-  sk_lda_model cpu, gpu[kShapes], resumed;
-  sk_lda_esca_gpu *s[kShapes] = {NULL}, *r = NULL;
+  sk_lda_model cpu, gpu[kShapes], resumed, resume_point;
+  sk_lda_sampler *s[kShapes] = {NULL}, *r = NULL;
   sk_lda_error err;
+  memset(&resume_point, 0, sizeof resume_point); /* made at the half-way sweep */
   sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d", (int)fc->K, (int)corpus.num_words,
                   (int)corpus.num_docs, (long long)corpus.num_tokens, (int)fc->shape.long_doc);
   int ok = SK_CHECK(sk_lda_model_init(&cpu, &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
@@ -87,7 +93,7 @@ static void run_fast_case(const fast_case *fc) {
                     "init: %s", err.message);
   for (int i = 0; i < kShapes && ok; ++i)
     ok = SK_CHECK(sk_lda_model_init(&gpu[i], &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
-                      sk_lda_esca_gpu_create_with(&gpu[i], 0, &kShapeOptions[i], &s[i], &err) == 0,
+                      sk_lda_esca_resident_create(&gpu[i], &kGpu0, &kShapeOptions[i], NULL, &s[i], &err) == 0,
                   "shape %d: init or create: %s", i, err.message);
   int64_t worst = 0;
   const int half = fc->sweeps / 2;
@@ -95,8 +101,7 @@ static void run_fast_case(const fast_case *fc) {
     char when[64];
     snprintf(when, sizeof when, "after sweep %d", it);
     for (int i = 0; i < kShapes && ok; ++i)
-      ok = SK_CHECK(sk_lda_esca_gpu_sweep(s[i], (uint64_t)it, &err) == 0 &&
-                        sk_lda_esca_gpu_to_host(s[i], &gpu[i], &err) == 0,
+      ok = SK_CHECK(sk_lda_sampler_sweep(s[i], (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(s[i], &err) == 0,
                     "shape %d, %s: %s", i, when, err.message);
     if (!ok) break;
     /* one CPU sweep from the GPU's previous topics: only rounding may tell them apart */
@@ -110,14 +115,19 @@ static void run_fast_case(const fast_case *fc) {
     for (int i = 1; i < kShapes && ok; ++i)
       ok = SK_CHECK(memcmp(gpu[0].z, gpu[i].z, (size_t)cpu.num_tokens * sizeof *cpu.z) == 0,
                     "%s: launch shape %d gave other topics (%lld differ)", when, i, (long long)differing(&gpu[0], &gpu[i]));
-    /* the previous topics of the next CPU comparison, and the resume point */
+    /* the previous topics of the next CPU comparison, and the resume point (a model of its own: the
+       resumed sampler owns the model it is created on, and `resumed` is rewritten every sweep) */
     ok = ok && SK_CHECK(sk_lda_model_set_z(&resumed, gpu[0].z, &err) == 0, "set_z: %s", err.message);
     if (ok && it == half)
-      ok = SK_CHECK(sk_lda_esca_gpu_create(&resumed, 0, &r, &err) == 0, "resume: create: %s", err.message);
+      ok = SK_CHECK(sk_lda_model_init(&resume_point, &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
+                        sk_lda_model_set_z(&resume_point, resumed.z, &err) == 0 &&
+                        sk_lda_esca_resident_create(&resume_point, &kGpu0, NULL, NULL, &r, &err) == 0,
+                    "resume: create: %s", err.message);
     if (ok && it > half && r != NULL) {
       sk_lda_model back;
       ok = SK_CHECK(sk_lda_model_init(&back, &corpus, fc->K, alpha, beta, seed, &err) == 0 &&
-                        sk_lda_esca_gpu_sweep(r, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(r, &back, &err) == 0,
+                        sk_lda_sampler_sweep(r, (uint64_t)it, &err) == 0 &&
+                        sk_lda_gpu_sampler_to_model(r, &back, &err) == 0,
                     "resumed sampler: %s", err.message) &&
            SK_CHECK(memcmp(back.z, gpu[0].z, (size_t)cpu.num_tokens * sizeof *cpu.z) == 0,
                     "%s: the run resumed after sweep %d differs", when, half);
@@ -129,10 +139,11 @@ static void run_fast_case(const fast_case *fc) {
          (int)fc->K, (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, fc->sweeps, kShapes,
          (long long)worst, (double)worst / (double)(corpus.num_tokens > 0 ? corpus.num_tokens : 1));
   for (int i = 0; i < kShapes; ++i) {
-    sk_lda_esca_gpu_destroy(s[i]);
+    sk_lda_sampler_destroy(s[i]);
     sk_lda_model_free(&gpu[i]);
   }
-  sk_lda_esca_gpu_destroy(r);
+  sk_lda_sampler_destroy(r);
+  sk_lda_model_free(&resume_point);
   sk_lda_model_free(&cpu);
   sk_lda_model_free(&resumed);
   sk_lda_corpus_free(&corpus);
@@ -165,20 +176,20 @@ static void test_kos(void) {
   for (size_t ki = 0; ki < 2; ++ki) {
     const int32_t K = Ks[ki];
     sk_lda_model cpu, gpu;
-    sk_lda_esca_gpu *s = NULL;
+    sk_lda_sampler *s = NULL;
     sk_lda_error err;
     sk_test_context("kos, K = %d", (int)K);
     const double alpha = sk_lda_default_alpha(K);
     if (!SK_CHECK(sk_lda_model_init(&cpu, &kos, K, alpha, 0.01, 7, &err) == 0 &&
                       sk_lda_model_init(&gpu, &kos, K, alpha, 0.01, 7, &err) == 0 &&
-                      sk_lda_esca_gpu_create(&gpu, 0, &s, &err) == 0,
+                      sk_lda_esca_resident_create(&gpu, &kGpu0, NULL, NULL, &s, &err) == 0,
                   "init or create: %s", err.message))
       continue;
     double worst_gap = 0.0;
     int ok = 1;
     for (int it = 1; it <= 50 && ok; ++it) {
-      ok = SK_CHECK(esca_sweep(&cpu, (uint64_t)it, 0, &err) == 0 && sk_lda_esca_gpu_sweep(s, (uint64_t)it, &err) == 0 &&
-                        sk_lda_esca_gpu_to_host(s, &gpu, &err) == 0,
+      ok = SK_CHECK(esca_sweep(&cpu, (uint64_t)it, 0, &err) == 0 && sk_lda_sampler_sweep(s, (uint64_t)it, &err) == 0 &&
+                        sk_lda_sampler_to_host(s, &err) == 0,
                     "sweep %d: %s", it, err.message);
       if (ok && it == 1) {
         const int64_t diff = differing(&cpu, &gpu);
@@ -195,7 +206,7 @@ static void test_kos(void) {
                       lg, lc);
       }
     }
-    sk_lda_esca_gpu_destroy(s);
+    sk_lda_sampler_destroy(s);
     sk_lda_model_free(&cpu);
     sk_lda_model_free(&gpu);
   }

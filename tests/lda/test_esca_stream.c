@@ -1,45 +1,59 @@
 /*
- * The streamed GPU ESCA sweep (gpu/esca_gpu.h, STREAMING; gpu/esca_stream.cuh) against the resident
- * one: the topics after every sweep must be bit for bit the same for every budget (1, 2 and 7 chunks,
- * and a chunk per document or per token) and every number of workers, a streamed run resumed half-way
- * must equal an uninterrupted one, and budgets too small for the model or for one document must fail
- * with SK_LDA_ESCA_GPU_BUDGET_ERROR and a message naming the bytes.
+ * The streamed GPU ESCA sampler (gpu/esca_streamed.h) against the resident one (gpu/esca_resident.h):
+ * the topics after every sweep must be bit for bit the same for every budget (1, 2 and 7 chunks, and a
+ * chunk per document or per token) and every number of workers, a streamed run resumed half-way must
+ * equal an uninterrupted one, and budgets too small for the model or for one document must fail with
+ * SK_LDA_SAMPLER_BUDGET_ERROR and a message naming the bytes (so must the exact sampler's,
+ * gpu/esca_exact.h, which cannot stream).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/esca_gpu.h"
+#include "gpu/esca_exact.h"
+#include "gpu/esca_resident.h"
+#include "gpu/esca_streamed.h"
+#include "gpu/gpu_sampler.h"
 #include "lda_test_gpu.h"
+#include "sampler.h"
+#include "sampler_options.h"
 
 enum { kSweeps = 5 };
 
+/* GPU 0 with budget `device_memory` (0: the free memory less the margin). */
+static sk_lda_device gpu0(uint64_t device_memory) {
+  const sk_lda_device dev = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0, .device_memory = device_memory};
+  return dev;
+}
+
 /* The smallest budget with which a streamed sampler of `workers` workers cuts m into at most `target`
-   chunks (binary search over device_memory); 0 when it cannot be found or gives another count. */
+   chunks (binary search over the budget); 0 when it cannot be found or gives another count. A plan
+   that fails is an error; one that does not fit the budget is a budget too small. */
 static size_t budget_for(const sk_lda_model *m, int workers, int64_t target) {
-  sk_lda_esca_gpu_options o;
+  sk_lda_esca_streamed_options o;
   memset(&o, 0, sizeof o);
   o.workers = workers;
+  const sk_lda_device dev = gpu0(0);
+  sk_lda_sampler_fit fit;
   sk_lda_error err;
-  size_t lo = 1, hi = (size_t)1 << 40; /* capped by the free memory: one chunk for these corpora */
+  size_t lo = 1, hi = (size_t)1 << 40; /* one chunk for these corpora */
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     int64_t chunks = 0;
-    o.device_memory = mid;
-    const int rc = sk_lda_esca_gpu_stream_chunks(m, 0, &o, &chunks, &err);
-    if (rc == 1) {
+    const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, mid, &fit, &chunks, &err);
+    if (rc != 0) {
       SK_CHECK(0, "counting chunks at %zu bytes: %s", mid, err.message);
       return 0;
     }
-    if (rc == 0 && chunks <= target) hi = mid;
+    if (fit.fits && chunks <= target) hi = mid;
     else lo = mid + 1;
   }
   int64_t chunks = 0;
-  o.device_memory = lo;
-  const int rc = sk_lda_esca_gpu_stream_chunks(m, 0, &o, &chunks, &err);
-  if (!SK_CHECK(rc == 0 && chunks == target, "no budget gives %lld chunks with %d workers (%lld at %zu bytes: %s)",
-                (long long)target, workers, (long long)chunks, lo, rc == 0 ? "no error" : err.message))
+  const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, lo, &fit, &chunks, &err);
+  if (!SK_CHECK(rc == 0 && fit.fits && chunks == target,
+                "no budget gives %lld chunks with %d workers (%lld at %zu bytes: %s)", (long long)target, workers,
+                (long long)chunks, lo, rc != 0 ? err.message : fit.fits ? "no error" : fit.why))
     return 0;
   return lo;
 }
@@ -55,13 +69,13 @@ static int init_model(sk_lda_model *m, const sk_lda_corpus *c, int32_t K) {
   return SK_CHECK(sk_lda_model_init(m, c, K, sk_lda_default_alpha(K), 0.01, 11, &err) == 0, "init: %s", err.message);
 }
 
-/* Sweeps [first, last] of sampler s, each followed by to_host into m; with ref, z is compared after
-   each (and the streamed state checked), else recorded into out (the reference run). */
-static int sweeps(sk_lda_esca_gpu *s, sk_lda_model *m, int first, int last, const reference *ref, reference *out,
+/* Sweeps [first, last] of sampler s (made on model m), each followed by to_host; with ref, z is compared
+   after each (and the streamed state checked), else recorded into out (the reference run). */
+static int sweeps(sk_lda_sampler *s, sk_lda_model *m, int first, int last, const reference *ref, reference *out,
                   const char *what) {
   sk_lda_error err;
   for (int it = first; it <= last; ++it) {
-    if (!SK_CHECK(sk_lda_esca_gpu_sweep(s, (uint64_t)it, &err) == 0 && sk_lda_esca_gpu_to_host(s, m, &err) == 0,
+    if (!SK_CHECK(sk_lda_sampler_sweep(s, (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(s, &err) == 0,
                   "%s: sweep %d: %s", what, it, err.message))
       return 0;
     const size_t bytes = (size_t)m->num_tokens * sizeof(int32_t);
@@ -80,14 +94,16 @@ static int sweeps(sk_lda_esca_gpu *s, sk_lda_model *m, int first, int last, cons
 
 static int make_reference(const sk_lda_corpus *c, int32_t K, reference *ref) {
   memset(ref, 0, sizeof *ref);
-  sk_lda_esca_gpu *s = NULL;
+  sk_lda_sampler *s = NULL;
   sk_lda_error err;
+  const sk_lda_device dev = gpu0(0);
   if (!init_model(&ref->last, c, K) ||
-      !SK_CHECK(sk_lda_esca_gpu_create(&ref->last, 0, &s, &err) == 0, "resident create: %s", err.message))
+      !SK_CHECK(sk_lda_esca_resident_create(&ref->last, &dev, NULL, NULL, &s, &err) == 0, "resident create: %s",
+                err.message))
     return 0;
-  const int ok = SK_CHECK(!sk_lda_esca_gpu_streaming(s), "the reference run must be resident") &&
+  const int ok = SK_CHECK(!sk_lda_gpu_sampler_streaming(s), "the reference run must be resident") &&
                  sweeps(s, &ref->last, 1, kSweeps, NULL, ref, "resident");
-  sk_lda_esca_gpu_destroy(s);
+  sk_lda_sampler_destroy(s);
   return ok;
 }
 
@@ -107,35 +123,36 @@ static void streamed_run(const sk_lda_corpus *c, int32_t K, const reference *ref
   sk_test_context("%s", what);
   sk_lda_model m;
   if (!init_model(&m, c, K)) return;
-  sk_lda_esca_gpu_options o;
+  sk_lda_esca_streamed_options o;
   memset(&o, 0, sizeof o);
   o.workers = workers;
-  o.force_stream = 1; /* the budget decides the chunks; small corpora would otherwise fit it resident */
-  if (chunks > 0) o.device_memory = budget_for(&m, workers, chunks);
+  /* The streamed sampler itself, whatever the budget (small corpora would fit it resident): the budget
+     decides the chunks. */
+  const sk_lda_device dev = gpu0(chunks > 0 ? budget_for(&m, workers, chunks) : 0);
   sk_lda_error err;
-  sk_lda_esca_gpu *s = NULL;
-  int ok = (chunks == 0 || o.device_memory > 0) &&
-           SK_CHECK(sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err) == 0, "create: %s", err.message);
+  sk_lda_sampler *s = NULL;
+  int ok = (chunks == 0 || dev.device_memory > 0) &&
+           SK_CHECK(sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err) == 0, "create: %s", err.message);
   if (ok) {
-    sk_lda_esca_gpu_stats st;
-    sk_lda_esca_gpu_get_stats(s, &st);
+    sk_lda_sampler_stats st;
+    sk_lda_sampler_get_stats(s, &st);
     const int64_t want = chunks == 0 ? 1 : chunks;
     const int want_workers = (int64_t)workers < want ? workers : (int)want;
-    ok = SK_CHECK(sk_lda_esca_gpu_streaming(s) && st.chunks == want && st.workers == want_workers,
-                  "streaming %d, %lld chunks, %d workers; expected %lld and %d", sk_lda_esca_gpu_streaming(s),
+    ok = SK_CHECK(sk_lda_gpu_sampler_streaming(s) && st.chunks == want && st.workers == want_workers,
+                  "streaming %d, %lld chunks, %d workers; expected %lld and %d", sk_lda_gpu_sampler_streaming(s),
                   (long long)st.chunks, st.workers, (long long)want, want_workers);
   }
   const int stop = resume_at > 0 ? resume_at : kSweeps;
   if (ok) ok = sweeps(s, &m, 1, stop, ref, NULL, what);
   if (ok && resume_at > 0) {
-    sk_lda_esca_gpu_destroy(s);
+    sk_lda_sampler_destroy(s);
     s = NULL;
-    ok = SK_CHECK(sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err) == 0, "create again: %s", err.message) &&
+    ok = SK_CHECK(sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err) == 0, "create again: %s", err.message) &&
          sweeps(s, &m, resume_at + 1, kSweeps, ref, NULL, what);
   }
   if (ok) {
-    sk_lda_esca_gpu_stats st;
-    sk_lda_esca_gpu_get_stats(s, &st);
+    sk_lda_sampler_stats st;
+    sk_lda_sampler_get_stats(s, &st);
     printf("%s: %d sweeps equal the resident run's; per sweep %.3f ms, %.2f MB in, %.2f MB out\n", what, kSweeps,
            1e3 * st.wall_seconds / (double)st.sweeps, st.h2d_bytes / (double)st.sweeps / 1e6,
            st.d2h_bytes / (double)st.sweeps / 1e6);
@@ -146,7 +163,7 @@ static void streamed_run(const sk_lda_corpus *c, int32_t K, const reference *ref
                "resident mode: %.0f bytes in and %.0f out over %lld sweeps: only the first sweep may copy in",
                st.h2d_bytes, st.d2h_bytes, (long long)st.sweeps);
   }
-  sk_lda_esca_gpu_destroy(s);
+  sk_lda_sampler_destroy(s);
   sk_lda_model_free(&m);
 }
 
@@ -211,42 +228,42 @@ static void test_budget_errors(void) {
   sk_lda_model m;
   sk_test_context("budget errors");
   if (init_model(&m, &c, 16)) {
-    sk_lda_esca_gpu_options o;
+    sk_lda_esca_streamed_options o;
     memset(&o, 0, sizeof o);
     o.workers = 2;
-    o.force_stream = 1; /* this corpus fits resident in the budgets below */
-    o.device_memory = 1000;
-    sk_lda_esca_gpu *s = NULL;
+    /* The streamed sampler itself: this corpus fits resident in the budgets below. */
+    sk_lda_device dev = gpu0(1000);
+    sk_lda_sampler *s = NULL;
     sk_lda_error err;
-    int rc = sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err);
-    SK_CHECK(rc == SK_LDA_ESCA_GPU_BUDGET_ERROR && s == NULL && strstr(err.message, "the model alone needs") != NULL &&
+    int rc = sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err);
+    SK_CHECK(rc == SK_LDA_SAMPLER_BUDGET_ERROR && s == NULL && strstr(err.message, "the model alone needs") != NULL &&
                  strstr(err.message, "1000 bytes") != NULL,
              "1000 bytes: rc %d, '%s'", rc, rc != 0 ? err.message : "");
     /* The least budget that plans at all is where the long document just fits a worker alone. */
+    const sk_lda_device plan_dev = gpu0(0);
     size_t lo = 1, hi = (size_t)1 << 30;
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
       int64_t chunks = 0;
-      o.device_memory = mid;
-      if (sk_lda_esca_gpu_stream_chunks(&m, 0, &o, &chunks, &err) == 0) hi = mid;
+      sk_lda_sampler_fit fit;
+      if (sk_lda_esca_streamed_plan(&m, &plan_dev, &o, mid, &fit, &chunks, &err) == 0 && fit.fits) hi = mid;
       else lo = mid + 1;
     }
-    o.device_memory = lo - 1;
-    rc = sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err);
-    SK_CHECK(rc == SK_LDA_ESCA_GPU_BUDGET_ERROR && s == NULL && strstr(err.message, "3000 tokens") != NULL &&
+    dev.device_memory = lo - 1;
+    rc = sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err);
+    SK_CHECK(rc == SK_LDA_SAMPLER_BUDGET_ERROR && s == NULL && strstr(err.message, "3000 tokens") != NULL &&
                  strstr(err.message, "bytes") != NULL,
              "%zu bytes: rc %d, '%s'", lo - 1, rc, rc != 0 ? err.message : "");
     printf("budget errors: '%s'\n", err.message);
-    o.device_memory = lo;
-    rc = sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err);
-    SK_CHECK(rc == 0 && sk_lda_esca_gpu_streaming(s), "%zu bytes: rc %d, '%s'", lo, rc, rc != 0 ? err.message : "");
-    sk_lda_esca_gpu_destroy(s);
+    dev.device_memory = lo;
+    rc = sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err);
+    SK_CHECK(rc == 0 && sk_lda_gpu_sampler_streaming(s), "%zu bytes: rc %d, '%s'", lo, rc,
+             rc != 0 ? err.message : "");
+    sk_lda_sampler_destroy(s);
     /* The exact sweep cannot stream: its budget error says so. */
-    o.exact = 1;
-    o.force_stream = 0;
-    o.device_memory = 1000;
-    rc = sk_lda_esca_gpu_create_with(&m, 0, &o, &s, &err);
-    SK_CHECK(rc == SK_LDA_ESCA_GPU_BUDGET_ERROR && strstr(err.message, "exact sweep") != NULL, "exact: rc %d, '%s'",
+    dev.device_memory = 1000;
+    rc = sk_lda_esca_exact_create(&m, &dev, &s, &err);
+    SK_CHECK(rc == SK_LDA_SAMPLER_BUDGET_ERROR && strstr(err.message, "exact sweep") != NULL, "exact: rc %d, '%s'",
              rc, rc != 0 ? err.message : "");
     sk_lda_model_free(&m);
   }

@@ -2,8 +2,9 @@
  * The metrics on the GPU (examples/lda/src/gpu/metrics_gpu.h) against the CPU's (metrics.h, whose values
  * tests/lda/test_metrics.c checks against independent references).
  *
- * For each case a model is made on the CPU and swept a few times by the CPU ESCA, a GPU ESCA sampler is
- * made from it (its device counts are the model's), and the joint and held-out log-likelihoods computed
+ * For each case a model is made on the CPU and swept a few times by the CPU ESCA, a resident GPU ESCA
+ * sampler (gpu/esca_resident.h) is made from it (its device counts, gpu/gpu_sampler.h's
+ * sk_lda_gpu_sampler_counts(), are the model's), and the joint and held-out log-likelihoods computed
  * on the device from those counts must equal the CPU's:
  *   joint LL:    relative difference <= 1e-12. Every term has the CPU's operations; the sums differ in
  *                order (sequential on the CPU, trees on the GPU) and CUDA's lgamma may differ from the C
@@ -35,8 +36,9 @@
 
 #include "corpus.h"
 #include "corpus_read.h"
-#include "gpu/esca_gpu.h"
+#include "gpu/esca_resident.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_sampler.h"
 #include "gpu/metrics_gpu.h"
 #include "lda_test_corpus.h"
 #include "lda_test_esca.h"
@@ -50,6 +52,8 @@
 #define JOINT_TOL 1e-12
 #define HELDOUT_TOL 1e-10
 
+static const sk_lda_device kGpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
+
 static double worst_joint = 0.0, worst_heldout = 0.0; /* the largest relative differences seen */
 
 static double rel_diff(double got, double want) {
@@ -59,11 +63,11 @@ static double rel_diff(double got, double want) {
 
 /* Compares one evaluation: the GPU values (two calls each, which must give the same bits) against the
    CPU's. Returns 0 when something failed. */
-static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_esca_gpu *g, const sk_lda_model *m,
+static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_sampler *g, const sk_lda_model *m,
                         const sk_lda_corpus *obs, const sk_lda_corpus *held, int iters, double *gpu_seconds) {
   sk_lda_error err;
   sk_lda_gpu_counts c;
-  if (!SK_CHECK(sk_lda_esca_gpu_counts(g, &c, &err) == 0, "%s: counts: %s", when, err.message)) return 0;
+  if (!SK_CHECK(sk_lda_gpu_sampler_counts(g, &c, &err) == 0, "%s: counts: %s", when, err.message)) return 0;
   const double cpu_joint = sk_lda_joint_ll_per_token(m);
   double cpu_held = NAN, gj[2] = {0, 0}, gh[2] = {0, 0};
   if (!SK_CHECK(sk_lda_heldout_ll(m, obs, held, iters, 0, &cpu_held, &err) == 0, "%s: CPU held-out: %s", when,
@@ -114,21 +118,21 @@ static void check_case(const char *name, const sk_lda_corpus *train, const sk_ld
       sk_lda_model_free(&m);
       return;
     }
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   sk_lda_gpu_metrics *gm = NULL;
   double secs[2] = {0, 0};
-  if (SK_CHECK(sk_lda_esca_gpu_create(&m, 0, &g, &err) == 0, "GPU create: %s", err.message) &&
+  if (SK_CHECK(sk_lda_esca_resident_create(&m, &kGpu0, NULL, NULL, &g, &err) == 0, "GPU create: %s", err.message) &&
       SK_CHECK(sk_lda_gpu_metrics_create(0, &gm, &err) == 0, "metrics create: %s", err.message) &&
       SK_CHECK(sk_lda_gpu_metrics_set_test(gm, obs, held, train->num_words, &err) == 0, "set test: %s", err.message) &&
       compare_once("after create", gm, g, &m, obs, held, iters, secs) &&
-      SK_CHECK(sk_lda_esca_gpu_sweep(g, (uint64_t)sweeps + 1, &err) == 0, "GPU sweep: %s", err.message) &&
-      SK_CHECK(sk_lda_esca_gpu_to_host(g, &m, &err) == 0, "to host: %s", err.message))
+      SK_CHECK(sk_lda_sampler_sweep(g, (uint64_t)sweeps + 1, &err) == 0, "GPU sweep: %s", err.message) &&
+      SK_CHECK(sk_lda_sampler_to_host(g, &err) == 0, "to host: %s", err.message))
     compare_once("after a GPU sweep", gm, g, &m, obs, held, iters, NULL);
   printf("%-6s K = %5d: T = %7lld, test %5lld tokens; GPU joint LL %.2f ms, held-out %.2f ms; device bytes %lld\n", name,
          (int)K, (long long)train->num_tokens, (long long)(obs->num_tokens + held->num_tokens), 1e3 * secs[0],
          1e3 * secs[1], (long long)sk_lda_gpu_metrics_device_bytes_peak(gm));
   sk_lda_gpu_metrics_destroy(gm);
-  sk_lda_esca_gpu_destroy(g);
+  sk_lda_sampler_destroy(g);
   sk_lda_model_free(&m);
 }
 
@@ -258,7 +262,7 @@ static void test_seam_gpu(void) {
 static void test_errors_gpu(void) {
   sk_lda_error err;
   sk_lda_model m;
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   sk_lda_gpu_metrics *gm = NULL;
   sk_lda_gpu_counts c;
   double ll = 123.0;
@@ -271,8 +275,8 @@ static void test_errors_gpu(void) {
   if (!sk_test_under_sanitizer())
     SK_CHECK(sk_lda_gpu_metrics_create(9999, &gm, &err) != 0 && gm == NULL, "GPU 9999 accepted");
   if (!SK_CHECK(sk_lda_model_init(&m, &train, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
-  if (SK_CHECK(sk_lda_esca_gpu_create(&m, 0, &g, &err) == 0 && sk_lda_esca_gpu_counts(g, &c, &err) == 0 &&
-                   sk_lda_gpu_metrics_create(0, &gm, &err) == 0,
+  if (SK_CHECK(sk_lda_esca_resident_create(&m, &kGpu0, NULL, NULL, &g, &err) == 0 &&
+                   sk_lda_gpu_sampler_counts(g, &c, &err) == 0 && sk_lda_gpu_metrics_create(0, &gm, &err) == 0,
                "create: %s", err.message)) {
     SK_CHECK(sk_lda_gpu_metrics_heldout_ll(gm, &c, 2, &ll, &err) != 0 && strstr(err.message, "set_test") != NULL &&
                  ll == 123.0,
@@ -303,7 +307,7 @@ static void test_errors_gpu(void) {
   SK_CHECK(sk_lda_gpu_metrics_device_bytes(NULL) == 0, "NULL context holds bytes");
   sk_lda_gpu_metrics_destroy(gm);
   sk_lda_gpu_metrics_destroy(NULL);
-  sk_lda_esca_gpu_destroy(g);
+  sk_lda_sampler_destroy(g);
   sk_lda_model_free(&m);
   sk_lda_corpus_free(&train);
   sk_lda_corpus_free(&a);
@@ -373,7 +377,7 @@ static sk_lda_corpus make_zipf_corpus(int32_t D, int32_t V, int32_t L, uint64_t 
 static int bench(int32_t D, int32_t V, int32_t L, int32_t K) {
   sk_lda_error err;
   sk_lda_model m;
-  sk_lda_esca_gpu *g = NULL;
+  sk_lda_sampler *g = NULL;
   sk_lda_gpu_metrics *gm = NULL;
   sk_lda_gpu_counts c;
   double t0 = sk_lda_wall_seconds();
@@ -384,8 +388,8 @@ static int bench(int32_t D, int32_t V, int32_t L, int32_t K) {
          (int)V, (long long)train.num_tokens, (int)K, (int)Dt, (long long)obs.num_tokens, (long long)held.num_tokens,
          sk_lda_wall_seconds() - t0);
   if (sk_lda_model_init(&m, &train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, 1, &err) != 0 ||
-      sk_lda_esca_gpu_create(&m, 0, &g, &err) != 0 || sk_lda_esca_gpu_sweep(g, 1, &err) != 0 ||
-      sk_lda_esca_gpu_counts(g, &c, &err) != 0 || sk_lda_gpu_metrics_create(0, &gm, &err) != 0) {
+      sk_lda_esca_resident_create(&m, &kGpu0, NULL, NULL, &g, &err) != 0 || sk_lda_sampler_sweep(g, 1, &err) != 0 ||
+      sk_lda_gpu_sampler_counts(g, &c, &err) != 0 || sk_lda_gpu_metrics_create(0, &gm, &err) != 0) {
     fprintf(stderr, "bench: %s\n", err.message);
     return 1;
   }
@@ -409,7 +413,7 @@ static int bench(int32_t D, int32_t V, int32_t L, int32_t K) {
          1e3 * fmin(fmin(joint[1], joint[2]), fmin(joint[3], joint[4])), 1e3 * joint[0], jv,
          1e3 * fmin(heldout[1], heldout[2]), 1e3 * heldout[0], hv, (long long)sk_lda_gpu_metrics_device_bytes_peak(gm));
   t0 = sk_lda_wall_seconds();
-  if (sk_lda_esca_gpu_to_host(g, &m, &err) != 0) return fprintf(stderr, "bench: %s\n", err.message), 1;
+  if (sk_lda_sampler_to_host(g, &err) != 0) return fprintf(stderr, "bench: %s\n", err.message), 1;
   const double to_host = sk_lda_wall_seconds() - t0;
   t0 = sk_lda_wall_seconds();
   const double cj = sk_lda_joint_ll_per_token(&m);
@@ -423,7 +427,7 @@ static int bench(int32_t D, int32_t V, int32_t L, int32_t K) {
          "(all threads) = %.6f (relative difference %.2g)\n",
          1e3 * to_host, 1e3 * cpu_joint, cj, rel_diff(jv, cj), 1e3 * cpu_held, ch, rel_diff(hv, ch));
   sk_lda_gpu_metrics_destroy(gm);
-  sk_lda_esca_gpu_destroy(g);
+  sk_lda_sampler_destroy(g);
   sk_lda_model_free(&m);
   sk_lda_corpus_free(&train);
   sk_lda_corpus_free(&obs);

@@ -25,6 +25,13 @@
  *
  * Failures: a NULL plan, a NULL corpus, a corpus without its arrays, T > INT32_MAX and item_tokens
  * below 1 fail with a message (err may be NULL) and leave *plan zeroed.
+ *
+ * The count (sk_lda_pdow_plan_count) must give exactly the built plan's num_groups and num_items: on
+ * every corpus and sizes of the sweep above, and on seeded random corpora with the shapes that break a
+ * counting pass (D = 0; empty documents first, last and in runs; one-token documents; a word in every
+ * document; a very long document), planned with chunk_tokens 0, 1, small, the longest document, T / 3 + 1,
+ * T, INT64_MAX and a random one, and item_tokens 1, 2, 7, a random one and INT32_MAX. It fails where
+ * the build fails, with the same kind of message, and on NULL outputs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -210,6 +217,20 @@ static int64_t longest_doc(const sk_lda_corpus *c) {
   return n;
 }
 
+/* The count against the built plan's sizes (the caller sets the context). */
+static void check_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens) {
+  sk_lda_pdow_plan p;
+  sk_lda_error err = {""};
+  int32_t groups = -1, items = -1;
+  if (SK_CHECK(sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, &p, &err) == 0, "build failed: %s",
+               err.message) &&
+      SK_CHECK(sk_lda_pdow_plan_count(c, chunk_tokens, item_tokens, &groups, &items, &err) == 0,
+               "count failed: %s", err.message))
+    SK_CHECK(groups == p.num_groups && items == p.num_items, "count gives %d groups and %d items, the plan %d and %d",
+             (int)groups, (int)items, (int)p.num_groups, (int)p.num_items);
+  sk_lda_pdow_plan_free(&p);
+}
+
 /* Every (chunk_tokens, item_tokens) of the sweep on one corpus; context names the corpus. */
 static void check_sweep(const sk_lda_corpus *c, const char *name, uint64_t seed) {
   const int64_t longest = c->num_docs > 0 && c->doc_offsets != NULL ? longest_doc(c) : 0;
@@ -221,6 +242,7 @@ static void check_sweep(const sk_lda_corpus *c, const char *name, uint64_t seed)
                       (unsigned long long)seed, (int)c->num_docs, (int)c->num_words, (long long)c->num_tokens,
                       (long long)chunk_sizes[i], (int)item_sizes[j]);
       check_plan(c, chunk_sizes[i], item_sizes[j]);
+      check_count(c, chunk_sizes[i], item_sizes[j]);
     }
 }
 
@@ -243,8 +265,10 @@ static sk_lda_corpus make_random_corpus(uint64_t seed) {
       len[d] = 0;
     else
       len[d] = r % 8 == 0 ? 100 + (int32_t)((r >> 3) % 200) : (int32_t)((r >> 3) % 41);
-    for (int32_t i = 0; i < len[d]; ++i)
-      words[t++] = (int32_t)(sk_test_rand_u32(&s) % (1 + sk_test_rand_u32(&s) % used));
+    for (int32_t i = 0; i < len[d]; ++i) {
+      const uint32_t top = 1 + sk_test_rand_u32(&s) % used; /* two statements: the draws' order is fixed */
+      words[t++] = (int32_t)(sk_test_rand_u32(&s) % top);
+    }
   }
   sk_lda_corpus c = make_corpus(V, D, len, words);
   free(len);
@@ -387,6 +411,28 @@ static void test_random_corpora(void) {
   }
 }
 
+static void test_count_random(void) {
+  const int corpora = 25 * sk_test_seed_count();
+  for (int i = 0; i < corpora; ++i) {
+    const uint64_t seed = 5000 + (uint64_t)i;
+    uint64_t s = seed ^ 0x5eedull;
+    sk_lda_corpus c = make_count_corpus(seed);
+    const int64_t T = c.num_tokens, longest = longest_doc(&c);
+    const int64_t small = 2 + (int64_t)(sk_test_rand_u32(&s) % 12); /* drawn apart: an initializer list */
+    const int64_t any = 1 + (int64_t)(sk_test_rand_u32(&s) % (uint32_t)(T + 1)); /* has no order */
+    const int64_t chunk_sizes[] = {0, 1, small, longest, T / 3 + 1, T, INT64_MAX, any};
+    const int32_t item_sizes[] = {1, 2, 7, 1 + (int32_t)(sk_test_rand_u32(&s) % 50), INT32_MAX};
+    for (size_t a = 0; a < sizeof chunk_sizes / sizeof *chunk_sizes; ++a)
+      for (size_t b = 0; b < sizeof item_sizes / sizeof *item_sizes; ++b) {
+        sk_test_context("count, random corpus (seed %llu, D %d, V %d, T %lld), chunk_tokens %lld, item_tokens %d",
+                        (unsigned long long)seed, (int)c.num_docs, (int)c.num_words, (long long)T,
+                        (long long)chunk_sizes[a], (int)item_sizes[b]);
+        check_count(&c, chunk_sizes[a], item_sizes[b]);
+      }
+    sk_lda_corpus_free(&c);
+  }
+}
+
 static int plan_is_zeroed(const sk_lda_pdow_plan *p) {
   return p->num_tokens == 0 && p->num_chunks == 0 && p->num_groups == 0 && p->num_items == 0 &&
          p->chunk_docs == NULL && p->token == NULL && p->group_start == NULL && p->group_doc == NULL &&
@@ -406,6 +452,12 @@ static void check_failure(const char *what, const sk_lda_corpus *c, int32_t item
   memset(&p, 0xA5, sizeof p);
   SK_CHECK(sk_lda_pdow_plan_build(c, 0, item_tokens, &p, NULL) != 0, "build with err NULL succeeded");
   SK_CHECK(plan_is_zeroed(&p), "the plan is not zeroed (err NULL)");
+  int32_t groups = -1, items = -1;
+  err.message[0] = '\0';
+  SK_CHECK(sk_lda_pdow_plan_count(c, 0, item_tokens, &groups, &items, &err) != 0, "count succeeded");
+  SK_CHECK(strstr(err.message, about) != NULL, "count's message '%s' does not name '%s'", err.message, about);
+  SK_CHECK(groups == 0 && items == 0, "count left %d groups and %d items", (int)groups, (int)items);
+  SK_CHECK(sk_lda_pdow_plan_count(c, 0, item_tokens, &groups, &items, NULL) != 0, "count with err NULL succeeded");
 }
 
 static void test_failures(void) {
@@ -449,6 +501,13 @@ static void test_failures(void) {
   SK_CHECK(sk_lda_pdow_plan_build(&c, 0, 4, NULL, &err) != 0, "build into a NULL plan succeeded");
   SK_CHECK(strstr(err.message, "plan") != NULL, "message '%s' does not name the plan", err.message);
   SK_CHECK(sk_lda_pdow_plan_build(&c, 0, 4, NULL, NULL) != 0, "build into a NULL plan succeeded (err NULL)");
+  int32_t n = -1;
+  sk_test_context("failure: count into NULL");
+  err.message[0] = '\0';
+  SK_CHECK(sk_lda_pdow_plan_count(&c, 0, 4, NULL, &n, &err) != 0 && n == 0, "count with NULL num_groups succeeded");
+  SK_CHECK(strstr(err.message, "num_groups") != NULL, "message '%s' does not name num_groups", err.message);
+  n = -1;
+  SK_CHECK(sk_lda_pdow_plan_count(&c, 0, 4, &n, NULL, NULL) != 0 && n == 0, "count with NULL num_items succeeded");
   sk_lda_pdow_plan_free(NULL);
   sk_lda_corpus_free(&c);
 }
@@ -457,6 +516,7 @@ int main(void) {
   test_by_hand();
   test_named_corpora();
   test_random_corpora();
+  test_count_random();
   test_failures();
   return sk_test_finish();
 }

@@ -97,7 +97,8 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
   dev.gpu = ctx->gpu;
   dev.device_memory = device_memory;
   sk_lda_sampler *s = NULL, *one = NULL;
-  int ok = SK_CHECK(sk_lda_ranks_sampler_create(ctx, SK_LDA_SAMPLER_ESCA, &m, &dev, &s, &err) == 0,
+  const sk_lda_sampler_request req = {.kind = SK_LDA_SAMPLER_ESCA}; /* the ranked sampler makes its own rank link */
+  int ok = SK_CHECK(sk_lda_ranks_sampler_create(ctx, &req, &m, &dev, &s, &err) == 0,
                     "rank %d: ranked sampler: %s", ctx->rank, err.message);
   if (!ok && ctx->rank == 0) { /* the others serve a sampler that rank 0 has not: end, they are ended */
     fflush(stdout);

@@ -19,12 +19,13 @@
  * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
  *
  * With --gpu (registered as the gpu test test_sampler_gpu) only ESCA's exact chains run, with the ESCA
- * sampler created on GPU 0 (gpu/esca_gpu.h) and 20,000 recorded states per case (each recorded state
- * costs about 36 GPU sweeps), enough for ESCA-against-the-posterior to stay rejected; the planted-bug
- * samplers are CPU ones and stay in the CPU run. Then AGA-LDA on the GPU (mini-batches of one document)
- * on corpora of one-token documents, where it is collapsed Gibbs exactly: its visits against the exact
- * posterior, and its planted bug (a token's old topic not taken out of the word-topic counts before
- * its draw) rejected. Without a GPU, --gpu prints why and exits 77.
+ * sampler created on GPU 0 (gpu/esca_resident.h) and 20,000 recorded states per case (each recorded
+ * state costs about 36 GPU sweeps), enough for ESCA-against-the-posterior to stay rejected; the
+ * planted-bug samplers are CPU ones and stay in the CPU run. Then AGA-LDA on the GPU (gpu/aga_sampler.h,
+ * made through gpu/aga_testing.h; mini-batches of one document) on corpora of one-token documents,
+ * where it is collapsed Gibbs exactly: its visits against the exact posterior, and its planted bug (a
+ * token's old topic not taken out of the word-topic counts before its draw) rejected. Without a GPU,
+ * --gpu prints why and exits 77.
  *
  * Exact draws: with the uniforms fixed by the RNG, each token's ESCA topic equals the documented rule
  * re-implemented here. Determinism: ESCA gives the same topics with 1 and 2 threads. Invariants: counts
@@ -47,7 +48,7 @@
 #include "samplekit/rng.h"
 #include "sk_test.h"
 #ifdef SK_LDA_HAVE_GPU
-#include "gpu/esca_gpu.h"
+#include "gpu/aga_testing.h"
 #include "gpu/gpu.h"
 #endif
 
@@ -337,7 +338,7 @@ enum {
   BUG_DOC_COUNT = 1,
   /* CGS: the token is not removed from n_vk and n_k before its draw.
      ESCA: the dense word table leaves out the last topic (loop bound off by one), so Q_v is too small.
-     AGA: the token is not removed from WT before its draw (the GPU sampler's aga_planted_bug; WT then
+     AGA: the token is not removed from WT before its draw (gpu/aga_testing.h's planted_bug; WT then
      drifts from z, so its counts are not checked after the chain). */
   BUG_WORD_COUNT = 2
 };
@@ -411,34 +412,20 @@ static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a plant
 static sk_lda_device exact_device = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
 
 #ifdef SK_LDA_HAVE_GPU
-/* GPU AGA-LDA through the sampler interface, with the test's options (sk_lda_sampler_create takes none). */
-static int aga_chain_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
-  return sk_lda_esca_gpu_sweep((sk_lda_esca_gpu *)s->state, iteration, err);
-}
-static int aga_chain_to_host(sk_lda_sampler *s, sk_lda_error *err) {
-  return sk_lda_esca_gpu_to_host((sk_lda_esca_gpu *)s->state, s->model, err);
-}
-static void aga_chain_destroy(sk_lda_sampler *s) { sk_lda_esca_gpu_destroy((sk_lda_esca_gpu *)s->state); }
-static const sk_lda_sampler_ops aga_chain_ops = {"aga", "AGA-LDA, mini-batches of one document", aga_chain_sweep,
-                                                 aga_chain_to_host, aga_chain_destroy, NULL, NULL, NULL};
-
-/* AGA's draw for the chains that follow (esca_gpu.h's aga_lane_topics: 0 by K, 8 the blocked draw with a
+/* AGA's draw for the chains that follow (aga_testing.h's lane_topics: 0 by K, 8 the blocked draw with a
    lane's walk over 8 topics, -1 the paper's two passes). */
 static int aga_lane_topics = 0;
 
-/* AGA on GPU 0 with mini-batches of one document; BUG_WORD_COUNT plants its WT bug. */
+/* AGA on GPU 0 (exact_device) with mini-batches of one document; BUG_WORD_COUNT plants its WT bug. */
 static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
-  sk_lda_esca_gpu_options o;
+  sk_lda_aga_options o;
   memset(&o, 0, sizeof o);
-  o.aga = 1;
   o.minibatch_docs = 1;
-  o.aga_planted_bug = bug == BUG_WORD_COUNT;
-  o.aga_lane_topics = aga_lane_topics;
-  sk_lda_esca_gpu *g = NULL;
-  if (sk_lda_esca_gpu_create_with(m, 0, &o, &g, err) != 0) return 1;
-  if (sk_lda_sampler_wrap(&aga_chain_ops, g, m, &exact_device, s, err) == 0) return 0;
-  sk_lda_esca_gpu_destroy(g);
-  return 1;
+  sk_lda_aga_test_hooks hooks;
+  memset(&hooks, 0, sizeof hooks);
+  hooks.planted_bug = bug == BUG_WORD_COUNT;
+  hooks.lane_topics = aga_lane_topics;
+  return sk_lda_aga_create_for_test(m, &exact_device, &o, &hooks, s, err) == 0 ? 0 : 1;
 }
 #endif
 

@@ -20,6 +20,36 @@ void sk_lda_aga_plan_free(sk_lda_aga_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
+/* Mini-batches: minibatch_docs consecutive documents each, the last possibly fewer; none when D = 0. */
+static int32_t batch_count(const sk_lda_corpus *c, int32_t minibatch_docs) {
+  return (int32_t)(((int64_t)c->num_docs + minibatch_docs - 1) / minibatch_docs);
+}
+
+/* Mini-batch b's first document; b = batch_count gives D. */
+static int32_t batch_first_doc(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t b) {
+  const int64_t d = (int64_t)b * minibatch_docs;
+  return (int32_t)(d < c->num_docs ? d : c->num_docs);
+}
+
+/* A panel's share of a mini-batch of n tokens: ceil(n / panels_per_batch), or more than n (no limit). */
+static int64_t panel_share(int64_t n, int32_t panels_per_batch) {
+  return panels_per_batch > 0 ? (n + panels_per_batch - 1) / panels_per_batch : n + 1;
+}
+
+/* The checks that the build and the count share; 0 when the arguments are fine. */
+static int check_args(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, int32_t panels_per_batch,
+                      sk_lda_error *err) {
+  if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
+    return sk_lda_fail(err, "AGA plan: corpus missing or incomplete");
+  if (minibatch_docs < 1 || panel_words < 1 || panels_per_batch < 0)
+    return sk_lda_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
+                       (int)minibatch_docs, (int)panel_words);
+  if (c->num_tokens > INT32_MAX)
+    return sk_lda_fail(err, "AGA plan: %lld tokens; the GPU sampler takes at most %d", (long long)c->num_tokens,
+                       INT32_MAX);
+  return 0;
+}
+
 /* Tokens by (mini-batch, word, document). count: V + 1 zeroed ints of scratch, left zeroed. */
 static void plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t *count) {
   for (int32_t b = 0; b < p->num_batches; ++b)
@@ -36,7 +66,7 @@ static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t pane
   int64_t panel_start = 0;
   for (int32_t b = 0; b < p->num_batches; ++b) {
     const int64_t t0 = c->doc_offsets[p->batch_doc[b]], t1 = c->doc_offsets[p->batch_doc[b + 1]];
-    const int64_t share = panels_per_batch > 0 ? (t1 - t0 + panels_per_batch - 1) / panels_per_batch : t1 - t0 + 1;
+    const int64_t share = panel_share(t1 - t0, panels_per_batch);
     if (p->batch_panel != NULL) p->batch_panel[b] = panels;
     for (int64_t pos = t0; pos < t1; ++pos) {
       const int32_t v = c->tokens[p->order[pos]];
@@ -78,18 +108,11 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
                           int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
   memset(out, 0, sizeof *out);
-  if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
-    return sk_lda_fail(err, "AGA plan: corpus missing or incomplete");
-  if (minibatch_docs < 1 || panel_words < 1 || panels_per_batch < 0)
-    return sk_lda_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
-                       (int)minibatch_docs, (int)panel_words);
-  if (c->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "AGA plan: %lld tokens; the GPU sampler takes at most %d", (long long)c->num_tokens,
-                       INT32_MAX);
+  if (check_args(c, minibatch_docs, panel_words, panels_per_batch, err) != 0) return 1;
   sk_lda_aga_plan p;
   memset(&p, 0, sizeof p);
   p.num_tokens = c->num_tokens;
-  p.num_batches = (int32_t)(((int64_t)c->num_docs + minibatch_docs - 1) / minibatch_docs);
+  p.num_batches = batch_count(c, minibatch_docs);
   const size_t T = (size_t)c->num_tokens;
   p.batch_doc = (int32_t *)malloc(((size_t)p.num_batches + 1) * sizeof *p.batch_doc);
   p.order = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.order);
@@ -101,10 +124,7 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
     sk_lda_aga_plan_free(&p);
     return sk_lda_fail(err, "AGA plan: out of host memory (%lld tokens)", (long long)c->num_tokens);
   }
-  for (int32_t b = 0; b <= p.num_batches; ++b) {
-    const int64_t d = (int64_t)b * minibatch_docs;
-    p.batch_doc[b] = (int32_t)(d < c->num_docs ? d : c->num_docs);
-  }
+  for (int32_t b = 0; b <= p.num_batches; ++b) p.batch_doc[b] = batch_first_doc(c, minibatch_docs, b);
   for (int32_t b = 0; b < p.num_batches; ++b) {
     const int32_t n = p.batch_doc[b + 1] - p.batch_doc[b];
     if (n > p.max_batch_docs) p.max_batch_docs = n;
@@ -128,5 +148,59 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
   int32_t panels = 0, words = 0;
   plan_panels(c, &p, panel_words, panels_per_batch, split_words, &panels, &words);
   *out = p;
+  return 0;
+}
+
+/* A mini-batch's positions are its tokens in word order, so a word's tokens are one run and plan_panels'
+   cuts can be taken run by run: at a run's first token the cut needs only the panel's words and start;
+   inside the run only split_words cuts, once every `share` tokens from the panel's start (each cut
+   starting a panel whose one word is the run's). */
+int sk_lda_aga_plan_count(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
+                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan_sizes *out,
+                          sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (check_args(c, minibatch_docs, panel_words, panels_per_batch, err) != 0) return 1;
+  const int32_t batches = batch_count(c, minibatch_docs);
+  int32_t *count = (int32_t *)calloc((size_t)c->num_words + 1, sizeof *count);
+  if (count == NULL) return sk_lda_fail(err, "AGA plan: out of host memory counting (V = %d)", (int)c->num_words);
+  int64_t panels = 0, words = 0;
+  int32_t max_docs = 0;
+  for (int32_t b = 0; b < batches; ++b) {
+    const int32_t d0 = batch_first_doc(c, minibatch_docs, b), d1 = batch_first_doc(c, minibatch_docs, b + 1);
+    if (d1 - d0 > max_docs) max_docs = d1 - d0;
+    const int64_t t0 = c->doc_offsets[d0], t1 = c->doc_offsets[d1];
+    if (t1 == t0) continue; /* no positions, no panels */
+    for (int64_t t = t0; t < t1; ++t) ++count[c->tokens[t]];
+    const int64_t share = panel_share(t1 - t0, panels_per_batch);
+    int64_t pos = t0, panel_start = t0;
+    int32_t in_panel = 0;
+    for (int32_t v = 0; v < c->num_words; ++v) {
+      const int64_t m = count[v];
+      if (m == 0) continue;
+      count[v] = 0;
+      if (pos == t0 || in_panel == panel_words || pos - panel_start >= share) {
+        ++panels;
+        panel_start = pos;
+        in_panel = 0;
+      }
+      ++words;
+      ++in_panel;
+      /* Here pos - panel_start < share, so the first cut inside the run is past pos. */
+      const int64_t cuts = split_words ? (pos + m - 1 - panel_start) / share : 0;
+      if (cuts > 0) {
+        panels += cuts;
+        words += cuts;
+        panel_start += cuts * share;
+        in_panel = 1;
+      }
+      pos += m;
+    }
+  }
+  free(count);
+  out->num_batches = batches;
+  out->num_panels = (int32_t)panels;
+  out->num_panel_words = (int32_t)words;
+  out->max_batch_docs = max_docs;
   return 0;
 }

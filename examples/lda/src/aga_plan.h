@@ -12,7 +12,7 @@
  * split_words a panel is cut as soon as it holds its share of tokens, inside a word if need be: only a
  * panel's first and last word can then be shared with its neighbours (panel_flags says which), and the
  * GPU sweep keeps the global counts of a shared word's row current with atomics instead of writing
- * the row back (aga_gpu.cuh).
+ * the row back (gpu/aga_kernels.cuh).
  *
  *   mini-batch b  documents [batch_doc[b], batch_doc[b + 1]), panels [batch_panel[b], batch_panel[b + 1])
  *   panel p       positions [panel_pos[p], panel_pos[p + 1]) of `order`, words
@@ -66,6 +66,27 @@ typedef struct sk_lda_aga_plan {
  */
 int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
                           int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_lda_error *err);
+
+/* The sizes of a plan, as sk_lda_aga_plan_count gives them before the plan is built. */
+typedef struct sk_lda_aga_plan_sizes {
+  int32_t num_batches;     /* mini-batches */
+  int32_t num_panels;      /* panels of all mini-batches */
+  int32_t num_panel_words; /* entries of words[] */
+  int32_t max_batch_docs;  /* the most documents in one mini-batch */
+} sk_lda_aga_plan_sizes;
+
+/*
+ * The sizes of the plan that sk_lda_aga_plan_build would build with the same arguments, without building
+ * it: out's fields are exactly the plan's num_batches, num_panels, num_panel_words and max_batch_docs for
+ * every input the build accepts, so that a GPU sampler can size its device arrays before the plan exists.
+ * Counts each mini-batch's words and walks them as runs (a split word's cuts computed, not walked):
+ * O(T + V x mini-batches) time, 4 (V + 1) bytes of host memory, no T-sized array. Fails on the inputs the
+ * build fails on (with the same messages), on NULL out and when memory runs out; *out is then zeroed
+ * (when not NULL).
+ */
+int sk_lda_aga_plan_count(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
+                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan_sizes *out,
+                          sk_lda_error *err);
 
 /* Frees the plan's arrays and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_aga_plan_free(sk_lda_aga_plan *plan);

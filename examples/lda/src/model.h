@@ -127,7 +127,7 @@ int sk_lda_model_same_bits(const sk_lda_model *a, const sk_lda_model *b);
 /* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
 int32_t sk_lda_detail_uniform_index(double u, int64_t n);
 
-/* Host and device: the GPU's exact sweep (gpu/esca_gpu_exact.cu) calls the same code as the CPU. */
+/* Host and device: the GPU's exact sweep (gpu/esca_exact_kernels.cu) calls the same code as the CPU. */
 #if defined(__CUDACC__)
 #define SK_LDA_HOST_DEVICE __host__ __device__
 #else

@@ -16,23 +16,42 @@ void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-/* Chunk boundaries: consecutive documents while they hold at most chunk_tokens tokens. */
-static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow_plan *p) {
-  int32_t chunks = 0;
+/* The end of the chunk that starts at document d0 < D: documents are added while the chunk holds at most
+   chunk_tokens tokens, a non-empty document that would not fit starts the next chunk unless the chunk
+   holds no token yet, and empty documents always join. The one cut rule of the build and the count. */
+static int32_t chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0) {
   int64_t in_chunk = 0;
-  p->chunk_docs = (int32_t *)malloc(((size_t)c->num_docs + 2) * sizeof *p->chunk_docs);
-  if (p->chunk_docs == NULL) return 1;
-  p->chunk_docs[chunks++] = 0;
-  for (int32_t d = 0; d < c->num_docs; ++d) {
+  int32_t d = d0;
+  for (; d < c->num_docs; ++d) {
     const int64_t n = c->doc_offsets[d + 1] - c->doc_offsets[d];
-    if (chunk_tokens > 0 && n > 0 && in_chunk > 0 && in_chunk + n > chunk_tokens) {
-      p->chunk_docs[chunks++] = d;
-      in_chunk = 0;
-    }
+    if (chunk_tokens > 0 && n > 0 && in_chunk > 0 && in_chunk + n > chunk_tokens) break;
     in_chunk += n;
   }
-  p->chunk_docs[chunks] = c->num_docs;
+  return d;
+}
+
+/* Chunk boundaries; D = 0 gives one empty chunk. */
+static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow_plan *p) {
+  int32_t chunks = 0, d = 0;
+  p->chunk_docs = (int32_t *)malloc(((size_t)c->num_docs + 2) * sizeof *p->chunk_docs);
+  if (p->chunk_docs == NULL) return 1;
+  p->chunk_docs[0] = 0;
+  do {
+    d = chunk_end(c, chunk_tokens, d);
+    p->chunk_docs[++chunks] = d;
+  } while (d < c->num_docs);
   p->num_chunks = chunks;
+  return 0;
+}
+
+/* The checks that the build and the count share; 0 when c and item_tokens are fine. */
+static int check_input(const sk_lda_corpus *c, int32_t item_tokens, sk_lda_error *err) {
+  if (c == NULL || (c->num_tokens > 0 && c->tokens == NULL) ||
+      ((c->num_docs > 0 || c->num_tokens > 0) && c->doc_offsets == NULL))
+    return sk_lda_fail(err, "PDOW plan: corpus is NULL or empty of arrays");
+  if (c->num_tokens > INT32_MAX)
+    return sk_lda_fail(err, "PDOW plan: %lld tokens; at most %d", (long long)c->num_tokens, INT32_MAX);
+  if (item_tokens < 1) return sk_lda_fail(err, "PDOW plan: item_tokens %d is below 1", (int)item_tokens);
   return 0;
 }
 
@@ -139,12 +158,7 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
                            sk_lda_pdow_plan *plan, sk_lda_error *err) {
   if (plan == NULL) return sk_lda_fail(err, "PDOW plan: plan is NULL");
   memset(plan, 0, sizeof *plan);
-  if (c == NULL || (c->num_tokens > 0 && c->tokens == NULL) ||
-      ((c->num_docs > 0 || c->num_tokens > 0) && c->doc_offsets == NULL))
-    return sk_lda_fail(err, "PDOW plan: corpus is NULL or empty of arrays");
-  if (c->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "PDOW plan: %lld tokens; at most %d", (long long)c->num_tokens, INT32_MAX);
-  if (item_tokens < 1) return sk_lda_fail(err, "PDOW plan: item_tokens %d is below 1", (int)item_tokens);
+  if (check_input(c, item_tokens, err) != 0) return 1;
   sk_lda_pdow_plan *p = plan;
   const size_t T = (size_t)c->num_tokens;
   p->num_tokens = c->num_tokens;
@@ -190,5 +204,56 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
     return sk_lda_fail(err, "PDOW plan: out of memory (%lld tokens, V = %d)", (long long)c->num_tokens,
                        (int)c->num_words);
   }
+  return 0;
+}
+
+/* A group is a distinct (document, word) pair of a chunk, and a word's groups in a chunk come in document
+   order, so walking the documents in order and each document's distinct words gives every word's groups
+   in the order plan_items meets them: each word keeps its open item (its chunk and tokens) and starts a
+   new one on a new chunk or when the group would take the open one past item_tokens. */
+int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens, int32_t *num_groups,
+                           int32_t *num_items, sk_lda_error *err) {
+  if (num_groups != NULL) *num_groups = 0;
+  if (num_items != NULL) *num_items = 0;
+  if (num_groups == NULL || num_items == NULL) return sk_lda_fail(err, "PDOW plan: num_groups or num_items is NULL");
+  if (check_input(c, item_tokens, err) != 0) return 1;
+  const size_t V = (size_t)c->num_words + 1;
+  int32_t *in_doc = (int32_t *)calloc(V, sizeof *in_doc);      /* the document's tokens of each word */
+  int32_t *item_chunk = (int32_t *)malloc(V * sizeof *item_chunk); /* the chunk of each word's open item */
+  int64_t *item_size = (int64_t *)malloc(V * sizeof *item_size);   /* its tokens */
+  if (in_doc == NULL || item_chunk == NULL || item_size == NULL) {
+    free(in_doc);
+    free(item_chunk);
+    free(item_size);
+    return sk_lda_fail(err, "PDOW plan: out of memory counting (V = %d)", (int)c->num_words);
+  }
+  for (size_t v = 0; v < V; ++v) item_chunk[v] = -1;
+  int32_t groups = 0, items = 0;
+  for (int32_t d0 = 0, ch = 0; d0 < c->num_docs; ++ch) {
+    const int32_t d1 = chunk_end(c, chunk_tokens, d0);
+    for (int32_t d = d0; d < d1; ++d) {
+      const int64_t t0 = c->doc_offsets[d], t1 = c->doc_offsets[d + 1];
+      for (int64_t t = t0; t < t1; ++t) ++in_doc[c->tokens[t]];
+      for (int64_t t = t0; t < t1; ++t) {
+        const int32_t w = c->tokens[t], n = in_doc[w];
+        if (n == 0) continue; /* the group of (d, w) is already counted */
+        in_doc[w] = 0;
+        ++groups;
+        if (item_chunk[w] != ch || item_size[w] + n > item_tokens) {
+          ++items;
+          item_chunk[w] = ch;
+          item_size[w] = n;
+        } else {
+          item_size[w] += n;
+        }
+      }
+    }
+    d0 = d1;
+  }
+  free(in_doc);
+  free(item_chunk);
+  free(item_size);
+  *num_groups = groups;
+  *num_items = items;
   return 0;
 }

@@ -55,6 +55,18 @@ typedef struct sk_lda_pdow_plan {
 int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens,
                            sk_lda_pdow_plan *plan, sk_lda_error *err);
 
+/*
+ * The sizes of the plan that sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, ...) would build,
+ * without building it: *num_groups and *num_items are exactly its num_groups and num_items for every
+ * input the build accepts (the chunks are cut by the build's own rule), so that a GPU sampler can size
+ * its device arrays before the plan exists (its token array has T entries). O(T + D + V) time,
+ * 16 (V + 1) bytes of host memory, no T-sized array. Fails on the inputs the build fails on (with the
+ * same messages), on NULL num_groups or num_items and when memory runs out; both are then 0 (when not
+ * NULL).
+ */
+int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens, int32_t *num_groups,
+                           int32_t *num_items, sk_lda_error *err);
+
 /* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan);
 

@@ -4,11 +4,12 @@
  *
  *   split    the training documents are cut into R contiguous ranges of (nearly) equal token counts
  *            (sk_lda_rank_split());
- *   sweep    each rank draws its own documents' topics with the single-GPU fast sweep (resident or
- *            streamed: gpu/esca_gpu.h), every token with the uniform of its GLOBAL corpus position
- *            (the device's token_base), reading the previous sweep's global B and n_k; the next B,
- *            counted on each rank from its own tokens, is summed over the ranks in int32 (an
- *            all-reduce of V x K counts) before n_k is summed from it and the two B swap. Integer sums
+ *   sweep    each rank draws its own documents' topics with the single-GPU ESCA sampler (resident or
+ *            streamed: gpu/esca_resident.h, gpu/esca_streamed.h), every token with the uniform of its
+ *            GLOBAL corpus position (the rank link's token_base, sampler.h), reading the previous
+ *            sweep's global B and n_k; the next B, counted on each rank from its own tokens, is
+ *            summed over the ranks in int32 (an all-reduce of V x K counts, the link's sum, called
+ *            by the sweep's epilogue) before n_k is summed from it and the two B swap. Integer sums
  *            are exact and order-free, so z, A, B and n_k after every sweep depend only on (corpus,
  *            K, alpha, beta, seed, sweep), never on R: bit for bit those of one GPU.
  *   commands rank 0 runs the whole run (run.h: metrics, checkpoints, outputs, --resume); the other
@@ -138,17 +139,18 @@ int sk_lda_ranks_mpi_end(int status);
 
 /*
  * Creates rank ctx->rank's sampler on the whole model m (initialised or resumed; the same on every
- * rank): the rank's range of m's documents (sk_lda_rank_split()) as a model of its own, its GPU ESCA
- * sampler (device->kind GPU, device->gpu = ctx->gpu, the fast sweep) with the global token base and
- * B's sum over the ranks as hooks, and the communicator (ctx->comm, or one made from ctx->nccl_id: a
- * collective, every rank must call it). A
- * rank whose range has no token draws nothing but still adds its (zero) counts. On rank 0 the sampler
- * is driven as any other (sampler.h) and its model is m; the other ranks pass theirs to
- * sk_lda_ranks_serve(). Fails on NULL, kind other than ESCA, device not a GPU, the inner sampler's or
+ * rank) for request req (kind ESCA or AUTO, not exact, no link: the ranked sampler makes the link): the
+ * communicator (ctx->comm, or one made from ctx->nccl_id: a collective, every rank must call it), the
+ * rank's range of m's documents (sk_lda_rank_split()) as a model of its own, and its GPU ESCA sampler
+ * from the table (resident or streamed, device->kind GPU, device->gpu = ctx->gpu) with the rank's link:
+ * the global token base, and the communicator as the sum of the counts over the ranks. A rank whose
+ * range has no token draws nothing but still adds its (zero) counts. On rank 0 the sampler is driven as
+ * any other (sampler.h) and its model is m; the other ranks pass theirs to sk_lda_ranks_serve(). Fails
+ * on NULL, a kind other than ESCA or AUTO, the exact sweep, device not a GPU, the inner sampler's or
  * NCCL's failures (SK_LDA_SAMPLER_BUDGET_ERROR when the rank's share does not fit its GPU's budget).
  */
-int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, int kind, sk_lda_model *m, const sk_lda_device *device,
-                                sk_lda_sampler **out, sk_lda_error *err);
+int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sampler_request *req, sk_lda_model *m,
+                                const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err);
 
 /* A rank other than 0: does what rank 0 asks (sweeps, gathers of z) until rank 0's sampler is destroyed;
    returns 0 then, non-zero with err filled on a failure (a collective's error or timeout, a sweep's). */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "gpu/gpu_counts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,11 @@ int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, i
    synchronises the device first); returns when the sum is there. d_data NULL: this rank adds count
    zeros (a rank without tokens) into a scratch buffer made for the call. */
 int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_lda_error *err);
+
+/* The communicator as a GPU sampler's sum of counts over the ranks (gpu/gpu_counts.h), given to it at
+   create in its rank link: fn(ctx, d_counts, count, err) is sk_lda_ranks_comm_sum_i32(c, d_counts, count, err).
+   Pure C (ranks.c): the same with or without NCCL. */
+sk_lda_count_sum sk_lda_ranks_comm_count_sum(sk_lda_ranks_comm *c);
 
 /* h_words[0 .. n) (host, n <= 8) = rank 0's values on every rank (ncclBroadcast through a device buffer). */
 int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int n, sk_lda_error *err);

@@ -1,5 +1,7 @@
-/* The sampler of one rank of a multi-GPU run (ranks.h): its documents' GPU ESCA sampler with the global
-   token base and B's sum over the ranks as hooks, rank 0's commands, z gathered on rank 0. */
+/* The sampler of one rank of a multi-GPU run (ranks.h), a decorator around its documents' GPU ESCA
+   sampler: the inner sampler gets the rank's link at create (its global token base, and the
+   communicator as the sum of its counts over the ranks) and knows nothing else of the ranks; here are
+   rank 0's commands to the others and z gathered on rank 0. */
 #include "ranks.h"
 
 #include <stdio.h>
@@ -25,10 +27,6 @@ typedef struct ranked {
   int stopped;          /* rank 0: the other ranks were told to stop */
   char description[600];
 } ranked;
-
-static int sum_b(void *user, int32_t *d_b, size_t count, sk_lda_error *err) {
-  return sk_lda_ranks_comm_sum_i32(((ranked *)user)->comm, d_b, count, err);
-}
 
 /* This rank's part of a sweep: its draws and the sum of B (or, without tokens, zeros into the sum). */
 static int rank_sweep(ranked *r, uint64_t iteration, sk_lda_error *err) {
@@ -132,15 +130,26 @@ static int make_part(ranked *r, const sk_lda_model *m, sk_lda_error *err) {
   return 0;
 }
 
-int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, int kind, sk_lda_model *m, const sk_lda_device *device,
-                                sk_lda_sampler **out, sk_lda_error *err) {
+/* The rank's GPU ESCA sampler, chosen from the table (resident or streamed) with the rank's link. */
+static int make_inner(ranked *r, const sk_lda_sampler_request *req, const sk_lda_device *device, char *why,
+                      sk_lda_error *err) {
+  const int rank = r->ctx.rank;
+  if (r->tok_begin[rank + 1] == r->tok_begin[rank]) return 0; /* no token: no sampler */
+  const sk_lda_rank_link link = {(uint64_t)r->tok_begin[rank], sk_lda_ranks_comm_count_sum(r->comm)};
+  const sk_lda_sampler_request inner = {SK_LDA_SAMPLER_ESCA, 0, req->options, &link};
+  return sk_lda_sampler_create_for(&inner, &r->model, device, &r->inner, why, err);
+}
+
+int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sampler_request *req, sk_lda_model *m,
+                                const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "ranks: out is NULL");
   *out = NULL;
-  if (ctx == NULL || m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
+  if (ctx == NULL || req == NULL || m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
     return sk_lda_fail(err, "ranks: a pointer is NULL or the model is not initialised");
-  if (kind != SK_LDA_SAMPLER_ESCA)
-    return sk_lda_fail(err, "--gpus runs the ESCA sampler only; this run's sampler is %s", sk_lda_sampler_kind_name(kind));
-  if (device->kind != SK_LDA_DEVICE_GPU || device->gpu_exact)
+  if (req->kind != SK_LDA_SAMPLER_ESCA && req->kind != SK_LDA_SAMPLER_AUTO)
+    return sk_lda_fail(err, "--gpus runs the ESCA sampler only; this run's sampler is %s",
+                       sk_lda_sampler_kind_name(req->kind));
+  if (device->kind != SK_LDA_DEVICE_GPU || req->exact || req->rank != NULL)
     return sk_lda_fail(err, "--gpus runs the fast GPU sweep only (not --device cpu, not --gpu-sweep exact)");
   if (ctx->num_ranks < 1 || ctx->num_ranks > SK_LDA_MAX_RANKS || ctx->rank < 0 || ctx->rank >= ctx->num_ranks)
     return sk_lda_fail(err, "ranks: rank %d of %d", ctx->rank, ctx->num_ranks);
@@ -155,31 +164,26 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, int kind, sk_lda
   if (rc == 0) rc = sk_lda_rank_split(m->corpus->doc_offsets, m->num_docs, R, r->doc_begin, err);
   for (int i = 0; rc == 0 && i <= R; ++i) r->tok_begin[i] = m->corpus->doc_offsets[r->doc_begin[i]];
   if (rc == 0) rc = make_part(r, m, err);
-  if (rc == 0 && r->tok_begin[ctx->rank + 1] > r->tok_begin[ctx->rank]) {
-    sk_lda_device d = *device;
-    d.token_base = (uint64_t)r->tok_begin[ctx->rank];
-    d.b_sum.fn = sum_b;
-    d.b_sum.user = r;
-    rc = sk_lda_sampler_create(kind, &r->model, &d, &r->inner, err);
-  }
   if (rc == 0 && ctx->comm != NULL) {
     r->comm = ctx->comm;
-  } else if (rc == 0) {
+  } else if (rc == 0) { /* a collective: every rank joins before any makes its sampler */
     rc = sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, R, ctx->gpu, ctx->timeout_seconds, &r->comm, err);
     r->owns_comm = rc == 0;
   }
+  char why[600] = "";
+  if (rc == 0) rc = make_inner(r, req, device, why, err);
   if (rc != 0) {
     ranked_free(r);
     return rc;
   }
   const int rank = ctx->rank;
   snprintf(r->description, sizeof r->description,
-           "%s on %d GPUs through NCCL (rank %d: documents %d to %d, tokens %lld to %lld, B summed over the ranks "
-           "every sweep: %.1f MB of int32)",
-           r->inner != NULL ? r->inner->ops->description : "ESCA (GPU, no tokens on this rank)", R, rank,
-           (int)r->doc_begin[rank], (int)r->doc_begin[rank + 1], (long long)r->tok_begin[rank],
-           (long long)r->tok_begin[rank + 1], (double)r->vk * 4.0 / 1e6);
-  r->ops.name = sk_lda_sampler_kind_name(kind);
+           "%s%s%s%s on %d GPUs through NCCL (rank %d: documents %d to %d, tokens %lld to %lld, B summed over the "
+           "ranks every sweep: %.1f MB of int32)",
+           r->inner != NULL ? r->inner->ops->description : "ESCA (GPU, no tokens on this rank)", why[0] ? " [" : "",
+           why, why[0] ? "]" : "", R, rank, (int)r->doc_begin[rank], (int)r->doc_begin[rank + 1],
+           (long long)r->tok_begin[rank], (long long)r->tok_begin[rank + 1], (double)r->vk * 4.0 / 1e6);
+  r->ops.name = sk_lda_sampler_kind_name(SK_LDA_SAMPLER_ESCA);
   r->ops.description = r->description;
   r->ops.sweep = ranked_sweep;
   r->ops.to_host = ranked_to_host;

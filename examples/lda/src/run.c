@@ -452,12 +452,37 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
   return SK_LDA_EXIT_OK;
 }
 
-/* The sampler of `kind` on the resolved device: this rank's part of a data-parallel sampler when the run
-   has ranks (ranks.h), else the single-device one. */
-static int create_sampler(const sk_lda_run_options *o, int kind, sk_lda_model *m, const sk_lda_device *device,
-                          sk_lda_sampler **s, sk_lda_error *err) {
-  return o->ranks != NULL ? sk_lda_ranks_sampler_create(o->ranks, kind, m, device, s, err)
-                          : sk_lda_sampler_create(kind, m, device, s, err);
+/* The device resolved, the sampler chosen from the table (sampler.h) and created: this rank's decorator
+   when the run has ranks (ranks.h), which makes its GPU ESCA sampler from the table itself. r->sampler
+   becomes the kind that runs (what the checkpoints record); why gets the choice's reason. Returns an exit
+   status, the error said on stderr. */
+static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model *m, sk_lda_sampler **s, char *why,
+                         const char **note) {
+  sk_lda_device device;
+  sk_lda_error err;
+  if (sk_lda_device_resolve(&o->device, r->sampler, &device, note, &err) != 0) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    return SK_LDA_EXIT_RUNTIME;
+  }
+  const sk_lda_sampler_request req = {r->sampler, o->gpu_exact, &o->samplers, NULL};
+  int made = 0;
+  if (o->ranks != NULL) {
+    made = sk_lda_ranks_sampler_create(o->ranks, &req, m, &device, s, &err);
+    r->sampler = SK_LDA_SAMPLER_ESCA;
+  } else {
+    sk_lda_sampler_choice choice;
+    made = sk_lda_sampler_choose(&req, m, &device, &choice, &err);
+    if (made != 0) {
+      made = choice.unfit ? SK_LDA_SAMPLER_BUDGET_ERROR : 1;
+    } else {
+      r->sampler = choice.entry->kind;
+      snprintf(why, sizeof choice.why, "%s", choice.why);
+      made = choice.entry->create(m, &device, req.options, NULL, s, &err);
+    }
+  }
+  if (made == 0) return SK_LDA_EXIT_OK;
+  fprintf(stderr, "sk-lda train: %s\n", err.message);
+  return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
 }
 
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
@@ -472,30 +497,11 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
   const double prep1 = sk_lda_wall_seconds();
   /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
-  sk_lda_device device;
   const char *note = NULL;
+  char why[600] = "";
   sk_lda_error err;
   sk_lda_sampler *s = NULL;
-  int made = 0;
-  if (status == SK_LDA_EXIT_OK && sk_lda_device_resolve(&o->device, r.sampler, &device, &note, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
-  }
-  /* --sampler auto: ESCA over several ranks (the only sampler they run), else by K and the device */
-  const int automatic = r.sampler == SK_LDA_SAMPLER_AUTO;
-  if (status == SK_LDA_EXIT_OK && automatic)
-    r.sampler = o->ranks != NULL ? SK_LDA_SAMPLER_ESCA : sk_lda_sampler_auto(&device, m->num_topics, m->num_tokens);
-  if (status == SK_LDA_EXIT_OK) made = create_sampler(o, r.sampler, m, &device, &s, &err);
-  if (status == SK_LDA_EXIT_OK && made == SK_LDA_SAMPLER_BUDGET_ERROR && automatic && r.sampler == SK_LDA_SAMPLER_AGA) {
-    /* AGA needs the corpus resident; ESCA streams it */
-    fprintf(stderr, "sk-lda train: --sampler auto: %s; ESCA instead\n", err.message);
-    r.sampler = SK_LDA_SAMPLER_ESCA;
-    made = create_sampler(o, r.sampler, m, &device, &s, &err);
-  }
-  if (status == SK_LDA_EXIT_OK && made != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    status = made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
-  }
+  if (status == SK_LDA_EXIT_OK) status = start_sampler(o, &r, m, &s, why, &note);
   if (status == SK_LDA_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
     sk_lda_checkpoint_free(&ck);
     if (sk_lda_ranks_serve(s, &err) != 0) {
@@ -517,9 +523,10 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   }
   if (note != NULL) fprintf(stderr, "sk-lda train: %s\n", note);
   if (done > 0) printf("resuming after sweep %llu of %s\n", (unsigned long long)done, o->resume);
-  printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s, seed %llu\n",
+  printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s%s%s%s, "
+         "seed %llu\n",
          split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens, m->num_topics,
-         m->alpha, m->beta, s->ops->description, (unsigned long long)m->seed);
+         m->alpha, m->beta, s->ops->description, why[0] ? " [" : "", why, why[0] ? "]" : "", (unsigned long long)m->seed);
   printf("prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s\n", prep2 - prep0, prep1 - prep0,
          prep2 - prep1);
   /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */

@@ -64,6 +64,8 @@ typedef struct sk_lda_run_options {
   double test_fraction; /* documents held out (default SK_LDA_DEFAULT_TEST_FRACTION) */
   int sampler;          /* sk_lda_sampler_kind (default AUTO: sk_lda_sampler_auto() picks once the device is known) */
   sk_lda_device device; /* default AUTO, all CPU threads */
+  int gpu_exact;        /* --gpu-sweep exact: on a GPU, ESCA's exact sweep (the table's esca-exact) */
+  sk_lda_sampler_options samplers; /* every sampler's knobs (zeroed: the defaults) */
   int64_t iters;        /* sweeps in all, counting those of a resumed run (default 100) */
   int64_t ll_every;     /* joint log-likelihood every N sweeps, and at the first and last (default 10) */
   /* Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the

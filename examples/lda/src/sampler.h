@@ -1,8 +1,11 @@
 /*
  * The seam between an sk-lda run (run.h: corpus, split, init or resume, sweeps, metrics, checkpoints,
- * outputs) and the samplers that draw the topics: CPU collapsed Gibbs, CPU ESCA and, built only when
- * nvcc is found, GPU ESCA (gpu/esca_gpu.h), which gives the CPU ESCA's topics bit for bit. The run
- * drives every sampler through this interface:
+ * outputs) and the samplers that draw the topics. Every sampler is one algorithm on one device, listed
+ * in one table (sk_lda_sampler_table()): CPU collapsed Gibbs (cgs.h), CPU ESCA (esca.h) and, built only
+ * when nvcc is found, the GPU samplers: ESCA resident (gpu/esca_resident.h), ESCA streamed
+ * (gpu/esca_streamed.h), ESCA's exact sweep (gpu/esca_exact.h, the oracle: the CPU ESCA's topics bit
+ * for bit) and AGA-LDA (gpu/aga_sampler.h). sk_lda_sampler_choose() picks one from the table by asking
+ * each its fits() before anything is allocated; the run then drives it through this interface:
  *
  *   create  on a model (the host state: z and the counts A, B, n_k, all consistent) and a device; the
  *           sampler takes what it needs from the model (a GPU sampler copies it to the device) and owns
@@ -11,11 +14,14 @@
  *   to_host brings z, A, B and n_k into the model, consistent with each other, so that the run can
  *           compute metrics, write outputs or a checkpoint (a no-op for the CPU samplers, whose state
  *           is the model);
- *   joint_ll, heldout_ll (optional) the metrics of metrics.h computed where the counts are (GPU ESCA:
- *           on the device, gpu/metrics_gpu.h), so that an evaluation needs no to_host; absent, the
- *           seam brings the model to the host and computes them there;
+ *   joint_ll, heldout_ll (optional) the metrics of metrics.h computed where the counts are (the
+ *           resident GPU samplers: on the device, gpu/metrics_gpu.h), so that an evaluation needs no
+ *           to_host; absent, the seam brings the model to the host and computes them there;
  *   stats   (optional) where the sweeps' time went and the device memory held;
  *   destroy releases the sampler's scratch (never the model).
+ *
+ * The ranks of a multi-GPU run (ranks.h) wrap a GPU ESCA sampler as a decorator; the wrapped sampler
+ * gets the rank's link (sk_lda_rank_link) at create and nothing else about the ranks.
  *
  * Between create and destroy the model belongs to the sampler: the caller reads it only after to_host
  * and never writes it. Errors: functions returning int give 0 on success and non-zero on failure with
@@ -29,37 +35,42 @@
 #include "corpus.h"
 #include "gpu/gpu_counts.h"
 #include "model.h"
+#include "sampler_options.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Where a sampler runs. AUTO picks the GPU when the sampler has a GPU version (ESCA), this build has
-   the GPU part and a GPU is present. */
+/* Where a sampler runs. AUTO picks the GPU when the sampler has a GPU version (ESCA, AGA-LDA), this
+   build has the GPU part and a GPU is present. */
 typedef enum sk_lda_device_kind {
   SK_LDA_DEVICE_AUTO = 0,
   SK_LDA_DEVICE_CPU = 1,
   SK_LDA_DEVICE_GPU = 2
 } sk_lda_device_kind;
 
-/* The device a sampler is created on. */
+/* The device a sampler is created on: what a device is, nothing about any sampler (their knobs are
+   sampler_options.h's). */
 typedef struct sk_lda_device {
   sk_lda_device_kind kind;
-  int threads; /* CPU threads for the CPU samplers (<= 0: all); results never depend on it */
-  int gpu;     /* CUDA device ordinal for the GPU samplers */
-  int gpu_exact; /* GPU ESCA: 0 the float sweep (gpu/esca_gpu.h), 1 the exact one (the CPU ESCA's bits) */
-  int32_t aga_minibatch; /* GPU AGA-LDA: documents per mini-batch (0: T / 200,000 mini-batches, 2 to 5; gpu/esca_gpu.h) */
-  int32_t aga_panels;    /* GPU AGA-LDA: panels a mini-batch (0: 4 per multiprocessor; gpu/esca_gpu.h) */
-  int aga_whole_words;   /* GPU AGA-LDA: 1 keeps each word's tokens in one panel (the paper's panels) */
-  uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less a margin);
-                             GPU ESCA streams the corpus when its state does not fit (gpu/esca_gpu.h) */
-  int workers;            /* streamed GPU ESCA: CSR pipeline workers, 1 to 16 (0: the measured default) */
-  /* A rank of a multi-GPU run (ranks.h; GPU ESCA's fast sweep only; 0 and zeroed on one GPU): the
-     model holds the rank's documents, whose first token is corpus position token_base, and b_sum sums
-     B's next counts over the ranks every sweep (gpu/gpu_counts.h). */
-  uint64_t token_base;
-  sk_lda_gpu_b_sum b_sum;
+  int gpu;                /* CUDA device ordinal for the GPU samplers */
+  int threads;            /* host threads (OpenMP) for the CPU samplers and a GPU sampler's host work (<= 0:
+                             all); results never depend on it */
+  uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less
+                             SK_LDA_GPU_MEMORY_MARGIN); always capped by the free memory */
 } sk_lda_device;
+
+/*
+ * How a sampler that is one rank of a multi-GPU run (ranks.h) is tied to the others, given at create:
+ * its model holds the rank's documents, whose first token is corpus position token_base (every draw
+ * takes the uniform of its corpus position), and `sum` adds B's next counts over the ranks in the
+ * sweep's epilogue, between the draws and n_k (gpu_counts.h). NULL where a sampler takes a link: one
+ * device, token_base 0, no sum.
+ */
+typedef struct sk_lda_rank_link {
+  uint64_t token_base;
+  sk_lda_count_sum sum;
+} sk_lda_rank_link;
 
 typedef struct sk_lda_sampler sk_lda_sampler;
 
@@ -75,7 +86,7 @@ typedef struct sk_lda_sampler_stats {
   double a_seconds;          /* A rebuilt from z (-1: not known) */
   double b_seconds;          /* B and n_k rebuilt from z (-1: not known) */
   int64_t device_bytes_peak; /* the most device memory held at once, the metrics' scratch included (0: none) */
-  /* A streamed GPU ESCA sampler's (gpu/esca_gpu.h; 0 otherwise): */
+  /* The streamed GPU ESCA sampler's (gpu/esca_streamed.h; 0 otherwise): */
   int64_t chunks;            /* chunks of documents streamed every sweep */
   int workers;               /* pipeline workers (CUDA streams) */
   double wall_seconds;       /* the sweeps' wall time, copies included */
@@ -115,7 +126,7 @@ struct sk_lda_sampler {
 typedef enum sk_lda_sampler_kind {
   SK_LDA_SAMPLER_ESCA = 0,
   SK_LDA_SAMPLER_CGS = 1,
-  SK_LDA_SAMPLER_AGA = 2, /* AGA-LDA: the GPU only (gpu/aga_gpu.cuh) */
+  SK_LDA_SAMPLER_AGA = 2, /* AGA-LDA: the GPU only (gpu/aga_sampler.h) */
   SK_LDA_SAMPLER_AUTO = 3 /* a choice, not a sampler: sk_lda_sampler_auto() makes it (AGA or ESCA) */
 } sk_lda_sampler_kind;
 
@@ -133,37 +144,127 @@ const char *sk_lda_sampler_kind_name(int kind);
 #define SK_LDA_AUTO_AGA_MAX_TOPICS 128
 
 /*
- * The sampler --sampler auto runs for K topics and T tokens on `resolved` (a resolved device):
+ * The kind --sampler auto prefers for K topics and T tokens on `resolved` (a resolved device):
  * SK_LDA_SAMPLER_AGA on a GPU when K <= SK_LDA_AUTO_AGA_MAX_TOPICS and T fits AGA's int32 positions,
- * SK_LDA_SAMPLER_ESCA otherwise. (A corpus too large for AGA's resident state is the caller's to
- * catch: create fails with SK_LDA_SAMPLER_BUDGET_ERROR, and ESCA, which streams, is the fallback.)
+ * SK_LDA_SAMPLER_ESCA otherwise. sk_lda_sampler_choose() applies it, and falls back to ESCA when AGA
+ * does not fit the device's budget.
  */
 int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64_t num_tokens);
 
 /*
  * Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
- * filling `resolved`: CPU stays CPU; GPU needs ESCA (CGS runs on the CPU only), a build with the GPU
- * part and a usable GPU `requested->gpu` (else an error that says which is missing: exit status 1 in
- * the CLI); AUTO is GPU when all three are there and CPU otherwise, with `*note` (when not NULL) set
+ * filling `resolved`: CPU stays CPU; GPU needs ESCA or AGA (CGS runs on the CPU only), a build with the
+ * GPU part and a usable GPU `requested->gpu` (else an error that says which is missing: exit status 1
+ * in the CLI); AUTO is GPU when all three are there and CPU otherwise, with `*note` (when not NULL) set
  * to a one-line explanation of the fallback ("--device auto: ...; training on the CPU"), or NULL. The
  * note points to static storage (one caller at a time). Probing the GPU initialises CUDA.
  */
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
                           const char **note, sk_lda_error *err);
 
+/* --- the table of samplers ------------------------------------------------------------------------ */
+
 /*
- * Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved
- * device (CPU or GPU, see sk_lda_device_resolve(); AUTO is refused). On success *out is a new sampler;
- * on failure *out is NULL and err says why (no such sampler on that device, out of host or GPU memory,
- * a CUDA error). Work: what the sampler's setup needs (O(1) for the CPU samplers, whose ESCA tables
- * are allocated on the first sweep; GPU ESCA copies the corpus and z to the GPU and allocates all its
- * device memory there, failing with the bytes needed and free when they do not fit).
+ * Whether a sampler can run on a device with a budget, answered before anything is allocated (host
+ * work and device queries only). needed_bytes is exact for the resident samplers: the device bytes
+ * their create allocates (the metrics' scratch, made on the first evaluation, aside). For the streamed
+ * ESCA it is the least budget its chunk planner accepts. A sampler that cannot run there whatever the
+ * budget (K too large for AGA's shared memory, more than 2^31 tokens for a resident sampler) has fits 0
+ * and needed_bytes 0; `why` says why whenever fits is 0.
+ */
+typedef struct sk_lda_sampler_fit {
+  int fits;                 /* 1: it can run there */
+  uint64_t needed_bytes;    /* device bytes it needs (0 on the CPU, where nothing is budgeted) */
+  uint64_t available_bytes; /* the budget it was asked about */
+  char why[400];            /* when fits is 0: why, naming the bytes where the budget is the reason */
+} sk_lda_sampler_fit;
+
+/* One sampler of the table: its name, where it runs, its fits query and its create. */
+typedef struct sk_lda_sampler_entry {
+  const char *name;          /* "cgs", "esca" (CPU), "esca" (GPU, resident), "esca-streamed", "esca-exact", "aga" */
+  int kind;                  /* the --sampler kind it runs (checkpoints record it): SK_LDA_SAMPLER_* */
+  sk_lda_device_kind device; /* CPU or GPU */
+  const char *summary;       /* one line for -v and logs */
+  /* Fills *fit for model m on the resolved device with `budget` device bytes; 0, or non-zero with err
+     filled when the question cannot be answered (a CUDA query failed). */
+  int (*fits)(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
+              uint64_t budget, sk_lda_sampler_fit *fit, sk_lda_error *err);
+  /* Makes the sampler (see sk_lda_sampler_create()); `rank` NULL on one device. */
+  int (*create)(sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
+                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_lda_error *err);
+} sk_lda_sampler_entry;
+
+/* The table: every sampler this build has (the GPU ones only with the CUDA part), *count of them. */
+const sk_lda_sampler_entry *sk_lda_sampler_table(int *count);
+
+/* The entry named `name` that runs on `device` (CPU or GPU), or NULL. */
+const sk_lda_sampler_entry *sk_lda_sampler_find(const char *name, sk_lda_device_kind device);
+
+/*
+ * The device budget of a resolved device: device_memory capped by the GPU's free memory, or the free
+ * memory less SK_LDA_GPU_MEMORY_MARGIN when device_memory is 0 (*free_bytes, when not NULL, gets the
+ * free memory). On the CPU: 0 and 0 (nothing is budgeted). Fails on a CUDA error, or on a GPU device in
+ * a build without the CUDA part.
+ */
+int sk_lda_device_budget(const sk_lda_device *device, uint64_t *budget, uint64_t *free_bytes, sk_lda_error *err);
+
+/* Device bytes left free when no budget is given: for CUDA's own allocations and the metrics' scratch. */
+#define SK_LDA_GPU_MEMORY_MARGIN ((uint64_t)1 << 30)
+
+/* What the run asks for: the --sampler kind, the GPU ESCA's exact sweep (--gpu-sweep exact), every
+   sampler's knobs (NULL: the defaults) and, for a rank of a multi-GPU run, its link (NULL: one device). */
+typedef struct sk_lda_sampler_request {
+  int kind;
+  int exact;
+  const sk_lda_sampler_options *options;
+  const sk_lda_rank_link *rank;
+} sk_lda_sampler_request;
+
+/* The sampler chosen for a request, and why. */
+typedef struct sk_lda_sampler_choice {
+  const sk_lda_sampler_entry *entry; /* what will run */
+  sk_lda_sampler_fit fit;            /* its answer at the budget */
+  uint64_t budget;                   /* the device's budget (0 on the CPU) */
+  char why[600];                     /* why this entry: "--sampler auto: AGA-LDA up to K = 128 on a GPU",
+                                        "the resident state needs 1.20 GB, the budget is 0.50 GB: streamed" */
+  int unfit;                         /* on failure: 1 when no sampler fits the budget or the shape (the
+                                        input's fault: sk-lda exits 2), 0 for other failures (exit 1) */
+} sk_lda_sampler_choice;
+
+/*
+ * Chooses the sampler for `req` on model m (its shape and corpus) and a resolved device, before anything
+ * is allocated, by asking the table's fits():
+ *   CPU:  cgs for CGS, the CPU ESCA for ESCA and AUTO (AGA is refused: sk_lda_device_resolve() says so);
+ *   GPU:  AUTO takes sk_lda_sampler_auto()'s kind, but ESCA when AGA does not fit; a rank link takes
+ *         ESCA only (AUTO is ESCA there); ESCA with exact takes esca-exact; ESCA takes the resident
+ *         sampler when the corpus has at most 2^31 - 1 tokens and it fits the budget, else the streamed
+ *         one; AGA takes aga.
+ * Returns 0 with out->entry set; non-zero with err filled and out->unfit telling whether the input (a
+ * budget or a shape nothing can run) or something else (a CUDA query) was at fault.
+ */
+int sk_lda_sampler_choose(const sk_lda_sampler_request *req, const sk_lda_model *m, const sk_lda_device *device,
+                          sk_lda_sampler_choice *out, sk_lda_error *err);
+
+/*
+ * Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved device
+ * (CPU or GPU, see sk_lda_device_resolve(); AUTO is refused), with every sampler's default knobs: the
+ * sampler sk_lda_sampler_choose() picks, then its create. On success *out is a new sampler; on failure
+ * *out is NULL and err says why (no such sampler on that device, out of host or GPU memory, a CUDA
+ * error). Work: what the sampler's setup needs (O(1) for the CPU samplers, whose ESCA tables are
+ * allocated on the first sweep; a GPU sampler copies the corpus and z to the GPU and allocates all its
+ * device memory there).
  */
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err);
 
-/* What sk_lda_sampler_create() returns when the device budget (device_memory, or the free memory)
-   cannot hold the sampler: the input is at fault (sk-lda exits 2); every other failure returns 1. */
+/* sk_lda_sampler_create() for a whole request; *why (when not NULL, at least 600 bytes) gets the choice's
+   reason. */
+int sk_lda_sampler_create_for(const sk_lda_sampler_request *req, sk_lda_model *m, const sk_lda_device *device,
+                              sk_lda_sampler **out, char *why, sk_lda_error *err);
+
+/* What the creates return when the device budget (device_memory, or the free memory) cannot hold the
+   sampler, or no sampler can run the model's shape: the input is at fault (sk-lda exits 2); every other
+   failure returns 1. */
 #define SK_LDA_SAMPLER_BUDGET_ERROR 2
 
 /*

@@ -1,5 +1,5 @@
 /*
- * The host side of the streamed GPU ESCA sweep (gpu/esca_stream.cuh): the PDOW plan (pdow_plan.h) of
+ * The host side of the streamed GPU ESCA sampler (gpu/esca_streamed.h): the PDOW plan (pdow_plan.h) of
  * every chunk of documents, packed into one int32 array that the CSR pipeline (samplekit's
  * csr_pipeline.h) copies to the device chunk by chunk as a per-chunk array.
  *

@@ -1,12 +1,14 @@
 /*
  * The CUDA part of sk-lda: built only when nvcc is found (SK_LDA_HAVE_GPU is then defined for every
- * user of sk_lda_core). The GPU samplers live here, behind sampler.h's interface (esca_gpu.h: ESCA);
- * this header finds the GPU that `--device auto|gpu` would use.
+ * user of sk_lda_core). The GPU samplers live here, behind sampler.h's table (esca_resident.h,
+ * esca_streamed.h, esca_exact.h, aga_sampler.h); this header finds the GPU that `--device auto|gpu`
+ * would use and how much memory it has free.
  */
 #ifndef SK_LDA_GPU_H
 #define SK_LDA_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "corpus.h"
 
@@ -20,6 +22,9 @@ extern "C" {
  * when it cannot. Never aborts: on a machine without a GPU it answers quickly.
  */
 int sk_lda_gpu_probe(int device, char *name, size_t cap, sk_lda_error *err);
+
+/* The free and the total memory of CUDA device `device` (cudaMemGetInfo; makes the device current). */
+int sk_lda_gpu_memory(int device, uint64_t *free_bytes, uint64_t *total_bytes, sk_lda_error *err);
 
 #ifdef __cplusplus
 }

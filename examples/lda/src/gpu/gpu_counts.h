@@ -1,7 +1,7 @@
 /*
  * The counts of a GPU sampler as they lie on the device: what the device metrics (metrics_gpu.h) read.
- * A GPU sampler hands out this view (sk_lda_esca_gpu_counts()); the pointers stay valid and current
- * until its next sweep or its destruction. All pointers are device pointers on CUDA device `gpu`.
+ * A resident GPU sampler hands out this view (gpu/gpu_sampler.h's sk_lda_gpu_sampler_counts()); the
+ * pointers stay valid and current until its next sweep or its destruction. All pointers are device pointers on CUDA device `gpu`.
  */
 #ifndef SK_LDA_GPU_COUNTS_H
 #define SK_LDA_GPU_COUNTS_H
@@ -32,17 +32,17 @@ typedef struct sk_lda_gpu_counts {
 } sk_lda_gpu_counts;
 
 /*
- * The sum of B's next counts over the ranks of a multi-GPU run (ranks.h), as a GPU ESCA sweep's hook:
- * when fn is not NULL, the fast sweep (resident or streamed) calls fn(user, d_b, count, err) after its
- * draws have been queued (on the legacy default stream, or the streamed pipeline's workers) and before
- * n_k is summed from d_b and the two B swap. d_b holds count = V x K int32 counts of this rank's tokens
- * (device); fn must leave there their sum over every rank, the work done (it waits), and return 0; or
- * non-zero with err filled, which fails the sweep. Zeroed: one GPU, no sum.
+ * An exact sum of device int32 counts over the ranks of a multi-GPU run (ranks.h), given to a GPU
+ * sampler at create (sampler.h's sk_lda_rank_link) and called by the sweep's epilogue
+ * (gpu/gpu_state.cuh) after the draws have been queued and before n_k is summed from the counts:
+ * fn(ctx, d_counts, count, err) must leave in d_counts[0 .. count) (device) their sum over every rank,
+ * the work done (it waits), and return 0; or non-zero with err filled, which fails the sweep. The
+ * communicator provides it (ranks_nccl.h's sk_lda_ranks_comm_count_sum()). fn NULL: one GPU, no sum.
  */
-typedef struct sk_lda_gpu_b_sum {
-  int (*fn)(void *user, int32_t *d_b, size_t count, sk_lda_error *err);
-  void *user;
-} sk_lda_gpu_b_sum;
+typedef struct sk_lda_count_sum {
+  int (*fn)(void *ctx, int32_t *d_counts, size_t count, sk_lda_error *err);
+  void *ctx;
+} sk_lda_count_sum;
 
 #ifdef __cplusplus
 }

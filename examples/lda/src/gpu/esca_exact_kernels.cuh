@@ -1,5 +1,5 @@
-// The exact sweep of the GPU ESCA sampler (esca_gpu_exact.cu), for esca_gpu.cu: the CPU ESCA's chain
-// (esca.c) bit for bit, a thread per token in double. Slow (a word table of V x K doubles per sweep, the
+// The kernels of GPU ESCA's exact sweep (esca_exact_kernels.cu), for the oracle sampler (esca_exact.h):
+// the CPU ESCA's chain (esca.c) bit for bit, a thread per token in double. Slow (a word table of V x K doubles per sweep, the
 // document's sparse sums walked by one thread), it is the oracle the tests hold the GPU counts and
 // the fast sweep's plumbing against.
 //
@@ -10,9 +10,9 @@
 // anything; esca.c is C11 without -ffast-math, where gcc does not contract either. The word tables are
 // running sums, so they are computed sequentially per word, never by a parallel scan. (3) The counts:
 // A, B and n_k are integers, rebuilt from z by a deterministic segmented count and by integer atomics,
-// whose sums do not depend on the order.
-#ifndef SK_LDA_ESCA_GPU_EXACT_CUH
-#define SK_LDA_ESCA_GPU_EXACT_CUH
+// whose sums do not depend on the order (n_k is their column sum, gpu_state.cuh's epilogue).
+#ifndef SK_LDA_ESCA_EXACT_KERNELS_CUH
+#define SK_LDA_ESCA_EXACT_KERNELS_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -43,10 +43,10 @@ cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num
 // One draw per token, in place in z, as sk_lda_esca_draw().
 cudaError_t exact_draw_launch(const exact_draw_params &p, cudaStream_t stream);
 
-// B and n_k from z (both zeroed before) with integer atomics.
+// B's counts from z (b zeroed before) with integer atomics; n_k is summed from them by the epilogue.
 cudaError_t count_words_launch(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
-                               int32_t *b, unsigned long long *n_k, cudaStream_t stream);
+                               int32_t *b, cudaStream_t stream);
 
 }  // namespace sk_lda_gpu
 
-#endif  // SK_LDA_ESCA_GPU_EXACT_CUH
+#endif  // SK_LDA_ESCA_EXACT_KERNELS_CUH

@@ -1,6 +1,6 @@
-// The fast sweep of the GPU ESCA sampler (esca_gpu_fast.cu), for esca_gpu.cu: SaberLDA's draw in the
-// PDOW order of pdow_plan.h, a block per item with the word's B_hat row and W-ary tree in shared
-// memory, a warp per group of tokens.
+// GPU ESCA's draw kernel (esca_draw.cu), for the resident and the streamed samplers (esca_resident.h,
+// esca_streamed.h): SaberLDA's draw in the PDOW order of pdow_plan.h, a block per item with the word's
+// B_hat row and W-ary tree in shared memory, a warp per group of tokens.
 //
 // The draw of token t (document d, word v) in sweep i, as the CPU ESCA's (esca.c) but in float:
 //   w[k] = (B[v,k] + beta) / (n_k + V beta)                 the word's B_hat row (float)
@@ -11,9 +11,9 @@
 //   else:  the leaf of the tree where (x - S) / alpha falls (sk_wary_tree_search_top_f32)
 // Every token's draw reads only the previous sweep's counts and its own u, so the topics do not
 // depend on the order, the launch shape or the scheduling; B for the next sweep is counted with
-// integer atomics as the topics are drawn, n_k by summing B's columns.
-#ifndef SK_LDA_ESCA_GPU_FAST_CUH
-#define SK_LDA_ESCA_GPU_FAST_CUH
+// integer atomics as the topics are drawn (n_k is summed from them by the epilogue, gpu_state.cuh).
+#ifndef SK_LDA_ESCA_DRAW_CUH
+#define SK_LDA_ESCA_DRAW_CUH
 
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -21,8 +21,8 @@
 
 namespace sk_lda_gpu {
 
-// What the fast draw kernel reads and writes (device pointers).
-struct fast_draw_params {
+// What the draw kernel reads and writes (device pointers).
+struct draw_params {
   // The plan (pdow_plan.h), on the device.
   const int32_t *token, *group_start, *group_doc, *item_word, *item_group, *item_end;
   int32_t num_items;
@@ -37,7 +37,7 @@ struct fast_draw_params {
   // The dynamic scheduler's counter (zeroed before) and, on the global-memory path, the blocks' rows.
   unsigned int *next_item;
   float *scratch;  // NULL: the rows live in shared memory
-  size_t row_floats;  // fast_row_floats(num_topics): one block's row and tree
+  size_t row_floats;  // draw_row_floats(num_topics): one block's row and tree
   int32_t num_topics;
   float alpha, beta;
   double alpha_d;
@@ -51,7 +51,7 @@ struct fast_draw_params {
 // The fields of p that come from the model and the sweep, not from the tokens' plan: B, inv, the next
 // B, K, the priors (alpha in float and double), the RNG's seed and sweep, a block's row size. The plan,
 // A, z, the scheduler's counter, the scratch rows and token_base are the caller's.
-inline void fast_set_model(fast_draw_params *p, const int32_t *b, const float *inv, int32_t *b_next,
+inline void draw_set_model(draw_params *p, const int32_t *b, const float *inv, int32_t *b_next,
                            size_t row_floats, int32_t num_topics, double alpha, double beta, uint64_t seed,
                            uint64_t iteration) {
   p->b = b;
@@ -66,8 +66,8 @@ inline void fast_set_model(fast_draw_params *p, const int32_t *b, const float *i
   p->iteration = iteration;
 }
 
-// How the fast kernel is launched for K topics on the current device.
-struct fast_launch {
+// How the draw kernel is launched for K topics on the current device.
+struct draw_shape {
   int threads;          // per block: a multiple of 32
   int blocks;           // persistent blocks
   size_t shared_bytes;  // dynamic shared memory per block (0 on the global path)
@@ -81,29 +81,21 @@ struct fast_launch {
 // block gets several (the largest item's tokens are drawn by one block's warps alone, so a long item
 // would be the sweep's critical path) and large enough that the row and tree each item builds are
 // shared by many draws; from 64 to 4,096.
-inline int32_t fast_default_item_tokens(int64_t num_tokens, const fast_launch &launch) {
+inline int32_t draw_default_item_tokens(int64_t num_tokens, const draw_shape &launch) {
   const int64_t per_block = num_tokens / ((int64_t)launch.blocks * 4);
   return (int32_t)(per_block < 64 ? 64 : per_block > 4096 ? 4096 : per_block);
 }
 
 // Floats of one block's B_hat row and tree for K topics (the row padded to 32, then the tree).
-size_t fast_row_floats(int32_t num_topics);
+size_t draw_row_floats(int32_t num_topics);
 
 // Chooses the launch for K on device `gpu`: threads per block `threads` (0: the default, 256) and
 // `blocks_per_sm` (0: as many as fit). Returns a CUDA error from the queries.
-cudaError_t fast_choose_launch(int gpu, int32_t num_topics, int threads, int blocks_per_sm, fast_launch *out);
-
-// inv[k] = (float)(1 / (n_k + vbeta)), computed in double.
-cudaError_t fast_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv,
-                            cudaStream_t stream);
+cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out);
 
 // The draws and B's counts for the next sweep (p.b_next and *p.next_item zeroed before).
-cudaError_t fast_draw_launch(const fast_draw_params &p, const fast_launch &launch, cudaStream_t stream);
-
-// n_k[k] = sum over v of B[v,k] (n_k zeroed before): integer sums, whatever the order.
-cudaError_t fast_topic_totals_launch(const int32_t *b, int32_t num_words, int32_t num_topics,
-                                     unsigned long long *n_k, cudaStream_t stream);
+cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStream_t stream);
 
 }  // namespace sk_lda_gpu
 
-#endif  // SK_LDA_ESCA_GPU_FAST_CUH
+#endif  // SK_LDA_ESCA_DRAW_CUH

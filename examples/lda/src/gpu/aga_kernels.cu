@@ -1,9 +1,9 @@
-// AGA-LDA's kernels (aga_gpu.cuh): DT and DNT per mini-batch, then a block per column panel with the
+// AGA-LDA's kernels (aga_kernels.cuh): DT and DNT per mini-batch, then a block per column panel with the
 // panel's word-topic rows in shared memory and a warp per token. Composed from samplekit's warp scans
 // and votes (the blocked draw up to K = 256), its running-sum sampling (the total and the walk above)
 // and its RNG; what is AGA's own is the mini-batch and panel structure, the shared and global atomics
 // and the precomputed DNT.
-#include "gpu/aga_gpu.cuh"
+#include "gpu/aga_kernels.cuh"
 
 #include "aga_plan.h"
 

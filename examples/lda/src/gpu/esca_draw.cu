@@ -1,7 +1,6 @@
-// The fast sweep of the GPU ESCA sampler: see esca_gpu_fast.cuh for the draw and why it is
-// deterministic. Composed from samplekit's primitives: the W-ary tree (block build, warp search),
+// GPU ESCA's draw kernel: see esca_draw.cuh for the draw and why it is deterministic. Composed from samplekit's primitives: the W-ary tree (block build, warp search),
 // the warp running sums over a computed row (sk_warp_sample_prefix_by_f32) and the RNG.
-#include "gpu/esca_gpu_fast.cuh"
+#include "gpu/esca_draw.cuh"
 
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
@@ -12,8 +11,8 @@ namespace {
 
 constexpr int kDefaultThreads = 256;
 // The draw kernel's registers per thread: 64 lets 4 blocks of 256 threads share a multiprocessor.
-#ifndef SK_LDA_FAST_MAX_REGS
-#define SK_LDA_FAST_MAX_REGS 64
+#ifndef SK_LDA_DRAW_MAX_REGS
+#define SK_LDA_DRAW_MAX_REGS 64
 #endif
 // Rows and trees up to this many bytes go to shared memory (two blocks fit on an SM up to K ~ 12,000);
 // longer ones to a global scratch row per block.
@@ -28,10 +27,10 @@ struct sparse_weights {
 
 // Rounds of the document's sparse row a warp keeps in registers (rows of up to 256 pairs); longer
 // rows are walked again for each draw.
-#ifndef SK_LDA_FAST_CACHED_ROUNDS
-#define SK_LDA_FAST_CACHED_ROUNDS 8
+#ifndef SK_LDA_DRAW_CACHED_ROUNDS
+#define SK_LDA_DRAW_CACHED_ROUNDS 8
 #endif
-constexpr int kCachedRounds = SK_LDA_FAST_CACHED_ROUNDS;
+constexpr int kCachedRounds = SK_LDA_DRAW_CACHED_ROUNDS;
 
 // The topic of a draw at x = u * (s + Q) (x in double, as the CPU's): the sparse part when x < s, else
 // the dense part's leaf at (x - s) / alpha.
@@ -42,7 +41,7 @@ struct dense_part {
 
 // Lane j's part of the 32 groups from gc (those before g1): the group's row of A and its first token
 // position (lane g1 - gc, when it is below 32, gets the end of group g1 - 1's tokens).
-__device__ __forceinline__ void load_group_batch(const fast_draw_params &p, int32_t gc, int32_t g1,
+__device__ __forceinline__ void load_group_batch(const draw_params &p, int32_t gc, int32_t g1,
                                                  int32_t *begin, int32_t *nnz, int32_t *q) {
   const int32_t g = gc + (int32_t)(threadIdx.x & 31u);
   if (g < g1) {
@@ -57,7 +56,7 @@ __device__ __forceinline__ void load_group_batch(const fast_draw_params &p, int3
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
 // and writes their topics together; for each group it builds the sparse running sums once (in
 // registers when the row has at most 256 pairs) and draws each of its tokens from them.
-__device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
+__device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
                             const dense_part &dense, float dense_total) {
   const int lane = (int)(threadIdx.x & 31u);
   const int32_t end = p.group_start[g1];
@@ -126,7 +125,7 @@ __device__ void draw_groups(const fast_draw_params &p, int32_t v, int32_t g0, in
 
 // Persistent blocks take items from a shared counter, largest first (the plan's order). For each:
 // the word's B_hat row and its tree, then the warps take the item's groups in turn.
-__global__ void __maxnreg__(SK_LDA_FAST_MAX_REGS) fast_draw_kernel(fast_draw_params p) {
+__global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p) {
   extern __shared__ float shared_rows[];
   __shared__ sk_wary_tree_block_storage storage;
   __shared__ int32_t item_now;
@@ -158,45 +157,26 @@ __global__ void __maxnreg__(SK_LDA_FAST_MAX_REGS) fast_draw_kernel(fast_draw_par
   }
 }
 
-__global__ void fast_inv_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) inv[k] = (float)(1.0 / ((double)(long long)n_k[k] + vbeta));
-}
-
-// Column sums of B: block (x, y) sums rows [y * kRowsPerBlock, ...) of columns x * 256 + threadIdx.x.
-constexpr int kTotalsRows = 256;
-
-__global__ void topic_totals_kernel(const int32_t *b, int32_t num_words, int32_t num_topics,
-                                    unsigned long long *n_k) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k >= num_topics) return;
-  const int32_t v0 = (int32_t)blockIdx.y * kTotalsRows;
-  const int32_t v1 = v0 + kTotalsRows < num_words ? v0 + kTotalsRows : num_words;
-  unsigned long long sum = 0;
-  for (int32_t v = v0; v < v1; ++v) sum += (unsigned long long)b[(size_t)v * (size_t)num_topics + (size_t)k];
-  if (sum != 0) atomicAdd(n_k + k, sum);
-}
-
 }  // namespace
 
-size_t fast_row_floats(int32_t num_topics) {
+size_t draw_row_floats(int32_t num_topics) {
   return (size_t)((num_topics + 31) / 32) * 32 + sk_wary_tree_floats(num_topics);
 }
 
-cudaError_t fast_choose_launch(int gpu, int32_t num_topics, int threads, int blocks_per_sm, fast_launch *out) {
-  fast_launch l = {};
+cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out) {
+  draw_shape l = {};
   l.threads = threads > 0 ? threads : kDefaultThreads;
-  l.row_floats = fast_row_floats(num_topics);
+  l.row_floats = draw_row_floats(num_topics);
   const size_t row_bytes = l.row_floats * sizeof(float);
   l.on_global = row_bytes > kSharedRowLimit;
   l.shared_bytes = l.on_global ? 0 : row_bytes;
-  cudaError_t e = cudaFuncSetAttribute(fast_draw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaError_t e = cudaFuncSetAttribute(esca_draw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)l.shared_bytes);
   if (e != cudaSuccess) return e;
   int sms = 0, fit = 0;
   e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu);
   if (e != cudaSuccess) return e;
-  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fast_draw_kernel, l.threads, l.shared_bytes);
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, esca_draw_kernel, l.threads, l.shared_bytes);
   if (e != cudaSuccess) return e;
   if (fit < 1) fit = 1;
   const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
@@ -206,23 +186,9 @@ cudaError_t fast_choose_launch(int gpu, int32_t num_topics, int threads, int blo
   return cudaSuccess;
 }
 
-cudaError_t fast_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv,
-                            cudaStream_t stream) {
-  fast_inv_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(n_k, num_topics, vbeta, inv);
-  return cudaGetLastError();
-}
-
-cudaError_t fast_draw_launch(const fast_draw_params &p, const fast_launch &launch, cudaStream_t stream) {
+cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStream_t stream) {
   if (p.num_items == 0) return cudaSuccess;
-  fast_draw_kernel<<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
-  return cudaGetLastError();
-}
-
-cudaError_t fast_topic_totals_launch(const int32_t *b, int32_t num_words, int32_t num_topics,
-                                     unsigned long long *n_k, cudaStream_t stream) {
-  if (num_words == 0) return cudaSuccess;
-  const dim3 grid((unsigned)((num_topics + 255) / 256), (unsigned)((num_words + kTotalsRows - 1) / kTotalsRows));
-  topic_totals_kernel<<<grid, 256, 0, stream>>>(b, num_words, num_topics, n_k);
+  esca_draw_kernel<<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
   return cudaGetLastError();
 }
 

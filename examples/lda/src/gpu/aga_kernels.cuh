@@ -1,4 +1,4 @@
-// AGA-LDA's sweep on the GPU (aga_gpu.cu), for esca_gpu.cu: Moon et al., "AGA-LDA" (Euro-Par 2018) and
+// AGA-LDA's kernels on the GPU (aga_kernels.cu), for its sampler (aga_sampler.h): Moon et al., "AGA-LDA" (Euro-Par 2018) and
 // the dissertation's section 2.5, Algorithms 8-12, in the order of aga_plan.h.
 //
 // Per mini-batch (documents processed in sequence):
@@ -24,8 +24,8 @@
 // DT is not updated inside a mini-batch (delayed), WT and NT are (immediately): AGA's choice. The
 // shared and global atomics make the topics depend on the order in which warps run: AGA is not
 // deterministic (ESCA is the deterministic sampler).
-#ifndef SK_LDA_AGA_GPU_CUH
-#define SK_LDA_AGA_GPU_CUH
+#ifndef SK_LDA_AGA_KERNELS_CUH
+#define SK_LDA_AGA_KERNELS_CUH
 
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -48,7 +48,7 @@ struct aga_params {
   int32_t num_topics;
   float alpha, beta, vbeta;
   uint64_t seed, iteration;
-  int planted_bug;             // tests only: 1 leaves the old topic in WT (a count not decremented)
+  int planted_bug;             // tests only (aga_testing.h): 1 leaves the old topic in WT (a count not decremented)
 };
 
 // How AGA's panel kernel is launched: threads per block and the words a panel may hold.
@@ -62,7 +62,7 @@ struct aga_launch {
 };
 
 // The launch for K topics on device `gpu` (threads 0: 256; lane_topics as
-// sk_lda_esca_gpu_options.aga_lane_topics, which the caller has checked: 0 by K, -1, or 1, 2, 4 or 8
+// aga_testing.h's lane_topics, which the caller has checked: 0 by K, -1, or 1, 2, 4 or 8
 // covering K). Returns cudaErrorInvalidValue when not even one word's row of K counts fits in a
 // block's shared memory.
 cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, int lane_topics, aga_launch *out);
@@ -74,4 +74,4 @@ cudaError_t aga_batch_launch(const aga_params &p, const aga_launch &launch, int3
 
 }  // namespace sk_lda_gpu
 
-#endif  // SK_LDA_AGA_GPU_CUH
+#endif  // SK_LDA_AGA_KERNELS_CUH

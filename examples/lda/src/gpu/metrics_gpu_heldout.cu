@@ -1,19 +1,20 @@
-// sk-lda's metrics on the GPU (metrics_gpu.h): the joint log-likelihood and the held-out score of
-// metrics.c, computed from the sampler's device counts.
+// sk-lda's held-out log-likelihood on the GPU (sk_lda_gpu_metrics_heldout_ll() of metrics_gpu.h): the
+// fold-in of the test documents' observed halves and the score of their held-out halves, from the
+// sampler's device counts, and its entry point.
 //
 // Every term, product and quotient is written with the _rn intrinsics in metrics.c's order, so nvcc
 // cannot fuse a multiply and an add (metrics.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
-// sequentially, here each warp or block adds in a tree of a fixed shape, which is as deterministic
-// and, for long sums, more accurate.
+// sequentially, here each warp adds in a tree of a fixed shape, which is as deterministic and, for
+// long sums, more accurate.
 #include <cuda_runtime.h>
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/cuda_check.h"
 #include "gpu/metrics_gpu.h"
+#include "gpu/metrics_gpu_internal.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
@@ -24,12 +25,6 @@ namespace {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Joint LL: a block of 256 threads sums 4096 consecutive terms of one kind (16 a thread, strided so
-// that a warp's loads are coalesced) into one partial sum; one block then sums the partials.
-constexpr int kJointThreads = 256;
-constexpr int kJointItems = 16;
-constexpr int64_t kJointBlockTerms = (int64_t)kJointThreads * kJointItems;
-
 // Held-out fold-in: one warp per document. A draw's K terms are taken in tiles of 128 topics, four
 // consecutive topics a lane (each lane sums its four in order, the warp adds the 32 lane sums).
 constexpr int kFoldPerLane = 4;
@@ -39,42 +34,7 @@ constexpr int kFoldMinBlocks = 2;                    // blocks of 8 warps per mu
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
 
-}  // namespace
-
-// A device buffer and its size, so that the context knows what it holds.
-struct sk_lda_gpu_buf {
-  void *ptr;
-  size_t bytes;
-};
-
-struct sk_lda_gpu_metrics {
-  int gpu;
-  int sm_count;
-  size_t shared_optin;  // dynamic shared memory a block may ask for
-  int64_t bytes, peak;  // device bytes held now, and the most held
-  sk_lda_gpu_buf partials;  // joint LL: one double per block of terms, then the result
-  // The test halves (set_test) and the fold-in's scratch.
-  int has_test;
-  int32_t test_words, test_docs;
-  int64_t observed_tokens, heldout_tokens;
-  sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
-  sk_lda_gpu_buf inv, scratch;
-  double *h_doc_ll;
-};
-
-namespace {
-
 // --- device helpers -------------------------------------------------------------------------------------
-
-// The block's sum of s (blockDim.x == kJointThreads) in a fixed tree; valid in thread 0 (0 elsewhere).
-__device__ double block_sum(double s, double *tree) {
-  tree[threadIdx.x] = s;
-  for (int stride = kJointThreads / 2; stride > 0; stride >>= 1) {
-    __syncthreads();
-    if ((int)threadIdx.x < stride) tree[threadIdx.x] = __dadd_rn(tree[threadIdx.x], tree[threadIdx.x + stride]);
-  }
-  return threadIdx.x == 0 ? tree[0] : 0.0;  // tree[0] is thread 0's own last write
-}
 
 // The warp's sum of s by a butterfly: IEEE addition is commutative, so every lane gets the same bits.
 __device__ __forceinline__ double warp_sum(double s) {
@@ -91,73 +51,6 @@ __device__ __forceinline__ double warp_inclusive_sum(double x, int lane) {
     if (lane >= delta) x = __dadd_rn(x, y);
   }
   return x;
-}
-
-// --- joint log-likelihood -------------------------------------------------------------------------------
-
-struct joint_params {
-  const int32_t *b;
-  const unsigned long long *n_k;
-  const int32_t *doc_offsets, *a_offsets;
-  const uint32_t *a_count;
-  int64_t num_b;          // V K
-  int64_t pair_slots;     // T: A never has more pairs than tokens; a_offsets[D] says how many it has
-  int32_t num_docs, num_topics;
-  int64_t blocks_b, blocks_p, blocks_d;  // the blocks of B's terms, then A's, the documents', the topics'
-  double alpha, beta, kalpha, vbeta;     // kalpha = (double)K alpha, vbeta = (double)V beta, as metrics.c
-  double lg_alpha, lg_beta, lg_kalpha, lg_vbeta;
-};
-
-// One partial sum per block of the terms of sk_lda_joint_ll_per_token(): lgamma(n_vk + beta) - lgamma(beta)
-// per nonzero n_vk, lgamma(n_dk + alpha) - lgamma(alpha) per pair of A, lgamma(K alpha) - lgamma(K alpha + n_d)
-// per document, lgamma(V beta) - lgamma(V beta + n_k) per topic.
-__global__ void joint_terms_kernel(joint_params p, double *partials) {
-  __shared__ double tree[kJointThreads];
-  const int64_t block = blockIdx.x;
-  double s = 0.0;
-  if (block < p.blocks_b) {
-    const int64_t base = block * kJointBlockTerms;
-#pragma unroll
-    for (int j = 0; j < kJointItems; ++j) {
-      const int64_t i = base + (int64_t)j * kJointThreads + threadIdx.x;
-      const int32_t c = i < p.num_b ? p.b[i] : 0;
-      if (c != 0) s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)c, p.beta)), p.lg_beta));
-    }
-  } else if (block < p.blocks_b + p.blocks_p) {
-    const int64_t base = (block - p.blocks_b) * kJointBlockTerms;
-    const int64_t pairs = p.a_offsets[p.num_docs];
-    for (int j = 0; j < kJointItems; ++j) {
-      const int64_t i = base + (int64_t)j * kJointThreads + threadIdx.x;
-      if (i < pairs) s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)p.a_count[i], p.alpha)), p.lg_alpha));
-    }
-  } else if (block < p.blocks_b + p.blocks_p + p.blocks_d) {
-    const int64_t base = (block - p.blocks_b - p.blocks_p) * kJointBlockTerms;
-    for (int j = 0; j < kJointItems; ++j) {
-      const int64_t d = base + (int64_t)j * kJointThreads + threadIdx.x;
-      if (d < p.num_docs) {
-        const int32_t n = p.doc_offsets[d + 1] - p.doc_offsets[d];
-        s = __dadd_rn(s, __dsub_rn(p.lg_kalpha, lgamma(__dadd_rn(p.kalpha, (double)n))));
-      }
-    }
-  } else {
-    const int64_t base = (block - p.blocks_b - p.blocks_p - p.blocks_d) * kJointBlockTerms;
-    for (int j = 0; j < kJointItems; ++j) {
-      const int64_t k = base + (int64_t)j * kJointThreads + threadIdx.x;
-      if (k < p.num_topics)
-        s = __dadd_rn(s, __dsub_rn(p.lg_vbeta, lgamma(__dadd_rn(p.vbeta, (double)(long long)p.n_k[k]))));
-    }
-  }
-  s = block_sum(s, tree);
-  if (threadIdx.x == 0) partials[block] = s;
-}
-
-// *out = the sum of partials[0 .. n), in a fixed order (one block).
-__global__ void sum_kernel(const double *partials, int64_t n, double *out) {
-  __shared__ double tree[kJointThreads];
-  double s = 0.0;
-  for (int64_t i = threadIdx.x; i < n; i += kJointThreads) s = __dadd_rn(s, partials[i]);
-  s = block_sum(s, tree);
-  if (threadIdx.x == 0) *out = s;
 }
 
 // --- held-out log-likelihood ----------------------------------------------------------------------------
@@ -474,226 +367,10 @@ __global__ void inv_kernel(const unsigned long long *n_k, int32_t num_topics, do
 
 // --- host helpers -----------------------------------------------------------------------------------------
 
-void buf_free(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b) {
-  if (b->ptr != NULL) {
-    (void)cudaFree(b->ptr);  // after a fault every free fails the same way: nothing to report
-    g->bytes -= (int64_t)b->bytes;
-  }
-  b->ptr = NULL;
-  b->bytes = 0;
-}
-
-// Makes b hold at least `bytes` (at least 1), reallocating when it is smaller; the old contents go.
-int buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_lda_error *err) {
-  if (bytes == 0) bytes = 1;
-  if (b->ptr != NULL && b->bytes >= bytes) return 0;
-  buf_free(g, b);
-  SK_LDA_CUDA_TRY(cudaMalloc(&b->ptr, bytes), what);
-  b->bytes = bytes;
-  g->bytes += (int64_t)bytes;
-  if (g->bytes > g->peak) g->peak = g->bytes;
-  return 0;
-}
-
-int buf_upload(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, const void *h, size_t bytes, const char *what,
-               sk_lda_error *err) {
-  if (buf_reserve(g, b, bytes, what, err) != 0) return 1;
-  if (bytes > 0) SK_LDA_CUDA_TRY(cudaMemcpy(b->ptr, h, bytes, cudaMemcpyHostToDevice), what);
-  return 0;
-}
-
-void free_test(sk_lda_gpu_metrics *g) {
-  sk_lda_gpu_buf *bufs[] = {&g->obs_tokens, &g->obs_offsets, &g->held_tokens, &g->held_offsets,
-                            &g->order,      &g->z,           &g->doc_ll,      &g->next_doc};
-  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) buf_free(g, bufs[i]);
-  free(g->h_doc_ll);
-  g->h_doc_ll = NULL;
-  g->has_test = 0;
-}
-
-int check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, const char *what, sk_lda_error *err) {
-  if (c->b == NULL || c->n_k == NULL || c->doc_offsets == NULL || c->a_offsets == NULL || c->a_count == NULL)
-    return sk_lda_fail(err, "GPU metrics: %s: a device pointer of the counts is NULL", what);
-  if (c->gpu != g->gpu)
-    return sk_lda_fail(err, "GPU metrics: %s: the counts are on GPU %d, the context on GPU %d", what, c->gpu, g->gpu);
-  if (c->num_topics < 1 || c->num_words < 1 || c->num_docs < 0 || c->num_tokens < 0)
-    return sk_lda_fail(err, "GPU metrics: %s: the counts' sizes are invalid (K %d, V %d, D %d, T %lld)", what,
-                       (int)c->num_topics, (int)c->num_words, (int)c->num_docs, (long long)c->num_tokens);
-  return 0;
-}
-
-// The documents in the order the warps take them: longest first (observed and held-out tokens
-// together), ties by index, so that the long ones do not start last.
-struct doc_key {
-  int64_t tokens;
-  int32_t doc;
-};
-
-int by_length_desc(const void *a, const void *b) {
-  const doc_key *x = (const doc_key *)a, *y = (const doc_key *)b;
-  if (x->tokens != y->tokens) return x->tokens > y->tokens ? -1 : 1;
-  return x->doc < y->doc ? -1 : (x->doc > y->doc ? 1 : 0);
-}
-
-}  // namespace
-
-extern "C" int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU metrics: out is NULL");
-  *out = NULL;
-  int sms = 0, optin = 0;
-  cudaError_t e = cudaSetDevice(gpu);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // reported here: not again by the next launch check of whoever goes on
-    return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, "selecting the GPU", e);
-  }
-  sk_lda_gpu_metrics *g = (sk_lda_gpu_metrics *)calloc(1, sizeof *g);
-  if (g == NULL) return sk_lda_fail(err, "GPU metrics: out of host memory");
-  g->gpu = gpu;
-  g->sm_count = sms > 0 ? sms : 1;
-  g->shared_optin = (size_t)(optin > 0 ? optin : 0);
-  *out = g;
-  return 0;
-}
-
-extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_corpus *observed,
-                                           const sk_lda_corpus *heldout, int32_t num_words, sk_lda_error *err) {
-  if (g == NULL || observed == NULL || heldout == NULL)
-    return sk_lda_fail(err, "GPU metrics: test halves: a pointer is NULL");
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
-  free_test(g);
-  if (observed->num_docs != heldout->num_docs)
-    return sk_lda_fail(err, "GPU metrics: %d observed halves but %d held-out halves", (int)observed->num_docs,
-                       (int)heldout->num_docs);
-  const int32_t D = observed->num_docs;
-  const sk_lda_corpus *halves[2] = {observed, heldout};
-  for (int h = 0; h < 2; ++h) {
-    const sk_lda_corpus *c = halves[h];
-    const char *name = h == 0 ? "observed" : "held-out";
-    if (D < 0 || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL) || c->doc_offsets[0] != 0 ||
-        c->doc_offsets[D] != c->num_tokens)
-      return sk_lda_fail(err, "GPU metrics: the %s corpus is inconsistent", name);
-    for (int32_t d = 0; d < D; ++d)
-      if (c->doc_offsets[d + 1] < c->doc_offsets[d])
-        return sk_lda_fail(err, "GPU metrics: %s offsets decrease at document %d", name, (int)d);
-    for (int64_t t = 0; t < c->num_tokens; ++t)
-      if (c->tokens[t] < 0 || c->tokens[t] >= num_words)
-        return sk_lda_fail(err, "GPU metrics: %s token %lld has word id %d outside 0..%d", name, (long long)t,
-                           (int)c->tokens[t], (int)num_words - 1);
-  }
-  doc_key *keys = (doc_key *)malloc((size_t)(D > 0 ? D : 1) * sizeof *keys);
-  int32_t *order = (int32_t *)malloc((size_t)(D > 0 ? D : 1) * sizeof *order);
-  g->h_doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *g->h_doc_ll);
-  if (keys == NULL || order == NULL || g->h_doc_ll == NULL) {
-    free(keys);
-    free(order);
-    free_test(g);
-    return sk_lda_fail(err, "GPU metrics: out of host memory for %d test documents", (int)D);
-  }
-  for (int32_t d = 0; d < D; ++d) {
-    keys[d].tokens = observed->doc_offsets[d + 1] - observed->doc_offsets[d] + heldout->doc_offsets[d + 1] -
-                     heldout->doc_offsets[d];
-    keys[d].doc = d;
-  }
-  qsort(keys, (size_t)D, sizeof *keys, by_length_desc);
-  for (int32_t d = 0; d < D; ++d) order[d] = keys[d].doc;
-  free(keys);
-  const size_t To = (size_t)observed->num_tokens, Th = (size_t)heldout->num_tokens, Dn = (size_t)D;
-  const int failed =
-      buf_upload(g, &g->obs_tokens, observed->tokens, To * sizeof(int32_t), "copying the observed halves", err) ||
-      buf_upload(g, &g->obs_offsets, observed->doc_offsets, (Dn + 1) * sizeof(int64_t), "copying the observed halves",
-                 err) ||
-      buf_upload(g, &g->held_tokens, heldout->tokens, Th * sizeof(int32_t), "copying the held-out halves", err) ||
-      buf_upload(g, &g->held_offsets, heldout->doc_offsets, (Dn + 1) * sizeof(int64_t), "copying the held-out halves",
-                 err) ||
-      buf_upload(g, &g->order, order, Dn * sizeof(int32_t), "copying the document order", err) ||
-      buf_reserve(g, &g->z, To * sizeof(int32_t), "allocating the fold-in topics", err) ||
-      buf_reserve(g, &g->doc_ll, Dn * sizeof(double), "allocating the document scores", err) ||
-      buf_reserve(g, &g->next_doc, sizeof(unsigned), "allocating the document counter", err);
-  free(order);
-  if (failed) {
-    free_test(g);
-    return 1;
-  }
-  g->has_test = 1;
-  g->test_words = num_words;
-  g->test_docs = D;
-  g->observed_tokens = observed->num_tokens;
-  g->heldout_tokens = heldout->num_tokens;
-  return 0;
-}
-
-extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, double *ll_per_token,
-                                           sk_lda_error *err) {
-  if (g == NULL || c == NULL || ll_per_token == NULL) return sk_lda_fail(err, "GPU metrics: joint LL: a pointer is NULL");
-  if (check_counts(g, c, "joint LL", err) != 0) return 1;
-  if (c->num_tokens == 0) {
-    *ll_per_token = NAN;  // as sk_lda_joint_ll_per_token()
-    return 0;
-  }
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
-  (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
-  joint_params p;
-  p.b = c->b;
-  p.n_k = c->n_k;
-  p.doc_offsets = c->doc_offsets;
-  p.a_offsets = c->a_offsets;
-  p.a_count = c->a_count;
-  p.num_b = (int64_t)c->num_words * (int64_t)c->num_topics;
-  p.pair_slots = c->num_tokens;
-  p.num_docs = c->num_docs;
-  p.num_topics = c->num_topics;
-  p.blocks_b = (p.num_b + kJointBlockTerms - 1) / kJointBlockTerms;
-  p.blocks_p = (p.pair_slots + kJointBlockTerms - 1) / kJointBlockTerms;
-  p.blocks_d = ((int64_t)p.num_docs + kJointBlockTerms - 1) / kJointBlockTerms;
-  const int64_t blocks_k = ((int64_t)p.num_topics + kJointBlockTerms - 1) / kJointBlockTerms;
-  const int64_t blocks = p.blocks_b + p.blocks_p + p.blocks_d + blocks_k;
-  p.alpha = c->alpha;
-  p.beta = c->beta;
-  p.kalpha = (double)c->num_topics * c->alpha;
-  p.vbeta = (double)c->num_words * c->beta;
-  // The constants from the C library, as metrics.c takes them (lgamma writes signgam: one caller at a time).
-  p.lg_alpha = lgamma(c->alpha);
-  p.lg_beta = lgamma(c->beta);
-  p.lg_kalpha = lgamma(p.kalpha);
-  p.lg_vbeta = lgamma(p.vbeta);
-  if (blocks > INT32_MAX) return sk_lda_fail(err, "GPU metrics: joint LL: %lld blocks of terms", (long long)blocks);
-  if (buf_reserve(g, &g->partials, (size_t)(blocks + 1) * sizeof(double), "allocating the partial sums", err) != 0)
-    return 1;
-  double *partials = (double *)g->partials.ptr;
-  joint_terms_kernel<<<(unsigned)blocks, kJointThreads>>>(p, partials);
-  SK_LDA_LAUNCH_CHECK("summing the joint LL's terms");
-  sum_kernel<<<1, kJointThreads>>>(partials, blocks, partials + blocks);
-  SK_LDA_LAUNCH_CHECK("summing the joint LL's partial sums");
-  double sum = 0.0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(&sum, partials + blocks, sizeof sum, cudaMemcpyDeviceToHost), "computing the joint LL");
-  *ll_per_token = sum / (double)c->num_tokens;
-  return 0;
-}
-
-extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
-                                             double *ll_per_token, sk_lda_error *err) {
-  if (g == NULL || c == NULL || ll_per_token == NULL)
-    return sk_lda_fail(err, "GPU metrics: held-out LL: a pointer is NULL");
-  if (check_counts(g, c, "held-out LL", err) != 0) return 1;
-  if (!g->has_test) return sk_lda_fail(err, "GPU metrics: held-out LL: no test halves (sk_lda_gpu_metrics_set_test)");
-  if (g->test_words != c->num_words)
-    return sk_lda_fail(err, "GPU metrics: held-out LL: the test halves were checked against V = %d, the counts have V = %d",
-                       (int)g->test_words, (int)c->num_words);
-  if (fold_in_iters < 0) return sk_lda_fail(err, "GPU metrics: held-out LL: %d fold-in iterations", fold_in_iters);
-  if (g->heldout_tokens == 0) {
-    *ll_per_token = NAN;  // as sk_lda_heldout_ll()
-    return 0;
-  }
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
-  (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
+// The fold-in's parameters for the counts c, the halves and inv in g, and fold_in_iters sweeps; the
+// global scratch is fold_launch()'s to place.
+fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters) {
   const int32_t K = c->num_topics;
-  const double vbeta = (double)c->num_words * c->beta;
-  if (buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)", err) != 0) return 1;
-  inv_kernel<<<(unsigned)((K + 255) / 256), 256>>>(c->n_k, K, vbeta, (double *)g->inv.ptr);
-  SK_LDA_LAUNCH_CHECK("computing 1 / (n_k + V beta)");
-
   fold_params p;
   memset(&p, 0, sizeof p);
   p.obs_tokens = (const int32_t *)g->obs_tokens.ptr;
@@ -716,7 +393,12 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
   p.doc_ll = (double *)g->doc_ll.ptr;
   p.warp_bytes = ((size_t)p.num_tiles * sizeof(double) + (size_t)K * (sizeof(double) + sizeof(int32_t)) + 15) / 16 * 16;
   p.inv_bytes = ((size_t)K * sizeof(double) + 15) / 16 * 16;
+  return p;
+}
 
+// Chooses the fold-in's kernel, block and grid, places its scratch (p.scratch, when in global memory),
+// clears the document counter and launches it on the legacy default stream.
+int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
   // Shared memory while inv and a warp's scratch fit (as many warps a block as fit, up to 8), else
   // global scratch; a grid of as many blocks as can be resident, or fewer.
   int warps = kFoldWarps;
@@ -750,8 +432,8 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
   }
   if (blocks > blocks_wanted) blocks = blocks_wanted;
   if (!shared) {
-    if (buf_reserve(g, &g->scratch, (size_t)blocks * (size_t)warps * p.warp_bytes, "allocating the fold-in's scratch",
-                    err) != 0)
+    if (sk_lda_gpu::metrics_buf_reserve(g, &g->scratch, (size_t)blocks * (size_t)warps * p.warp_bytes,
+                                        "allocating the fold-in's scratch", err) != 0)
       return 1;
     p.scratch = (char *)g->scratch.ptr;
   }
@@ -760,6 +442,37 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
     kernel<<<(unsigned)blocks, warps * 32, shared_bytes>>>(p);
     SK_LDA_LAUNCH_CHECK("folding in the test documents");
   }
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
+                                             double *ll_per_token, sk_lda_error *err) {
+  if (g == NULL || c == NULL || ll_per_token == NULL)
+    return sk_lda_fail(err, "GPU metrics: held-out LL: a pointer is NULL");
+  if (sk_lda_gpu::metrics_check_counts(g, c, "held-out LL", err) != 0) return 1;
+  if (!g->has_test) return sk_lda_fail(err, "GPU metrics: held-out LL: no test halves (sk_lda_gpu_metrics_set_test)");
+  if (g->test_words != c->num_words)
+    return sk_lda_fail(err, "GPU metrics: held-out LL: the test halves were checked against V = %d, the counts have V = %d",
+                       (int)g->test_words, (int)c->num_words);
+  if (fold_in_iters < 0) return sk_lda_fail(err, "GPU metrics: held-out LL: %d fold-in iterations", fold_in_iters);
+  if (g->heldout_tokens == 0) {
+    *ll_per_token = NAN;  // as sk_lda_heldout_ll()
+    return 0;
+  }
+  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
+  (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
+  const int32_t K = c->num_topics;
+  const double vbeta = (double)c->num_words * c->beta;
+  if (sk_lda_gpu::metrics_buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)",
+                                      err) != 0)
+    return 1;
+  inv_kernel<<<(unsigned)((K + 255) / 256), 256>>>(c->n_k, K, vbeta, (double *)g->inv.ptr);
+  SK_LDA_LAUNCH_CHECK("computing 1 / (n_k + V beta)");
+
+  fold_params p = fold_params_of(g, c, fold_in_iters);
+  if (fold_launch(g, p, err) != 0) return 1;
   const size_t D = (size_t)g->test_docs;
   if (D > 0)
     SK_LDA_CUDA_TRY(cudaMemcpy(g->h_doc_ll, p.doc_ll, D * sizeof(double), cudaMemcpyDeviceToHost),
@@ -768,20 +481,4 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
   for (size_t d = 0; d < D; ++d) sum += g->h_doc_ll[d];
   *ll_per_token = sum / (double)g->heldout_tokens;
   return 0;
-}
-
-extern "C" int64_t sk_lda_gpu_metrics_device_bytes(const sk_lda_gpu_metrics *g) { return g != NULL ? g->bytes : 0; }
-
-extern "C" int64_t sk_lda_gpu_metrics_device_bytes_peak(const sk_lda_gpu_metrics *g) {
-  return g != NULL ? g->peak : 0;
-}
-
-extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
-  if (g == NULL) return;
-  (void)cudaSetDevice(g->gpu);  // the allocations belong to it; when this fails, so do the frees
-  free_test(g);
-  buf_free(g, &g->partials);
-  buf_free(g, &g->inv);
-  buf_free(g, &g->scratch);
-  free(g);
 }

@@ -1,6 +1,6 @@
-// The exact sweep of the GPU ESCA sampler: see esca_gpu_exact.cuh for why it is the CPU's chain bit
+// The kernels of GPU ESCA's exact sweep: see esca_exact_kernels.cuh for why they give the CPU's chain bit
 // for bit.
-#include "gpu/esca_gpu_exact.cuh"
+#include "gpu/esca_exact_kernels.cuh"
 
 #include "model.h"
 #include "samplekit/rng.cuh"
@@ -81,14 +81,12 @@ __global__ void draw_kernel(exact_draw_params p) {
   p.z[t] = topic;
 }
 
-// B and n_k from z (both zeroed before): integer atomics, whose result does not depend on the order.
+// B's counts from z (b zeroed before): integer atomics, whose result does not depend on the order.
 __global__ void count_words_kernel(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
-                                   int32_t *b, unsigned long long *n_k) {
+                                   int32_t *b) {
   const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= num_tokens) return;
-  const int32_t k = z[t];
-  atomicAdd(b + (size_t)tokens[t] * (size_t)num_topics + (size_t)k, 1);
-  atomicAdd(n_k + k, 1ull);
+  atomicAdd(b + (size_t)tokens[t] * (size_t)num_topics + (size_t)z[t], 1);
 }
 
 }  // namespace
@@ -113,9 +111,9 @@ cudaError_t exact_draw_launch(const exact_draw_params &p, cudaStream_t stream) {
 }
 
 cudaError_t count_words_launch(const int32_t *tokens, const int32_t *z, int64_t num_tokens, int32_t num_topics,
-                               int32_t *b, unsigned long long *n_k, cudaStream_t stream) {
+                               int32_t *b, cudaStream_t stream) {
   if (num_tokens == 0) return cudaSuccess;
-  count_words_kernel<<<blocks_for(num_tokens), kThreads, 0, stream>>>(tokens, z, num_tokens, num_topics, b, n_k);
+  count_words_kernel<<<blocks_for(num_tokens), kThreads, 0, stream>>>(tokens, z, num_tokens, num_topics, b);
   return cudaGetLastError();
 }
 

@@ -1,0 +1,239 @@
+// GPU ESCA with the corpus resident (esca_resident.h): its arrays, fits, create and the sweep's sequence.
+// The draw kernel is esca_draw.cu; the state and the epilogue are gpu_state.cu.
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/esca_draw.cuh"
+#include "gpu/esca_resident.h"
+#include "gpu/gpu_sampler.cuh"
+#include "pdow_plan.h"
+
+#define SK_LDA_CUDA_SCOPE "GPU ESCA"
+#include "gpu/cuda_check.h"
+
+namespace sk_lda_gpu {
+namespace {
+
+constexpr unsigned kParts = kStateDocuments | kStateNext | kStateInverse;
+
+struct resident {
+  gpu_sampler base;
+  draw_shape shape;
+  int32_t item_tokens;
+  int32_t num_groups, num_items;
+  // The PDOW plan (pdow_plan.h) on the device, the scheduler's counter, the blocks' rows (global path).
+  int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
+  unsigned int *next_item;
+  float *scratch;
+};
+
+int check_options(const sk_lda_esca_options *o, sk_lda_error *err) {
+  if (o->threads != 0 && (o->threads < 32 || o->threads > 1024 || o->threads % 32 != 0))
+    return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
+  if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0)
+    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
+  return 0;
+}
+
+// Every array of the sampler, the state's first, for a plan of `groups` groups and `items` items.
+void list_arrays(resident *r, int32_t groups, int32_t items, device_arrays *list) {
+  state_arrays(&r->base.state, list);
+  const size_t T = (size_t)r->base.state.num_tokens, G = (size_t)groups, I = (size_t)items;
+  list->add(&r->plan_token, T, "the PDOW order");
+  list->add(&r->group_start, G + 1, "the groups");
+  list->add(&r->group_doc, G, "the groups' documents");
+  list->add(&r->item_word, I, "the items");
+  list->add(&r->item_group, I, "the items");
+  list->add(&r->item_end, I, "the items");
+  list->add(&r->next_item, 1, "the scheduler's counter");
+  if (r->shape.on_global) list->add(&r->scratch, r->shape.scratch_floats, "the blocks' rows");
+}
+
+// What fits and create both need before the plan: the checks, the state's shape, the launch, the
+// items' size. The model must be initialised.
+int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
+            const sk_lda_rank_link *rank, sk_lda_error *err) {
+  if (check_options(o, err) != 0) return 1;
+  if (m->num_tokens > INT32_MAX)
+    return sk_lda_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
+                       (long long)m->num_tokens, INT32_MAX);
+  if (state_init(&r->base.state, m, device->gpu, kParts, rank, err) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
+  SK_LDA_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
+                  "choosing the launch");
+  r->item_tokens = o->item_tokens > 0 ? o->item_tokens : draw_default_item_tokens(m->num_tokens, r->shape);
+  return 0;
+}
+
+// The message of a model that does not fit, as the CLI shows it.
+void describe(const sk_lda_model *m, char *what, size_t cap) {
+  snprintf(what, cap, "the resident GPU ESCA (V = %d, K = %d, %lld tokens)", (int)m->num_words, (int)m->num_topics,
+           (long long)m->num_tokens);
+}
+
+template <typename T>
+int upload(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
+  if (count == 0) return 0;
+  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice), what);
+  return 0;
+}
+
+int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
+  const size_t T = (size_t)plan->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
+  return upload(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
+         upload(r->group_start, plan->group_start, G + 1, "copying the groups", err) ||
+         upload(r->group_doc, plan->group_doc, G, "copying the groups", err) ||
+         upload(r->item_word, plan->item_word, I, "copying the items", err) ||
+         upload(r->item_group, plan->item_group, I, "copying the items", err) ||
+         upload(r->item_end, plan->item_end, I, "copying the items", err);
+}
+
+// The draws of one sweep (between marks 1 and 2): every token of the plan, B's next counts.
+int draw(resident *r, uint64_t iteration, sk_lda_error *err) {
+  const lda_state &st = r->base.state;
+  draw_params p;
+  p.token = r->plan_token;
+  p.group_start = r->group_start;
+  p.group_doc = r->group_doc;
+  p.item_word = r->item_word;
+  p.item_group = r->item_group;
+  p.item_end = r->item_end;
+  p.num_items = r->num_items;
+  p.a_offsets = st.a_offsets;
+  p.a_topic = st.a_topic;
+  p.a_count = st.a_count;
+  draw_set_model(&p, st.b, st.inv, st.b_next, r->shape.row_floats, st.num_topics, st.alpha, st.beta, st.seed,
+                 iteration);
+  p.z = st.z; /* in place: a draw reads the counts, never another token's topic */
+  p.next_item = r->next_item;
+  p.scratch = r->scratch;
+  p.token_base = st.token_base;
+  SK_LDA_CUDA_TRY(draw_launch(p, r->shape, 0), "drawing the topics");
+  return 0;
+}
+
+// The sweep: B_hat's denominators, the draws, the epilogue, A.
+int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+  resident *r = (resident *)s->state;
+  if (sweep_start(&r->base, iteration, err) != 0 || state_inverse(&r->base.state, err) != 0) return 1;
+  SK_LDA_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
+  if (sweep_mark(&r->base, 1, err) != 0 || draw(r, iteration, err) != 0 || sweep_mark(&r->base, 2, err) != 0 ||
+      state_epilogue(&r->base.state, err) != 0)
+    return 1;
+  return sweep_finish(&r->base, err);
+}
+
+void free_resident(resident *r) {
+  if (r == NULL) return;
+  release(&r->base);
+  void *const own[] = {r->plan_token, r->group_start, r->group_doc, r->item_word, r->item_group, r->item_end,
+                       r->next_item, r->scratch};
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; ++i) cudaFree(own[i]);
+  free(r);
+}
+
+void destroy(sk_lda_sampler *s) { free_resident((resident *)s->state); }
+
+// create's work once r is prepared: the dense part against the budget, the plan, its exact bytes, the
+// arrays, the uploads. Returns SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it.
+int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
+          sk_lda_error *err) {
+  uint64_t budget = 0;
+  if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
+  char what[160];
+  describe(m, what, sizeof what);
+  device_arrays dense;
+  list_arrays(r, 0, 0, &dense);
+  sk_lda_sampler_fit fit;
+  fit_answer(&fit, dense.bytes(), budget, what);  /* before the plan's host work */
+  if (!fit.fits) return sk_lda_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  sk_lda_pdow_plan plan;
+  if (sk_lda_pdow_plan_build(m->corpus, o->chunk_tokens, r->item_tokens, &plan, err) != 0) return 1;
+  r->num_groups = plan.num_groups;
+  r->num_items = plan.num_items;
+  device_arrays list;
+  list_arrays(r, plan.num_groups, plan.num_items, &list);
+  fit_answer(&fit, list.bytes(), budget, what);
+  int rc = fit.fits ? 0 : (sk_lda_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
+  if (rc == 0) rc = list.allocate(&r->base.allocated, err);
+  if (rc == 0) rc = state_upload(&r->base.state, m, err) || upload_plan(r, &plan, err);
+  sk_lda_pdow_plan_free(&plan);
+  return rc;
+}
+
+}  // namespace
+}  // namespace sk_lda_gpu
+
+using namespace sk_lda_gpu;
+
+extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device,
+                                         const sk_lda_esca_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
+                                         sk_lda_error *err) {
+  if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
+    return sk_lda_fail(err, "GPU ESCA fits: a pointer is NULL");
+  const sk_lda_esca_options defaults = {0, 0, 0, 0};
+  if (o == NULL) o = &defaults;
+  if (m->num_tokens > INT32_MAX) {
+    fit_cannot(fit, budget, "the resident GPU ESCA takes at most 2^31 - 1 tokens (its positions are int32)");
+    return 0;
+  }
+  resident r;
+  memset(&r, 0, sizeof r);
+  if (prepare(&r, m, device, o, NULL, err) != 0) return 1;
+  int32_t groups = 0, items = 0;
+  if (sk_lda_pdow_plan_count(m->corpus, o->chunk_tokens, r.item_tokens, &groups, &items, err) != 0) return 1;
+  device_arrays list;
+  list_arrays(&r, groups, items, &list);
+  char what[160];
+  describe(m, what, sizeof what);
+  fit_answer(fit, list.bytes(), budget, what);
+  return 0;
+}
+
+extern "C" size_t sk_lda_esca_resident_state_bytes(const sk_lda_model *m) {
+  if (m == NULL || m->corpus == NULL) return 0;
+  resident r;
+  memset(&r, 0, sizeof r);
+  lda_state &st = r.base.state;
+  st.parts = kParts;
+  st.num_topics = m->num_topics;
+  st.num_words = m->num_words;
+  st.num_docs = m->num_docs;
+  st.num_tokens = m->num_tokens;
+  st.pair_capacity = (int64_t)m->dk_start[m->num_docs];
+  device_arrays list;
+  state_arrays(&st, &list);
+  return list.bytes();
+}
+
+extern "C" int sk_lda_esca_resident_create(sk_lda_model *m, const sk_lda_device *device,
+                                           const sk_lda_esca_options *o, const sk_lda_rank_link *rank,
+                                           sk_lda_sampler **out, sk_lda_error *err) {
+  if (out == NULL) return sk_lda_fail(err, "GPU ESCA: out is NULL");
+  *out = NULL;
+  if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
+    return sk_lda_fail(err, "GPU ESCA: model NULL or not initialised");
+  const sk_lda_esca_options defaults = {0, 0, 0, 0};
+  if (o == NULL) o = &defaults;
+  resident *r = (resident *)calloc(1, sizeof *r);
+  if (r == NULL) return sk_lda_fail(err, "GPU ESCA: out of host memory");
+  char name[256];
+  int rc = begin(&r->base, device, name, sizeof name, err);
+  if (rc == 0) rc = prepare(r, m, device, o, rank, err);
+  if (rc == 0) rc = build(r, m, device, o, err);
+  if (rc == 0) rc = make_marks(&r->base, err);
+  if (rc == 0) {
+    snprintf(r->base.description, sizeof r->base.description, "ESCA (GPU %d: %s)", device->gpu, name);
+    r->base.ops.sweep = sweep;
+    r->base.ops.destroy = destroy;
+    rc = wrap(&r->base, "esca", m, device, out, err);
+  }
+  if (rc != 0) {
+    free_resident(r);
+    return rc == SK_LDA_SAMPLER_BUDGET_ERROR ? rc : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,123 @@
+// The owning GPU LDA state that every GPU sampler keeps (gpu_state.cu), and the one epilogue after the
+// draws that every sampler counting its topics apart uses. A sampler takes the parts it needs:
+//
+//   model      B (V x K int32) and n_k (K, 64-bit): every sampler
+//   documents  z (T), the document offsets (D + 1), A as CSR (per document its distinct topics,
+//              increasing, and their counts: at most min(n_d, K) pairs, rebuilt from z by samplekit's
+//              segmented count) and the segmented count's workspace: the resident samplers (the
+//              streamed one keeps z on the host and each worker's A for its chunk)
+//   next       B's next counts (V x K int32): the samplers that count the topics being drawn apart from
+//              the counts they read (ESCA's sweeps); the epilogue sums them over the ranks, takes n_k
+//              from them and swaps them with B
+//   inverse    1 / (n_k + V beta) in float (K): ESCA's B_hat rows
+//
+// The state hands the kernels their device view (its pointers); the samplers own nothing of it. Its
+// arrays are listed once (state_arrays) in the sampler's device_arrays, which both answers fits() and
+// allocates, so that the bytes a sampler says it needs are the bytes it takes.
+//
+// Errors: int functions give 0, or non-zero with err filled (cuda_check.h's messages, scope "GPU
+// sampler"); they run on the legacy default stream and make state.gpu current first where they touch
+// the device.
+#ifndef SK_LDA_GPU_STATE_CUH
+#define SK_LDA_GPU_STATE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corpus.h"
+#include "gpu/gpu_counts.h"
+#include "model.h"
+#include "sampler.h"
+
+namespace sk_lda_gpu {
+
+// One device array of a sampler: where its pointer goes, its elements and their size, what it is.
+struct device_array {
+  void **ptr;
+  size_t count, elem;
+  const char *what;
+};
+
+// A sampler's device arrays, listed once: bytes() answers fits() before anything exists, allocate()
+// makes them all (at least one element each: samplekit refuses NULL for an empty array).
+struct device_arrays {
+  static constexpr int kMax = 80;  // the streamed sampler: 4 a worker, 16 workers, and its own
+  device_array a[kMax];
+  int n = 0;
+  template <typename T>
+  void add(T **p, size_t count, const char *what) {
+    if (n < kMax) a[n] = device_array{(void **)p, count, sizeof(T), what};
+    ++n;  // past kMax: allocate() refuses, bytes() is then meaningless
+  }
+  size_t bytes() const;
+  // cudaMalloc of every array, added to *allocated; on failure the ones made stay for the caller's free.
+  int allocate(int64_t *allocated, sk_lda_error *err) const;
+};
+
+enum : unsigned {
+  kStateDocuments = 1u,
+  kStateNext = 2u,
+  kStateInverse = 4u,
+};
+
+struct lda_state {
+  int gpu;
+  unsigned parts;  // kState*, beside the model part every state has
+  int32_t num_topics, num_words, num_docs;
+  int64_t num_tokens;
+  int64_t pair_capacity;  // sum over documents of min(n_d, K): A never has more pairs
+  double alpha, beta, vbeta;
+  uint64_t seed;
+  uint64_t token_base;  // the rank link's (0 on one GPU): token t draws the uniform of token_base + t
+  sk_lda_count_sum sum;  // the rank link's sum of the next counts over the ranks (fn NULL: none)
+  // On the device (NULL where the part is not kept).
+  int32_t *b;
+  unsigned long long *n_k;
+  int32_t *doc_offsets, *z, *a_offsets;
+  uint32_t *a_topic, *a_count;
+  void *workspace;
+  size_t workspace_bytes;
+  int32_t *b_next;
+  float *inv;
+};
+
+// The shape of model m (initialised), the parts, the rank link (NULL: none) and the segmented count's
+// workspace size; nothing on the device. Fails when the documents part is asked for a corpus of more
+// than 2^31 - 1 tokens (the segmented count's int32 positions).
+int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, const sk_lda_rank_link *rank,
+               sk_lda_error *err);
+
+// Adds the state's arrays (its parts) to `list`.
+void state_arrays(lda_state *st, device_arrays *list);
+
+// Once allocated: the model's B and n_k (and, with the documents part, its z and offsets) to the
+// device, the next counts zeroed, A rebuilt from z; waits for the device.
+int state_upload(lda_state *st, const sk_lda_model *m, sk_lda_error *err);
+
+// A rebuilt from the device z (documents part), queued on the legacy default stream.
+int state_rebuild_a(lda_state *st, sk_lda_error *err);
+
+// inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
+int state_inverse(lda_state *st, sk_lda_error *err);
+
+// THE epilogue after a sweep's draws have counted the new topics into b_next (next part): the sum over
+// the ranks (the link's, which waits), n_k summed from b_next, the swap of B and b_next, the new b_next
+// zeroed for the next sweep's counts; queued on the legacy default stream.
+int state_epilogue(lda_state *st, sk_lda_error *err);
+
+// 1 when model m has the state's shape (K, V, D, T).
+int state_shape_matches(const lda_state *st, const sk_lda_model *m);
+
+// z, A (in the model's layout: document d's pairs from dk_start[d]), B and n_k into model m of the
+// state's shape (documents part); synchronous.
+int state_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err);
+
+// The device view of the counts for the metrics (documents part).
+void state_counts(const lda_state *st, sk_lda_gpu_counts *out);
+
+// Frees the state's device arrays (errors ignored: after a fault every free fails the same way).
+void state_free(lda_state *st);
+
+}  // namespace sk_lda_gpu
+
+#endif  // SK_LDA_GPU_STATE_CUH

@@ -1,0 +1,58 @@
+// What the files of sk-lda's GPU metrics (metrics_gpu.h) share: the context and its device buffers
+// (metrics_gpu_context.cu owns them), and the host helpers that the joint log-likelihood
+// (metrics_gpu_joint.cu) and the held-out score (metrics_gpu_heldout.cu) call on it. No device code:
+// each kernel lives, with its device helpers, in the one file that launches it.
+#ifndef SK_LDA_METRICS_GPU_INTERNAL_CUH
+#define SK_LDA_METRICS_GPU_INTERNAL_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corpus.h"
+#include "gpu/gpu_counts.h"
+#include "gpu/metrics_gpu.h"
+
+// A device buffer and its size, so that the context knows what it holds.
+struct sk_lda_gpu_buf {
+  void *ptr;
+  size_t bytes;
+};
+
+struct sk_lda_gpu_metrics {
+  int gpu;
+  int sm_count;
+  size_t shared_optin;  // dynamic shared memory a block may ask for
+  int64_t bytes, peak;  // device bytes held now, and the most held
+  sk_lda_gpu_buf partials;  // joint LL: one double per block of terms, then the result
+  // The test halves (set_test) and the fold-in's scratch.
+  int has_test;
+  int32_t test_words, test_docs;
+  int64_t observed_tokens, heldout_tokens;
+  sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
+  sk_lda_gpu_buf inv, scratch;
+  double *h_doc_ll;
+};
+
+namespace sk_lda_gpu {
+
+// Frees b (cudaFree's error ignored) and takes its bytes off g's count.
+void metrics_buf_free(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b);
+
+// Makes b hold at least `bytes` (at least 1), reallocating when it is smaller; the old contents go.
+int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_lda_error *err);
+
+// metrics_buf_reserve(), then a copy of `bytes` from host memory h.
+int metrics_buf_upload(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, const void *h, size_t bytes, const char *what,
+                       sk_lda_error *err);
+
+// Frees the test halves and the host copy of the document scores; g then holds no halves.
+void metrics_free_test(sk_lda_gpu_metrics *g);
+
+// 0 when the counts are usable by g (device pointers set, g's device, valid sizes), else 1 with err
+// filled; `what` names the metric.
+int metrics_check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, const char *what,
+                         sk_lda_error *err);
+
+}  // namespace sk_lda_gpu
+
+#endif  // SK_LDA_METRICS_GPU_INTERNAL_CUH

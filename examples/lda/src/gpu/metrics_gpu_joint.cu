@@ -1,0 +1,151 @@
+// sk-lda's joint log-likelihood on the GPU (sk_lda_gpu_metrics_joint_ll() of metrics_gpu.h): the
+// kernels that sum metrics.c's terms from the sampler's device counts, and their entry point.
+//
+// Every term, product and quotient is written with the _rn intrinsics in metrics.c's order, so nvcc
+// cannot fuse a multiply and an add (metrics.c is C11 without -ffast-math: gcc does not contract
+// either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
+// sequentially, here each block adds in a tree of a fixed shape, which is as deterministic and, for
+// long sums, more accurate.
+#include <cuda_runtime.h>
+
+#include <math.h>
+
+#include "gpu/cuda_check.h"
+#include "gpu/metrics_gpu.h"
+#include "gpu/metrics_gpu_internal.cuh"
+
+#define SK_LDA_CUDA_SCOPE "GPU metrics"
+
+namespace {
+
+// Joint LL: a block of 256 threads sums 4096 consecutive terms of one kind (16 a thread, strided so
+// that a warp's loads are coalesced) into one partial sum; one block then sums the partials.
+constexpr int kJointThreads = 256;
+constexpr int kJointItems = 16;
+constexpr int64_t kJointBlockTerms = (int64_t)kJointThreads * kJointItems;
+
+// The block's sum of s (blockDim.x == kJointThreads) in a fixed tree; valid in thread 0 (0 elsewhere).
+__device__ double block_sum(double s, double *tree) {
+  tree[threadIdx.x] = s;
+  for (int stride = kJointThreads / 2; stride > 0; stride >>= 1) {
+    __syncthreads();
+    if ((int)threadIdx.x < stride) tree[threadIdx.x] = __dadd_rn(tree[threadIdx.x], tree[threadIdx.x + stride]);
+  }
+  return threadIdx.x == 0 ? tree[0] : 0.0;  // tree[0] is thread 0's own last write
+}
+
+struct joint_params {
+  const int32_t *b;
+  const unsigned long long *n_k;
+  const int32_t *doc_offsets, *a_offsets;
+  const uint32_t *a_count;
+  int64_t num_b;          // V K
+  int64_t pair_slots;     // T: A never has more pairs than tokens; a_offsets[D] says how many it has
+  int32_t num_docs, num_topics;
+  int64_t blocks_b, blocks_p, blocks_d;  // the blocks of B's terms, then A's, the documents', the topics'
+  double alpha, beta, kalpha, vbeta;     // kalpha = (double)K alpha, vbeta = (double)V beta, as metrics.c
+  double lg_alpha, lg_beta, lg_kalpha, lg_vbeta;
+};
+
+// One partial sum per block of the terms of sk_lda_joint_ll_per_token(): lgamma(n_vk + beta) - lgamma(beta)
+// per nonzero n_vk, lgamma(n_dk + alpha) - lgamma(alpha) per pair of A, lgamma(K alpha) - lgamma(K alpha + n_d)
+// per document, lgamma(V beta) - lgamma(V beta + n_k) per topic.
+__global__ void joint_terms_kernel(joint_params p, double *partials) {
+  __shared__ double tree[kJointThreads];
+  const int64_t block = blockIdx.x;
+  double s = 0.0;
+  if (block < p.blocks_b) {
+    const int64_t base = block * kJointBlockTerms;
+#pragma unroll
+    for (int j = 0; j < kJointItems; ++j) {
+      const int64_t i = base + (int64_t)j * kJointThreads + threadIdx.x;
+      const int32_t c = i < p.num_b ? p.b[i] : 0;
+      if (c != 0) s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)c, p.beta)), p.lg_beta));
+    }
+  } else if (block < p.blocks_b + p.blocks_p) {
+    const int64_t base = (block - p.blocks_b) * kJointBlockTerms;
+    const int64_t pairs = p.a_offsets[p.num_docs];
+    for (int j = 0; j < kJointItems; ++j) {
+      const int64_t i = base + (int64_t)j * kJointThreads + threadIdx.x;
+      if (i < pairs) s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)p.a_count[i], p.alpha)), p.lg_alpha));
+    }
+  } else if (block < p.blocks_b + p.blocks_p + p.blocks_d) {
+    const int64_t base = (block - p.blocks_b - p.blocks_p) * kJointBlockTerms;
+    for (int j = 0; j < kJointItems; ++j) {
+      const int64_t d = base + (int64_t)j * kJointThreads + threadIdx.x;
+      if (d < p.num_docs) {
+        const int32_t n = p.doc_offsets[d + 1] - p.doc_offsets[d];
+        s = __dadd_rn(s, __dsub_rn(p.lg_kalpha, lgamma(__dadd_rn(p.kalpha, (double)n))));
+      }
+    }
+  } else {
+    const int64_t base = (block - p.blocks_b - p.blocks_p - p.blocks_d) * kJointBlockTerms;
+    for (int j = 0; j < kJointItems; ++j) {
+      const int64_t k = base + (int64_t)j * kJointThreads + threadIdx.x;
+      if (k < p.num_topics)
+        s = __dadd_rn(s, __dsub_rn(p.lg_vbeta, lgamma(__dadd_rn(p.vbeta, (double)(long long)p.n_k[k]))));
+    }
+  }
+  s = block_sum(s, tree);
+  if (threadIdx.x == 0) partials[block] = s;
+}
+
+// *out = the sum of partials[0 .. n), in a fixed order (one block).
+__global__ void sum_kernel(const double *partials, int64_t n, double *out) {
+  __shared__ double tree[kJointThreads];
+  double s = 0.0;
+  for (int64_t i = threadIdx.x; i < n; i += kJointThreads) s = __dadd_rn(s, partials[i]);
+  s = block_sum(s, tree);
+  if (threadIdx.x == 0) *out = s;
+}
+
+}  // namespace
+
+extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, double *ll_per_token,
+                                           sk_lda_error *err) {
+  if (g == NULL || c == NULL || ll_per_token == NULL) return sk_lda_fail(err, "GPU metrics: joint LL: a pointer is NULL");
+  if (sk_lda_gpu::metrics_check_counts(g, c, "joint LL", err) != 0) return 1;
+  if (c->num_tokens == 0) {
+    *ll_per_token = NAN;  // as sk_lda_joint_ll_per_token()
+    return 0;
+  }
+  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
+  (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
+  joint_params p;
+  p.b = c->b;
+  p.n_k = c->n_k;
+  p.doc_offsets = c->doc_offsets;
+  p.a_offsets = c->a_offsets;
+  p.a_count = c->a_count;
+  p.num_b = (int64_t)c->num_words * (int64_t)c->num_topics;
+  p.pair_slots = c->num_tokens;
+  p.num_docs = c->num_docs;
+  p.num_topics = c->num_topics;
+  p.blocks_b = (p.num_b + kJointBlockTerms - 1) / kJointBlockTerms;
+  p.blocks_p = (p.pair_slots + kJointBlockTerms - 1) / kJointBlockTerms;
+  p.blocks_d = ((int64_t)p.num_docs + kJointBlockTerms - 1) / kJointBlockTerms;
+  const int64_t blocks_k = ((int64_t)p.num_topics + kJointBlockTerms - 1) / kJointBlockTerms;
+  const int64_t blocks = p.blocks_b + p.blocks_p + p.blocks_d + blocks_k;
+  p.alpha = c->alpha;
+  p.beta = c->beta;
+  p.kalpha = (double)c->num_topics * c->alpha;
+  p.vbeta = (double)c->num_words * c->beta;
+  // The constants from the C library, as metrics.c takes them (lgamma writes signgam: one caller at a time).
+  p.lg_alpha = lgamma(c->alpha);
+  p.lg_beta = lgamma(c->beta);
+  p.lg_kalpha = lgamma(p.kalpha);
+  p.lg_vbeta = lgamma(p.vbeta);
+  if (blocks > INT32_MAX) return sk_lda_fail(err, "GPU metrics: joint LL: %lld blocks of terms", (long long)blocks);
+  if (sk_lda_gpu::metrics_buf_reserve(g, &g->partials, (size_t)(blocks + 1) * sizeof(double),
+                                      "allocating the partial sums", err) != 0)
+    return 1;
+  double *partials = (double *)g->partials.ptr;
+  joint_terms_kernel<<<(unsigned)blocks, kJointThreads>>>(p, partials);
+  SK_LDA_LAUNCH_CHECK("summing the joint LL's terms");
+  sum_kernel<<<1, kJointThreads>>>(partials, blocks, partials + blocks);
+  SK_LDA_LAUNCH_CHECK("summing the joint LL's partial sums");
+  double sum = 0.0;
+  SK_LDA_CUDA_TRY(cudaMemcpy(&sum, partials + blocks, sizeof sum, cudaMemcpyDeviceToHost), "computing the joint LL");
+  *ll_per_token = sum / (double)c->num_tokens;
+  return 0;
+}
