@@ -113,10 +113,8 @@ int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_lda_error *err) {
   const int32_t *host[kPlanArrays] = {plan->panel_pos, plan->panel_word, plan->words, plan->order, plan->doc, plan->local};
   const size_t count[kPlanArrays] = {P + 1, P + 1, W, T, T, T};
   for (int i = 0; i < kPlanArrays; ++i)
-    if (count[i] > 0)
-      SK_LDA_CUDA_TRY(cudaMemcpy(a->plan[i], host[i], count[i] * sizeof(int32_t), cudaMemcpyHostToDevice),
-                      "copying AGA's plan");
-  if (P > 0) SK_LDA_CUDA_TRY(cudaMemcpy(a->flags, plan->panel_flags, P, cudaMemcpyHostToDevice), "copying AGA's plan");
+    if (upload_array(a->plan[i], host[i], count[i], "copying AGA's plan", err) != 0) return 1;
+  if (upload_array(a->flags, plan->panel_flags, P, "copying AGA's plan", err) != 0) return 1;
   a->num_batches = plan->num_batches;
   a->h_batch_doc = (int32_t *)malloc((B + 1) * sizeof *a->h_batch_doc);
   a->h_batch_panel = (int32_t *)malloc((B + 1) * sizeof *a->h_batch_panel);

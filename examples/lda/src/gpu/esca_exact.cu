@@ -99,12 +99,8 @@ int build(exact *x, const sk_lda_model *m, const sk_lda_device *device, sk_lda_e
   if (!fit.fits) return sk_lda_fail(err, "GPU ESCA: %s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   device_arrays list;
   list_arrays(x, &list);
-  if (list.allocate(&x->base.allocated, err) != 0 || state_upload(&x->base.state, m, err) != 0) return 1;
-  if (m->num_tokens > 0)
-    SK_LDA_CUDA_TRY(cudaMemcpy(x->tokens, m->corpus->tokens, (size_t)m->num_tokens * sizeof *x->tokens,
-                               cudaMemcpyHostToDevice),
-                    "copying the tokens");
-  return 0;
+  return list.allocate(&x->base.allocated, err) || state_upload(&x->base.state, m, err) ||
+         upload_array(x->tokens, m->corpus->tokens, (size_t)m->num_tokens, "copying the tokens", err);
 }
 
 }  // namespace

@@ -74,21 +74,14 @@ void describe(const sk_lda_model *m, char *what, size_t cap) {
            (long long)m->num_tokens);
 }
 
-template <typename T>
-int upload(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
-  if (count == 0) return 0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice), what);
-  return 0;
-}
-
 int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
   const size_t T = (size_t)plan->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
-  return upload(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
-         upload(r->group_start, plan->group_start, G + 1, "copying the groups", err) ||
-         upload(r->group_doc, plan->group_doc, G, "copying the groups", err) ||
-         upload(r->item_word, plan->item_word, I, "copying the items", err) ||
-         upload(r->item_group, plan->item_group, I, "copying the items", err) ||
-         upload(r->item_end, plan->item_end, I, "copying the items", err);
+  return upload_array(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
+         upload_array(r->group_start, plan->group_start, G + 1, "copying the groups", err) ||
+         upload_array(r->group_doc, plan->group_doc, G, "copying the groups", err) ||
+         upload_array(r->item_word, plan->item_word, I, "copying the items", err) ||
+         upload_array(r->item_group, plan->item_group, I, "copying the items", err) ||
+         upload_array(r->item_end, plan->item_end, I, "copying the items", err);
 }
 
 // The draws of one sweep (between marks 1 and 2): every token of the plan, B's next counts.

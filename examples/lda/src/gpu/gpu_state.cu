@@ -40,13 +40,6 @@ int segc_fail(sk_lda_error *err, const char *what, sk_status st) {
 }
 
 template <typename T>
-int upload_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
-  if (count == 0) return 0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice), what);
-  return 0;
-}
-
-template <typename T>
 int download_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
   if (count == 0) return 0;
   SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost), what);
@@ -92,6 +85,12 @@ int a_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err) {
 }
 
 }  // namespace
+
+int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_lda_error *err) {
+  if (bytes == 0) return 0;
+  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), what);
+  return 0;
+}
 
 size_t device_arrays::bytes() const {
   size_t sum = 0;

@@ -54,6 +54,15 @@ struct device_arrays {
   int allocate(int64_t *allocated, sk_lda_error *err) const;
 };
 
+// cudaMemcpy of `bytes` from host to device (nothing when 0); a failure names `what`. Every sampler's
+// uploads go through it (upload_array below).
+int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_lda_error *err);
+
+template <typename T>
+int upload_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
+  return upload_bytes(dst, src, count * sizeof(T), what, err);
+}
+
 enum : unsigned {
   kStateDocuments = 1u,
   kStateNext = 2u,
