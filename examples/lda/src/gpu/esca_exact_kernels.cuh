@@ -1,7 +1,7 @@
 // The kernels of GPU ESCA's exact sweep (esca_exact_kernels.cu), for the oracle sampler (esca_exact.h):
-// the CPU ESCA's chain (esca.c) bit for bit, a thread per token in double. Slow (a word table of V x K doubles per sweep, the
-// document's sparse sums walked by one thread), it is the oracle the tests hold the GPU counts and
-// the resident and streamed samplers' plumbing against.
+// the CPU ESCA's chain (esca.c) bit for bit, a thread per token in double. Slow (a word table of V x K
+// doubles per sweep, the document's sparse sums walked by one thread), it is the oracle the tests hold
+// the GPU counts and the resident and streamed samplers' plumbing against.
 //
 // Bit-exactness rests on three things. (1) The uniforms: sk_rng_uniform_f64() is one host/device
 // function (samplekit/rng.h), so token t gets the same double on both sides. (2) The doubles: every
