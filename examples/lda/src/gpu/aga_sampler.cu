@@ -110,7 +110,8 @@ void answer(aga *a, const sk_lda_model *m, const sk_lda_aga_plan_sizes &sz, uint
 int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_lda_error *err) {
   const size_t T = (size_t)plan->num_tokens, B = (size_t)plan->num_batches;
   const size_t P = (size_t)plan->num_panels, W = (size_t)plan->num_panel_words;
-  const int32_t *host[kPlanArrays] = {plan->panel_pos, plan->panel_word, plan->words, plan->order, plan->doc, plan->local};
+  const int32_t *host[kPlanArrays] = {plan->panel_pos, plan->panel_word, plan->words,
+                                      plan->order,     plan->doc,        plan->local};
   const size_t count[kPlanArrays] = {P + 1, P + 1, W, T, T, T};
   for (int i = 0; i < kPlanArrays; ++i)
     if (upload_array(a->plan[i], host[i], count[i], "copying AGA's plan", err) != 0) return 1;

@@ -72,8 +72,10 @@ int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, s
                                                   fixed, budget, &plan, &bad_row, &bad_bytes);
     if (st == SK_ERROR_INVALID_VALUE && bad_bytes != 0) {
       if (bad_row < 0) {
-        snprintf(why, cap, "GPU ESCA (streamed): the budget leaves %zu bytes for each of %d workers, less than a "
-                 "chunk's fixed %zu bytes; raise --device-memory or use fewer --workers", per_worker, l->workers, fixed);
+        snprintf(why, cap,
+                 "GPU ESCA (streamed): the budget leaves %zu bytes for each of %d workers, less than a chunk's "
+                 "fixed %zu bytes; raise --device-memory or use fewer --workers",
+                 per_worker, l->workers, fixed);
         return kShort;
       }
       const long long n = (long long)(m->corpus->doc_offsets[bad_row + 1] - m->corpus->doc_offsets[bad_row]);

@@ -69,7 +69,8 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   const int32_t G = s->plan.num_groups[k], I = s->plan.num_items[k];
   int32_t *z = (int32_t *)view->d_arrays[0];
   const int32_t *packed = (const int32_t *)view->d_arrays[1];
-  if (cudaStreamWaitEvent(stream, s->ready, 0) != cudaSuccess || cudaEventRecord(s->marks[3 * k], stream) != cudaSuccess)
+  if (cudaStreamWaitEvent(stream, s->ready, 0) != cudaSuccess ||
+      cudaEventRecord(s->marks[3 * k], stream) != cudaSuccess)
     return SK_ERROR_CUDA;
   sk_status sc = sk_segmented_count_u32(view->d_row_offsets, rows, n, (const uint32_t *)z, NULL, st.num_topics,
                                         s->a_offsets[w], s->a_topic[w], s->a_count[w], n, s->workspace[w],
@@ -358,8 +359,9 @@ extern "C" int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device 
     s->base.streamed = 1;
     s->base.to_model = to_model;
     s->base.stats.prepare_seconds = wall_now() - t0;
-    snprintf(s->base.description, sizeof s->base.description, "ESCA (GPU %d: %s; streamed in %lld chunks by %d workers)",
-             device->gpu, name, (long long)s->base.stats.chunks, s->workers);
+    snprintf(s->base.description, sizeof s->base.description,
+             "ESCA (GPU %d: %s; streamed in %lld chunks by %d workers)", device->gpu, name,
+             (long long)s->base.stats.chunks, s->workers);
     s->base.ops.sweep = sweep;
     s->base.ops.destroy = destroy;
     s->base.ops.stats = stats;

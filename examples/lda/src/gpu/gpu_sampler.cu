@@ -78,8 +78,9 @@ void fit_answer(sk_lda_sampler_fit *fit, uint64_t needed, uint64_t budget, const
   fit->available_bytes = budget;
   fit->fits = needed <= budget;
   if (!fit->fits)
-    snprintf(fit->why, sizeof fit->why, "%s needs %llu bytes of GPU memory (%.2f GB) but the budget is %llu bytes (%.2f GB)",
-             what, (unsigned long long)needed, (double)needed / 1e9, (unsigned long long)budget, (double)budget / 1e9);
+    snprintf(fit->why, sizeof fit->why,
+             "%s needs %llu bytes of GPU memory (%.2f GB) but the budget is %llu bytes (%.2f GB)", what,
+             (unsigned long long)needed, (double)needed / 1e9, (unsigned long long)budget, (double)budget / 1e9);
 }
 
 void fit_cannot(sk_lda_sampler_fit *fit, uint64_t budget, const char *why) {
