@@ -25,7 +25,7 @@ typedef struct ranked {
   sk_lda_sampler *inner; /* their GPU ESCA sampler; NULL when the part has no token */
   size_t vk;            /* V x K */
   int stopped;          /* rank 0: the other ranks were told to stop */
-  char description[600];
+  char description[1400]; /* the inner description and why it was chosen, then the ranks */
 } ranked;
 
 /* This rank's part of a sweep: its draws and the sum of B (or, without tokens, zeros into the sum). */
@@ -131,13 +131,13 @@ static int make_part(ranked *r, const sk_lda_model *m, sk_lda_error *err) {
 }
 
 /* The rank's GPU ESCA sampler, chosen from the table (resident or streamed) with the rank's link. */
-static int make_inner(ranked *r, const sk_lda_sampler_request *req, const sk_lda_device *device, char *why,
-                      sk_lda_error *err) {
+static int make_inner(ranked *r, const sk_lda_sampler_request *req, const sk_lda_device *device,
+                      sk_lda_sampler_choice *choice, sk_lda_error *err) {
   const int rank = r->ctx.rank;
   if (r->tok_begin[rank + 1] == r->tok_begin[rank]) return 0; /* no token: no sampler */
   const sk_lda_rank_link link = {(uint64_t)r->tok_begin[rank], sk_lda_ranks_comm_count_sum(r->comm)};
   const sk_lda_sampler_request inner = {SK_LDA_SAMPLER_ESCA, 0, req->options, &link};
-  return sk_lda_sampler_create_for(&inner, &r->model, device, &r->inner, why, err);
+  return sk_lda_sampler_create_for(&inner, &r->model, device, &r->inner, choice, err);
 }
 
 int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sampler_request *req, sk_lda_model *m,
@@ -170,8 +170,10 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
     rc = sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, R, ctx->gpu, ctx->timeout_seconds, &r->comm, err);
     r->owns_comm = rc == 0;
   }
-  char why[600] = "";
-  if (rc == 0) rc = make_inner(r, req, device, why, err);
+  sk_lda_sampler_choice choice;
+  memset(&choice, 0, sizeof choice); /* a rank without tokens chooses nothing */
+  if (rc == 0) rc = make_inner(r, req, device, &choice, err);
+  const char *why = choice.why;
   if (rc != 0) {
     ranked_free(r);
     return rc;

@@ -471,13 +471,10 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
     r->sampler = SK_LDA_SAMPLER_ESCA;
   } else {
     sk_lda_sampler_choice choice;
-    made = sk_lda_sampler_choose(&req, m, &device, &choice, &err);
-    if (made != 0) {
-      made = choice.unfit ? SK_LDA_SAMPLER_BUDGET_ERROR : 1;
-    } else {
+    made = sk_lda_sampler_create_for(&req, m, &device, s, &choice, &err);
+    if (made == 0) {
       r->sampler = choice.entry->kind;
       snprintf(why, sizeof choice.why, "%s", choice.why);
-      made = choice.entry->create(m, &device, req.options, NULL, s, &err);
     }
   }
   if (made == 0) return SK_LDA_EXIT_OK;

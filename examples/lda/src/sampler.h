@@ -257,10 +257,10 @@ int sk_lda_sampler_choose(const sk_lda_sampler_request *req, const sk_lda_model 
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
                           sk_lda_error *err);
 
-/* sk_lda_sampler_create() for a whole request; *why (when not NULL, at least 600 bytes) gets the choice's
-   reason. */
+/* sk_lda_sampler_create() for a whole request; *choice (when not NULL) gets the choice it made: the entry
+   that runs (its kind is what a checkpoint records) and why. */
 int sk_lda_sampler_create_for(const sk_lda_sampler_request *req, sk_lda_model *m, const sk_lda_device *device,
-                              sk_lda_sampler **out, char *why, sk_lda_error *err);
+                              sk_lda_sampler **out, sk_lda_sampler_choice *choice, sk_lda_error *err);
 
 /* What the creates return when the device budget (device_memory, or the free memory) cannot hold the
    sampler, or no sampler can run the model's shape: the input is at fault (sk-lda exits 2); every other

@@ -259,14 +259,13 @@ int sk_lda_sampler_choose(const sk_lda_sampler_request *req, const sk_lda_model 
 }
 
 int sk_lda_sampler_create_for(const sk_lda_sampler_request *req, sk_lda_model *m, const sk_lda_device *device,
-                              sk_lda_sampler **out, char *why, sk_lda_error *err) {
+                              sk_lda_sampler **out, sk_lda_sampler_choice *choice, sk_lda_error *err) {
   if (out == NULL) return sk_lda_fail(err, "sampler: out is NULL");
   *out = NULL;
-  sk_lda_sampler_choice choice;
-  if (sk_lda_sampler_choose(req, m, device, &choice, err) != 0)
-    return choice.unfit ? SK_LDA_SAMPLER_BUDGET_ERROR : 1;
-  if (why != NULL) snprintf(why, sizeof choice.why, "%s", choice.why);
-  return choice.entry->create(m, device, req->options, req->rank, out, err);
+  sk_lda_sampler_choice local;
+  sk_lda_sampler_choice *c = choice != NULL ? choice : &local;
+  if (sk_lda_sampler_choose(req, m, device, c, err) != 0) return c->unfit ? SK_LDA_SAMPLER_BUDGET_ERROR : 1;
+  return c->entry->create(m, device, req->options, req->rank, out, err);
 }
 
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,

@@ -129,7 +129,7 @@ int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_lda_error *err) {
 int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   aga *a = (aga *)s->state;
   const lda_state &st = a->base.state;
-  if (sweep_start(&a->base, iteration, err) != 0 || sweep_mark(&a->base, 1, err) != 0) return 1;
+  if (sweep_start(&a->base, err) != 0 || sweep_mark(&a->base, 1, err) != 0) return 1;
   aga_params p;
   p.panel_pos = a->plan[0];
   p.panel_word = a->plan[1];

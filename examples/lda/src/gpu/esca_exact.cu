@@ -49,7 +49,7 @@ void answer(exact *x, const sk_lda_model *m, uint64_t budget, sk_lda_sampler_fit
 int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   exact *x = (exact *)s->state;
   lda_state &st = x->base.state;
-  if (sweep_start(&x->base, iteration, err) != 0) return 1;
+  if (sweep_start(&x->base, err) != 0) return 1;
   SK_LDA_CUDA_TRY(exact_inv_launch(st.n_k, st.num_topics, st.vbeta, x->inv, 0), "computing inv");
   SK_LDA_CUDA_TRY(exact_tables_launch(st.b, x->inv, st.num_words, st.num_topics, st.beta, x->cum, 0),
                   "building the word tables");

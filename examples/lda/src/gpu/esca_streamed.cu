@@ -229,8 +229,6 @@ int add_times(streamed *s, sk_lda_error *err) {
 // The sweep: the inverse, every chunk through the pipeline, the epilogue.
 int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_lda_error *err) {
   streamed *s = (streamed *)sampler->state;
-  if (iteration >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "GPU sweep: iteration %llu is too large", (unsigned long long)iteration);
   SK_LDA_CUDA_TRY(cudaSetDevice(s->base.state.gpu), "selecting the GPU");
   const double t0 = wall_now();
   SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");

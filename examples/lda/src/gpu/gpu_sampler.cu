@@ -66,7 +66,6 @@ int is_gpu_sampler(const sk_lda_sampler *s) { return s != NULL && s->ops != NULL
 int begin(gpu_sampler *g, const sk_lda_device *device, char *name, size_t cap, sk_lda_error *err) {
   memset(g, 0, sizeof *g);
   g->to_model = resident_to_model;
-  g->stats.sample_seconds = g->stats.tables_seconds = g->stats.a_seconds = g->stats.b_seconds = 0.0;
   if (device == NULL || device->kind != SK_LDA_DEVICE_GPU)
     return sk_lda_fail(err, "GPU sampler: the device is not a resolved GPU (sk_lda_device_resolve)");
   return sk_lda_gpu_probe(device->gpu, name, cap, err);
@@ -97,9 +96,7 @@ int make_marks(gpu_sampler *g, sk_lda_error *err) {
   return 0;
 }
 
-int sweep_start(gpu_sampler *g, uint64_t iteration, sk_lda_error *err) {
-  if (iteration >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "GPU sweep: iteration %llu is too large", (unsigned long long)iteration);
+int sweep_start(gpu_sampler *g, sk_lda_error *err) {
   SK_LDA_CUDA_TRY(cudaSetDevice(g->state.gpu), "selecting the GPU");
   return sweep_mark(g, 0, err);
 }

@@ -50,7 +50,8 @@ void fit_cannot(sk_lda_sampler_fit *fit, uint64_t budget, const char *why);
 
 // The sweep's events (resident samplers).
 int make_marks(gpu_sampler *g, sk_lda_error *err);
-int sweep_start(gpu_sampler *g, uint64_t iteration, sk_lda_error *err);
+// The device current and mark 0. (The seam, sk_lda_sampler_sweep(), has refused reserved iterations.)
+int sweep_start(gpu_sampler *g, sk_lda_error *err);
 int sweep_mark(gpu_sampler *g, int mark, sk_lda_error *err);
 int sweep_finish(gpu_sampler *g, sk_lda_error *err);
 
