@@ -162,6 +162,22 @@ static inline void bench_unknown_option(const char *arg, void (*usage)(FILE *)) 
   exit(BENCH_EXIT_USAGE);
 }
 
+// The whole command line of a chain benchmark (the warp and block pairs): --iters N (1 to max_iters, into
+// *iters), --device D (into *device), --csv FILE and --help; anything else is bench_unknown_option().
+static inline void bench_parse_chain_options(int argc, char **argv, void (*usage)(FILE *), int max_iters,
+                                             int *iters, int *device, const char **csv_path) {
+  for (int i = 1; i < argc; ++i) {
+    if (bench_common_option(argc, argv, &i, usage, csv_path)) continue;
+    if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
+      if (!bench_parse_int(argv[++i], 1, max_iters, iters)) bench_bad_value("--iters", argv[i], usage);
+    } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+      if (!bench_parse_int(argv[++i], 0, 1 << 16, device)) bench_bad_value("--device", argv[i], usage);
+    } else {
+      bench_unknown_option(argv[i], usage);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Report.
 

@@ -9,6 +9,13 @@
 // All host buffers are pinned (as a streaming pipeline's staging buffers are). The device order is
 // checked against the host order, bit for bit, before anything is timed; a mismatch exits 1.
 //
+// Then the order's groups and items (issue 30: ESCA's work units), with the chunk cut into rows
+// (documents) of 1 to 2 --row-tokens - 1 tokens: on the host, sk_csr_chunk_order_rows_host,
+// sk_csr_chunk_groups_count_host and sk_csr_chunk_groups_host (one thread, wall clock: what sk-lda's
+// plan does for a chunk, the order included), against sk_csr_chunk_groups_device after the device
+// order (CUDA events, the groups alone; the order's own row is above); the device's groups and items
+// are checked against the host's, bit for bit, before they are timed.
+//
 // Words are Zipf-shaped (rank r with probability proportional to 1 / (r + 1)^s, ranks mapped to word
 // ids by a fixed random permutation), generated on the GPU from a counter-based hash.
 #include <cuda_runtime.h>
@@ -41,6 +48,8 @@
 #define BENCH_SEED 0x5eed0c5a0004ull
 #define BENCH_DEFAULT_ZIPF 1.07
 #define BENCH_MAX_LIST 8
+#define BENCH_DEFAULT_ROW_TOKENS 200
+#define BENCH_DEFAULT_ITEM_TOKENS 512
 
 // ---------------------------------------------------------------------------------------------------
 // Token generation on the device: a uniform double from two hashes of (seed, i), then the inverse
@@ -73,29 +82,35 @@ typedef struct bench_options {
   int cols[BENCH_MAX_LIST];
   double zipf;
   int runs, host_runs, device;
+  int row_tokens, item_tokens;
   const char *csv_path;
 } bench_options;
 
 static void bench_usage(FILE *f) {
   fprintf(f,
           "usage: bench_csr_chunk_order [--tokens N1,N2,...] [--cols V1,V2,...] [--zipf S] [--runs R]\n"
-          "                             [--host-runs H] [--device D] [--csv FILE] [--help]\n"
+          "                             [--host-runs H] [--row-tokens L] [--item-tokens I] [--device D]\n"
+          "                             [--csv FILE] [--help]\n"
           "\n"
           "The PDOW order of one chunk: sk_csr_chunk_order_host (one CPU thread) against\n"
-          "sk_csr_chunk_order_device, with the host<->device transfers each one implies.\n"
+          "sk_csr_chunk_order_device, with the host<->device transfers each one implies; then the\n"
+          "order's groups and items: sk_csr_chunk_order_rows_host + sk_csr_chunk_groups_count_host +\n"
+          "sk_csr_chunk_groups_host against sk_csr_chunk_groups_device (after the device order).\n"
           "\n"
           "  --tokens LIST  tokens per chunk, comma-separated, 1 to 2^31 - 1 (default 1000000,10000000,100000000)\n"
           "  --cols LIST    vocabulary sizes V, comma-separated, 1 to 2^24 (default 100000,140000)\n"
           "  --zipf S       Zipf exponent of the word frequencies, 0 (uniform) to 3 (default %.2f)\n"
           "  --runs R       timed device runs (order and copies), %d to %d (default %d); the median\n"
           "  --host-runs H  timed host runs after one warm-up run, 1 to %d (default %d); the median\n"
+          "  --row-tokens L mean tokens of a row (document): rows of 1 to 2 L - 1, 1 to 10^6 (default %d)\n"
+          "  --item-tokens I  the groups' item_tokens, 1 to 2^31 - 1 (default %d)\n"
           "  --device D     CUDA device (default 0)\n"
           "  --csv FILE     also write the results to FILE as CSV\n"
           "  --help         print this and exit\n"
           "\n"
           "Exit status: 0 done, 1 a check or CUDA failed, 2 bad usage, 77 no GPU.\n",
           BENCH_DEFAULT_ZIPF, BENCH_MIN_RUNS, BENCH_MAX_RUNS, BENCH_DEFAULT_RUNS, BENCH_MAX_HOST_RUNS,
-          BENCH_DEFAULT_HOST_RUNS);
+          BENCH_DEFAULT_HOST_RUNS, BENCH_DEFAULT_ROW_TOKENS, BENCH_DEFAULT_ITEM_TOKENS);
 }
 
 static void bench_parse_args(int argc, char **argv, bench_options *opt) {
@@ -106,6 +121,8 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->zipf = BENCH_DEFAULT_ZIPF;
   opt->runs = BENCH_DEFAULT_RUNS;
   opt->host_runs = BENCH_DEFAULT_HOST_RUNS;
+  opt->row_tokens = BENCH_DEFAULT_ROW_TOKENS;
+  opt->item_tokens = BENCH_DEFAULT_ITEM_TOKENS;
   opt->device = 0;
   opt->csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -131,6 +148,12 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     } else if (strcmp(a, "--host-runs") == 0 && has_value) {
       if (!bench_parse_ll(argv[++i], 1, BENCH_MAX_HOST_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->host_runs = (int)v;
+    } else if (strcmp(a, "--row-tokens") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], 1, 1000000, &v)) bench_bad_value(a, argv[i], bench_usage);
+      opt->row_tokens = (int)v;
+    } else if (strcmp(a, "--item-tokens") == 0 && has_value) {
+      if (!bench_parse_ll(argv[++i], 1, INT32_MAX, &v)) bench_bad_value(a, argv[i], bench_usage);
+      opt->item_tokens = (int)v;
     } else if (strcmp(a, "--device") == 0 && has_value) {
       if (!bench_parse_ll(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->device = (int)v;
@@ -150,6 +173,9 @@ typedef struct bench_result {
   int token_copies;          // inputs the device runs rotate through
   size_t workspace_bytes;
   bench_stats host, device, h2d_tokens, h2d_order, d2h_order;
+  long long rows, groups, items;  // the groups and items of the chunk cut into rows
+  size_t groups_workspace_bytes;
+  bench_stats host_groups, device_groups;
 } bench_result;
 
 typedef struct bench_context {
@@ -200,6 +226,18 @@ static void bench_make_tokens(const bench_options *opt, size_t n, int v, int32_t
   BENCH_CUDA(cudaFree(d_word));
 }
 
+// Row offsets that cut n tokens into rows of 1 to 2 row_tokens - 1 tokens (the last one shorter), from a
+// fixed hash: the same rows for the same arguments.
+static std::vector<int64_t> bench_make_rows(size_t n, int row_tokens) {
+  std::vector<int64_t> off(1, 0);
+  uint32_t r = 0;
+  while ((size_t)off.back() < n) {
+    const int64_t len = 1 + (int64_t)(bench_hash_u32(r++ ^ 0x2d0c5u) % (uint32_t)(2 * row_tokens - 1));
+    off.push_back(std::min<int64_t>((int64_t)n, off.back() + len));
+  }
+  return off;
+}
+
 static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   const bench_options *opt = &ctx->opt;
   const size_t n = (size_t)num_tokens;
@@ -211,11 +249,16 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   const int bits = bench_bit_length((uint32_t)(v - 1));  // v >= 1
   r.passes = (bits + 7) / 8;
   BENCH_SK(sk_csr_chunk_order_device_workspace_size(num_tokens, v, &r.workspace_bytes));
+  BENCH_SK(sk_csr_chunk_groups_device_workspace_size(num_tokens, &r.groups_workspace_bytes));
+  const std::vector<int64_t> row_off = bench_make_rows(n, opt->row_tokens);
+  r.rows = (long long)row_off.size() - 1;
   // Inputs rotated through more than twice the L2 (only the tokens: the outputs and the workspace are
   // the same buffers run after run, as in a training loop).
   const size_t l2 = (size_t)ctx->prop.l2CacheSize;
   r.token_copies = token_bytes > 2 * l2 ? 1 : (int)std::min<size_t>(64, 2 * l2 / token_bytes + 2);
-  const size_t need = (size_t)r.token_copies * token_bytes + 2 * token_bytes + offset_bytes + r.workspace_bytes;
+  const size_t groups_bytes = 5 * token_bytes + 4 + 16 + row_off.size() * sizeof(int64_t) + r.groups_workspace_bytes;
+  const size_t need =
+      (size_t)r.token_copies * token_bytes + 2 * token_bytes + offset_bytes + r.workspace_bytes + groups_bytes;
   size_t free_bytes = 0, total_bytes = 0;
   BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   printf("\n%lld tokens, V = %d (%d bits, %d radix passes of 8 bits), Zipf s = %.2f; workspace %.1f MB; device "
@@ -289,6 +332,82 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
     BENCH_CUDA(cudaMemcpyAsync(h_check_offsets, d_offsets, offset_bytes, cudaMemcpyDeviceToHost, 0));
   });
 
+  // Groups and items of the chunk cut into rows: the host's (the order with rows, the count, the build:
+  // what sk-lda's plan does for a chunk), then the device's (after the device order), checked first.
+  int64_t h_groups = 0, h_items = 0;
+  std::vector<int32_t> h_rows_perm(n + 1), h_position_row(n + 1);
+  std::vector<int64_t> h_rows_offsets((size_t)v + 1);
+  BENCH_SK(sk_csr_chunk_order_rows_host(row_off.data(), r.rows, h_tokens, num_tokens, v, h_rows_perm.data(),
+                                        h_position_row.data(), h_rows_offsets.data()));
+  BENCH_SK(sk_csr_chunk_groups_count_host(h_position_row.data(), num_tokens, v, h_rows_offsets.data(),
+                                          opt->item_tokens, &h_groups, &h_items));
+  std::vector<int32_t> hg_start((size_t)h_groups + 1), hg_row((size_t)h_groups + 1), hi_word((size_t)h_items + 1),
+      hi_group((size_t)h_items + 1), hi_end((size_t)h_items + 1);
+  std::vector<double> groups_ms((size_t)opt->host_runs);
+  for (int i = -1; i < opt->host_runs; ++i) {
+    int64_t g = 0, it = 0;
+    const double t0 = bench_now_ms();
+    BENCH_SK(sk_csr_chunk_order_rows_host(row_off.data(), r.rows, h_tokens, num_tokens, v, h_rows_perm.data(),
+                                          h_position_row.data(), h_rows_offsets.data()));
+    BENCH_SK(sk_csr_chunk_groups_count_host(h_position_row.data(), num_tokens, v, h_rows_offsets.data(),
+                                            opt->item_tokens, &g, &it));
+    BENCH_SK(sk_csr_chunk_groups_host(h_position_row.data(), num_tokens, v, h_rows_offsets.data(), opt->item_tokens,
+                                      hg_start.data(), hg_row.data(), g, hi_word.data(), hi_group.data(), hi_end.data(),
+                                      it, &g, &it));
+    const double t1 = bench_now_ms();
+    if (i >= 0) groups_ms[(size_t)i] = t1 - t0;
+  }
+  if (memcmp(h_rows_perm.data(), h_perm, token_bytes) != 0) bench_fail("the order with rows differs from the order");
+  r.host_groups = bench_stats_of(groups_ms.data(), groups_ms.size());
+  r.groups = h_groups;
+  r.items = h_items;
+  int64_t *d_row_off, *d_counts;
+  int32_t *d_group_start, *d_group_row, *d_item_word, *d_item_group, *d_item_end;
+  void *d_groups_workspace = NULL;
+  BENCH_CUDA(cudaMalloc(&d_row_off, row_off.size() * sizeof(int64_t)));
+  BENCH_CUDA(cudaMalloc(&d_counts, 2 * sizeof(int64_t)));
+  BENCH_CUDA(cudaMalloc(&d_group_start, token_bytes + 4));
+  BENCH_CUDA(cudaMalloc(&d_group_row, token_bytes));
+  BENCH_CUDA(cudaMalloc(&d_item_word, token_bytes));
+  BENCH_CUDA(cudaMalloc(&d_item_group, token_bytes));
+  BENCH_CUDA(cudaMalloc(&d_item_end, token_bytes));
+  if (r.groups_workspace_bytes > 0) BENCH_CUDA(cudaMalloc(&d_groups_workspace, r.groups_workspace_bytes));
+  BENCH_CUDA(cudaMemcpy(d_row_off, row_off.data(), row_off.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  // d_perm and d_offsets hold the order of the tokens (every copy holds the same tokens).
+  device_order(0);
+  auto device_groups = [&](int run) {
+    BENCH_SK(sk_csr_chunk_groups_device(d_row_off, r.rows, d_tokens[(size_t)run % d_tokens.size()], num_tokens, v,
+                                        d_perm, d_offsets, opt->item_tokens, d_group_start, d_group_row, d_item_word,
+                                        d_item_group, d_item_end, d_counts, d_groups_workspace,
+                                        r.groups_workspace_bytes, 0));
+  };
+  BENCH_CUDA(cudaMemset(d_counts, 0xff, 2 * sizeof(int64_t)));
+  device_groups(0);
+  BENCH_CUDA(cudaDeviceSynchronize());
+  {
+    int64_t counts[2];
+    BENCH_CUDA(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
+    if (counts[0] != h_groups || counts[1] != h_items) bench_fail("the device's numbers of groups and items differ");
+    std::vector<int32_t> got((size_t)h_groups + 1);
+    const struct {
+      const int32_t *d, *h;
+      int64_t count;
+      const char *what;
+    } arrays[] = {{d_group_start, hg_start.data(), h_groups + 1, "the device's group starts differ"},
+                  {d_group_row, hg_row.data(), h_groups, "the device's group rows differ"},
+                  {d_item_word, hi_word.data(), h_items, "the device's item words differ"},
+                  {d_item_group, hi_group.data(), h_items, "the device's item groups differ"},
+                  {d_item_end, hi_end.data(), h_items, "the device's item ends differ"}};
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a) {
+      BENCH_CUDA(cudaMemcpy(got.data(), arrays[a].d, (size_t)arrays[a].count * 4, cudaMemcpyDeviceToHost));
+      if (memcmp(got.data(), arrays[a].h, (size_t)arrays[a].count * 4) != 0) bench_fail(arrays[a].what);
+    }
+  }
+  printf("  check: device groups and items = host groups and items, bit for bit (%lld rows, %lld groups, %lld "
+         "items of at most %d tokens)\n",
+         r.rows, r.groups, r.items, opt->item_tokens);
+  r.device_groups = bench_time_events(BENCH_WARMUP_RUNS, opt->runs, device_groups);
+
   const double compulsory = 12.0 * (double)n + (double)offset_bytes;  // tokens read, perm + inverse + offsets written
   const double model = bench_model_bytes_per_token(r.passes) * (double)n + (double)offset_bytes;
   printf("  %-22s %11s %11s %11s %12s\n", "", "median_ms", "min_ms", "max_ms", "Mtokens/s");
@@ -299,7 +418,9 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
               {"device order", r.device},
               {"tokens H2D", r.h2d_tokens},
               {"order H2D", r.h2d_order},
-              {"order D2H", r.d2h_order}};
+              {"order D2H", r.d2h_order},
+              {"host order+rows+groups", r.host_groups},
+              {"device groups", r.device_groups}};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
     printf("  %-22s %11.4f %11.4f %11.4f %12.1f\n", rows[i].name, rows[i].s.median_ms, rows[i].s.min_ms,
            rows[i].s.max_ms, (double)n / (rows[i].s.median_ms * 1e3));
@@ -314,6 +435,10 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
          host_path / r.device.median_ms);
   printf("  order on the device, then D2H for the host too: %10.4f ms\n", r.device.median_ms + r.d2h_order.median_ms);
   printf("  (both need the tokens H2D first: %.4f ms)\n", r.h2d_tokens.median_ms);
+  printf("  groups and items: on the host, from the tokens (order with rows, count, groups) %.4f ms; on the\n"
+         "  device, the order and then the groups %.4f ms (%.2fx)\n",
+         r.host_groups.median_ms, r.device.median_ms + r.device_groups.median_ms,
+         r.host_groups.median_ms / (r.device.median_ms + r.device_groups.median_ms));
   ctx->results.push_back(r);
 
   for (size_t c = 0; c < d_tokens.size(); ++c) BENCH_CUDA(cudaFree(d_tokens[c]));
@@ -327,6 +452,14 @@ static void bench_one(bench_context *ctx, long long num_tokens, int v) {
   BENCH_CUDA(cudaFreeHost(h_check));
   BENCH_CUDA(cudaFreeHost(h_offsets));
   BENCH_CUDA(cudaFreeHost(h_check_offsets));
+  BENCH_CUDA(cudaFree(d_row_off));
+  BENCH_CUDA(cudaFree(d_counts));
+  BENCH_CUDA(cudaFree(d_group_start));
+  BENCH_CUDA(cudaFree(d_group_row));
+  BENCH_CUDA(cudaFree(d_item_word));
+  BENCH_CUDA(cudaFree(d_item_group));
+  BENCH_CUDA(cudaFree(d_item_end));
+  BENCH_CUDA(cudaFree(d_groups_workspace));
 }
 
 // The copy ceiling: cudaMemcpyAsync of 1 GiB device to device; bytes read + written per second.
@@ -338,15 +471,19 @@ static void bench_copy_rate(bench_context *ctx) {
 }
 
 static void bench_print_summary(const bench_context *ctx) {
-  printf("\nsummary (medians, ms; host path = host order + order H2D; ratio = host path / device order)\n");
-  printf("%11s %7s %12s %12s %12s %12s %12s %12s %8s\n", "tokens", "V", "host_order", "device_order", "tokens_H2D",
-         "order_H2D", "order_D2H", "host_path", "ratio");
+  printf("\nsummary (medians, ms; host path = host order + order H2D; ratio = host path / device order;\n"
+         "host_groups: order with rows + count + groups on the host; device_groups: the groups alone after the\n"
+         "device order; rows of about %d tokens, item_tokens %d)\n",
+         ctx->opt.row_tokens, ctx->opt.item_tokens);
+  printf("%11s %7s %12s %12s %12s %12s %12s %12s %8s %12s %13s\n", "tokens", "V", "host_order", "device_order",
+         "tokens_H2D", "order_H2D", "order_D2H", "host_path", "ratio", "host_groups", "device_groups");
   for (size_t i = 0; i < ctx->results.size(); ++i) {
     const bench_result *r = &ctx->results[i];
     const double host_path = r->host.median_ms + r->h2d_order.median_ms;
-    printf("%11lld %7d %12.4f %12.4f %12.4f %12.4f %12.4f %12.4f %8.2f\n", r->tokens, r->cols, r->host.median_ms,
-           r->device.median_ms, r->h2d_tokens.median_ms, r->h2d_order.median_ms, r->d2h_order.median_ms, host_path,
-           host_path / r->device.median_ms);
+    printf("%11lld %7d %12.4f %12.4f %12.4f %12.4f %12.4f %12.4f %8.2f %12.4f %13.4f\n", r->tokens, r->cols,
+           r->host.median_ms, r->device.median_ms, r->h2d_tokens.median_ms, r->h2d_order.median_ms,
+           r->d2h_order.median_ms, host_path, host_path / r->device.median_ms, r->host_groups.median_ms,
+           r->device_groups.median_ms);
   }
 }
 
@@ -356,18 +493,23 @@ static bool bench_write_csv(const bench_context *ctx) {
   fprintf(f, "gpu,tokens,cols,zipf_s,radix_passes,runs,host_runs,workspace_bytes,token_copies,host_order_ms,"
              "host_order_min_ms,host_order_max_ms,device_order_ms,device_order_min_ms,device_order_max_ms,"
              "tokens_h2d_ms,order_h2d_ms,order_d2h_ms,copy_gb_per_s,device_compulsory_gb_per_s,"
-             "device_model_gb_per_s\n");
+             "device_model_gb_per_s,row_tokens,item_tokens,rows,groups,items,groups_workspace_bytes,host_groups_ms,"
+             "device_groups_ms,device_groups_min_ms\n");
   for (size_t i = 0; i < ctx->results.size(); ++i) {
     const bench_result *r = &ctx->results[i];
     const double offsets = ((double)r->cols + 1) * 8.0;
     const double compulsory = 12.0 * (double)r->tokens + offsets;
     const double model = bench_model_bytes_per_token(r->passes) * (double)r->tokens + offsets;
-    fprintf(f, "\"%s\",%lld,%d,%.3f,%d,%d,%d,%zu,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f\n",
+    fprintf(f,
+            "\"%s\",%lld,%d,%.3f,%d,%d,%d,%zu,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%d,%d,%lld,%lld,"
+            "%lld,%zu,%.6f,%.6f,%.6f\n",
             ctx->prop.name, r->tokens, r->cols, ctx->opt.zipf, r->passes, ctx->opt.runs, ctx->opt.host_runs,
             r->workspace_bytes, r->token_copies, r->host.median_ms, r->host.min_ms, r->host.max_ms,
             r->device.median_ms, r->device.min_ms, r->device.max_ms, r->h2d_tokens.median_ms, r->h2d_order.median_ms,
             r->d2h_order.median_ms, ctx->copy_gbps, compulsory / (r->device.median_ms * 1e6),
-            model / (r->device.median_ms * 1e6));
+            model / (r->device.median_ms * 1e6), ctx->opt.row_tokens, ctx->opt.item_tokens, r->rows, r->groups,
+            r->items, r->groups_workspace_bytes, r->host_groups.median_ms, r->device_groups.median_ms,
+            r->device_groups.min_ms);
   }
   return bench_close_csv(f, ctx->opt.csv_path);
 }
@@ -378,8 +520,9 @@ int main(int argc, char **argv) {
   bench_select_device(ctx.opt.device);
   BENCH_CUDA(cudaGetDeviceProperties(&ctx.prop, ctx.opt.device));
 
-  printf("%s: PDOW order of a chunk, host (sk_csr_chunk_order_host) vs device (sk_csr_chunk_order_device), "
-         "samplekit %d.%d.%d, nvcc %d.%d\n",
+  printf("%s: PDOW order of a chunk, host (sk_csr_chunk_order_host) vs device (sk_csr_chunk_order_device), and "
+         "its groups and items (sk_csr_chunk_groups_host vs sk_csr_chunk_groups_device), samplekit %d.%d.%d, nvcc "
+         "%d.%d\n",
          BENCH_NAME, SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__,
          __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);

@@ -1,9 +1,10 @@
 // sk-mixture's Gibbs sweep on the GPU (issue 15): N = 10^7 points, D = 16, K = 8, 64 and 512 by default.
 // Per K: the time of a sweep and of each step (z-step, statistics, parameter step; CUDA events on the
 // sampler's stream, the parameter step by the host clock), the median of --runs sweeps after 2 warm-up
-// ones, with the default (broadcast) z-step kernel and the default (sorted) statistics kernel; the sweep
-// with the first version's statistics kernel (atomic) and the z-step of the butterfly and
-// thread-per-point kernels for comparison; the z-step's bound, the larger of
+// ones, with the z-step kernel table's row for D and K (or the row --zstep-kernel names) and the default
+// (sorted) statistics kernel; the sweep with the first version's statistics kernel (atomic) and the
+// z-step of the table's butterfly-warp and thread-reference rows for comparison; the z-step's bound, the
+// larger of
 //   memory: the bytes it must move (the points, 4 N D, read once; z, 4 N, written) over the copy rate
 //           measured here (cudaMemcpy device to device of 1 GiB: 2 bytes / time);
 //   FMAs:   the fused multiply-adds it must issue (2 N K D: t = x s - m s, q += t t, per point,
@@ -14,7 +15,8 @@
 // (64 well-separated components, or overlapping ones with --overlap), standardized; each K starts from
 // the chain's own initialisation.
 // bench/bench_mixture_torch.py times the same sweep in PyTorch, and bench/mixture_gpu.sh runs both.
-//   usage: bench_mixture [--n N] [--d D] [--ks 8,64,512] [--runs R] [--cpu-points M] [--overlap] [--csv FILE]
+//   usage: bench_mixture [--n N] [--d D] [--ks 8,64,512] [--runs R] [--cpu-points M] [--overlap]
+//                        [--zstep-kernel ROW] [--csv FILE]
 #define BENCH_NAME "bench_mixture"
 #include <vector>
 
@@ -30,13 +32,16 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [--n N] [--d D] [--ks K1,K2,...] [--runs R] [--cpu-points M] [--overlap] [--csv FILE]\n"
+          "usage: %s [--n N] [--d D] [--ks K1,K2,...] [--runs R] [--cpu-points M] [--overlap] [--zstep-kernel ROW]\n"
+          "       [--csv FILE]\n"
           "  --n N            points (default 10000000)\n"
           "  --d D            dimensions (default 16)\n"
           "  --ks LIST        components, comma-separated (default 8,64,512)\n"
           "  --runs R         timed sweeps per K, after 2 warm-up ones (default 10)\n"
           "  --cpu-points M   points for the CPU reference's sweep (default: all N; 0: skip it)\n"
           "  --overlap        overlapping planted components (default: well separated)\n"
+          "  --zstep-kernel ROW  the z-step kernel table's row to time (its name, as sk-mixture fit -v prints the\n"
+          "                   table; default: the table's choice for D and each K)\n"
           "  --csv FILE       one row per K\n",
           BENCH_NAME);
 }
@@ -69,7 +74,7 @@ static double measured_fma_rate(int sms) {
 
 static double median(std::vector<double> v) { return bench_stats_of(v.data(), v.size()).median_ms; }
 
-static void die(const char *what, const sk_mix_error &err) {
+static void die(const char *what, const sk_ex_error &err) {
   fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, what, err.message);
   exit(BENCH_EXIT_FAILED);
 }
@@ -80,14 +85,22 @@ struct Row {
       cpu_stats, cpu_params;
 };
 
+// The z-step kernels a row times: the table's choice (or --zstep-kernel's row), and two for comparison.
+enum { kZstepMain = 0, kZstepThread = 1, kZstepButterfly = 2 };
+static const char *g_zstep_kernel = NULL;  // --zstep-kernel
+static const char *zstep_row(int kernel) {
+  return kernel == kZstepThread ? "thread-reference" : kernel == kZstepButterfly ? "butterfly-warp" : g_zstep_kernel;
+}
+static char g_zstep_chosen[64] = "";  // the main rows' row of the table, as the GPU state looked it up
+
 // The GPU sweep, step by step, with z-step kernel `kernel` and statistics kernel `stats_kernel`, for
 // `runs` sweeps after 2 warm-up ones; the medians into r.
 static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int stats_kernel, int runs,
                      const sk_mix_params &start, Row &r) {
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_gpu_options o;
   memset(&o, 0, sizeof o);
-  o.kernel = kernel;
+  o.zstep_kernel = zstep_row(kernel);
   o.stats_kernel = stats_kernel;
   sk_mix_gpu *g = NULL;
   sk_mix_params p;
@@ -130,15 +143,17 @@ static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int stats_k
     stats.push_back(s_ms);
     params.push_back(w2 - w1);
   }
-  if (kernel == SK_MIX_ZSTEP_BROADCAST && stats_kernel == SK_MIX_STATS_ATOMIC) {
+  if (kernel == kZstepMain)
+    snprintf(g_zstep_chosen, sizeof g_zstep_chosen, "%s", sk_mix_zstep_kernel_name(sk_mix_gpu_zstep_choice(g)->row));
+  if (kernel == kZstepMain && stats_kernel == SK_MIX_STATS_ATOMIC) {
     r.sweep_atomic = median(sweep);
     r.stats_atomic = median(stats);
-  } else if (kernel == SK_MIX_ZSTEP_BROADCAST) {
+  } else if (kernel == kZstepMain) {
     r.sweep = median(sweep);
     r.zstep = median(zstep);
     r.stats = median(stats);
     r.params = median(params);
-  } else if (kernel == SK_MIX_ZSTEP_BUTTERFLY) {
+  } else if (kernel == kZstepButterfly) {
     r.zstep_butterfly = median(zstep);
   } else {
     r.zstep_thread = median(zstep);
@@ -155,7 +170,7 @@ static void time_gpu(const sk_mix_data &data, int32_t k, int kernel, int stats_k
 
 // One sweep of the CPU reference on the first `points` points (all threads).
 static void time_cpu(const sk_mix_data &data, int32_t k, int64_t points, const sk_mix_params &start, Row &r) {
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_data part = data;
   part.n = points;
   sk_mix_params p;
@@ -199,7 +214,9 @@ int main(int argc, char **argv) {
     }
     if (i + 1 >= argc) bench_unknown_option(a, usage);
     const char *v = argv[++i];
-    if (strcmp(a, "--n") == 0) {
+    if (strcmp(a, "--zstep-kernel") == 0) {
+      g_zstep_kernel = v;
+    } else if (strcmp(a, "--n") == 0) {
       if (!bench_parse_ll(v, 1, 1ll << 40, &n)) bench_bad_value(a, v, usage);
     } else if (strcmp(a, "--d") == 0) {
       if (!bench_parse_ll(v, 1, SK_MIX_MAX_D, &d)) bench_bad_value(a, v, usage);
@@ -237,7 +254,7 @@ int main(int argc, char **argv) {
   sk_mix_gen_params gp = {(int64_t)n, (int32_t)d, 64 < n ? 64 : (int32_t)n, overlap, 1, 0};
   sk_mix_truth truth;
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   float *raw = NULL;
   const double g0 = bench_now_ms();
   if (sk_mix_generate(&gp, &raw, &truth, &err) != 0 || sk_mix_data_from_f32(raw, gp.n, gp.d, &data, &err) != 0)
@@ -255,7 +272,7 @@ int main(int argc, char **argv) {
             "gpu,N,D,K,sweep_ms,zstep_ms,stats_ms,params_ms,zstep_thread_ms,zstep_butterfly_ms,bound_ms,"
             "bound_memory_ms,bound_fma_ms,"
             "zstep_over_bound,cpu_sweep_ms,cpu_zstep_ms,cpu_stats_ms,cpu_params_ms,cpu_points,copy_GBps,"
-            "fp32_peak_TFMAps,fma_measured_TFMAps,stats_atomic_ms,sweep_atomic_ms\n");
+            "fp32_peak_TFMAps,fma_measured_TFMAps,stats_atomic_ms,sweep_atomic_ms,zstep_kernel\n");
   for (int i = 0; i < num_ks; ++i) {
     Row r;
     memset(&r, 0, sizeof r);
@@ -266,10 +283,10 @@ int main(int argc, char **argv) {
     if (sk_mix_params_alloc(&start, r.k, (int32_t)d, &err) != 0 ||
         sk_mix_init_params(&data, &prior, 1, 0, &start, &err) != 0)
       die("initialising", err);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, SK_MIX_STATS_SORTED, (int)runs, start, r);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BROADCAST, SK_MIX_STATS_ATOMIC, (int)runs, start, r);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_BUTTERFLY, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
-    time_gpu(data, r.k, SK_MIX_ZSTEP_THREAD, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
+    time_gpu(data, r.k, kZstepMain, SK_MIX_STATS_SORTED, (int)runs, start, r);
+    time_gpu(data, r.k, kZstepMain, SK_MIX_STATS_ATOMIC, (int)runs, start, r);
+    time_gpu(data, r.k, kZstepButterfly, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
+    time_gpu(data, r.k, kZstepThread, SK_MIX_STATS_SORTED, (int)(runs < 3 ? runs : 3), start, r);
     r.bound_mem = (4.0 * n * d + 4.0 * n) / copy_rate * 1e3;
     r.bound_fma = 2.0 * n * r.k * d / fma_peak * 1e3;
     const double bound = r.bound_mem > r.bound_fma ? r.bound_mem : r.bound_fma;
@@ -277,11 +294,11 @@ int main(int argc, char **argv) {
     printf(
         "K=%4d: GPU sweep %9.3f ms = z-step %9.3f + statistics %7.3f + parameters %7.3f (host, with the copies) ms\n"
         "        z-step bound %.3f ms (memory %.3f, FMA %.3f): %.2fx the bound; butterfly z-step %.3f ms (%.2fx), "
-        "thread-per-point z-step %.3f ms (%.2fx the broadcast kernel's)\n"
+        "thread-per-point z-step %.3f ms (%.2fx the table's row, %s)\n"
         "        statistics by the atomic kernel (the first version): %.3f ms (%.2fx the sorted kernel's), sweep %.3f ms; "
         "statistics read bound %.3f ms\n",
         r.k, r.sweep, r.zstep, r.stats, r.params, bound, r.bound_mem, r.bound_fma, r.zstep / bound, r.zstep_butterfly,
-        r.zstep_butterfly / r.zstep, r.zstep_thread, r.zstep_thread / r.zstep, r.stats_atomic,
+        r.zstep_butterfly / r.zstep, r.zstep_thread, r.zstep_thread / r.zstep, g_zstep_chosen, r.stats_atomic,
         r.stats_atomic / r.stats, r.sweep_atomic, r.bound_mem);
     if (cpu_points > 0)
       printf(
@@ -293,11 +310,11 @@ int main(int argc, char **argv) {
       fprintf(
           csv,
           "\"%s\",%lld,%lld,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.3f,%.3f,%lld,%.1f,%.3f,"
-          "%.3f,%.6f,%.6f\n",
+          "%.3f,%.6f,%.6f,%s\n",
           info.name, n, d, r.k, r.sweep, r.zstep, r.stats, r.params, r.zstep_thread, r.zstep_butterfly, bound,
           r.bound_mem, r.bound_fma,
           r.zstep / bound, r.cpu_sweep, r.cpu_zstep, r.cpu_stats, r.cpu_params, cpu_points, copy_rate / 1e9,
-          fma_peak / 1e12, fma_measured / 1e12, r.stats_atomic, r.sweep_atomic);
+          fma_peak / 1e12, fma_measured / 1e12, r.stats_atomic, r.sweep_atomic, g_zstep_chosen);
     sk_mix_params_free(&start);
   }
   sk_mix_data_free(&data);

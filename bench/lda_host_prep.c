@@ -2,11 +2,14 @@
  * lda_host_prep: the host's share of starting an sk-lda training run, step by step: reading the corpus
  * (any format sk-lda reads; a binary corpus at disk speed), then what `sk-lda train` does before it
  * creates its sampler (run.c: the train/test split, the training corpus's fingerprint for checkpoints,
- * sk_lda_model_init: the seeded topics, the document-topic rows and the word-topic counts). Prints the
- * seconds of each step, the bytes each part holds and per token, and the peak resident memory.
+ * sk_lda_model_init: the seeded topics, the document-topic rows and the word-topic counts), and the
+ * PDOW plan that the GPU ESCA sampler builds before it starts (pdow_plan.h: its count, then its build, on
+ * the training corpus, one chunk, --item-tokens tokens an item; the best of --plan-runs builds, as the
+ * plan is deterministic and the first build pays the page faults). Prints the seconds of each step, the
+ * bytes each part holds and per token, and the peak resident memory.
  *
  *   lda_host_prep --docword FILE [--vocab FILE] [-k K] [--threads N] [--test-fraction F] [--seed S]
- *                 [--check]
+ *                 [--item-tokens I] [--plan-runs R] [--check]
  *
  * --check also builds the model with one thread and compares every array with the threaded model's
  * (the results must be the same bits for any thread count), and exits 1 when they differ.
@@ -24,14 +27,16 @@
 #include "corpus_read.h"
 #include "metrics.h"
 #include "model.h"
+#include "pdow_plan.h"
 #include "split.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: lda_host_prep --docword FILE [--vocab FILE] [-k K] [--threads N] [--test-fraction F]\n"
-          "                     [--seed S] [--check]\n"
+          "                     [--seed S] [--item-tokens I] [--plan-runs R] [--check]\n"
           "Times reading a corpus and what sk-lda train does on the host before its sampler starts (split,\n"
-          "fingerprint, model init), with the bytes held and the peak resident memory.\n");
+          "fingerprint, model init, the GPU ESCA sampler's PDOW plan: its count and the best of R builds,\n"
+          "items of I tokens; R = 0 skips it), with the bytes held and the peak resident memory.\n");
 }
 
 int main(int argc, char **argv) {
@@ -40,10 +45,12 @@ int main(int argc, char **argv) {
       {"topics", required_argument, 0, 'k'},  {"threads", required_argument, 0, 'j'},
       {"test-fraction", required_argument, 0, 'F'}, {"seed", required_argument, 0, 's'},
       {"check", no_argument, 0, 'c'},         {"help", no_argument, 0, 'h'},
+      {"item-tokens", required_argument, 0, 'I'}, {"plan-runs", required_argument, 0, 'R'},
       {0, 0, 0, 0}};
   const char *docword = NULL, *vocab = NULL;
   int32_t K = 10000;
-  int threads = 0, check = 0, c;
+  int threads = 0, check = 0, c, plan_runs = 5;
+  int32_t item_tokens = 512;
   double test_fraction = SK_LDA_DEFAULT_TEST_FRACTION;
   uint64_t seed = 1;
   while ((c = getopt_long(argc, argv, "k:s:h", options, NULL)) != -1) {
@@ -55,6 +62,8 @@ int main(int argc, char **argv) {
       case 'F': test_fraction = atof(optarg); break;
       case 's': seed = strtoull(optarg, NULL, 10); break;
       case 'c': check = 1; break;
+      case 'I': item_tokens = (int32_t)atoi(optarg); break;
+      case 'R': plan_runs = atoi(optarg); break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
     }
@@ -69,34 +78,34 @@ int main(int argc, char **argv) {
 #else
   threads = 1;
 #endif
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_corpus corpus;
   sk_lda_split split;
   sk_lda_model m;
   memset(&split, 0, sizeof split);
   memset(&m, 0, sizeof m);
-  double t0 = sk_lda_wall_seconds();
+  double t0 = sk_ex_now();
   if (sk_lda_read_uci(docword, vocab, &corpus, &err) != 0) {
     fprintf(stderr, "lda_host_prep: %s\n", err.message);
     return 2;
   }
-  const double t_read = sk_lda_wall_seconds() - t0;
+  const double t_read = sk_ex_now() - t0;
   const int64_t rss_read = sk_lda_peak_rss_bytes();
-  t0 = sk_lda_wall_seconds();
+  t0 = sk_ex_now();
   if (sk_lda_split_corpus(&corpus, test_fraction, seed, &split, &err) != 0) {
     fprintf(stderr, "lda_host_prep: %s\n", err.message);
     return 1;
   }
-  const double t_split = sk_lda_wall_seconds() - t0;
-  t0 = sk_lda_wall_seconds();
+  const double t_split = sk_ex_now() - t0;
+  t0 = sk_ex_now();
   const uint32_t fingerprint = sk_lda_corpus_fingerprint(&split.train);
-  const double t_fp = sk_lda_wall_seconds() - t0;
-  t0 = sk_lda_wall_seconds();
+  const double t_fp = sk_ex_now() - t0;
+  t0 = sk_ex_now();
   if (sk_lda_model_init(&m, &split.train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, seed, &err) != 0) {
     fprintf(stderr, "lda_host_prep: %s\n", err.message);
     return 1;
   }
-  const double t_init = sk_lda_wall_seconds() - t0;
+  const double t_init = sk_ex_now() - t0;
   const int64_t rss = sk_lda_peak_rss_bytes();
   const double T = (double)corpus.num_tokens;
   const double corpus_b = 8.0 * ((double)corpus.num_docs + 1.0) + 4.0 * T;
@@ -115,21 +124,51 @@ int main(int argc, char **argv) {
          "%.2f per token without V x K)\n",
          (double)rss_read, (double)rss_read / T, (double)rss, (double)rss / T, ((double)rss - vk_b) / T);
   int status = 0;
+  if (plan_runs > 0) {
+    int32_t groups = 0, items = 0;
+    t0 = sk_ex_now();
+    if (sk_lda_pdow_plan_count(&split.train, 0, item_tokens, &groups, &items, &err) != 0) {
+      fprintf(stderr, "lda_host_prep: %s\n", err.message);
+      return 1;
+    }
+    const double t_count = sk_ex_now() - t0;
+    double best = 0.0, first = 0.0;
+    for (int r = 0; r < plan_runs; ++r) {
+      sk_lda_pdow_plan plan;
+      t0 = sk_ex_now();
+      if (sk_lda_pdow_plan_build(&split.train, 0, item_tokens, &plan, &err) != 0) {
+        fprintf(stderr, "lda_host_prep: %s\n", err.message);
+        return 1;
+      }
+      const double t = sk_ex_now() - t0;
+      if (r == 0) first = t;
+      if (r == 0 || t < best) best = t;
+      if (plan.num_groups != groups || plan.num_items != items) {
+        fprintf(stderr, "lda_host_prep: the PDOW plan has %d groups and %d items, its count %d and %d\n",
+                (int)plan.num_groups, (int)plan.num_items, (int)groups, (int)items);
+        status = 1;
+      }
+      sk_lda_pdow_plan_free(&plan);
+    }
+    printf("PDOW plan (one chunk, items of at most %d tokens): %d groups, %d items; seconds: count %.4f, build %.4f "
+           "(the first of %d builds %.4f)\n",
+           (int)item_tokens, (int)groups, (int)items, t_count, best, plan_runs, first);
+  }
   if (check) {
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif
     sk_lda_model one;
-    t0 = sk_lda_wall_seconds();
+    t0 = sk_ex_now();
     if (sk_lda_model_init(&one, &split.train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, seed, &err) != 0) {
       fprintf(stderr, "lda_host_prep: %s\n", err.message);
       return 1;
     }
-    const double t_one = sk_lda_wall_seconds() - t0;
+    const double t_one = sk_ex_now() - t0;
     const int same = sk_lda_model_same_bits(&m, &one) && sk_lda_corpus_fingerprint(&split.train) == fingerprint;
     printf("check: model init with 1 thread %.3f s; %s\n", t_one,
            same ? "the same bits as with the threads above" : "DIFFERENT from the threaded model");
-    status = same ? 0 : 1;
+    if (!same) status = 1;
     sk_lda_model_free(&one);
   }
   sk_lda_model_free(&m);

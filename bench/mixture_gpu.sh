@@ -21,11 +21,12 @@ echo "commit ${SK_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null ||
 status=0
 "$bench" --csv "$logs/bench_mixture.csv" "$@" 2>&1 | tee "$logs/bench_mixture.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-# PyTorch takes the shape options only (--n, --d, --ks, --runs); --cpu-points is the C program's.
+# PyTorch takes the shape options only (--n, --d, --ks, --runs); --cpu-points and --zstep-kernel (a row
+# of sk-mixture's z-step kernel table to time instead of the table's choice) are the C program's.
 torch_args=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --cpu-points) shift 2 ;;
+    --cpu-points|--zstep-kernel) shift 2 ;;
     *) torch_args+=("$1"); shift ;;
   esac
 done

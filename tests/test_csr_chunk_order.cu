@@ -11,6 +11,16 @@
 //   addresses, sized for larger chunks, and one byte short; a non-default stream; tokens outside
 //   [0, num_cols) (no write outside the arrays, the documented structure); a pending CUDA error; the
 //   documentation's usage snippet over a chunk plan.
+// Then sk_csr_chunk_groups_device against sk_csr_chunk_groups_host with the rows of
+// sk_csr_chunk_order_rows_host (both checked against plain-C references in tests/test_csr_chunker.c),
+// the same way: host (--host): its argument checks, which may not reach CUDA, and this test's
+// comparison, which must reject planted defects; GPU: groups and items bit for bit over seeds, row
+// shapes (short, 90% empty, one huge row, long rows, all empty; offsets not starting at 0),
+// vocabularies (1, 2, 1000, 10^5, 2^20 words), the word shapes above and item_tokens 1, 64, 512, 4096
+// and INT32_MAX (groups longer than item_tokens, items of 2^16 tokens and more), 10^7 tokens (under a
+// sanitizer, 10^6 and no sweep chunk of 1000 rows); guard bytes after every output; tokens outside
+// [0, num_cols); a workspace at an odd address and one byte short; no tokens; a pending CUDA error;
+// the usage snippet over a plan.
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +83,43 @@ static sk_status example_order_chunks(const sk_csr_chunk_plan *plan, const int32
   return st;
 }
 //! [csr_chunk_order_device_usage]
+
+//! [csr_chunk_groups_device_usage]
+// A chunk's word order and then its groups and items on the device, from its rows (num_rows + 1
+// offsets, which need not start at 0) and tokens already there. The arrays have room for num_tokens
+// entries (num_tokens + 1 for group_start): how many groups and items there are is known on the
+// device only, in counts[0] and counts[1]. One workspace, sized for the larger of the two calls,
+// serves both, one after the other on the stream.
+typedef struct {
+  int32_t *perm, *inverse;                               // num_tokens each
+  int64_t *word_offsets;                                 // num_cols + 1
+  int32_t *group_start, *group_row;                      // num_tokens + 1, num_tokens
+  int32_t *item_word, *item_group, *item_end;            // num_tokens each
+  int64_t *counts;                                       // 2: the groups, the items
+} example_chunk_work;
+
+static sk_status example_chunk_groups(const int64_t *d_row_offsets, int64_t num_rows, const int32_t *d_tokens,
+                                      int64_t num_tokens, int32_t num_cols, int32_t item_tokens,
+                                      const example_chunk_work *d, cudaStream_t stream) {
+  size_t order_bytes = 0, groups_bytes = 0;
+  sk_status st = sk_csr_chunk_order_device_workspace_size(num_tokens, num_cols, &order_bytes);
+  if (st == SK_SUCCESS) st = sk_csr_chunk_groups_device_workspace_size(num_tokens, &groups_bytes);
+  if (st != SK_SUCCESS) return st;
+  const size_t bytes = order_bytes > groups_bytes ? order_bytes : groups_bytes;
+  void *d_workspace = NULL;
+  if (bytes > 0 && cudaMalloc(&d_workspace, bytes) != cudaSuccess) return SK_ERROR_CUDA_ALLOCATION_FAILED;
+  st = sk_csr_chunk_order_device(d_tokens, num_tokens, num_cols, d->perm, d->inverse, d->word_offsets, d_workspace,
+                                 bytes, stream);
+  if (st == SK_SUCCESS)
+    st = sk_csr_chunk_groups_device(d_row_offsets, num_rows, d_tokens, num_tokens, num_cols, d->perm, d->word_offsets,
+                                    item_tokens, d->group_start, d->group_row, d->item_word, d->item_group,
+                                    d->item_end, d->counts, d_workspace, bytes, stream);
+  // The work must be done before the workspace is freed (a real sampler keeps it for every chunk).
+  if (cudaStreamSynchronize(stream) != cudaSuccess && st == SK_SUCCESS) st = SK_ERROR_CUDA;
+  (void)cudaFree(d_workspace);
+  return st;
+}
+//! [csr_chunk_groups_device_usage]
 
 #define POISON_BYTE 0x7f
 #define POISON_WORD 0x7f7f7f7f
@@ -735,9 +782,557 @@ static void test_usage_snippet(void) {
   free(tokens);
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Groups and items: sk_csr_chunk_groups_device against sk_csr_chunk_groups_host with the rows of
+// sk_csr_chunk_order_rows_host (which tests/test_csr_chunker.c checks against plain-C references), bit
+// for bit.
+
+typedef struct {
+  int64_t groups, items;
+  int32_t *group_start, *group_row, *item_word, *item_group, *item_end;  // n + 1 entries each
+} groups_result;
+
+static void groups_result_alloc(groups_result *r, int64_t n) {
+  const size_t b = ((size_t)n + 1) * sizeof(int32_t);
+  r->groups = r->items = -1;
+  r->group_start = (int32_t *)xmalloc(b);
+  r->group_row = (int32_t *)xmalloc(b);
+  r->item_word = (int32_t *)xmalloc(b);
+  r->item_group = (int32_t *)xmalloc(b);
+  r->item_end = (int32_t *)xmalloc(b);
+}
+
+static void groups_result_free(groups_result *r) {
+  free(r->group_start), free(r->group_row), free(r->item_word), free(r->item_group), free(r->item_end);
+  memset(r, 0, sizeof *r);
+}
+
+// The host's order with rows and groups of a chunk; the arrays have room for n entries (+ 1).
+static sk_status host_groups(const int64_t *off, int64_t rows, const int32_t *tokens, int64_t n, int32_t cols,
+                             int32_t item_tokens, groups_result *r) {
+  int32_t *perm = (int32_t *)xmalloc((size_t)n * 4), *position_row = (int32_t *)xmalloc((size_t)n * 4);
+  int64_t *word_offsets = (int64_t *)xmalloc(((size_t)cols + 1) * 8);
+  groups_result_alloc(r, n);
+  sk_status st =
+      sk_csr_chunk_order_rows_host(off, rows, n > 0 ? tokens : NULL, n, cols, perm, position_row, word_offsets);
+  if (st == SK_SUCCESS)
+    st = sk_csr_chunk_groups_host(position_row, n, cols, word_offsets, item_tokens, r->group_start, r->group_row, n,
+                                  r->item_word, r->item_group, r->item_end, n, &r->groups, &r->items);
+  free(perm), free(position_row), free(word_offsets);
+  return st;
+}
+
+// The first difference of two results, described; NULL when they are equal.
+static const char *groups_mismatch(const groups_result *got, const groups_result *want) {
+  static char why[256];
+  int64_t i;
+  if (got->groups != want->groups || got->items != want->items) {
+    snprintf(why, sizeof why, "%lld groups and %lld items, host %lld and %lld", (long long)got->groups,
+             (long long)got->items, (long long)want->groups, (long long)want->items);
+    return why;
+  }
+  if ((i = first_difference(got->group_start, want->group_start, want->groups + 1, 4)) >= 0) {
+    snprintf(why, sizeof why, "group_start[%lld] = %d, host %d", (long long)i, got->group_start[i], want->group_start[i]);
+    return why;
+  }
+  if ((i = first_difference(got->group_row, want->group_row, want->groups, 4)) >= 0) {
+    snprintf(why, sizeof why, "group_row[%lld] = %d, host %d", (long long)i, got->group_row[i], want->group_row[i]);
+    return why;
+  }
+  const int32_t *const g[3] = {got->item_word, got->item_group, got->item_end};
+  const int32_t *const w[3] = {want->item_word, want->item_group, want->item_end};
+  static const char *const names[3] = {"item_word", "item_group", "item_end"};
+  for (int f = 0; f < 3; ++f)
+    if ((i = first_difference(g[f], w[f], want->items, 4)) >= 0) {
+      snprintf(why, sizeof why, "%s[%lld] = %d, host %d", names[f], (long long)i, g[f][i], w[f][i]);
+      return why;
+    }
+  return NULL;
+}
+
+// A device array of `bytes` with GUARD_BYTES after it, all poisoned.
+static void *dalloc_poisoned(size_t bytes) {
+  void *p = NULL;
+  SK_CHECK_CUDA(cudaMalloc(&p, bytes + GUARD_BYTES));
+  SK_CHECK_CUDA(cudaMemset(p, POISON_BYTE, bytes + GUARD_BYTES));
+  return p;
+}
+
+// The chunk's order and groups on the device through the usage snippet (or, with ws_shift > 0, through
+// the calls themselves with a workspace that starts ws_shift bytes into its allocation); the results
+// copied back; *guards_ok = 0 when a write went past an output array.
+static sk_status device_groups(const int64_t *off, int64_t rows, const int32_t *tokens, int64_t n, int32_t cols,
+                               int32_t item_tokens, size_t ws_shift, groups_result *r, int *guards_ok) {
+  const size_t tb = (size_t)n * 4, ob = ((size_t)cols + 1) * 8;
+  example_chunk_work d;
+  int64_t *d_off = (int64_t *)dalloc_poisoned(((size_t)rows + 1) * 8);
+  int32_t *d_tokens = (int32_t *)dalloc_poisoned(tb);
+  d.perm = (int32_t *)dalloc_poisoned(tb);
+  d.inverse = (int32_t *)dalloc_poisoned(tb);
+  d.word_offsets = (int64_t *)dalloc_poisoned(ob);
+  d.group_start = (int32_t *)dalloc_poisoned(tb + 4);
+  d.group_row = (int32_t *)dalloc_poisoned(tb);
+  d.item_word = (int32_t *)dalloc_poisoned(tb);
+  d.item_group = (int32_t *)dalloc_poisoned(tb);
+  d.item_end = (int32_t *)dalloc_poisoned(tb);
+  d.counts = (int64_t *)dalloc_poisoned(16);
+  SK_CHECK_CUDA(cudaMemcpy(d_off, off, ((size_t)rows + 1) * 8, cudaMemcpyHostToDevice));
+  if (n > 0) SK_CHECK_CUDA(cudaMemcpy(d_tokens, tokens, tb, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaDeviceSynchronize());  // the poison and the copies (legacy stream) before g_stream's work
+  sk_status st;
+  if (ws_shift == 0) {
+    st = example_chunk_groups(d_off, rows, d_tokens, n, cols, item_tokens, &d, g_stream);
+  } else {
+    size_t ob_ws = 0, gb_ws = 0;
+    st = sk_csr_chunk_order_device_workspace_size(n, cols, &ob_ws);
+    if (st == SK_SUCCESS) st = sk_csr_chunk_groups_device_workspace_size(n, &gb_ws);
+    const size_t wb = ob_ws > gb_ws ? ob_ws : gb_ws;
+    unsigned char *ws = (unsigned char *)dalloc_poisoned(wb + ws_shift);
+    SK_CHECK_CUDA(cudaDeviceSynchronize());
+    if (st == SK_SUCCESS)
+      st = sk_csr_chunk_order_device(d_tokens, n, cols, d.perm, d.inverse, d.word_offsets, ws + ws_shift, wb, 0);
+    if (st == SK_SUCCESS)
+      st = sk_csr_chunk_groups_device(d_off, rows, d_tokens, n, cols, d.perm, d.word_offsets, item_tokens,
+                                      d.group_start, d.group_row, d.item_word, d.item_group, d.item_end, d.counts,
+                                      ws + ws_shift, wb, 0);
+    SK_CHECK_CUDA(cudaDeviceSynchronize());
+    unsigned char before[256];
+    SK_CHECK_CUDA(cudaMemcpy(before, ws, ws_shift, cudaMemcpyDeviceToHost));
+    int outside = 0;
+    for (size_t i = 0; i < ws_shift; ++i) outside += before[i] != POISON_BYTE;
+    outside += !guard_intact(ws + ws_shift + wb);
+    SK_CHECK(outside == 0, "bytes just outside the workspace were written");
+    SK_CHECK_CUDA(cudaFree(ws));
+  }
+  SK_CHECK_CUDA(cudaGetLastError());
+  groups_result_alloc(r, n);
+  int64_t counts[2] = {-1, -1};
+  SK_CHECK_CUDA(cudaMemcpy(counts, d.counts, 16, cudaMemcpyDeviceToHost));
+  r->groups = counts[0];
+  r->items = counts[1];
+  if (st == SK_SUCCESS && counts[0] >= 0 && counts[0] <= n && counts[1] >= 0 && counts[1] <= n) {
+    SK_CHECK_CUDA(cudaMemcpy(r->group_start, d.group_start, ((size_t)counts[0] + 1) * 4, cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(r->group_row, d.group_row, (size_t)counts[0] * 4, cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(r->item_word, d.item_word, (size_t)counts[1] * 4, cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(r->item_group, d.item_group, (size_t)counts[1] * 4, cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(r->item_end, d.item_end, (size_t)counts[1] * 4, cudaMemcpyDeviceToHost));
+  }
+  *guards_ok = guard_intact((char *)d.group_start + tb + 4) && guard_intact((char *)d.group_row + tb) &&
+               guard_intact((char *)d.item_word + tb) && guard_intact((char *)d.item_group + tb) &&
+               guard_intact((char *)d.item_end + tb) && guard_intact(d.counts + 2) &&
+               guard_intact((char *)d.perm + tb) && guard_intact((char *)d.inverse + tb) &&
+               guard_intact((char *)d.word_offsets + ob);
+  void *const all[] = {d_off, d_tokens, d.perm, d.inverse, d.word_offsets, d.group_start, d.group_row, d.item_word,
+                       d.item_group, d.item_end, d.counts};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) SK_CHECK_CUDA(cudaFree(all[i]));
+  return st;
+}
+
+// One chunk: the device's groups and items against the host's. Tokens outside [0, cols) are compared
+// with the host's groups of the tokens the device order puts them as (word cols - 1).
+static void check_groups_case(const int64_t *off, int64_t rows, const int32_t *tokens, int64_t n, int32_t cols,
+                              int32_t item_tokens, size_t ws_shift) {
+  int32_t *as_placed = (int32_t *)xmalloc((size_t)n * 4);
+  for (int64_t i = 0; i < n; ++i) as_placed[i] = (uint32_t)tokens[i] < (uint32_t)cols ? tokens[i] : cols - 1;
+  groups_result want, got;
+  int guards_ok = 0;
+  const sk_status hs = host_groups(off, rows, as_placed, n, cols, item_tokens, &want);
+  if (SK_CHECK(hs == SK_SUCCESS, "host groups: %s", sk_status_name(hs))) {
+    const sk_status ds = device_groups(off, rows, tokens, n, cols, item_tokens, ws_shift, &got, &guards_ok);
+    if (SK_CHECK(ds == SK_SUCCESS, "device groups: %s (CUDA: %s)", sk_status_name(ds), sk_last_cuda_error_string())) {
+      const char *why = groups_mismatch(&got, &want);
+      SK_CHECK(why == NULL, "%s", why);
+      SK_CHECK(guards_ok, "a write past the end of a device array");
+    }
+    groups_result_free(&got);
+  }
+  groups_result_free(&want);
+  free(as_placed);
+}
+
+// Row lengths: uniform 0-20, 90% empty, one huge row, long rows 100-1000, all empty.
+enum { kRowsUniform, kRowsManyEmpty, kRowsOneHuge, kRowsLong, kRowsAllEmpty, kNumRowShapes };
+static const char *const kRowShapeNames[kNumRowShapes] = {"uniform 0-20", "90% empty", "one huge row",
+                                                          "long rows 100-1000", "all empty"};
+
+// num_rows + 1 offsets starting at `base` (a chunk need not start at token 0).
+static int64_t *make_rows(int shape, int64_t num_rows, int64_t base, uint64_t *rng) {
+  int64_t *off = (int64_t *)xmalloc(((size_t)num_rows + 1) * 8);
+  const int64_t huge = num_rows > 0 ? (int64_t)rand_below(rng, (uint32_t)num_rows) : 0;
+  off[0] = base;
+  for (int64_t r = 0; r < num_rows; ++r) {
+    int64_t len = 0;
+    switch (shape) {
+      case kRowsUniform: len = rand_below(rng, 21); break;
+      case kRowsManyEmpty: len = rand_below(rng, 10) == 0 ? 1 + rand_below(rng, 50) : 0; break;
+      case kRowsOneHuge: len = r == huge ? 20 * num_rows + 5000 : rand_below(rng, 11); break;
+      case kRowsLong: len = 100 + rand_below(rng, 901); break;
+      default: len = 0; break;
+    }
+    off[r + 1] = off[r] + len;
+  }
+  return off;
+}
+
+static void test_groups_sweep(int seed) {
+  static const int64_t kRowCounts[] = {1, 2, 33, 1000};
+  static const int32_t kGroupCols[] = {1, 2, 1000, 100000};
+  static const int32_t kItems[] = {1, 64, INT32_MAX};
+  for (size_t ri = 0; ri < sizeof kRowCounts / sizeof kRowCounts[0]; ++ri)
+    for (int shape = 0; shape < kNumRowShapes; ++shape) {
+      uint64_t rng = 0x6e0ull + (uint64_t)seed * 1000003u + ri * 17u + (uint64_t)shape;
+      const int64_t rows = kRowCounts[ri];
+      if (rows > 100 && sk_test_under_sanitizer()) continue;  // up to 5 * 10^5 tokens a case: the plain run
+      int64_t *off = make_rows(shape, rows, (int64_t)rand_below(&rng, 1000), &rng);
+      const int64_t n = off[rows] - off[0];
+      int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+      for (size_t ci = 0; ci < sizeof kGroupCols / sizeof kGroupCols[0]; ++ci)
+        for (int kind = 0; kind < kNumKinds; ++kind) {
+          fill_tokens(tokens, n, kGroupCols[ci], kind, &rng);
+          const int32_t item_tokens = kItems[(size_t)(seed + kind) % 3];
+          sk_test_context("groups: seed=%d rows=%lld (%s) n=%lld V=%d words=%s item_tokens=%d", seed, (long long)rows,
+                          kRowShapeNames[shape], (long long)n, kGroupCols[ci], kKindNames[kind], item_tokens);
+          check_groups_case(off, rows, tokens, n, kGroupCols[ci], item_tokens, 0);
+        }
+      free(tokens);
+      free(off);
+    }
+}
+
+// Large chunks (once): 10^7 Zipf tokens in rows of about 200 over 10^5 words (10^6 under a sanitizer);
+// items of 2^16 tokens and more (the sort's keys of 17 to 24 bits); 2^20 words; a workspace at an odd
+// address.
+static void test_groups_large(void) {
+  uint64_t rng = 0x1a7eull;
+  {
+    const int64_t rows = sk_test_under_sanitizer() ? 5000 : 50000;
+    int64_t *off = (int64_t *)xmalloc((size_t)(rows + 1) * 8);
+    off[0] = 0;
+    for (int64_t r = 0; r < rows; ++r) off[r + 1] = off[r] + 1 + rand_below(&rng, 399);
+    const int64_t n = off[rows];
+    int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+    fill_tokens(tokens, n, 100000, kKindZipf, &rng);
+    sk_test_context("groups: %lld Zipf tokens, V=100000, item_tokens=512", (long long)n);
+    check_groups_case(off, rows, tokens, n, 100000, 512, 0);
+    fill_tokens(tokens, n, 1 << 20, kKindUniform, &rng);
+    sk_test_context("groups: %lld uniform tokens, V=2^20, item_tokens=4096, workspace at +77", (long long)n);
+    check_groups_case(off, rows, tokens, n, 1 << 20, 4096, 77);
+    free(tokens), free(off);
+  }
+  {
+    enum { kRows = 40 };
+    int64_t off[kRows + 1];
+    off[0] = 0;
+    for (int r = 0; r < kRows; ++r) off[r + 1] = off[r] + (r % 4 == 0 ? 65530 + rand_below(&rng, 200000) : 1 + r);
+    const int64_t n = off[kRows];
+    int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+    for (int r = 0; r < kRows; ++r)
+      for (int64_t i = off[r]; i < off[r + 1]; ++i) tokens[i] = r % 4 == 0 ? r % 3 : (int32_t)rand_below(&rng, 50);
+    sk_test_context("groups: items of 2^16 tokens and more (%lld tokens)", (long long)n);
+    check_groups_case(off, kRows, tokens, n, 50, 100, 0);
+    check_groups_case(off, kRows, tokens, n, 50, INT32_MAX, 0);
+    free(tokens);
+  }
+}
+
+// Tokens outside [0, num_cols): placed as word num_cols - 1, as the device order does; no write outside.
+static void test_groups_out_of_range(int seed) {
+  static const int32_t cols[] = {1, 5, 1000};
+  for (size_t c = 0; c < 3; ++c) {
+    uint64_t rng = 0x0badull + (uint64_t)seed * 7919u + c;
+    const int64_t rows = 300;
+    int64_t *off = make_rows(kRowsUniform, rows, 0, &rng);
+    const int64_t n = off[rows];
+    int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+    fill_tokens(tokens, n, cols[c], kKindUniform, &rng);
+    for (int64_t i = 0; i < n; ++i)
+      if (rand_below(&rng, 4) == 0) tokens[i] = rand_below(&rng, 2) ? -1 - (int32_t)rand_below(&rng, 9) : cols[c] + 3;
+    sk_test_context("groups: seed=%d out-of-range tokens, n=%lld V=%d", seed, (long long)n, cols[c]);
+    check_groups_case(off, rows, tokens, n, cols[c], 7, 0);
+    free(tokens), free(off);
+  }
+}
+
+// No tokens: group_start[0] = 0 and counts {0, 0}, with NULL arrays and workspace.
+static void test_groups_no_tokens(void) {
+  const int64_t off[3] = {42, 42, 42};
+  int64_t *d_off = (int64_t *)dalloc_poisoned(24), *d_word_offsets = (int64_t *)dalloc_poisoned(8 * 6),
+          *d_counts = (int64_t *)dalloc_poisoned(16);
+  int32_t *d_gs = (int32_t *)dalloc_poisoned(4);
+  SK_CHECK_CUDA(cudaMemcpy(d_off, off, sizeof off, cudaMemcpyHostToDevice));
+  sk_test_context("groups: no tokens");
+  const sk_status st = sk_csr_chunk_groups_device(d_off, 2, NULL, 0, 5, NULL, d_word_offsets, 1, d_gs, NULL, NULL,
+                                                  NULL, NULL, d_counts, NULL, 0, 0);
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
+  int32_t gs = -1;
+  int64_t counts[2] = {-1, -1};
+  SK_CHECK_CUDA(cudaMemcpy(&gs, d_gs, 4, cudaMemcpyDeviceToHost));
+  SK_CHECK_CUDA(cudaMemcpy(counts, d_counts, 16, cudaMemcpyDeviceToHost));
+  SK_CHECK(st == SK_SUCCESS && gs == 0 && counts[0] == 0 && counts[1] == 0, "status %s, group_start[0] %d, counts %lld %lld",
+           sk_status_name(st), gs, (long long)counts[0], (long long)counts[1]);
+  SK_CHECK(guard_intact(d_gs + 1) && guard_intact(d_counts + 2), "a write past group_start[0] or the counts");
+  SK_CHECK_CUDA(cudaFree(d_off));
+  SK_CHECK_CUDA(cudaFree(d_word_offsets));
+  SK_CHECK_CUDA(cudaFree(d_counts));
+  SK_CHECK_CUDA(cudaFree(d_gs));
+}
+
+// Workspace sizes never shrink as max_tokens grows and cover the regions; one byte short is refused
+// with nothing written; a pending CUDA error is reported and nothing launched.
+static void test_groups_workspace_and_pending(void) {
+  const int64_t sizes[] = {0, 1, 31, 32, 1000, 4864, 4865, 100000, 1000000, 100000000, INT32_MAX};
+  size_t prev = 0;
+  for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a) {
+    size_t b = 0;
+    sk_test_context("groups workspace size, max_tokens=%lld", (long long)sizes[a]);
+    SK_CHECK(sk_csr_chunk_groups_device_workspace_size(sizes[a], &b) == SK_SUCCESS, "size query");
+    SK_CHECK(b >= prev, "%zu bytes, below the %zu of a smaller max_tokens", b, prev);
+    SK_CHECK(sizes[a] == 0 || b >= 255 + 6 * (size_t)(sizes[a] + 1) * 4, "%zu bytes: less than the six regions", b);
+    prev = b;
+  }
+  // A chunk of 1000 tokens in 50 rows over 100 words.
+  uint64_t rng = 31337;
+  int64_t *off = make_rows(kRowsUniform, 50, 0, &rng);
+  const int64_t n = off[50];
+  int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+  fill_tokens(tokens, n, 100, kKindZipf, &rng);
+  example_chunk_work d;
+  int64_t *d_off = (int64_t *)dalloc_poisoned(51 * 8);
+  int32_t *d_tokens = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.perm = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.inverse = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.word_offsets = (int64_t *)dalloc_poisoned(101 * 8);
+  d.group_start = (int32_t *)dalloc_poisoned((size_t)n * 4 + 4);
+  d.group_row = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.item_word = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.item_group = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.item_end = (int32_t *)dalloc_poisoned((size_t)n * 4);
+  d.counts = (int64_t *)dalloc_poisoned(16);
+  size_t need = 0, order_need = 0;
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size(n, &need) == SK_SUCCESS &&
+               sk_csr_chunk_order_device_workspace_size(n, 100, &order_need) == SK_SUCCESS,
+           "size queries");
+  unsigned char *ws = (unsigned char *)dalloc_poisoned(need > order_need ? need : order_need);
+  SK_CHECK_CUDA(cudaMemcpy(d_off, off, 51 * 8, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_tokens, tokens, (size_t)n * 4, cudaMemcpyHostToDevice));
+  SK_CHECK(sk_csr_chunk_order_device(d_tokens, n, 100, d.perm, d.inverse, d.word_offsets, ws, order_need, 0) ==
+               SK_SUCCESS,
+           "order");
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
+  sk_test_context("groups workspace one byte short (n=%lld)", (long long)n);
+  SK_CHECK(sk_csr_chunk_groups_device(d_off, 50, d_tokens, n, 100, d.perm, d.word_offsets, 5, d.group_start,
+                                      d.group_row, d.item_word, d.item_group, d.item_end, d.counts, ws, need - 1, 0) ==
+               SK_ERROR_WORKSPACE_TOO_SMALL,
+           "want SK_ERROR_WORKSPACE_TOO_SMALL");
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
+  int64_t counts[2] = {0, 0};
+  SK_CHECK_CUDA(cudaMemcpy(counts, d.counts, 16, cudaMemcpyDeviceToHost));
+  SK_CHECK(counts[0] == POISON_OFFSET && counts[1] == POISON_OFFSET, "a rejected call wrote its outputs");
+
+  sk_test_context("groups: pending CUDA error");
+  int count = 0;
+  SK_CHECK_CUDA(cudaGetDeviceCount(&count));
+  SK_CHECK(cudaSetDevice(count) != cudaSuccess, "cudaSetDevice(%d) should fail", count);  // leaves the error pending
+  SK_CHECK(sk_csr_chunk_groups_device(d_off, 50, d_tokens, n, 100, d.perm, d.word_offsets, 5, d.group_start,
+                                      d.group_row, d.item_word, d.item_group, d.item_end, d.counts, ws, need, 0) ==
+               SK_ERROR_CUDA_PENDING,
+           "want SK_ERROR_CUDA_PENDING");
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
+  SK_CHECK_CUDA(cudaMemcpy(counts, d.counts, 16, cudaMemcpyDeviceToHost));
+  SK_CHECK(counts[0] == POISON_OFFSET, "the call launched work");
+  // And the next call works.
+  SK_CHECK(sk_csr_chunk_groups_device(d_off, 50, d_tokens, n, 100, d.perm, d.word_offsets, 5, d.group_start,
+                                      d.group_row, d.item_word, d.item_group, d.item_end, d.counts, ws, need, 0) ==
+               SK_SUCCESS,
+           "the call after the pending error");
+  SK_CHECK_CUDA(cudaDeviceSynchronize());
+  SK_CHECK_CUDA(cudaMemcpy(counts, d.counts, 16, cudaMemcpyDeviceToHost));
+  SK_CHECK(counts[0] >= 1 && counts[0] <= n, "%lld groups after the pending error", (long long)counts[0]);
+  void *const all[] = {d_off, d_tokens, d.perm, d.inverse, d.word_offsets, d.group_start, d.group_row, d.item_word,
+                       d.item_group, d.item_end, d.counts, ws};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) SK_CHECK_CUDA(cudaFree(all[i]));
+  free(tokens), free(off);
+}
+
+// The usage snippet over the chunks of a plan (short rows, empty rows, a long row in every 97): each
+// chunk against the host.
+static void test_groups_snippet(void) {
+  uint64_t rng = 77;
+  const int64_t rows = 2000;
+  int64_t *off = (int64_t *)xmalloc((size_t)(rows + 1) * 8);
+  off[0] = 0;
+  for (int64_t r = 0; r < rows; ++r) off[r + 1] = off[r] + (r % 97 == 5 ? 3000 : (int64_t)rand_below(&rng, 60));
+  const int64_t n = off[rows];
+  int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+  fill_tokens(tokens, n, 5000, kKindZipf, &rng);
+  sk_csr_chunk_plan *plan = NULL;
+  int64_t num_chunks = 0;
+  sk_test_context("groups snippet: plan");
+  SK_CHECK(sk_csr_chunk_plan_create(off, rows, 24, 8, 0, (size_t)n * 24 / 5, &plan, NULL, NULL) == SK_SUCCESS &&
+               sk_csr_chunk_plan_num_chunks(plan, &num_chunks) == SK_SUCCESS && num_chunks >= 5,
+           "%lld chunks", (long long)num_chunks);
+  for (int64_t c = 0; c < num_chunks; ++c) {
+    sk_csr_chunk_info info;
+    (void)sk_csr_chunk_plan_chunk(plan, c, &info);
+    sk_test_context("groups snippet: chunk %lld (%lld rows from %lld, %lld tokens)", (long long)c,
+                    (long long)info.num_rows, (long long)info.first_row, (long long)info.num_tokens);
+    check_groups_case(off + info.first_row, info.num_rows, tokens + info.first_token, info.num_tokens, 5000, 256, 0);
+  }
+  sk_csr_chunk_plan_destroy(plan);
+  free(tokens), free(off);
+}
+
+// Host: argument checks that need no GPU, none of which may reach CUDA.
+static void test_groups_api_arguments(void) {
+  static int64_t off[4] = {0, 3, 3, 8}, word_offsets[11];
+  static int32_t tokens[8], perm[8], gs[32], gr[16], iw[16], ig[16], ie[16];
+  static int64_t counts[2];
+  static unsigned char ws[8192];
+  const size_t wsb = sizeof ws;
+  size_t bytes = 12345;
+  sk_clear_cuda_error();
+  sk_test_context("sk_csr_chunk_groups_device_workspace_size arguments");
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size(10, NULL) == SK_ERROR_NULL_POINTER, "workspace_bytes NULL");
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size(-1, &bytes) == SK_ERROR_INVALID_VALUE && bytes == 12345,
+           "max_tokens -1");
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size((int64_t)INT32_MAX + 1, &bytes) == SK_ERROR_INVALID_VALUE,
+           "max_tokens 2^31");
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size(0, &bytes) == SK_SUCCESS && bytes == 0, "no tokens: 0");
+
+  sk_test_context("sk_csr_chunk_groups_device arguments");
+#define GROUPS(off_, rows_, tok_, n_, cols_, perm_, wo_, it_, gs_, gr_, iw_, ig_, ie_, cnt_, ws_, wsb_) \
+  sk_csr_chunk_groups_device(off_, rows_, tok_, n_, cols_, perm_, wo_, it_, gs_, gr_, iw_, ig_, ie_, cnt_, ws_, wsb_, 0)
+  // Values first.
+  SK_CHECK(GROUPS(off, -1, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "rows -1");
+  SK_CHECK(GROUPS(off, (int64_t)INT32_MAX + 1, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws,
+                  wsb) == SK_ERROR_INVALID_VALUE,
+           "rows past INT32_MAX");
+  SK_CHECK(GROUPS(off, 3, tokens, -1, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "tokens -1");
+  SK_CHECK(GROUPS(off, 3, tokens, (int64_t)INT32_MAX + 1, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws,
+                  wsb) == SK_ERROR_INVALID_VALUE,
+           "tokens 2^31");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, -1, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "cols -1");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 0, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "tokens but no words");
+  SK_CHECK(GROUPS(off, 0, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "tokens but no rows");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 0, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "item_tokens 0");
+  SK_CHECK(GROUPS(NULL, 3, NULL, 8, 10, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) ==
+               SK_ERROR_INVALID_VALUE,
+           "values before pointers");
+  // Pointers.
+  SK_CHECK(GROUPS(NULL, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "row offsets NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, NULL, 4, gs, gr, iw, ig, ie, counts, ws, wsb) == SK_ERROR_NULL_POINTER,
+           "word offsets NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, NULL, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "group_start NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, NULL, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "counts NULL");
+  SK_CHECK(GROUPS(off, 0, NULL, 0, 10, NULL, word_offsets, 4, gs, NULL, NULL, NULL, NULL, NULL, NULL, 0) ==
+               SK_ERROR_NULL_POINTER,
+           "counts NULL without tokens");
+  SK_CHECK(GROUPS(off, 3, NULL, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "tokens NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, NULL, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "perm NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, NULL, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "group_row NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, NULL, counts, ws, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "item_end NULL");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, NULL, wsb) ==
+               SK_ERROR_NULL_POINTER,
+           "workspace NULL");
+  // Overlaps.
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gs + 8, iw, ig, ie, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "group_row on group_start's last entry");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, perm, counts, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "item_end = perm");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, word_offsets + 10, ws, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "counts over the word offsets' last entry");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, iw + 4, 64) ==
+               SK_ERROR_INVALID_VALUE,
+           "workspace over item_word");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, (int64_t *)(void *)(off + 3), ws,
+                  wsb) == SK_ERROR_INVALID_VALUE,
+           "counts over the row offsets' last entry");
+  // The workspace's fixed part (255 + 6 * 256 for 8 tokens) before any CUDA call.
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, 0) ==
+               SK_ERROR_WORKSPACE_TOO_SMALL,
+           "workspace of 0 bytes");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, ws, 255 + 6 * 256 - 1) ==
+               SK_ERROR_WORKSPACE_TOO_SMALL,
+           "workspace one byte below its fixed part");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gs + 9, iw, ig, ie, counts, ws, 100) ==
+               SK_ERROR_WORKSPACE_TOO_SMALL,
+           "adjacent arrays are not overlaps");
+#undef GROUPS
+  sk_test_context("groups argument checks");
+  SK_CHECK(sk_last_cuda_error() == 0, "an argument check reached CUDA (error %d recorded)", sk_last_cuda_error());
+}
+
+// Host: the comparison accepts the host's groups and rejects each planted defect (so that a device bug
+// cannot pass unseen).
+static void test_groups_checker(void) {
+  enum { kRows = 60, kV = 23 };
+  uint64_t rng = 5150;
+  int64_t *off = make_rows(kRowsUniform, kRows, 3, &rng);
+  const int64_t n = off[kRows] - off[0];
+  int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
+  fill_tokens(tokens, n, kV, kKindZipf, &rng);
+  groups_result a, b;
+  sk_test_context("groups comparison");
+  if (SK_CHECK(host_groups(off, kRows, tokens, n, kV, 5, &a) == SK_SUCCESS &&
+                   host_groups(off, kRows, tokens, n, kV, 5, &b) == SK_SUCCESS && a.items >= 3,
+               "host groups")) {
+    SK_CHECK(groups_mismatch(&a, &b) == NULL, "equal results told apart");
+    ++b.group_start[1];
+    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a moved group start accepted");
+    --b.group_start[1];
+    ++b.group_row[b.groups - 1];
+    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a wrong last row accepted");
+    --b.group_row[b.groups - 1];
+    const int32_t x = b.item_group[1];
+    b.item_group[1] = b.item_group[2], b.item_group[2] = x;  // two items swapped
+    SK_CHECK(groups_mismatch(&a, &b) != NULL, "swapped items accepted");
+    b.item_group[2] = b.item_group[1], b.item_group[1] = x;
+    --b.items;
+    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a missing item accepted");
+    ++b.items;
+    ++b.item_end[b.items - 1];
+    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a wrong last item end accepted");
+    --b.item_end[b.items - 1];
+    SK_CHECK(groups_mismatch(&a, &b) == NULL, "the restored result told apart");
+  }
+  groups_result_free(&a), groups_result_free(&b);
+  free(tokens), free(off);
+}
+
 int main(int argc, char **argv) {
   test_api_arguments();
   test_checker();
+  test_groups_api_arguments();
+  test_groups_checker();
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     SK_CHECK_CUDA(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
@@ -745,11 +1340,17 @@ int main(int argc, char **argv) {
     test_no_tokens();
     test_workspaces();
     test_pending_error();
+    test_groups_snippet();
+    test_groups_no_tokens();
+    test_groups_workspace_and_pending();
     for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
       test_sweep(seed);
       test_out_of_range(seed);
       if (seed < 2) test_large(seed);
+      test_groups_sweep(seed);
+      test_groups_out_of_range(seed);
     }
+    test_groups_large();
     free_buffers();
     SK_CHECK_CUDA(cudaStreamDestroy(g_stream));
   }

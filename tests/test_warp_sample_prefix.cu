@@ -1,10 +1,14 @@
 // Tests sk_warp_sample_prefix_{f32,u32,by_f32}, sk_warp_prefix_total_{f32,u32,by_f32} and the register
 // cache (sk_warp_prefix_cache_*, on vectors of up to 8 rounds): exact agreement with the host reference
 // over lengths, masks, weight kinds and placements of u (0, random, exactly on a boundary, just below
-// one, at and just below the total), and a goodness-of-fit test of the draws.
+// one, at and just below the total), and a goodness-of-fit test of the draws. The same for the doubles
+// (sk_warp_sample_prefix_{f64,by_f64,from_by_f64}, sk_warp_prefix_total_{f64,by_f64}), the by_ versions
+// on weights computed as a product (so that an FMA fused into the sums would show), the from_ version
+// with a random start; with a planted bug (the tie rule >= instead of >) that the comparison must catch.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -328,6 +332,284 @@ static void test_usage_snippet(void) {
   free(h_w);
 }
 
+// --- doubles ---------------------------------------------------------------------------------------
+
+// The kinds of warp_cases.h in double (53-bit uniforms, a skew of 1e300:1, subnormals), made non-negative.
+static void fill_weights_f64(double *v, int n, int kind, uint64_t *rng) {
+  const int hot = (int)(sk_test_rand_u32(rng) % (uint32_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; ++i) {
+    const double u = (double)(sk_test_rand_u64(rng) >> 11) * 0x1p-53;
+    switch (kind) {
+      case 0: v[i] = u; break;
+      case 1: v[i] = fabs(2.0 * u - 1.0); break;
+      case 2: v[i] = 0.1; break;
+      case 3: v[i] = i == hot ? 1.0 : 0.0; break;
+      case 4: v[i] = u < 0.1 ? 1e300 * (u + 0.5) : u; break;
+      case 5: v[i] = u < 0.5 ? 1e-310 * u : 1e-300 * u; break;
+      case 6: v[i] = (double)(sk_test_rand_u32(rng) % 1000u); break;
+      default: v[i] = 0.0; break;
+    }
+  }
+}
+
+// The by_ versions read stored * kScale64: a product that rounds, which the sums must take as it is.
+static const double kScale64 = 3.0;
+
+struct Case64 {
+  size_t offset;  // of the weights (stored values; the weights are stored * kScale64)
+  int n;
+  uint32_t mask;
+  int placement;  // of u, as kUNames
+  double u, start, u_from, u_planted;
+};
+
+struct ScaledWeights64 {
+  const double *values;
+  double scale;
+  __device__ double operator()(int i) const { return values[i] * scale; }
+};
+
+enum { kOutputs64 = 6, kFromRounds = 8 };
+// Output of the bounded walk (sk_warp_sample_prefix_from_by_f64<kFromRounds>) for vectors longer than it takes.
+static const uint64_t kNotBounded = 0xfffffffffffffffeull;
+static const char *const kOutputNames64[kOutputs64] = {"sample_f64", "total_f64", "sample_by_f64",
+                                                       "total_by_f64", "sample_from_by_f64", "planted"};
+
+__global__ void sample_cases_f64(const Case64 *cases, const double *w, const double *stored, uint64_t *out,
+                                 int num_cases) {
+  const int c = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (c >= num_cases) return;
+  const Case64 k = cases[c];
+  if (!((k.mask >> sk_lane_id()) & 1u)) return;
+  const ScaledWeights64 by{stored + k.offset, kScale64};
+  const size_t slot = (size_t)c * 32 + (size_t)sk_lane_id(), stride = (size_t)num_cases * 32;
+  out[slot] = (uint64_t)(int64_t)sk_warp_sample_prefix_f64(k.mask, w + k.offset, k.n, k.u);
+  out[slot + stride] = (uint64_t)__double_as_longlong(sk_warp_prefix_total_f64(k.mask, w + k.offset, k.n));
+  out[slot + 2 * stride] = (uint64_t)(int64_t)sk_warp_sample_prefix_by_f64(k.mask, by, k.n, k.u);
+  out[slot + 3 * stride] = (uint64_t)__double_as_longlong(sk_warp_prefix_total_by_f64(k.mask, by, k.n));
+  // The bounded walk takes vectors of at most kFromRounds rounds; longer ones give kNotBounded.
+  out[slot + 4 * stride] = k.n <= kFromRounds * __popc(k.mask)
+                               ? (uint64_t)(int64_t)sk_warp_sample_prefix_from_by_f64<kFromRounds>(k.mask, by, k.n,
+                                                                                                    k.start, k.u_from)
+                               : kNotBounded;
+  // The planted bug: u one ulp lower is the rule ">=" for a u exactly on a running sum.
+  out[slot + 5 * stride] = (uint64_t)(int64_t)sk_warp_sample_prefix_f64(k.mask, w + k.offset, k.n, k.u_planted);
+}
+
+static void place_u64(int v, const double *run, int n, uint64_t *rng, double *u) {
+  const double total = n > 0 ? run[n - 1] : 0.0;
+  const int i = n > 0 ? (int)(sk_test_rand_u32(rng) % (uint32_t)n) : 0;
+  const double unit = (double)(sk_test_rand_u64(rng) >> 11) * 0x1p-53;
+  switch (v) {
+    case 0: *u = 0.0; break;
+    case 1: *u = unit * total; break;
+    case 2: *u = n ? run[i] : 0.0; break;
+    case 3: *u = n && run[i] > 0.0 ? nextafter(run[i], 0.0) : 0.0; break;
+    case 4: *u = total; break;
+    default: *u = total > 0.0 ? nextafter(total, 0.0) : 0.0;
+  }
+}
+
+// Checks the reference against the definition, with start: a positive-weight result, P > u there, and
+// no earlier positive entry with P > u.
+static void check_reference_case64(const double *w, const double *run, int n, double u, int got) {
+  int any_positive = 0, first = -1;
+  for (int i = 0; i < n; ++i) {
+    any_positive |= w[i] > 0.0;
+    if (first < 0 && w[i] > 0.0 && run[i] > u) first = i;
+  }
+  if (!any_positive) {
+    SK_CHECK(got == -1, "f64: all-zero or empty weights gave %d, want -1", got);
+  } else if (first >= 0) {
+    SK_CHECK(got == first && w[got] > 0.0, "f64: reference gave %d, definition gives %d", got, first);
+  } else {
+    SK_CHECK(got >= 0 && w[got] > 0.0, "f64: fallback gave %d, not a positive entry", got);
+  }
+}
+
+// The double cases: lengths x masks x kinds x placements. w is the array the plain versions read; stored
+// * kScale64 = w (the by_ versions' weights, rounded as the device rounds the product). With host_checks,
+// the reference against the definition (start 0 and the case's start) and the planted-bug control on
+// the host: the rule >= must change some result where u is on a boundary.
+static void build_cases64(int seed, Case64 **cases_out, int *num_cases, double **w_out, double **stored_out,
+                          size_t *num_weights, int host_checks) {
+  uint64_t rng = 0xf64a0000u + (uint64_t)seed;
+  const uint32_t masks[kNumMasks] = {0xffffffffu, 0x1u, 0x7fu, 0xffffu, 0x7fffffffu, 1u << 17,
+                                     0xffff0000u, 0x55555555u, sk_test_rand_u32(&rng) | 4u,
+                                     sk_test_rand_u32(&rng) & sk_test_rand_u32(&rng) | 1u};
+  size_t total_weights = 0;
+  for (int a = 0; a < kNumLengths; ++a) total_weights += (size_t)kLengths[a] * kNumMasks * SK_TEST_VALUE_KINDS;
+  const int n_cases = kNumLengths * kNumMasks * SK_TEST_VALUE_KINDS * kNumU;
+  Case64 *cases = (Case64 *)malloc(sizeof(Case64) * n_cases);
+  double *w = (double *)malloc(sizeof(double) * (total_weights + 1));
+  double *stored = (double *)malloc(sizeof(double) * (total_weights + 1));
+  double *run = (double *)malloc(sizeof(double) * 4100), *run_from = (double *)malloc(sizeof(double) * 4100);
+  size_t offset = 0;
+  int c = 0, planted_differs = 0;
+  for (int a = 0; a < kNumLengths; ++a)
+    for (int m = 0; m < kNumMasks; ++m)
+      for (int kind = 0; kind < SK_TEST_VALUE_KINDS; ++kind) {
+        const int n = kLengths[a];
+        fill_weights_f64(stored + offset, n, kind, &rng);
+        for (int i = 0; i < n; ++i) w[offset + i] = stored[offset + i] * kScale64;
+        const double *wk = w + offset;
+        sk_ref_warp_running_sums_f64(masks[m], wk, n, 0.0, run);
+        const double start = (sk_test_rand_u32(&rng) % 4u == 0) ? 0.0
+                             : (double)(sk_test_rand_u64(&rng) >> 11) * 0x1p-53 * (n ? run[n - 1] + 1.0 : 1.0);
+        sk_ref_warp_running_sums_f64(masks[m], wk, n, start, run_from);
+        for (int v = 0; v < kNumU; ++v, ++c) {
+          Case64 *k = &cases[c];
+          k->offset = offset;
+          k->n = n;
+          k->mask = masks[m];
+          k->placement = v;
+          k->start = start;
+          place_u64(v, run, n, &rng, &k->u);
+          place_u64(v, run_from, n, &rng, &k->u_from);
+          k->u_planted = k->u > 0.0 ? nextafter(k->u, 0.0) : k->u;
+          if (host_checks) {
+            sk_test_context("f64 reference self-check n=%d mask=%08x values=%s %s", n, masks[m],
+                            sk_test_value_kind_names[kind], kUNames[v]);
+            check_reference_case64(wk, run, n, k->u, sk_ref_warp_sample_prefix_f64(masks[m], wk, n, 0.0, k->u));
+            check_reference_case64(wk, run_from, n, k->u_from,
+                                   sk_ref_warp_sample_prefix_f64(masks[m], wk, n, start, k->u_from));
+            SK_CHECK(sk_ref_warp_prefix_total_f64(masks[m], wk, n) == (n ? run[n - 1] : 0.0),
+                     "f64 total is not the last running sum");
+            if (v == 2)
+              planted_differs += sk_ref_warp_sample_prefix_f64(masks[m], wk, n, 0.0, k->u_planted) !=
+                                 sk_ref_warp_sample_prefix_f64(masks[m], wk, n, 0.0, k->u);
+          }
+        }
+        offset += (size_t)n;
+      }
+  if (host_checks) {
+    sk_test_context("f64 planted-bug control on the host (seed %d)", seed);
+    SK_CHECK(planted_differs > 0, "the rule >= gave the rule >'s result for every u on a boundary");
+  }
+  free(run);
+  free(run_from);
+  *cases_out = cases;
+  *num_cases = n_cases;
+  *w_out = w;
+  *stored_out = stored;
+  *num_weights = offset;
+}
+
+static void test_device_exact_f64(int seed) {
+  Case64 *cases;
+  double *w, *stored;
+  int num_cases;
+  size_t num_weights;
+  build_cases64(seed, &cases, &num_cases, &w, &stored, &num_weights, 0);
+  const size_t out_words = (size_t)num_cases * 32 * kOutputs64;
+  uint64_t *out = (uint64_t *)malloc(sizeof(uint64_t) * out_words);
+  Case64 *d_cases;
+  double *d_w, *d_stored;
+  uint64_t *d_out;
+  SK_CHECK_CUDA(cudaMalloc(&d_cases, sizeof(Case64) * num_cases));
+  SK_CHECK_CUDA(cudaMalloc(&d_w, sizeof(double) * (num_weights + 1)));
+  SK_CHECK_CUDA(cudaMalloc(&d_stored, sizeof(double) * (num_weights + 1)));
+  SK_CHECK_CUDA(cudaMalloc(&d_out, sizeof(uint64_t) * out_words));
+  SK_CHECK_CUDA(cudaMemcpy(d_cases, cases, sizeof(Case64) * num_cases, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_w, w, sizeof(double) * (num_weights + 1), cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_stored, stored, sizeof(double) * (num_weights + 1), cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_out, SK_TEST_POISON_BYTE, sizeof(uint64_t) * out_words));
+  sample_cases_f64<<<(num_cases * 32 + 127) / 128, 128>>>(d_cases, d_w, d_stored, d_out, num_cases);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(out, d_out, sizeof(uint64_t) * out_words, cudaMemcpyDeviceToHost));
+
+  int planted_caught = 0;
+  for (int c = 0; c < num_cases; ++c) {
+    const Case64 *k = &cases[c];
+    const double *wk = w + k->offset;
+    const double total = sk_ref_warp_prefix_total_f64(k->mask, wk, k->n);
+    const int idx = sk_ref_warp_sample_prefix_f64(k->mask, wk, k->n, 0.0, k->u);
+    uint64_t total_bits;
+    memcpy(&total_bits, &total, sizeof total_bits);
+    const uint64_t want[kOutputs64] = {
+        (uint64_t)(int64_t)idx, total_bits, (uint64_t)(int64_t)idx, total_bits,
+        k->n <= kFromRounds * sk_ref_popc(k->mask)
+            ? (uint64_t)(int64_t)sk_ref_warp_sample_prefix_f64(k->mask, wk, k->n, k->start, k->u_from)
+            : kNotBounded,
+        (uint64_t)(int64_t)idx};
+    for (int o = 0; o < kOutputs64; ++o) {
+      const uint64_t *got = out + (size_t)o * num_cases * 32 + (size_t)c * 32;
+      int bad = -1;
+      for (int l = 0; l < 32 && bad < 0; ++l)
+        if (got[l] != (((k->mask >> l) & 1u) ? want[o] : 0x7f7f7f7f7f7f7f7full)) bad = l;
+      if (o == kOutputs64 - 1) {  // the planted bug: counted where u is on a boundary, not reported
+        planted_caught += k->placement == 2 && bad >= 0;
+        continue;
+      }
+      sk_test_context("seed=%d f64 case=%d n=%d mask=%08x values=%s %s u=%.17g start=%.17g u_from=%.17g output=%s",
+                      seed, c, k->n, k->mask, sk_test_value_kind_names[(c / kNumU) % SK_TEST_VALUE_KINDS],
+                      kUNames[k->placement], k->u, k->start, k->u_from, kOutputNames64[o]);
+      SK_CHECK(bad < 0, "first mismatch at lane %d: got 0x%016llx, want 0x%016llx", bad,
+               bad >= 0 ? (unsigned long long)got[bad] : 0ull, (unsigned long long)want[o]);
+    }
+  }
+  sk_test_context("seed=%d f64 planted bug (rule >=)", seed);
+  SK_CHECK(planted_caught > 0, "the rule >= matched the reference for every u on a boundary");
+  SK_CHECK_CUDA(cudaFree(d_cases));
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_stored));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  free(cases);
+  free(w);
+  free(stored);
+  free(out);
+}
+
+// Goodness of fit of the double draws, as test_goodness_of_fit.
+__global__ void draw_many_f64(const double *w, int n, uint64_t seed, int draws_per_warp, unsigned long long *counts) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const double total = sk_warp_prefix_total_f64(SK_FULL_MASK, w, n);
+  for (int d = 0; d < draws_per_warp; ++d) {
+    const double u = sk_rng_uniform_f64(seed, (uint64_t)warp, (uint64_t)d) * total;
+    const int k = sk_warp_sample_prefix_f64(SK_FULL_MASK, w, n, u);
+    if (sk_lane_id() == 0) atomicAdd(&counts[k < 0 ? n : k], 1ull);
+  }
+}
+
+static void test_goodness_of_fit_f64(void) {
+  enum { kN = 70, kWarps = 4096, kDrawsPerWarp = 1024 };
+  double h_w[kN];
+  uint64_t rng = 778;
+  for (int i = 0; i < kN; ++i)
+    h_w[i] = (i % 7 == 3) ? 0.0 : 0.05 + (double)(sk_test_rand_u64(&rng) >> 11) * 0x1p-53 * (double)(1 + i % 5);
+  double *d_w;
+  unsigned long long *d_counts, h_counts[kN + 1];
+  SK_CHECK_CUDA(cudaMalloc(&d_w, sizeof h_w));
+  SK_CHECK_CUDA(cudaMalloc(&d_counts, sizeof h_counts));
+  SK_CHECK_CUDA(cudaMemcpy(d_w, h_w, sizeof h_w, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_counts, 0, sizeof h_counts));
+  draw_many_f64<<<kWarps * 32 / 256, 256>>>(d_w, kN, 2027, kDrawsPerWarp, d_counts);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_counts, d_counts, sizeof h_counts, cudaMemcpyDeviceToHost));
+  double total = 0, observed[kN], expected[kN], shifted[kN];
+  for (int i = 0; i < kN; ++i) total += h_w[i];
+  int zero_drawn = 0, cells = 0;
+  const double draws = (double)kWarps * kDrawsPerWarp;
+  for (int i = 0; i < kN; ++i) {
+    observed[i] = (double)h_counts[i];
+    expected[i] = draws * h_w[i] / total;
+    shifted[i] = (double)h_counts[(i + 1) % kN];
+    zero_drawn |= h_w[i] == 0.0 && h_counts[i] != 0;
+    cells += h_w[i] > 0.0;
+  }
+  sk_test_context("f64 goodness of fit, %d categories, %.0f draws", kN, draws);
+  SK_CHECK(!zero_drawn && h_counts[kN] == 0, "a zero-weight category or -1 was drawn");
+  const double threshold = sk_test_chi2_threshold(cells - 1);
+  const double x = sk_test_chi2(observed, expected, kN);
+  SK_CHECK(x < threshold, "chi-square %.1f exceeds %.1f (%d dof)", x, threshold, cells - 1);
+  const double x_bug = sk_test_chi2(shifted, expected, kN);
+  SK_CHECK(x_bug > threshold, "planted off-by-one gave chi-square %.1f, not above %.1f", x_bug, threshold);
+  printf("f64 goodness of fit: chi-square %.1f, threshold %.1f (%d dof); planted off-by-one %.3g\n", x, threshold,
+         cells - 1, x_bug);
+  SK_CHECK_CUDA(cudaFree(d_w));
+  SK_CHECK_CUDA(cudaFree(d_counts));
+}
+
 int main(int argc, char **argv) {
   {  // The reference against the definition, on the same cases the device sees.
     struct Case *cases;
@@ -340,11 +622,25 @@ int main(int argc, char **argv) {
     free(w_f);
     free(w_u);
   }
+  {  // The same for the doubles, with the planted-bug control on the host.
+    Case64 *cases;
+    double *w, *stored;
+    int num_cases;
+    size_t num_weights;
+    build_cases64(0, &cases, &num_cases, &w, &stored, &num_weights, 1);
+    free(cases);
+    free(w);
+    free(stored);
+  }
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     test_usage_snippet();
     test_goodness_of_fit();
-    for (int seed = 0; seed < sk_test_seed_count(); ++seed) test_device_exact(seed);
+    test_goodness_of_fit_f64();
+    for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
+      test_device_exact(seed);
+      test_device_exact_f64(seed);
+    }
   }
   return sk_test_finish();
 }

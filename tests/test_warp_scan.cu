@@ -1,7 +1,10 @@
-// Tests sk_warp_{inclusive,exclusive}_sum_{f32,u32} and sk_warp_sum_{f32,u32} against the host
-// references, bit for bit, for every mask kind and value kind (see warp_cases.h), over seeds.
+// Tests sk_warp_{inclusive,exclusive}_sum_{f32,u32,f64}, sk_warp_sum_{f32,u32,f64} and
+// sk_warp_sums_f64<N> against the host references, bit for bit, for every mask kind and value kind (see
+// warp_cases.h; doubles of the same kinds with 53-bit mantissas), over seeds; and a planted bug (a sum
+// added serially instead of in the documented order) that the comparison must catch.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -154,6 +157,243 @@ static void test_device(int seed) {
   free(h_out);
 }
 
+// --- doubles ---------------------------------------------------------------------------------------
+
+enum { kOutputs64 = 4, kSumsMax = 32 };
+static const char *const kOutputNames64[kOutputs64] = {"inclusive_f64", "exclusive_f64", "sum_f64",
+                                                       "planted_sum_f64"};
+
+// The kinds of warp_cases.h in double: 53-bit uniforms (so that another order of additions shows in the
+// last bits), a skew of 1e300:1, and subnormals (below 2.2e-308).
+static void fill_f64(double *v, int n, int kind, uint64_t *rng) {
+  const int hot = (int)(sk_test_rand_u32(rng) % (uint32_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; ++i) {
+    const double u = (double)(sk_test_rand_u64(rng) >> 11) * 0x1p-53;
+    switch (kind) {
+      case 0: v[i] = u; break;
+      case 1: v[i] = 2.0 * u - 1.0; break;
+      case 2: v[i] = 0.1; break;
+      case 3: v[i] = i == hot ? 1.0 : 0.0; break;
+      case 4: v[i] = u < 0.1 ? 1e300 * (u + 0.5) : u; break;
+      case 5: v[i] = u < 0.5 ? 1e-310 * u : 1e-300 * u; break;
+      case 6: v[i] = (double)(sk_test_rand_u32(rng) % 1000u); break;
+      default: v[i] = 0.0; break;
+    }
+  }
+}
+
+static uint64_t f64_bits(double d) {
+  uint64_t b;
+  memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+#define POISON_WORD64 0x7f7f7f7f7f7f7f7full
+
+// First mismatching lane of a case's 32 64-bit outputs (the poison word expected for non-members).
+static int first_mismatch64(const uint64_t *got, const uint64_t *want) {
+  for (int l = 0; l < 32; ++l)
+    if (got[l] != want[l]) return l;
+  return -1;
+}
+
+static int report64(const uint64_t *got, const uint64_t *want, uint32_t mask) {
+  const int bad = first_mismatch64(got, want);
+  double g = 0, w = 0;
+  if (bad >= 0) {
+    memcpy(&g, &got[bad], sizeof g);
+    memcpy(&w, &want[bad], sizeof w);
+  }
+  return SK_CHECK(bad < 0, "first mismatch at lane %d (member %d): got %.17g (0x%016llx), want %.17g (0x%016llx)", bad,
+           bad >= 0 ? (int)((mask >> bad) & 1u) : 0, g, bad >= 0 ? (unsigned long long)got[bad] : 0ull, w,
+           bad >= 0 ? (unsigned long long)want[bad] : 0ull);
+}
+
+// One warp per case, as scan_cases. The planted output is a sum in the wrong order (serial, lane by
+// lane), which the comparison with sk_warp_sum_f64's reference must catch.
+__global__ void scan_cases_f64(const uint32_t *masks, const double *in, double *out, int num_cases) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = sk_lane_id();
+  if (warp >= num_cases) return;
+  const uint32_t mask = masks[warp];
+  if (!((mask >> lane) & 1u)) return;
+  const int i = warp * 32 + lane;
+  const size_t stride = (size_t)num_cases * 32;
+  out[i] = sk_warp_inclusive_sum_f64(mask, in[i]);
+  out[i + stride] = sk_warp_exclusive_sum_f64(mask, in[i]);
+  out[i + 2 * stride] = sk_warp_sum_f64(mask, in[i]);
+  double serial = 0.0;
+  for (int l = 0; l < 32; ++l)
+    if ((mask >> l) & 1u) serial = __dadd_rn(serial, __shfl_sync(mask, in[i], l));
+  out[i + 3 * stride] = serial;
+}
+
+// sk_warp_sums_f64<N>: lane l of case c holds in[(c * 32 + l) * N + t], t < N.
+template <int N>
+__global__ void sums_cases_f64(const uint32_t *masks, const double *in, double *out, int num_cases) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = sk_lane_id();
+  if (warp >= num_cases) return;
+  const uint32_t mask = masks[warp];
+  if (!((mask >> lane) & 1u)) return;
+  const size_t i = ((size_t)warp * 32 + (size_t)lane) * N;
+  double v[N];
+#pragma unroll
+  for (int t = 0; t < N; ++t) v[t] = in[i + t];
+  sk_warp_sums_f64(mask, v);
+#pragma unroll
+  for (int t = 0; t < N; ++t) out[i + t] = v[t];
+}
+
+// The double references against definitions that need no replay (integer-valued doubles sum exactly),
+// and the planted-bug controls on the host: another order of additions must give other bits on these
+// inputs, or the device comparison could not tell the orders apart.
+static void test_references_f64(void) {
+  uint64_t rng = 54321;
+  uint32_t masks[kMasks];
+  const int num_masks = sk_test_masks(masks, kMasks, &rng);
+  int serial_differs = 0, scan_order_differs = 0;
+  for (int c = 0; c < num_masks; ++c) {
+    double in[32], inc[32], exc[32], sum[32];
+    fill_f64(in, 32, 6, &rng);
+    sk_test_context("f64 reference self-check mask=%08x", masks[c]);
+    sk_ref_warp_inclusive_sum_f64(masks[c], in, inc);
+    sk_ref_warp_exclusive_sum_f64(masks[c], in, exc);
+    sk_ref_warp_sum_f64(masks[c], in, sum);
+    double run = 0;
+    int ok = 1;
+    for (int l = 0; l < 32; ++l) {
+      if (!((masks[c] >> l) & 1u)) continue;
+      ok &= exc[l] == run;
+      run += in[l];
+      ok &= inc[l] == run;
+    }
+    for (int l = 0; l < 32; ++l)
+      if ((masks[c] >> l) & 1u) ok &= sum[l] == run;
+    SK_CHECK(ok, "f64 reference sums disagree with a serial sum of integers");
+    // 53-bit uniforms: the serial order and the tree orders must differ somewhere.
+    fill_f64(in, 32, 0, &rng);
+    sk_ref_warp_inclusive_sum_f64(masks[c], in, inc);
+    sk_ref_warp_sum_f64(0xffffffffu, in, sum);
+    double serial = 0;
+    for (int l = 0; l < 32; ++l) {
+      if (!((masks[c] >> l) & 1u)) continue;
+      serial += in[l];
+      serial_differs |= f64_bits(serial) != f64_bits(inc[l]);
+    }
+    double full_inc[32];
+    sk_ref_warp_inclusive_sum_f64(0xffffffffu, in, full_inc);
+    scan_order_differs |= f64_bits(full_inc[31]) != f64_bits(sum[0]);
+  }
+  sk_test_context("f64 planted-bug controls on the host");
+  SK_CHECK(serial_differs, "a serial sum gave the Kogge-Stone bits on every case: the inputs cannot tell orders apart");
+  SK_CHECK(scan_order_differs, "the scan's order gave the butterfly's bits on every case");
+}
+
+template <int N>
+static void run_sums_case(int seed, const uint32_t *h_masks, int num_cases, uint64_t *rng) {
+  const size_t n = (size_t)num_cases * 32 * N;
+  double *h_in = (double *)malloc(sizeof(double) * n);
+  uint64_t *h_out = (uint64_t *)malloc(sizeof(uint64_t) * n);
+  for (int c = 0; c < num_cases; ++c) fill_f64(h_in + (size_t)c * 32 * N, 32 * N, c % SK_TEST_VALUE_KINDS, rng);
+  uint32_t *d_masks;
+  double *d_in, *d_out;
+  SK_CHECK_CUDA(cudaMalloc(&d_masks, sizeof(uint32_t) * num_cases));
+  SK_CHECK_CUDA(cudaMalloc(&d_in, sizeof(double) * n));
+  SK_CHECK_CUDA(cudaMalloc(&d_out, sizeof(double) * n));
+  SK_CHECK_CUDA(cudaMemcpy(d_masks, h_masks, sizeof(uint32_t) * num_cases, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_in, h_in, sizeof(double) * n, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_out, SK_TEST_POISON_BYTE, sizeof(double) * n));
+  sums_cases_f64<N><<<(num_cases * 32 + 127) / 128, 128>>>(d_masks, d_in, d_out, num_cases);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(double) * n, cudaMemcpyDeviceToHost));
+  for (int c = 0; c < num_cases; ++c) {
+    for (int t = 0; t < N; ++t) {
+      double lanes[32], sums[32];
+      uint64_t got[32], want[32];
+      for (int l = 0; l < 32; ++l) lanes[l] = h_in[((size_t)c * 32 + l) * N + t];
+      sk_ref_warp_sum_f64(h_masks[c], lanes, sums);
+      for (int l = 0; l < 32; ++l) {
+        got[l] = h_out[((size_t)c * 32 + l) * N + t];
+        want[l] = ((h_masks[c] >> l) & 1u) ? f64_bits(sums[l]) : POISON_WORD64;
+      }
+      sk_test_context("seed=%d sums_f64<%d> case=%d mask=%08x values=%s value %d", seed, N, c, h_masks[c],
+                      sk_test_value_kind_names[c % SK_TEST_VALUE_KINDS], t);
+      if (!report64(got, want, h_masks[c])) break;
+    }
+  }
+  SK_CHECK_CUDA(cudaFree(d_masks));
+  SK_CHECK_CUDA(cudaFree(d_in));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  free(h_in);
+  free(h_out);
+}
+
+static void test_device_f64(int seed) {
+  uint64_t rng = 0xf64e0000u + (uint64_t)seed;
+  uint32_t masks[kMasks];
+  const int num_masks = sk_test_masks(masks, kMasks, &rng);
+  const int num_cases = num_masks * SK_TEST_VALUE_KINDS;
+  const size_t n = (size_t)num_cases * 32;
+  uint32_t *h_masks = (uint32_t *)malloc(sizeof(uint32_t) * num_cases);
+  double *h_in = (double *)malloc(sizeof(double) * n);
+  uint64_t *h_out = (uint64_t *)malloc(sizeof(uint64_t) * n * kOutputs64);
+  for (int c = 0; c < num_cases; ++c) {
+    h_masks[c] = masks[c / SK_TEST_VALUE_KINDS];
+    fill_f64(h_in + (size_t)c * 32, 32, c % SK_TEST_VALUE_KINDS, &rng);
+  }
+  uint32_t *d_masks;
+  double *d_in, *d_out;
+  SK_CHECK_CUDA(cudaMalloc(&d_masks, sizeof(uint32_t) * num_cases));
+  SK_CHECK_CUDA(cudaMalloc(&d_in, sizeof(double) * n));
+  SK_CHECK_CUDA(cudaMalloc(&d_out, sizeof(double) * n * kOutputs64));
+  SK_CHECK_CUDA(cudaMemcpy(d_masks, h_masks, sizeof(uint32_t) * num_cases, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_in, h_in, sizeof(double) * n, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_out, SK_TEST_POISON_BYTE, sizeof(double) * n * kOutputs64));
+  scan_cases_f64<<<(num_cases * 32 + 127) / 128, 128>>>(d_masks, d_in, d_out, num_cases);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(double) * n * kOutputs64, cudaMemcpyDeviceToHost));
+
+  int planted_caught = 0;
+  for (int c = 0; c < num_cases; ++c) {
+    double ref[3][32];
+    const double *in = h_in + (size_t)c * 32;
+    sk_ref_warp_inclusive_sum_f64(h_masks[c], in, ref[0]);
+    sk_ref_warp_exclusive_sum_f64(h_masks[c], in, ref[1]);
+    sk_ref_warp_sum_f64(h_masks[c], in, ref[2]);
+    for (int k = 0; k < kOutputs64; ++k) {
+      uint64_t want[32];
+      for (int l = 0; l < 32; ++l)
+        want[l] = ((h_masks[c] >> l) & 1u) ? f64_bits(ref[k < 3 ? k : 2][l]) : POISON_WORD64;
+      const uint64_t *got = h_out + (size_t)k * n + (size_t)c * 32;
+      if (k == 3) {  // the planted bug: counted, not reported
+        planted_caught += first_mismatch64(got, want) >= 0;
+        continue;
+      }
+      sk_test_context("seed=%d case=%d mask=%08x values=%s output=%s", seed, c, h_masks[c],
+                      sk_test_value_kind_names[c % SK_TEST_VALUE_KINDS], kOutputNames64[k]);
+      report64(got, want, h_masks[c]);
+    }
+  }
+  sk_test_context("seed=%d planted bug (%s)", seed, kOutputNames64[3]);
+  SK_CHECK(planted_caught > 0, "a serial sum matched the documented order's reference on every case");
+
+  // The N-sums: every N, on the full mask (the exchanges) and the others (N warp sums).
+  run_sums_case<1>(seed, h_masks, num_cases, &rng);
+  run_sums_case<2>(seed, h_masks, num_cases, &rng);
+  run_sums_case<4>(seed, h_masks, num_cases, &rng);
+  run_sums_case<8>(seed, h_masks, num_cases, &rng);
+  run_sums_case<16>(seed, h_masks, num_cases, &rng);
+  run_sums_case<32>(seed, h_masks, num_cases, &rng);
+
+  SK_CHECK_CUDA(cudaFree(d_masks));
+  SK_CHECK_CUDA(cudaFree(d_in));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  free(h_masks);
+  free(h_in);
+  free(h_out);
+}
+
 // Runs the documentation's usage snippet and checks what it computes.
 static void test_usage_snippet(void) {
   enum { kThreads = 256, kBlocks = 3, kN = kThreads * kBlocks };
@@ -187,10 +427,14 @@ static void test_usage_snippet(void) {
 
 int main(int argc, char **argv) {
   test_references();
+  test_references_f64();
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     test_usage_snippet();
-    for (int seed = 0; seed < sk_test_seed_count(); ++seed) test_device(seed);
+    for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
+      test_device(seed);
+      test_device_f64(seed);
+    }
   }
   return sk_test_finish();
 }

@@ -1,5 +1,5 @@
 // Tests sk_warp_first_lane, sk_warp_last_lane, sk_warp_count_below, sk_warp_count and
-// sk_warp_broadcast_{f32,u32} against the host references for every mask kind (see warp_cases.h)
+// sk_warp_broadcast_{f32,u32,f64} against the host references for every mask kind (see warp_cases.h)
 // and predicate densities from none to all, over seeds.
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,12 @@
 #include "sk_test.h"
 #include "warp_cases.h"
 
-enum { kMasks = 256, kDensities = 6, kOutputs = 6 };
+enum { kMasks = 256, kDensities = 6, kOutputs = 8 };
+
+// The double lane i broadcasts: arbitrary bits in both words (a NaN pattern included now and then).
+__host__ __device__ static uint64_t f64_bits_of(int i) {
+  return ((uint64_t)((uint32_t)i * 2654435761u) << 32) | (uint64_t)((uint32_t)i * 40503u + 7u);
+}
 
 //! [warp_vote_usage]
 // A warp scans a row 32 entries at a time for the first entry above a threshold.
@@ -29,7 +34,7 @@ __global__ void example_first_above(const float *row, int n, float threshold, in
 //! [warp_vote_usage]
 
 // One warp per case; only members call. Outputs per lane: first, last, count_below, count,
-// broadcast_f32 (as bits), broadcast_u32.
+// broadcast_f32 (as bits), broadcast_u32, broadcast_f64 (high word, low word).
 __global__ void vote_cases(const uint32_t *masks, const int *preds, const int *src_lanes,
                            const float *values_f, uint32_t *out, int num_cases) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -46,10 +51,14 @@ __global__ void vote_cases(const uint32_t *masks, const int *preds, const int *s
   out[i + 3 * stride] = (uint32_t)sk_warp_count(mask, p);
   out[i + 4 * stride] = __float_as_uint(sk_warp_broadcast_f32(mask, values_f[i], src_lanes[warp]));
   out[i + 5 * stride] = sk_warp_broadcast_u32(mask, (uint32_t)i * 2654435761u, src_lanes[warp]);
+  const double b = sk_warp_broadcast_f64(mask, __longlong_as_double((long long)f64_bits_of(i)), src_lanes[warp]);
+  out[i + 6 * stride] = (uint32_t)((uint64_t)__double_as_longlong(b) >> 32);
+  out[i + 7 * stride] = (uint32_t)(uint64_t)__double_as_longlong(b);
 }
 
 static const char *const kOutputNames[kOutputs] = {"first_lane", "last_lane", "count_below",
-                                                   "count", "broadcast_f32", "broadcast_u32"};
+                                                   "count", "broadcast_f32", "broadcast_u32",
+                                                   "broadcast_f64_high", "broadcast_f64_low"};
 
 static void reference_case(uint32_t mask, const int *pred, int src_lane, const float *values_f, int c,
                            uint32_t ref[kOutputs][32]) {
@@ -60,7 +69,9 @@ static void reference_case(uint32_t mask, const int *pred, int src_lane, const f
                                   (uint32_t)sk_ref_warp_count_below(mask, pred, l),
                                   (uint32_t)sk_ref_warp_count(mask, pred),
                                   sk_test_f32_bits(values_f[src_lane]),
-                                  (uint32_t)(c * 32 + src_lane) * 2654435761u};
+                                  (uint32_t)(c * 32 + src_lane) * 2654435761u,
+                                  (uint32_t)(f64_bits_of(c * 32 + src_lane) >> 32),
+                                  (uint32_t)f64_bits_of(c * 32 + src_lane)};
     for (int k = 0; k < kOutputs; ++k) ref[k][l] = member ? r[k] : SK_TEST_POISON_WORD;
   }
 }

@@ -27,17 +27,13 @@
 
 #include <sys/stat.h>
 #include "samplekit/sk_version.h"
+#include "sk_ex_clock.h"
+#include "sk_ex_main.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-
-static double sk_lda_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* --- gen ------------------------------------------------------------------------------------------ */
 
@@ -111,53 +107,53 @@ static int cmd_gen(int argc, char **argv) {
       case 't': ok = sk_lda_parse_ll("gen", "--top", optarg, 1, 1000000, &top); break;
       case 'B': binary = 1; break;
       case 'j': ok = sk_lda_parse_ll("gen", "--threads", optarg, 1, 4096, &v); p.threads = (int)v; break;
-      case 'h': gen_usage(stdout); return SK_LDA_EXIT_OK;
+      case 'h': gen_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
   if (!ok) {
     fprintf(stderr, "see 'sk-lda gen --help'\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (optind < argc) {
     fprintf(stderr, "sk-lda gen: unexpected argument '%s' (see 'sk-lda gen --help')\n", argv[optind]);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (out == NULL) {
     fprintf(stderr, "sk-lda gen: --out DIR is required (see 'sk-lda gen --help')\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
-  sk_lda_error err;
+  sk_ex_error err;
   if (sk_lda_gen_validate(&p, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
 #ifdef _OPENMP
   if (p.threads > 0) omp_set_num_threads(p.threads); /* the writers' threads too */
 #endif
   const int tty = isatty(fileno(stderr));
-  const double t0 = sk_lda_now();
+  const double t0 = sk_ex_now();
   if (tty) fprintf(stderr, "generating %d documents of %g tokens on average ...\n", p.num_docs, p.mean_doc_length);
   sk_lda_corpus corpus;
   float *phi = NULL, *theta = NULL;
   if (sk_lda_generate(&p, &corpus, &phi, &theta, NULL, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
-  const double t1 = sk_lda_now();
+  const double t1 = sk_ex_now();
   if (tty) fprintf(stderr, "writing %lld tokens to %s ...\n", (long long)corpus.num_tokens, out);
-  int status = SK_LDA_EXIT_OK;
+  int status = SK_EX_EXIT_OK;
   const int written = binary ? sk_lda_write_binary_files(&corpus, out, name, &err)
                              : sk_lda_write_uci(&corpus, out, name, &err);
-  const double t2 = sk_lda_now();
+  const double t2 = sk_ex_now();
   if (written != 0 || sk_lda_write_planted(&p, corpus.vocab, phi, theta, (int)top, out, name, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
+    status = SK_EX_EXIT_RUNTIME;
   } else {
     printf("wrote %s/docword.%s.%s: %d documents, %d words, %lld tokens (generated in %.1f s, corpus written in "
            "%.1f s, planted topics in %.1f s)\n",
            out, name, binary ? "bin" : "txt", corpus.num_docs, corpus.num_words, (long long)corpus.num_tokens,
-           t1 - t0, t2 - t1, sk_lda_now() - t2);
+           t1 - t0, t2 - t1, sk_ex_now() - t2);
   }
   sk_lda_corpus_free(&corpus);
   free(phi);
@@ -302,7 +298,7 @@ static void train_usage(FILE *f) {
 #endif
 }
 
-static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_lda_error *err) {
+static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_ex_error *err) {
   if (in->docword) return sk_lda_read_uci(in->docword, in->vocab, c, err);
   if (in->ldac) return sk_lda_read_ldac(in->ldac, in->vocab, c, err);
   return sk_lda_read_text(in->text, in->stopwords, in->min_count, c, err);
@@ -423,7 +419,7 @@ static int cmd_train(int argc, char **argv) {
         if (strcmp(optarg, "auto") == 0) o.checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
         else ok = sk_lda_parse_ll("train", "--checkpoint-every", optarg, 0, 1000000000, &v), o.checkpoint_every = v;
         break;
-      case 'h': train_usage(stdout); return SK_LDA_EXIT_OK;
+      case 'h': train_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
@@ -445,24 +441,24 @@ static int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: --demo makes its own corpus: leave out --docword, --ldac, --text and --resume\n");
     ok = 0;
   }
-  sk_lda_error err;
+  sk_ex_error err;
   int ranked = 0;
   if (ok) {
     ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.gpu_exact, rank_timeout, &err);
     if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
-    if (ranked == -1) return SK_LDA_EXIT_RUNTIME;
+    if (ranked == -1) return SK_EX_EXIT_RUNTIME;
     ok = ranked >= 0;
   }
   if (!ok) {
     fprintf(stderr, "see 'sk-lda train --help'\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   /* Several GPUs: one process per GPU from here on (before any CUDA or OpenMP use); this one waits. */
   sk_lda_rank_context rank_ctx;
   if (ranked == 2) { /* the ranks come from mpirun; this process is one of them */
     if (sk_lda_ranks_mpi_start(rank_timeout, sk_lda_ranks_nccl_make_id, &rank_ctx, &err) != 0) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
-      return sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME);
+      return sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME);
     }
     o.ranks = &rank_ctx;
     o.device.kind = SK_LDA_DEVICE_GPU;
@@ -473,7 +469,7 @@ static int cmd_train(int argc, char **argv) {
     const int status = sk_lda_ranks_launch(gpus, rank_timeout, o.out != NULL ? o.out : o.resume,
                                            sk_lda_ranks_nccl_make_id, &rank_ctx, &is_rank, &err);
     if (!is_rank) {
-      if (status != SK_LDA_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
+      if (status != SK_EX_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
       return status;
     }
     o.ranks = &rank_ctx;
@@ -488,7 +484,7 @@ static int cmd_train(int argc, char **argv) {
     sk_lda_gen_params p;
     if (sk_lda_demo_corpus(o.seed, &corpus, &planted, &p, &err) != 0) {
       fprintf(stderr, "sk-lda train --demo: %s\n", err.message);
-      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_RUNTIME) : SK_LDA_EXIT_RUNTIME;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME) : SK_EX_EXIT_RUNTIME;
     }
     o.num_topics = p.num_topics, o.alpha = p.alpha, o.beta = p.beta;
     if (o.iters == 100) o.iters = 200;
@@ -496,14 +492,14 @@ static int cmd_train(int argc, char **argv) {
     printf("demo: generated %d documents, %d words, %lld tokens from %d planted topics\n", corpus.num_docs,
            corpus.num_words, (long long)corpus.num_tokens, p.num_topics);
   } else {
-    const double t0 = sk_lda_wall_seconds();
+    const double t0 = sk_ex_now();
     if (read_corpus(&in, &corpus, &err) != 0) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
-      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_LDA_EXIT_USAGE) : SK_LDA_EXIT_USAGE;
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_USAGE) : SK_EX_EXIT_USAGE;
     }
     describe_input(&in, input_args, sizeof input_args);
     printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
-           (long long)corpus.num_tokens, sk_lda_wall_seconds() - t0);
+           (long long)corpus.num_tokens, sk_ex_now() - t0);
   }
   o.input_args = input_args;
   sk_lda_model m;
@@ -511,7 +507,7 @@ static int cmd_train(int argc, char **argv) {
   memset(&m, 0, sizeof m);
   memset(&split, 0, sizeof split);
   const int status = sk_lda_run_train(&o, &corpus, &split, &m);
-  if (status == SK_LDA_EXIT_OK && demo) sk_lda_demo_report(&m, planted, corpus.vocab);
+  if (status == SK_EX_EXIT_OK && demo) sk_lda_demo_report(&m, planted, corpus.vocab);
   sk_lda_model_free(&m);
   sk_lda_split_free(&split);
   sk_lda_corpus_free(&corpus);
@@ -576,17 +572,17 @@ static int cmd_infer(int argc, char **argv) {
       case 's': ok = sk_lda_parse_u64("infer", "--seed", optarg, &seed); have_seed = 1; break;
       case 't': ok = sk_lda_parse_ll("infer", "--threads", optarg, 1, 4096, &threads); break;
       case 'o': out = optarg; break;
-      case 'h': infer_usage(stdout); return SK_LDA_EXIT_OK;
+      case 'h': infer_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
   if (!ok) {
     fprintf(stderr, "see 'sk-lda infer --help'\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (optind < argc) {
     fprintf(stderr, "sk-lda infer: unexpected argument '%s' (see 'sk-lda infer --help')\n", argv[optind]);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   const int inputs = (docword != NULL) + (ldac != NULL) + (text != NULL);
   if (model == NULL || out == NULL || inputs != 1) {
@@ -594,21 +590,21 @@ static int cmd_infer(int argc, char **argv) {
             model == NULL ? "--model FILE is required"
             : out == NULL ? "--out FILE is required"
                           : "give exactly one of --docword, --ldac, --text");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (text != NULL && vocab != NULL) {
     fprintf(stderr, "sk-lda infer: --vocab does not apply to --text (its words are the vocabulary)\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
-  sk_lda_error err;
-  if (sk_lda_detail_check_writable(out, &err) != 0) {
+  sk_ex_error err;
+  if (sk_ex_check_writable(out, &err) != 0) {
     fprintf(stderr, "sk-lda infer: --out: %s\n", err.message);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   sk_lda_model_file mf;
   if (sk_lda_model_file_read(model, &mf, &err) != 0) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   sk_lda_corpus docs;
   memset(&docs, 0, sizeof docs);
@@ -627,21 +623,21 @@ static int cmd_infer(int argc, char **argv) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
     sk_lda_corpus_free(&docs);
     sk_lda_model_file_free(&mf);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (dropped > 0)
     fprintf(stderr, "sk-lda infer: dropped %lld tokens of words the model does not know\n", (long long)dropped);
   sk_lda_infer_result r;
-  int status = SK_LDA_EXIT_OK;
-  const double t0 = sk_lda_now();
+  int status = SK_EX_EXIT_OK;
+  const double t0 = sk_ex_now();
   if (sk_lda_infer(&mf, &docs, (int)iters, have_seed ? seed : mf.seed, (int)threads, &r, &err) != 0 ||
       sk_lda_write_doc_topics(out, r.num_docs, r.num_topics, r.alpha, r.row_start, r.row_nnz, r.row_topic,
                               r.row_count, NULL, &err) != 0) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
-    status = SK_LDA_EXIT_RUNTIME;
+    status = SK_EX_EXIT_RUNTIME;
   } else {
     printf("infer: %d documents, %lld tokens, K = %d, %lld fold-in sweeps in %.1f s -> %s\n", docs.num_docs,
-           (long long)docs.num_tokens, (int)mf.num_topics, iters, sk_lda_now() - t0, out);
+           (long long)docs.num_tokens, (int)mf.num_topics, iters, sk_ex_now() - t0, out);
   }
   sk_lda_infer_result_free(&r);
   sk_lda_corpus_free(&docs);
@@ -703,7 +699,7 @@ static int cmd_eval(int argc, char **argv) {
       case 's': ok = sk_lda_parse_u64("eval", "--seed", optarg, &seed); seed_given = 1; break;
       case 'n': ok = sk_lda_parse_ll("eval", "--iters", optarg, 0, 1000000, &iters); break;
       case 'j': ok = sk_lda_parse_ll("eval", "--threads", optarg, 1, 4096, &threads); break;
-      case 'h': eval_usage(stdout); return SK_LDA_EXIT_OK;
+      case 'h': eval_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
@@ -717,16 +713,16 @@ static int cmd_eval(int argc, char **argv) {
   }
   if (!ok) {
     fprintf(stderr, "see 'sk-lda eval --help'\n");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model_file mf;
   sk_lda_corpus corpus;
   sk_lda_split split;
   memset(&mf, 0, sizeof mf);
   memset(&corpus, 0, sizeof corpus);
   memset(&split, 0, sizeof split);
-  int status = SK_LDA_EXIT_USAGE;
+  int status = SK_EX_EXIT_USAGE;
   const char *input = o.docword ? o.docword : o.ldac ? o.ldac : o.text;
   if (sk_lda_model_file_read(model_path, &mf, &err) != 0 || read_corpus(&o, &corpus, &err) != 0 ||
       sk_lda_infer_map_words(&mf, &corpus, input, o.docword && !sk_lda_is_binary_corpus(o.docword), skip_unknown,
@@ -744,13 +740,13 @@ static int cmd_eval(int argc, char **argv) {
     if (sk_lda_heldout_ll_counts(&view, &split.test_observed, &split.test_heldout, (int)iters, (int)threads, &ll,
                                  &err) != 0) {
       fprintf(stderr, "sk-lda eval: %s\n", err.message);
-      status = SK_LDA_EXIT_RUNTIME;
+      status = SK_EX_EXIT_RUNTIME;
     } else {
       printf("held-out LL/token %.4f (perplexity %.1f) over %d documents (%lld scored tokens), K = %d, %d fold-in "
              "sweeps\n",
              ll, exp(-ll), split.test_observed.num_docs, (long long)split.test_heldout.num_tokens, mf.num_topics,
              (int)iters);
-      status = SK_LDA_EXIT_OK;
+      status = SK_EX_EXIT_OK;
     }
   }
   sk_lda_split_free(&split);
@@ -775,25 +771,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-  /* Log lines reach a pipe or a file as they happen, not when the buffer fills or the run ends. */
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  if (argc < 2) {
-    usage(stderr);
-    return SK_LDA_EXIT_USAGE;
-  }
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-    usage(stdout);
-    return SK_LDA_EXIT_OK;
-  }
-  if (strcmp(cmd, "--version") == 0) {
-    printf("sk-lda (samplekit %d.%d.%d)\n", SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
-    return SK_LDA_EXIT_OK;
-  }
-  if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
-  if (strcmp(cmd, "infer") == 0) return cmd_infer(argc - 1, argv + 1);
-  if (strcmp(cmd, "train") == 0) return cmd_train(argc - 1, argv + 1);
-  if (strcmp(cmd, "eval") == 0) return cmd_eval(argc - 1, argv + 1);
-  fprintf(stderr, "sk-lda: unknown command '%s' (see 'sk-lda --help')\n", cmd);
-  return SK_LDA_EXIT_USAGE;
+  static const sk_ex_command commands[] = {
+      {"gen", cmd_gen}, {"infer", cmd_infer}, {"train", cmd_train}, {"eval", cmd_eval}, {NULL, NULL}};
+  return sk_ex_main("sk-lda", commands, usage, argc, argv);
 }

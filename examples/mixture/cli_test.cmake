@@ -71,6 +71,8 @@ if(NOT header STREQUAL "sweep,seconds,log_likelihood,log_joint,size_0,size_1,siz
 endif()
 check(0 "4 of 4 components hold points" ${M} fit --csv ${WORK}/gc/data.csv -k 4 -n 30 --device cpu --out ${WORK}/fit_csv)
 count_lines(${WORK}/fit_csv/assign.txt 3000)
+# -v says how the z-step runs (on the CPU here; on a GPU the kernel table and the chosen row).
+check(0 "z-step: the CPU reference" ${M} fit --csv ${WORK}/gc/data.csv -k 4 -n 2 --device cpu -v)
 
 # The same seed gives the same results, whatever the thread count.
 check(0 "" ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 30 --device cpu --threads 1 --out ${WORK}/fit_npy1)
@@ -95,11 +97,12 @@ file(WRITE ${WORK}/text.npy "not numpy")
 check(2 "text.npy: not a .npy file" ${M} fit --npy ${WORK}/text.npy -k 1)
 check(2 "missing.npy: cannot open" ${M} fit --npy ${WORK}/missing.npy -k 1)
 
-# --device gpu: on a machine without a usable GPU, exit 1 and say why; with one, it fits.
-execute_process(COMMAND ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 5 --device gpu RESULT_VARIABLE rc
+# --device gpu: on a machine without a usable GPU, exit 1 and say why; with one, it fits, and -v names
+# the z-step kernel table's row.
+execute_process(COMMAND ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 5 --device gpu -v RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT (rc EQUAL 0 OR (rc EQUAL 1 AND err MATCHES "--device gpu: ")))
-  message(FATAL_ERROR "--device gpu: exit ${rc}\nstdout: ${out}\nstderr: ${err}")
+if(NOT ((rc EQUAL 0 AND out MATCHES "z-step kernel: one-point-regs ") OR (rc EQUAL 1 AND err MATCHES "--device gpu: ")))
+  message(FATAL_ERROR "--device gpu -v: exit ${rc}\nstdout: ${out}\nstderr: ${err}")
 endif()
 # --device auto falls back to the CPU and says so once (without a GPU), or fits on the GPU.
 check(0 "" ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 5)

@@ -43,6 +43,8 @@ static void fit_usage(FILE *f) {
           "      --device D         auto (default: GPU 0 when one is found, else the CPU, said once), cpu,\n"
           "                         or gpu (an error, exit 1, without a usable GPU)\n"
           "      --threads N        CPU threads (default: all)\n"
+          "  -v, --verbose          say how the sweeps run: on a GPU, the z-step kernel table, the row chosen for\n"
+          "                         the data's D and K, and why\n"
           "      --alpha A          Dirichlet parameter of the weights (default %g)\n"
           "      --kappa0 K0        prior pseudo-count of the means (default %g)\n"
           "      --a0 A0            inverse-gamma shape of the variances (default %g)\n"
@@ -76,6 +78,7 @@ static int cmd_fit(int argc, char **argv) {
                                           {"a0", required_argument, 0, 'A'},
                                           {"b0", required_argument, 0, 'B'},
                                           {"out", required_argument, 0, 'o'},
+                                          {"verbose", no_argument, 0, 'v'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
   sk_mix_fit_options o;
@@ -84,9 +87,10 @@ static int cmd_fit(int argc, char **argv) {
   int ok = 1, c, demo = 0;
   long long v = 0;
   optind = 1;
-  while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
+  while (ok && (c = getopt_long(argc, argv, "k:n:s:o:vh", options, NULL)) != -1) {
     switch (c) {
       case 'N': npy = optarg; break;
+      case 'v': o.verbose = 1; break;
       case 'C': csv = optarg; break;
       case 'Z': demo = 1; break;
       case 'k':
@@ -121,7 +125,7 @@ static int cmd_fit(int argc, char **argv) {
           ok = 0, fprintf(stderr, "sk-mixture fit: --device: '%s' is not auto, cpu or gpu\n", optarg);
         break;
       case 'o': o.out = optarg; break;
-      case 'h': fit_usage(stdout); return SK_MIX_EXIT_OK;
+      case 'h': fit_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
@@ -134,20 +138,20 @@ static int cmd_fit(int argc, char **argv) {
   if (ok && !demo && o.k == 0) ok = 0, fprintf(stderr, "sk-mixture fit: -k K is required\n");
   if (!ok) {
     fprintf(stderr, "see 'sk-mixture fit --help'\n");
-    return SK_MIX_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (demo) return sk_mix_demo(&o);
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   const char *path = npy != NULL ? npy : csv;
-  const double t0 = sk_mix_now();
+  const double t0 = sk_ex_now();
   if ((npy != NULL ? sk_mix_read_npy(npy, &data, &err) : sk_mix_read_csv(csv, &data, &err)) != 0 ||
       sk_mix_data_check_k(&data, o.k, path, &err) != 0) {
     fprintf(stderr, "sk-mixture fit: %s\n", err.message);
     sk_mix_data_free(&data);
-    return SK_MIX_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
-  printf("read %s: %lld points x %d dimensions in %.2f s\n", path, (long long)data.n, (int)data.d, sk_mix_now() - t0);
+  printf("read %s: %lld points x %d dimensions in %.2f s\n", path, (long long)data.n, (int)data.d, sk_ex_now() - t0);
   sk_mix_fit_result r;
   const int status = sk_mix_fit(&o, &data, path, &r);
   sk_mix_fit_result_free(&r);
@@ -178,18 +182,18 @@ static void gen_usage(FILE *f) {
 }
 
 static int write_gen(const char *dir, const sk_mix_gen_params *p, const float *x, const sk_mix_truth *t, int csv,
-                     sk_mix_error *err) {
+                     sk_ex_error *err) {
   char path[4096];
   sk_mix_components c = {t->k, t->d, t->weight, t->mean, t->var};
   const sk_mix_components *sets[1] = {&c};
   const char *labels[1] = {"planted"};
-  if (sk_mix_mkdir_p(dir, err) != 0 || sk_mix_path(path, sizeof path, dir, csv ? "data.csv" : "data.npy", err) != 0 ||
+  if (sk_ex_mkdir_p(dir, err) != 0 || sk_ex_path(path, sizeof path, dir, csv ? "data.csv" : "data.npy", err) != 0 ||
       (csv ? sk_mix_write_csv_f32(path, x, p->n, p->d, err) : sk_mix_write_npy_f32(path, x, p->n, p->d, err)) != 0)
     return 1;
-  if (sk_mix_path(path, sizeof path, dir, "truth_assign.txt", err) != 0 ||
+  if (sk_ex_path(path, sizeof path, dir, "truth_assign.txt", err) != 0 ||
       sk_mix_write_assign(path, t->z, p->n, err) != 0)
     return 1;
-  return sk_mix_path(path, sizeof path, dir, "truth_components.csv", err) != 0 ||
+  return sk_ex_path(path, sizeof path, dir, "truth_components.csv", err) != 0 ||
          sk_mix_write_components(path, sets, labels, 1, err) != 0;
 }
 
@@ -227,24 +231,24 @@ static int cmd_gen(int argc, char **argv) {
         ok = sk_mix_parse_value("gen", "--threads", optarg, SK_MIX_VALUE_INT, 1, 4096, &v);
         p.threads = (int)v;
         break;
-      case 'h': gen_usage(stdout); return SK_MIX_EXIT_OK;
+      case 'h': gen_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
   }
-  sk_mix_error err;
+  sk_ex_error err;
   if (ok && optind < argc) ok = 0, fprintf(stderr, "sk-mixture gen: unexpected argument '%s'\n", argv[optind]);
   if (ok && out == NULL) ok = 0, fprintf(stderr, "sk-mixture gen: --out DIR is required\n");
   if (ok && sk_mix_gen_check(&p, &err) != 0) ok = 0, fprintf(stderr, "sk-mixture %s\n", err.message);
   if (!ok) {
     fprintf(stderr, "see 'sk-mixture gen --help'\n");
-    return SK_MIX_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   float *x = NULL;
   sk_mix_truth t;
-  int status = SK_MIX_EXIT_OK;
+  int status = SK_EX_EXIT_OK;
   if (sk_mix_generate(&p, &x, &t, &err) != 0 || write_gen(out, &p, x, &t, csv, &err) != 0) {
     fprintf(stderr, "sk-mixture gen: %s\n", err.message);
-    status = SK_MIX_EXIT_RUNTIME;
+    status = SK_EX_EXIT_RUNTIME;
   } else {
     printf("wrote %s/%s: %lld points x %d dimensions from %d planted %s components (seed %llu), and the truth\n", out,
            csv ? "data.csv" : "data.npy", (long long)p.n, (int)p.d, (int)p.k,
@@ -270,22 +274,6 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-  setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines reach a pipe as they happen */
-  if (argc < 2) {
-    usage(stderr);
-    return SK_MIX_EXIT_USAGE;
-  }
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-    usage(stdout);
-    return SK_MIX_EXIT_OK;
-  }
-  if (strcmp(cmd, "--version") == 0) {
-    printf("sk-mixture (samplekit %d.%d.%d)\n", SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
-    return SK_MIX_EXIT_OK;
-  }
-  if (strcmp(cmd, "fit") == 0) return cmd_fit(argc - 1, argv + 1);
-  if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
-  fprintf(stderr, "sk-mixture: unknown command '%s' (see 'sk-mixture --help')\n", cmd);
-  return SK_MIX_EXIT_USAGE;
+  static const sk_ex_command commands[] = {{"fit", cmd_fit}, {"gen", cmd_gen}, {NULL, NULL}};
+  return sk_ex_main("sk-mixture", commands, usage, argc, argv);
 }

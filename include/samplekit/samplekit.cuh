@@ -10,9 +10,13 @@
 #include "warp_scan.cuh"
 #include "warp_vote.cuh"
 #include "warp_sample_prefix.cuh"
+#include "block_sum.cuh"
+#include "warp_blocked_sample.cuh"
 #include "butterfly.cuh"
+#include "thread_tile_sample.h"
 #include "rng.cuh"
 #include "wary_tree.cuh"
 #include "segmented_count.cuh"
+#include "block_count_sort.cuh"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_CUH */

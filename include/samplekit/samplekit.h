@@ -12,10 +12,12 @@
 #include "sk_version.h"
 #include "sk_device.h"
 #include "rng.h"
+#include "thread_tile_sample.h"
 #include "wary_tree.h"
 #include "sample_categorical.h"
 #include "csr_chunker.h"
 #include "csr_pipeline.h"
 #include "segmented_count.h"
+#include "block_count_sort.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */

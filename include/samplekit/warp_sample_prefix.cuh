@@ -1,6 +1,6 @@
 /**
  * \file warp_sample_prefix.cuh
- * \brief A warp finds where u falls in the running sums of a weight vector of any length.
+ * \brief A warp finds where u falls in the running sums of a weight vector of any length (float, double, uint32_t).
  */
 #ifndef SAMPLEKIT_WARP_SAMPLE_PREFIX_CUH
 #define SAMPLEKIT_WARP_SAMPLE_PREFIX_CUH
@@ -38,6 +38,13 @@
  * (a negative u returns the first entry); `weights` readable for n entries by every member; n the same
  * on every member, and u too. \sk_mask_contract_short
  *
+ * **Double precision.** The `_f64` functions are the `_f32` ones on `double` weights, with every rule
+ * above: the walk, the order of the additions (sk_warp_inclusive_sum_f64(), whose steps cost two
+ * shuffles each) and the edge rules. Each addition is rounded on its own (never fused with a multiply
+ * in weight_of into an FMA). sk_warp_sample_prefix_from_by_f64() starts the running sums at a given
+ * value instead of 0: the second level of a two-level search, where the sums of the tiles below the
+ * one being walked are already known.
+ *
  * Usage:
  * \snippet test_warp_sample_prefix.cu warp_sample_prefix_usage
  * @{
@@ -51,12 +58,13 @@ struct sk_detail_array_weights {
   __device__ __forceinline__ T operator()(int i) const { return weights[i]; }
 };
 
+/* start: the running sums' starting value (carry_0), 0 except for the _from_ variants. */
 template <typename T, typename WeightOf>
-SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, int n, T u) {
+SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, int n, T start, T u) {
   const int rank = __popc(mask & sk_lanemask_lt());
   const int members = __popc(mask);
   const int top_lane = 31 - __clz((int)mask);
-  T carry = T(0);
+  T carry = start;
   int last_positive = -1;
   T w = rank < n ? weight_of(rank) : T(0);
   for (int base = 0; base < n; base += members) {
@@ -64,7 +72,7 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, in
        them (the walk is a chain of dependent rounds otherwise). */
     const int next = base + members + rank;
     const T w_next = next < n ? weight_of(next) : T(0);
-    const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
+    const T running = sk_detail_add(carry, sk_detail_warp_inclusive_sum(mask, w));
     /* w > 0 as well: neighbouring slots' sums are grouped differently, so in float a zero-weight
        entry can round above its predecessor; it must never be the answer. */
     const unsigned hit = __ballot_sync(mask, w > T(0) && running > u);
@@ -73,6 +81,32 @@ SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, in
     if (positive != 0u) last_positive = base + sk_lane_rank(mask, 31 - __clz((int)positive));
     carry = __shfl_sync(mask, running, top_lane);
     w = w_next;
+  }
+  return last_positive;
+}
+
+/* The walk of at most MaxRounds rounds (n <= MaxRounds * members), unrolled, each round's weights read in
+   the round: the same additions, ballots and result as sk_detail_warp_sample_prefix(), bit for bit. For
+   short vectors (a tile) the unrolled rounds let the compiler schedule the reads itself, where the
+   general walk's read-ahead would compute a round of weights that a draw ending early never needs. */
+template <typename T, int MaxRounds, typename WeightOf>
+SK_DEVICE int sk_detail_warp_sample_prefix_bounded(unsigned mask, WeightOf weight_of, int n, T start, T u) {
+  const int rank = __popc(mask & sk_lanemask_lt());
+  const int members = __popc(mask);
+  const int top_lane = 31 - __clz((int)mask);
+  T carry = start;
+  int last_positive = -1;
+#pragma unroll
+  for (int r = 0; r < MaxRounds; ++r) {
+    const int base = r * members;
+    if (base >= n) break;
+    const T w = base + rank < n ? weight_of(base + rank) : T(0);
+    const T running = sk_detail_add(carry, sk_detail_warp_inclusive_sum(mask, w));
+    const unsigned hit = __ballot_sync(mask, w > T(0) && running > u);
+    if (hit != 0u) return base + sk_lane_rank(mask, __ffs((int)hit) - 1);
+    const unsigned positive = __ballot_sync(mask, w > T(0));
+    if (positive != 0u) last_positive = base + sk_lane_rank(mask, 31 - __clz((int)positive));
+    carry = __shfl_sync(mask, running, top_lane);
   }
   return last_positive;
 }
@@ -86,7 +120,7 @@ SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, WeightOf weight_of, int n
   for (int base = 0; base < n; base += members) {
     const int i = base + rank;
     const T w_next = i + members < n ? weight_of(i + members) : T(0);  /* overlaps this round's sums */
-    const T running = carry + sk_detail_warp_inclusive_sum(mask, w);
+    const T running = sk_detail_add(carry, sk_detail_warp_inclusive_sum(mask, w));
     /* The lane holding entry min(n, base + members) - 1: the top lane except in a partial last round,
        where the top slot's sum is grouped differently and could differ from P_{n-1} in the last bit. */
     carry = __shfl_sync(mask, running, 31 - __clz((int)__ballot_sync(mask, i < n)));
@@ -107,7 +141,7 @@ SK_DEVICE T sk_detail_warp_prefix_total(unsigned mask, WeightOf weight_of, int n
  *   warp inclusive sum and two ballots}
  */
 SK_DEVICE int sk_warp_sample_prefix_f32(unsigned mask, const float *weights, int n, float u) {
-  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<float>{weights}, n, u);
+  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<float>{weights}, n, 0.0f, u);
 }
 
 /**
@@ -120,7 +154,7 @@ SK_DEVICE int sk_warp_sample_prefix_f32(unsigned mask, const float *weights, int
  * \sk_warp_cost{as sk_warp_sample_prefix_f32()}
  */
 SK_DEVICE int sk_warp_sample_prefix_u32(unsigned mask, const uint32_t *weights, int n, uint32_t u) {
-  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<uint32_t>{weights}, n, u);
+  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<uint32_t>{weights}, n, 0u, u);
 }
 
 /**
@@ -169,7 +203,7 @@ SK_DEVICE uint32_t sk_warp_prefix_total_u32(unsigned mask, const uint32_t *weigh
  */
 template <typename WeightOf>
 SK_DEVICE int sk_warp_sample_prefix_by_f32(unsigned mask, WeightOf weight_of, int n, float u) {
-  return sk_detail_warp_sample_prefix<float>(mask, weight_of, n, u);
+  return sk_detail_warp_sample_prefix<float>(mask, weight_of, n, 0.0f, u);
 }
 
 /**
@@ -185,6 +219,95 @@ SK_DEVICE int sk_warp_sample_prefix_by_f32(unsigned mask, WeightOf weight_of, in
 template <typename WeightOf>
 SK_DEVICE float sk_warp_prefix_total_by_f32(unsigned mask, WeightOf weight_of, int n) {
   return sk_detail_warp_prefix_total<float>(mask, weight_of, n);
+}
+
+/**
+ * \brief sk_warp_sample_prefix_f32() on doubles: the first entry whose running sum exceeds u.
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weights n non-negative finite weights, readable by every member.
+ * \param n number of weights, >= 0.
+ * \param u the point to find, in [0, total) where total = sk_warp_prefix_total_f64(mask, weights, n).
+ * \return an index in [0, n) whose weight is positive, or -1 when n == 0 or every weight is 0.
+ * \sk_warp_cost{ceil((i + 1) / m) rounds for result i and m members\, each one coalesced load\, one
+ *   warp inclusive sum of doubles (10 shuffles) and two ballots}
+ */
+SK_DEVICE int sk_warp_sample_prefix_f64(unsigned mask, const double *weights, int n, double u) {
+  return sk_detail_warp_sample_prefix(mask, sk_detail_array_weights<double>{weights}, n, 0.0, u);
+}
+
+/**
+ * \brief Total of double weights, summed in the order sk_warp_sample_prefix_f64() uses for its running sums.
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weights n weights, readable by every member.
+ * \param n number of weights, >= 0 (0 gives 0).
+ * \return the last running sum P_{n-1}, bit for bit (0 when n == 0), so that u < total guarantees
+ *         that sk_warp_sample_prefix_f64() finds an entry whose running sum exceeds u.
+ * \sk_warp_cost{ceil(n / m) rounds\, each one coalesced load\, one warp inclusive sum of doubles\, one
+ *   ballot and one double shuffle}
+ */
+SK_DEVICE double sk_warp_prefix_total_f64(unsigned mask, const double *weights, int n) {
+  return sk_detail_warp_prefix_total<double>(mask, sk_detail_array_weights<double>{weights}, n);
+}
+
+/**
+ * \brief sk_warp_sample_prefix_f64() on weights computed as they are read: weight_of(i) is entry i.
+ *
+ * The walk, the order of the additions, the calls of weight_of and every rule are those of
+ * sk_warp_sample_prefix_by_f32(), on doubles.
+ * \tparam WeightOf a callable `double(int i)`, usable on the device (a functor or an extended lambda).
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weight_of the weights, by index: non-negative, finite, the same value for the same i on every call.
+ * \param n number of weights, >= 0.
+ * \param u the point to find, in [0, total) where total = sk_warp_prefix_total_by_f64(mask, weight_of, n).
+ * \return an index in [0, n) whose weight is positive, or -1 when n == 0 or every weight is 0.
+ * \sk_warp_cost{as sk_warp_sample_prefix_f64()\, with weight_of(i) in place of each load}
+ */
+template <typename WeightOf>
+SK_DEVICE int sk_warp_sample_prefix_by_f64(unsigned mask, WeightOf weight_of, int n, double u) {
+  return sk_detail_warp_sample_prefix<double>(mask, weight_of, n, 0.0, u);
+}
+
+/**
+ * \brief sk_warp_sample_prefix_by_f64() on a short vector, n <= MaxRounds popc(mask), with the running sums
+ * starting at `start`: the walk of a tile whose predecessors' total is known.
+ *
+ * The running sum of entry i is P_i = carry_j + S_i as in the group's rules, with carry_0 = start
+ * instead of 0 (so P_i = start + S_i in the first round, added in that order); the result is the
+ * smallest i with w_i > 0 and P_i > u, else the last entry with a positive weight, else -1. With
+ * start = +0.0 it is sk_warp_sample_prefix_by_f64(), bit for bit. For a two-level search: the totals of
+ * the tiles of a long vector pick the tile, and this walks the tile with start = the sum of the tiles
+ * below it. The rounds are unrolled (MaxRounds is a compile-time bound) and each round's weights are
+ * read in that round, not one round ahead: weight_of is called for the entries of the rounds up to the
+ * answer only.
+ * \tparam MaxRounds the most rounds the vector takes (n <= MaxRounds popc(mask); entries past that bound
+ *         are not read).
+ * \tparam WeightOf a callable `double(int i)`, usable on the device (see sk_warp_sample_prefix_by_f64()).
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weight_of the weights, by index.
+ * \param n number of weights, 0 to MaxRounds popc(mask).
+ * \param start the value the running sums start from (finite); the same on every member.
+ * \param u the point to find.
+ * \return an index in [0, n) whose weight is positive, or -1 when n == 0 or every weight is 0.
+ * \sk_warp_cost{as sk_warp_sample_prefix_by_f64()\, with no weight read ahead}
+ */
+template <int MaxRounds, typename WeightOf>
+SK_DEVICE int sk_warp_sample_prefix_from_by_f64(unsigned mask, WeightOf weight_of, int n, double start, double u) {
+  return sk_detail_warp_sample_prefix_bounded<double, MaxRounds>(mask, weight_of, n, start, u);
+}
+
+/**
+ * \brief sk_warp_prefix_total_f64() on weights computed as they are read (see sk_warp_sample_prefix_by_f64()).
+ * \tparam WeightOf a callable `double(int i)`, usable on the device.
+ * \param mask the calling lanes; every member gets the same result.
+ * \param weight_of the weights, by index.
+ * \param n number of weights, >= 0 (0 gives 0).
+ * \return the last running sum P_{n-1}, bit for bit the value sk_warp_prefix_total_f64() gives on the
+ *         array of the weights.
+ * \sk_warp_cost{as sk_warp_prefix_total_f64()\, with weight_of(i) in place of each load}
+ */
+template <typename WeightOf>
+SK_DEVICE double sk_warp_prefix_total_by_f64(unsigned mask, WeightOf weight_of, int n) {
+  return sk_detail_warp_prefix_total<double>(mask, weight_of, n);
 }
 
 /**

@@ -85,6 +85,18 @@ SK_DEVICE uint32_t sk_warp_broadcast_u32(unsigned mask, uint32_t x, int src_lane
   return __shfl_sync(mask, x, src_lane);
 }
 
+/**
+ * \brief The double `x` of lane `src_lane`, returned to every member, bit for bit.
+ * \param mask the calling lanes (\ref sk_warp_vote "mask contract").
+ * \param x this lane's value.
+ * \param src_lane the lane to copy from; it must be a member of `mask` and the same on every member.
+ * \return `x` of `src_lane`.
+ * \sk_warp_cost{two `shfl.sync.idx` (the high and the low word)}
+ */
+SK_DEVICE double sk_warp_broadcast_f64(unsigned mask, double x, int src_lane) {
+  return __shfl_sync(mask, x, src_lane);
+}
+
 /** @} */
 
 #endif /* SAMPLEKIT_WARP_VOTE_CUH */

@@ -10,7 +10,7 @@ static inline sk_lda_esca_tables *test_esca_tables(void) {
   return &tables;
 }
 
-static inline int esca_sweep(sk_lda_model *m, uint64_t iteration, int threads, sk_lda_error *err) {
+static inline int esca_sweep(sk_lda_model *m, uint64_t iteration, int threads, sk_ex_error *err) {
   return sk_lda_esca_sweep(m, test_esca_tables(), iteration, threads, err);
 }
 

@@ -109,7 +109,7 @@ static inline int models_equal(const sk_lda_model *c, const sk_lda_model *g, con
 /* A's, B's and n_k's consistency: the model g (from to_host) against its counts rebuilt from its z. */
 static inline int counts_match_z(const sk_lda_model *g, const char *when) {
   sk_lda_model r;
-  sk_lda_error err;
+  sk_ex_error err;
   if (!SK_CHECK(sk_lda_model_init(&r, g->corpus, g->num_topics, g->alpha, g->beta, g->seed, &err) == 0 &&
                     sk_lda_model_set_z(&r, g->z, &err) == 0,
                 "rebuild: %s", err.message))
@@ -125,7 +125,7 @@ static inline int counts_match_z(const sk_lda_model *g, const char *when) {
    on it out) or unreadable (which also fails the test). */
 static inline int read_shared_corpus(const char *name, sk_lda_corpus *c) {
   static const char *const dirs[] = {SK_SHARED_DATA, SK_LDA_SOURCE_DIR "/.data"};
-  sk_lda_error err;
+  sk_ex_error err;
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/docword.%s.txt.gz", dirs[i], name, name);
@@ -145,8 +145,8 @@ static inline int read_kos(sk_lda_corpus *c) { return read_shared_corpus("kos", 
    why and returns 0: the caller exits with SK_TEST_SKIP_CODE. */
 static inline int test_gpu_present(char *name_out, size_t cap) {
   char name[256];
-  sk_lda_error err;
-  if (sk_lda_gpu_probe(0, name, sizeof name, &err) != 0) {
+  sk_ex_error err;
+  if (sk_ex_gpu_probe(0, name, sizeof name, &err) != 0) {
     printf("SKIP: %s; this test needs a GPU\n", err.message);
     return 0;
   }

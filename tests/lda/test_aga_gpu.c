@@ -66,7 +66,7 @@ static double run_aga(const sk_lda_corpus *c, int32_t K, int32_t minibatch, int3
                       int sweeps, uint64_t seed) {
   sk_lda_model m;
   sk_lda_sampler *g = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   const sk_lda_aga_options o = aga_options(minibatch, panel_words, cut);
   double ll = NAN;
   if (!SK_CHECK(sk_lda_model_init(&m, c, K, sk_lda_default_alpha(K), 0.01, seed, &err) == 0, "init: %s", err.message))
@@ -124,7 +124,7 @@ static void test_kos(void) {
   /* 30 sweeps of AGA and of ESCA from the same start */
   sk_lda_model a, e;
   sk_lda_sampler *ga = NULL, *ge = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   const sk_lda_aga_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("kos, K = 100, 30 sweeps of AGA and ESCA");
   if (SK_CHECK(sk_lda_model_init(&a, &kos, 100, sk_lda_default_alpha(100), 0.01, 5, &err) == 0 &&
@@ -165,7 +165,7 @@ static void test_too_large_k(void) {
   sk_lda_corpus c = make_case_corpus(&shape);
   sk_lda_model m;
   sk_lda_sampler *g = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   const sk_lda_aga_options o = aga_options(0, 0, kDefaultCut);
   sk_test_context("K = 65536 with AGA");
   if (SK_CHECK(sk_lda_model_init(&m, &c, 65536, sk_lda_default_alpha(65536), 0.01, 1, &err) == 0, "init: %s",

@@ -98,7 +98,7 @@ static void check_count(const sk_lda_corpus *c, int32_t minibatch, int32_t panel
                         int split) {
   sk_lda_aga_plan p;
   sk_lda_aga_plan_sizes n;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   if (SK_CHECK(sk_lda_aga_plan_build(c, minibatch, panel_words, panels_per_batch, split, &p, &err) == 0,
                "build: %s", err.message) &&
       SK_CHECK(sk_lda_aga_plan_count(c, minibatch, panel_words, panels_per_batch, split, &n, &err) == 0,
@@ -139,7 +139,7 @@ static void test_count_random(void) {
 static void test_count_failures(const sk_lda_corpus *c) {
   static const int32_t bad[][3] = {{0, 4, 0}, {4, 0, 0}, {4, 4, -1}, {INT32_MIN, 4, 0}};
   sk_lda_aga_plan_sizes n;
-  sk_lda_error err;
+  sk_ex_error err;
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     sk_test_context("count, bad arguments: mini-batches of %d, panels of %d words, %d panels a mini-batch",
                     (int)bad[i][0], (int)bad[i][1], (int)bad[i][2]);
@@ -174,7 +174,7 @@ int main(void) {
   const int32_t batches[] = {1, 3, 7, 1000};
   const int32_t panels[] = {1, 3, 1000};
   const int32_t per_batch[] = {0, 1, 4};
-  sk_lda_error err;
+  sk_ex_error err;
   for (int split = 0; split <= 1; ++split)
     for (size_t b = 0; b < sizeof batches / sizeof batches[0]; ++b)
       for (size_t q = 0; q < sizeof panels / sizeof panels[0]; ++q)

@@ -65,7 +65,7 @@ static void test_uci_good(void) {
   static const char *const files[] = {DATA "uci_good.txt", DATA "uci_good_crlf.txt"};
   for (int f = 0; f < 2; ++f) {
     sk_lda_corpus c;
-    sk_lda_error err = {""};
+    sk_ex_error err = {""};
     sk_test_context("uci good %s", files[f]);
     if (SK_CHECK(sk_lda_read_uci(files[f], DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
       check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
@@ -79,7 +79,7 @@ static void test_uci_good(void) {
 static void test_ldac_good(void) {
   static const int tokens[] = {3, 1, 1, 4, /**/ 0, /**/ 4, 3, 0, 0, 2};
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   sk_test_context("ldac good");
   if (SK_CHECK(sk_lda_read_ldac(DATA "ldac_good.txt", DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
     check_corpus(&c, 3, 5, tokens, good_vocab);
@@ -111,7 +111,7 @@ static void test_text_good(void) {
   static const char *const vn[] = {"and", "caf", "cat", "dog", "hat", "mat", "sat", "the"};
   static const int tn[] = {8, 7, 2, 6, 7, 5, 7, 2, 4, /**/ 2, 0, 3, /**/ 6, 3, 2, 3, 2, 1, 4};
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   struct {
     int64_t min_count;
     int32_t docs, words;
@@ -200,7 +200,7 @@ static void test_bad_files(void) {
     const bad_case *b = &bad_cases[i];
     char path[1024], vocab[1024];
     sk_lda_corpus c;
-    sk_lda_error err = {""};
+    sk_ex_error err = {""};
     int rc;
     snprintf(path, sizeof path, DATA "%s", b->file);
     if (b->vocab != NULL) snprintf(vocab, sizeof vocab, DATA "%s", b->vocab);
@@ -218,7 +218,7 @@ static void test_bad_files(void) {
   }
   {
     sk_lda_corpus c;
-    sk_lda_error err = {""};
+    sk_ex_error err = {""};
     sk_test_context("text min_count < 0");
     SK_CHECK(sk_lda_read_text(DATA "text_good.txt", NULL, -1, &c, &err) != 0 && corpus_is_empty(&c) &&
                  strstr(err.message, "min_count") != NULL,
@@ -234,7 +234,7 @@ static void test_limits(void) {
   const sk_lda_read_limits limits = {1000, 1 << 20};
   sk_lda_buffer b = {"mem.txt", big_d, sizeof big_d - 1};
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   sk_test_context("limits");
   SK_CHECK(sk_lda_parse_uci(&b, NULL, &limits, &c, &err) != 0 && strstr(err.message, "mem.txt:1:") != NULL,
            "D over the limit: %s", err.message);
@@ -281,7 +281,7 @@ static void test_vocab_length(void) {
   };
   const sk_lda_buffer d = {"mem", doc, sizeof doc - 1}, l = {"meml", ldac, sizeof ldac - 1};
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i) {
     const sk_lda_buffer v = {"memv", exact[i], strlen(exact[i])};
     sk_test_context("vocabulary of exactly W words, case %d", (int)i);
@@ -324,7 +324,7 @@ static void test_memory(void) {
   static const char voc[] = "alpha\nbeta\ngamma\ndelta\nepsilon";
   const sk_lda_buffer d = {"mem", doc, sizeof doc - 1}, v = {"memv", voc, sizeof voc - 1};
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   sk_test_context("memory, no final newline");
   if (SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) == 0, "%s", err.message))
     check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
@@ -363,7 +363,7 @@ static void test_gzip(void) {
   unsigned char *plain, *packed;
   size_t plain_size, packed_size;
   sk_lda_corpus c;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   gzFile gz;
   sk_test_context("gzip");
   if (!SK_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) return;
@@ -428,7 +428,7 @@ static void test_fuzz_regressions(void) {
       unsigned char *data;
       size_t size;
       sk_lda_corpus c;
-      sk_lda_error err = {""};
+      sk_ex_error err = {""};
       if (entry->d_name[0] == '.') continue;
       snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
       data = read_file(path, &size);
@@ -485,7 +485,7 @@ static void test_shared_corpora(void) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
     char doc[1024], voc[1024];
     sk_lda_corpus c;
-    sk_lda_error err = {""};
+    sk_ex_error err = {""};
     double t0, seconds, cpu0, cpu_seconds;
     int64_t nnz = 0;
     snprintf(doc, sizeof doc, "%s/%s/docword.%s.txt.gz", SK_SHARED_DATA, table[i].name, table[i].name);

@@ -89,7 +89,7 @@ static sk_lda_corpus small_corpus(void) {
 static void test_layout_and_round_trip(void) {
   char path[512], vocab[512], other[600];
   sk_lda_corpus c = small_corpus(), r;
-  sk_lda_error err;
+  sk_ex_error err;
   size_t len;
   snprintf(path, sizeof path, "%s/small.bin", dir);
   snprintf(vocab, sizeof vocab, "%s/small.vocab.txt", dir);
@@ -150,7 +150,7 @@ static void test_layout_and_round_trip(void) {
 static void test_blocks_and_threads(void) {
   char path[512];
   sk_lda_corpus c = make_uniform_corpus(20000, 50000, 600, 99), r;
-  sk_lda_error err;
+  sk_ex_error err;
   snprintf(path, sizeof path, "%s/big.bin", dir);
   sk_test_context("blocks: T = %lld", (long long)c.num_tokens);
   if (!SK_CHECK(sk_lda_write_binary(&c, path, &err) == 0, "%s", err.message)) return;
@@ -179,7 +179,7 @@ static void test_blocks_and_threads(void) {
 static void test_gen_files(void) {
   sk_lda_gen_params p;
   sk_lda_corpus c, r;
-  sk_lda_error err;
+  sk_ex_error err;
   char path[512], vocab[512];
   sk_lda_gen_params_default(&p);
   p.num_docs = 200;
@@ -202,7 +202,7 @@ static void expect_bad(const char *what, const unsigned char *data, size_t len, 
                        const sk_lda_read_limits *limits, const char *expected) {
   char path[512], vpath[512];
   sk_lda_corpus r;
-  sk_lda_error err;
+  sk_ex_error err;
   snprintf(path, sizeof path, "%s/bad.bin", dir);
   snprintf(vpath, sizeof vpath, "%s/bad.vocab.txt", dir);
   sk_test_context("malformed: %s", what);
@@ -215,7 +215,7 @@ static void expect_bad(const char *what, const unsigned char *data, size_t len, 
                  strstr(err.message, "bad.bin") != NULL && strstr(err.message, expected) != NULL,
              "file: expected '%s', got '%s'", expected, err.message);
     if (len >= 8 && memcmp(data, "SKLDACRP", 8) == 0) { /* the UCI entry point gives the same answer */
-      sk_lda_error e2;
+      sk_ex_error e2;
       SK_CHECK(sk_lda_read_uci(path, vocab_text ? vpath : NULL, &r, &e2) != 0 && corpus_is_empty(&r) &&
                    strcmp(e2.message, err.message) == 0,
                "read_uci: '%s'", e2.message);
@@ -236,7 +236,7 @@ static void expect_bad(const char *what, const unsigned char *data, size_t len, 
 static void test_malformed(void) {
   char path[512];
   sk_lda_corpus c = small_corpus(), r;
-  sk_lda_error err;
+  sk_ex_error err;
   size_t len;
   snprintf(path, sizeof path, "%s/good.bin", dir);
   if (!SK_CHECK(sk_lda_write_binary(&c, path, &err) == 0, "%s", err.message)) return;
@@ -336,7 +336,7 @@ static void test_malformed(void) {
 static void test_writer_refusals(void) {
   char path[512];
   sk_lda_corpus c = small_corpus();
-  sk_lda_error err;
+  sk_ex_error err;
   snprintf(path, sizeof path, "%s/refused.bin", dir);
   sk_test_context("writer refusals");
   c.tokens[4] = 6;

@@ -50,7 +50,7 @@ static void run_exact_case(const exact_case *ec, sk_lda_esca_tables *tables) {
   const double alpha = ec->alpha > 0 ? ec->alpha : sk_lda_default_alpha(ec->K);
   const uint64_t seed = 1000 + (uint64_t)ec->K + ec->shape.seed;
   sk_lda_model cpu, gpu1, gpu2;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_sampler *s1 = NULL, *s2 = NULL;
   sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d, alpha %g, beta %g, seed %llu", (int)ec->K,
                   (int)corpus.num_words, (int)corpus.num_docs, (long long)corpus.num_tokens, (int)ec->shape.long_doc,
@@ -134,7 +134,7 @@ static void test_bit_exact(void) {
 static void test_host_checks(void) {
   sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 3});
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_sampler *s = NULL;
   const char *note = NULL;
   sk_test_context("host checks");
@@ -188,7 +188,7 @@ static void test_host_checks(void) {
 static void test_seam_on_gpu(const char *gpu_name) {
   sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 4});
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_sampler *s = NULL;
   const char *note = "unset";
   sk_test_context("seam on the GPU");

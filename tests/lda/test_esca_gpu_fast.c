@@ -84,7 +84,7 @@ static void run_fast_case(const fast_case *fc) {
   const uint64_t seed = 2000 + (uint64_t)fc->K + fc->shape.seed;
   sk_lda_model cpu, gpu[kShapes], resumed, resume_point;
   sk_lda_sampler *s[kShapes] = {NULL}, *r = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   memset(&resume_point, 0, sizeof resume_point); /* made at the half-way sweep */
   sk_test_context("K = %d, V = %d, D = %d, T = %lld, long document %d", (int)fc->K, (int)corpus.num_words,
                   (int)corpus.num_docs, (long long)corpus.num_tokens, (int)fc->shape.long_doc);
@@ -177,7 +177,7 @@ static void test_kos(void) {
     const int32_t K = Ks[ki];
     sk_lda_model cpu, gpu;
     sk_lda_sampler *s = NULL;
-    sk_lda_error err;
+    sk_ex_error err;
     sk_test_context("kos, K = %d", (int)K);
     const double alpha = sk_lda_default_alpha(K);
     if (!SK_CHECK(sk_lda_model_init(&cpu, &kos, K, alpha, 0.01, 7, &err) == 0 &&

@@ -36,7 +36,7 @@ static size_t budget_for(const sk_lda_model *m, int workers, int64_t target) {
   o.workers = workers;
   const sk_lda_device dev = gpu0(0);
   sk_lda_sampler_fit fit;
-  sk_lda_error err;
+  sk_ex_error err;
   size_t lo = 1, hi = (size_t)1 << 40; /* one chunk for these corpora */
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
@@ -65,7 +65,7 @@ typedef struct reference {
 } reference;
 
 static int init_model(sk_lda_model *m, const sk_lda_corpus *c, int32_t K) {
-  sk_lda_error err;
+  sk_ex_error err;
   return SK_CHECK(sk_lda_model_init(m, c, K, sk_lda_default_alpha(K), 0.01, 11, &err) == 0, "init: %s", err.message);
 }
 
@@ -73,7 +73,7 @@ static int init_model(sk_lda_model *m, const sk_lda_corpus *c, int32_t K) {
    after each (and the streamed state checked), else recorded into out (the reference run). */
 static int sweeps(sk_lda_sampler *s, sk_lda_model *m, int first, int last, const reference *ref, reference *out,
                   const char *what) {
-  sk_lda_error err;
+  sk_ex_error err;
   for (int it = first; it <= last; ++it) {
     if (!SK_CHECK(sk_lda_sampler_sweep(s, (uint64_t)it, &err) == 0 && sk_lda_sampler_to_host(s, &err) == 0,
                   "%s: sweep %d: %s", what, it, err.message))
@@ -95,7 +95,7 @@ static int sweeps(sk_lda_sampler *s, sk_lda_model *m, int first, int last, const
 static int make_reference(const sk_lda_corpus *c, int32_t K, reference *ref) {
   memset(ref, 0, sizeof *ref);
   sk_lda_sampler *s = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   const sk_lda_device dev = gpu0(0);
   if (!init_model(&ref->last, c, K) ||
       !SK_CHECK(sk_lda_esca_resident_create(&ref->last, &dev, NULL, NULL, &s, &err) == 0, "resident create: %s",
@@ -129,7 +129,7 @@ static void streamed_run(const sk_lda_corpus *c, int32_t K, const reference *ref
   /* The streamed sampler itself, whatever the budget (small corpora would fit it resident): the budget
      decides the chunks. */
   const sk_lda_device dev = gpu0(chunks > 0 ? budget_for(&m, workers, chunks) : 0);
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_sampler *s = NULL;
   int ok = (chunks == 0 || dev.device_memory > 0) &&
            SK_CHECK(sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err) == 0, "create: %s", err.message);
@@ -234,7 +234,7 @@ static void test_budget_errors(void) {
     /* The streamed sampler itself: this corpus fits resident in the budgets below. */
     sk_lda_device dev = gpu0(1000);
     sk_lda_sampler *s = NULL;
-    sk_lda_error err;
+    sk_ex_error err;
     int rc = sk_lda_esca_streamed_create(&m, &dev, &o, NULL, &s, &err);
     SK_CHECK(rc == SK_LDA_SAMPLER_BUDGET_ERROR && s == NULL && strstr(err.message, "the model alone needs") != NULL &&
                  strstr(err.message, "1000 bytes") != NULL,

@@ -56,7 +56,7 @@ static double chi2_pooled(const double *obs, const double *expd, int n, int *dof
 static void test_validation(void) {
   sk_lda_gen_params p;
   sk_lda_corpus c;
-  sk_lda_error err;
+  sk_ex_error err;
   float *phi = (float *)&p; /* must be reset to NULL on failure */
   int i;
   struct {
@@ -139,7 +139,7 @@ static void test_determinism(void) {
   sk_lda_corpus a, b, e;
   float *phi_a, *phi_b, *th_a, *th_b;
   int32_t *z_a, *z_b;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_test_context("determinism seed %llu", (unsigned long long)p.seed);
   if (!SK_CHECK(sk_lda_generate(&p, &a, &phi_a, &th_a, &z_a, &err) == 0, "%s", err.message)) return;
   if (!SK_CHECK(sk_lda_generate(&p, &b, &phi_b, &th_b, &z_b, &err) == 0, "%s", err.message)) return;
@@ -184,7 +184,7 @@ static void test_threads(void) {
     sk_lda_corpus a, b;
     float *phi_a, *phi_b, *th_a, *th_b;
     int32_t *z_a, *z_b;
-    sk_lda_error err;
+    sk_ex_error err;
     p.num_docs = shapes[i].D;
     p.num_words = shapes[i].V;
     p.num_topics = shapes[i].K;
@@ -225,7 +225,7 @@ static void test_sizes(void) {
     for (ic = 0; ic < 3; ++ic) {
       sk_lda_gen_params p = small_params();
       sk_lda_corpus c;
-      sk_lda_error err;
+      sk_ex_error err;
       double sum = 0.0, sum2 = 0.0, mean, var, se, y_mean = means[im] - 1.0;
       int32_t d, bad_len = 0, bad_id = 0;
       int64_t j;
@@ -303,7 +303,7 @@ static void test_dirichlet_moments(void) {
   for (ia = 0; ia < 2; ++ia) {
     sk_lda_gen_params p = small_params();
     sk_lda_corpus c;
-    sk_lda_error err;
+    sk_ex_error err;
     float *theta;
     const int K = 3;
     double m1 = 0.0, m2 = 0.0, lg = 0.0, var_want, mean, var, lg_want, lg_se;
@@ -341,7 +341,7 @@ static void test_dirichlet_moments(void) {
   {
     sk_lda_gen_params p = small_params();
     sk_lda_corpus c;
-    sk_lda_error err;
+    sk_ex_error err;
     float *phi;
     const int V = 5, K = 20000;
     double m1 = 0.0, m2 = 0.0, mean, var, var_want;
@@ -416,7 +416,7 @@ static void test_planted_fit(void) {
   for (is = 0; is < 2; ++is) {
     sk_lda_gen_params p = small_params();
     sk_lda_corpus c;
-    sk_lda_error err;
+    sk_ex_error err;
     float *phi, *theta;
     int32_t *z;
     enum { K = 3, V = 50 };
@@ -478,7 +478,7 @@ static void test_planted_fit(void) {
 static void test_zipf_shape(void) {
   sk_lda_gen_params p = small_params();
   sk_lda_corpus c;
-  sk_lda_error err;
+  sk_ex_error err;
   double *cnt, band[3] = {0, 0, 0};
   int64_t j;
   p.num_docs = 500;
@@ -610,7 +610,7 @@ static void test_files(void) {
   char dir1[] = "/tmp/sk_test_gen_XXXXXX", dir2[] = "/tmp/sk_test_gen_XXXXXX", path[512], path2[512];
   sk_lda_gen_params p = small_params();
   sk_lda_corpus c, c2;
-  sk_lda_error err;
+  sk_ex_error err;
   float *phi, *theta, *phi2, *theta2;
   size_t len;
   char *text;

@@ -57,7 +57,7 @@ static double joint_ll_reference(const sk_lda_corpus *c, const int32_t *z, int32
 }
 
 static void test_joint_ll(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   /* One token: p(w, z) = (1 / K) (1 / V) for any alpha, beta (by hand). */
   {
@@ -170,7 +170,7 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
 }
 
 static void test_heldout_ll(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   double ll = 0.0;
   /* By hand: training tokens [0 0 1] with topics [0 0 1], K = 2, V = 2, alpha = beta = 0.5:
@@ -287,7 +287,7 @@ static void test_heldout_ll(void) {
 }
 
 static void test_split(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_split sp, sp2;
   sk_lda_corpus c = make_uniform_corpus(53, 40, 9, 77); /* lengths 0..9: empty and 1-token documents */
   const double fractions[] = {0.0, 0.1, 0.5, 0.999};
@@ -374,7 +374,7 @@ static void test_split(void) {
 
 static void test_helpers(void) {
   sk_test_context("timing helpers");
-  const double a = sk_lda_wall_seconds(), b = sk_lda_wall_seconds();
+  const double a = sk_ex_now(), b = sk_ex_now();
   SK_CHECK(b >= a && a > 0.0, "clock %g then %g", a, b);
   SK_CHECK(sk_lda_tokens_per_second(1000, 0.5) == 2000.0 && sk_lda_tokens_per_second(5, 0.0) == 0.0, "tokens/s");
   SK_CHECK(sk_lda_peak_rss_bytes() > 0, "peak RSS %lld", (long long)sk_lda_peak_rss_bytes());

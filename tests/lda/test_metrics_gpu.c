@@ -65,7 +65,7 @@ static double rel_diff(double got, double want) {
    CPU's. Returns 0 when something failed. */
 static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_sampler *g, const sk_lda_model *m,
                         const sk_lda_corpus *obs, const sk_lda_corpus *held, int iters, double *gpu_seconds) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_gpu_counts c;
   if (!SK_CHECK(sk_lda_gpu_sampler_counts(g, &c, &err) == 0, "%s: counts: %s", when, err.message)) return 0;
   const double cpu_joint = sk_lda_joint_ll_per_token(m);
@@ -74,16 +74,16 @@ static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_s
                 err.message))
     return 0;
   for (int i = 0; i < 2; ++i) {
-    const double t0 = sk_lda_wall_seconds();
+    const double t0 = sk_ex_now();
     if (!SK_CHECK(sk_lda_gpu_metrics_joint_ll(gm, &c, &gj[i], &err) == 0, "%s: GPU joint: %s", when, err.message))
       return 0;
-    const double t1 = sk_lda_wall_seconds();
+    const double t1 = sk_ex_now();
     if (!SK_CHECK(sk_lda_gpu_metrics_heldout_ll(gm, &c, iters, &gh[i], &err) == 0, "%s: GPU held-out: %s", when,
                   err.message))
       return 0;
     if (gpu_seconds != NULL && i == 1) {
       gpu_seconds[0] = t1 - t0;
-      gpu_seconds[1] = sk_lda_wall_seconds() - t1;
+      gpu_seconds[1] = sk_ex_now() - t1;
     }
   }
   const double dj = rel_diff(gj[0], cpu_joint), dh = rel_diff(gh[0], cpu_held);
@@ -105,7 +105,7 @@ static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_s
  */
 static void check_case(const char *name, const sk_lda_corpus *train, const sk_lda_corpus *obs,
                        const sk_lda_corpus *held, int32_t K, int sweeps, int iters, uint64_t seed) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   sk_test_context("%s: K = %d, D = %d, T = %lld, test %d docs (%lld + %lld tokens), %d sweeps, %d fold-in, seed %llu",
                   name, (int)K, (int)train->num_docs, (long long)train->num_tokens, (int)obs->num_docs,
@@ -188,7 +188,7 @@ static void test_kos(void) {
   }
   sk_lda_corpus c;
   sk_lda_split split;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_test_context("KOS: %s", doc);
   /* The docword file alone: vocab.kos.txt has one word more than W (see test_corpus.c). */
   if (!SK_CHECK(sk_lda_read_uci(doc, NULL, &c, &err) == 0, "%s", err.message)) return;
@@ -205,7 +205,7 @@ static void test_kos(void) {
 
 /* The seam on a GPU sampler: the ops give the direct calls' values without to_host, and its statistics. */
 static void test_seam_gpu(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m, cpu;
   sk_lda_sampler *s = NULL;
   const sk_lda_device device = {.kind = SK_LDA_DEVICE_GPU, .threads = 0};
@@ -260,7 +260,7 @@ static void test_seam_gpu(void) {
 
 /* The context's argument checks. */
 static void test_errors_gpu(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   sk_lda_sampler *g = NULL;
   sk_lda_gpu_metrics *gm = NULL;
@@ -316,7 +316,7 @@ static void test_errors_gpu(void) {
 
 /* Without a GPU: a CPU sampler's seam computes the metrics on the host and knows no time split. */
 static void test_host_checks(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   sk_lda_sampler *s = NULL;
   const sk_lda_device device = {.kind = SK_LDA_DEVICE_CPU, .threads = 2};
@@ -375,54 +375,54 @@ static sk_lda_corpus make_zipf_corpus(int32_t D, int32_t V, int32_t L, uint64_t 
 }
 
 static int bench(int32_t D, int32_t V, int32_t L, int32_t K) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m;
   sk_lda_sampler *g = NULL;
   sk_lda_gpu_metrics *gm = NULL;
   sk_lda_gpu_counts c;
-  double t0 = sk_lda_wall_seconds();
+  double t0 = sk_ex_now();
   sk_lda_corpus train = make_zipf_corpus(D, V, L, 1);
   const int32_t Dt = D / 10 > 0 ? D / 10 : 1;
   sk_lda_corpus obs = make_zipf_corpus(Dt, V, (L + 1) / 2, 2), held = make_zipf_corpus(Dt, V, (L + 1) / 2, 3);
   printf("bench: D = %d, V = %d, T = %lld, K = %d; test %d documents, %lld + %lld tokens (made in %.1f s)\n", (int)D,
          (int)V, (long long)train.num_tokens, (int)K, (int)Dt, (long long)obs.num_tokens, (long long)held.num_tokens,
-         sk_lda_wall_seconds() - t0);
+         sk_ex_now() - t0);
   if (sk_lda_model_init(&m, &train, K, sk_lda_default_alpha(K), SK_LDA_DEFAULT_BETA, 1, &err) != 0 ||
       sk_lda_esca_resident_create(&m, &kGpu0, NULL, NULL, &g, &err) != 0 || sk_lda_sampler_sweep(g, 1, &err) != 0 ||
       sk_lda_gpu_sampler_counts(g, &c, &err) != 0 || sk_lda_gpu_metrics_create(0, &gm, &err) != 0) {
     fprintf(stderr, "bench: %s\n", err.message);
     return 1;
   }
-  t0 = sk_lda_wall_seconds();
+  t0 = sk_ex_now();
   if (sk_lda_gpu_metrics_set_test(gm, &obs, &held, V, &err) != 0) return fprintf(stderr, "bench: %s\n", err.message), 1;
-  printf("  set_test (upload of the halves, once a run): %.1f ms\n", 1e3 * (sk_lda_wall_seconds() - t0));
+  printf("  set_test (upload of the halves, once a run): %.1f ms\n", 1e3 * (sk_ex_now() - t0));
   double joint[5], heldout[3], jv = 0, hv = 0;
   for (int i = 0; i < 5; ++i) {
-    t0 = sk_lda_wall_seconds();
+    t0 = sk_ex_now();
     if (sk_lda_gpu_metrics_joint_ll(gm, &c, &jv, &err) != 0) return fprintf(stderr, "bench: %s\n", err.message), 1;
-    joint[i] = sk_lda_wall_seconds() - t0;
+    joint[i] = sk_ex_now() - t0;
   }
   for (int i = 0; i < 3; ++i) {
-    t0 = sk_lda_wall_seconds();
+    t0 = sk_ex_now();
     if (sk_lda_gpu_metrics_heldout_ll(gm, &c, SK_LDA_DEFAULT_FOLDIN_ITERS, &hv, &err) != 0)
       return fprintf(stderr, "bench: %s\n", err.message), 1;
-    heldout[i] = sk_lda_wall_seconds() - t0;
+    heldout[i] = sk_ex_now() - t0;
   }
   printf("  GPU joint LL: %.2f ms (min of 5; first %.2f ms) = %.6f; GPU held-out LL: %.1f ms (min of 3; first %.1f ms) "
          "= %.6f; metrics device bytes %lld\n",
          1e3 * fmin(fmin(joint[1], joint[2]), fmin(joint[3], joint[4])), 1e3 * joint[0], jv,
          1e3 * fmin(heldout[1], heldout[2]), 1e3 * heldout[0], hv, (long long)sk_lda_gpu_metrics_device_bytes_peak(gm));
-  t0 = sk_lda_wall_seconds();
+  t0 = sk_ex_now();
   if (sk_lda_sampler_to_host(g, &err) != 0) return fprintf(stderr, "bench: %s\n", err.message), 1;
-  const double to_host = sk_lda_wall_seconds() - t0;
-  t0 = sk_lda_wall_seconds();
+  const double to_host = sk_ex_now() - t0;
+  t0 = sk_ex_now();
   const double cj = sk_lda_joint_ll_per_token(&m);
-  const double cpu_joint = sk_lda_wall_seconds() - t0;
+  const double cpu_joint = sk_ex_now() - t0;
   double ch = 0;
-  t0 = sk_lda_wall_seconds();
+  t0 = sk_ex_now();
   if (sk_lda_heldout_ll(&m, &obs, &held, SK_LDA_DEFAULT_FOLDIN_ITERS, 0, &ch, &err) != 0)
     return fprintf(stderr, "bench: %s\n", err.message), 1;
-  const double cpu_held = sk_lda_wall_seconds() - t0;
+  const double cpu_held = sk_ex_now() - t0;
   printf("  host path: to_host %.1f ms, CPU joint LL %.1f ms = %.6f (relative difference %.2g), CPU held-out LL %.1f ms "
          "(all threads) = %.6f (relative difference %.2g)\n",
          1e3 * to_host, 1e3 * cpu_joint, cj, rel_diff(jv, cj), 1e3 * cpu_held, ch, rel_diff(hv, ch));

@@ -104,7 +104,7 @@ static void test_threads(void) {
     sk_lda_corpus c = make_uniform_corpus(cases[i].D, cases[i].V, cases[i].max_len, seed);
     sk_lda_model one, many;
     sk_lda_split s1, s2;
-    sk_lda_error err;
+    sk_ex_error err;
     const int32_t K = cases[i].K;
     sk_test_context("D %d V %d K %d seed %llu, 1 thread", (int)c.num_docs, (int)c.num_words, (int)K,
                     (unsigned long long)seed);
@@ -147,7 +147,7 @@ static void test_threads(void) {
 static void test_first_offender(void) {
   sk_lda_corpus c = make_uniform_corpus(400, 100, 50, 7);
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   int64_t t1 = c.num_tokens / 3, t2 = 2 * c.num_tokens / 3;
   sk_test_context("first offender");
   set_threads(3);

@@ -125,7 +125,7 @@ static int model_files_equal(const sk_lda_model_file *a, const sk_lda_model_file
 }
 
 static void test_model_file(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   for (int with_vocab = 0; with_vocab < 2; ++with_vocab) {
     sk_test_context("model file round trip, vocab %d", with_vocab);
     const char *path = tpath("model.skl");
@@ -252,7 +252,7 @@ static void test_model_file(void) {
 }
 
 static void test_z_file(void) {
-  sk_lda_error err;
+  sk_ex_error err;
   const int64_t sizes[3] = {0, 1, 37};
   for (int s = 0; s < 3; ++s) {
     const int64_t T = sizes[s];
@@ -327,7 +327,7 @@ static void test_z_file(void) {
 /* topics.txt on a hand-made model, against text built here from the formula. */
 static void test_topics(void) {
   sk_test_context("topics.txt");
-  sk_lda_error err;
+  sk_ex_error err;
   /* V = 5, K = 2. Topic 0: counts 3,3,0,1,3 -> words 0,1,4 (tie at 3, by id) then 3. Topic 1: all 0 but
      word 2 (count 2): word 2, then ties at 0 by id: 0, 1, 3. */
   const int32_t nvk[10] = {3, 0, 3, 0, 0, 2, 1, 0, 3, 0};
@@ -367,7 +367,7 @@ static void test_topics(void) {
 
 static void test_doc_topics(void) {
   sk_test_context("document-topic proportions");
-  sk_lda_error err;
+  sk_ex_error err;
   /* K = 4, alpha = 0.5; doc 0: topics 1 (3), 3 (1); doc 1: empty; doc 2: topic 0 (2). */
   const int64_t start[4] = {0, 2, 2, 3};
   const int32_t nnz[3] = {2, 0, 1}, topic[3] = {1, 3, 0}, count[3] = {3, 1, 2}, ids[3] = {7, 8, 12};
@@ -395,7 +395,7 @@ static void test_doc_topics(void) {
 
 static void test_metrics_csv(void) {
   sk_test_context("metrics CSV");
-  sk_lda_error err;
+  sk_ex_error err;
   const char *path = tpath("metrics.csv");
   const char header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,"
                         "b_rebuild_s,metrics_s,device_bytes_peak\n";
@@ -469,7 +469,7 @@ static void test_metrics_csv(void) {
 /* The checkpoint file: round trip, every byte flip caught, truncation, bad fields, corpus fingerprint. */
 static void test_checkpoint_file(void) {
   sk_test_context("checkpoint file");
-  sk_lda_error err;
+  sk_ex_error err;
   int32_t z[7] = {0, 4, 2, 2, 1, 0, 3};
   const char metrics[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n1,0.5,10.0,-8,\n";
   sk_lda_checkpoint c;
@@ -554,7 +554,7 @@ static int32_t argmax_f(const float *x, int32_t n) {
 
 static void test_infer(void) {
   sk_test_context("infer on held-out generated documents");
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_gen_params p;
   sk_lda_gen_params_default(&p);
   p.num_docs = 600;
@@ -733,7 +733,7 @@ static void test_infer(void) {
 
 static void test_resume(void) {
   sk_test_context("resume equals an uninterrupted run");
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_gen_params p;
   sk_lda_gen_params_default(&p);
   p.num_docs = 200;

@@ -186,7 +186,7 @@ static int check_items(const sk_lda_pdow_plan *p, int32_t item_tokens, const pla
 /* Builds the plan of c with these sizes and checks all of it; stops at the first broken part. */
 static void check_plan(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens) {
   sk_lda_pdow_plan p;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   if (!SK_CHECK(sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, &p, &err) == 0, "build failed: %s",
                 err.message))
     return;
@@ -220,7 +220,7 @@ static int64_t longest_doc(const sk_lda_corpus *c) {
 /* The count against the built plan's sizes (the caller sets the context). */
 static void check_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens) {
   sk_lda_pdow_plan p;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   int32_t groups = -1, items = -1;
   if (SK_CHECK(sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, &p, &err) == 0, "build failed: %s",
                err.message) &&
@@ -368,7 +368,7 @@ static void test_by_hand(void) {
   for (size_t k = 0; k < sizeof hand_plans / sizeof *hand_plans; ++k) {
     const hand_plan *e = &hand_plans[k];
     sk_lda_pdow_plan p;
-    sk_lda_error err = {""};
+    sk_ex_error err = {""};
     sk_test_context("by hand, %s", e->name);
     if (SK_CHECK(sk_lda_pdow_plan_build(&c, e->chunk_tokens, 2, &p, &err) == 0, "%s", err.message) &&
         SK_CHECK(p.num_chunks == e->num_chunks && p.num_groups == 6 && p.num_items == 6 && p.max_group_tokens == 2,
@@ -443,7 +443,7 @@ static int plan_is_zeroed(const sk_lda_pdow_plan *p) {
    same failure with err NULL. */
 static void check_failure(const char *what, const sk_lda_corpus *c, int32_t item_tokens, const char *about) {
   sk_lda_pdow_plan p;
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   sk_test_context("failure: %s", what);
   memset(&p, 0xA5, sizeof p);
   SK_CHECK(sk_lda_pdow_plan_build(c, 0, item_tokens, &p, &err) != 0, "build succeeded");
@@ -496,7 +496,7 @@ static void test_failures(void) {
     big.tokens = &token;
     check_failure("T = INT32_MAX + 1", &big, 4, "2147483647"); /* names the limit, unlike out of memory */
   }
-  sk_lda_error err = {""};
+  sk_ex_error err = {""};
   sk_test_context("failure: NULL plan");
   SK_CHECK(sk_lda_pdow_plan_build(&c, 0, 4, NULL, &err) != 0, "build into a NULL plan succeeded");
   SK_CHECK(strstr(err.message, "plan") != NULL, "message '%s' does not name the plan", err.message);

@@ -33,7 +33,7 @@
 static int check_split(const int64_t *off, int32_t D, int R, const char *what) {
   sk_test_context("%s: D = %d, R = %d", what, (int)D, R);
   int32_t *begin = (int32_t *)malloc(((size_t)R + 1) * sizeof *begin);
-  sk_lda_error err;
+  sk_ex_error err;
   if (!SK_CHECK(sk_lda_rank_split(off, D, R, begin, &err) == 0, "split: %s", err.message)) {
     free(begin);
     return 0;
@@ -82,7 +82,7 @@ static void split_tests(void) {
   for (int R = 1; R <= 7; ++R) check_split(huge, 5, R, "a huge document");
   {
     int32_t begin[3];
-    sk_lda_error err;
+    sk_ex_error err;
     /* 15 is as far from 10 as from 20: the boundary below wins, the first of the documents at 10 */
     SK_CHECK(sk_lda_rank_split(hand, 7, 2, begin, &err) == 0 && begin[1] == 2, "hand-made, R = 2: boundary %d, "
              "expected 2", (int)begin[1]);
@@ -108,7 +108,7 @@ static void split_tests(void) {
   }
   sk_test_context("split: bad arguments");
   int32_t begin[4];
-  sk_lda_error err;
+  sk_ex_error err;
   SK_CHECK(sk_lda_rank_split(NULL, 3, 2, begin, &err) != 0, "NULL offsets accepted");
   SK_CHECK(sk_lda_rank_split(hand, 7, 2, NULL, &err) != 0, "NULL output accepted");
   SK_CHECK(sk_lda_rank_split(hand, 7, 0, begin, &err) != 0, "0 ranks accepted");
@@ -122,7 +122,7 @@ static void split_tests(void) {
 
 static void check_tests(void) {
   sk_test_context("launcher's argument checks");
-  sk_lda_error err, why;
+  sk_ex_error err, why;
   const int have = sk_lda_ranks_nccl_available(&why);
   const int esca = SK_LDA_SAMPLER_ESCA, autod = SK_LDA_DEVICE_AUTO;
   SK_CHECK(sk_lda_ranks_check(1, 0, 0, esca, autod, 0, 600, &err) == 0, "--gpus 1 left the single-GPU path");
@@ -166,15 +166,15 @@ static void check_tests(void) {
 
 static const unsigned char kIdByte = 0x5a;
 
-static int fake_id(unsigned char *id, sk_lda_error *err) {
+static int fake_id(unsigned char *id, sk_ex_error *err) {
   (void)err;
   for (int i = 0; i < SK_LDA_NCCL_ID_BYTES; ++i) id[i] = (unsigned char)(kIdByte ^ i);
   return 0;
 }
 
-static int failing_id(unsigned char *id, sk_lda_error *err) {
+static int failing_id(unsigned char *id, sk_ex_error *err) {
   (void)id;
-  return sk_lda_fail(err, "no id today (a test)");
+  return sk_ex_fail(err, "no id today (a test)");
 }
 
 static volatile sig_atomic_t got_term = 0;
@@ -226,12 +226,12 @@ static void rank_body(int sc, const sk_lda_rank_context *ctx, int R) {
   _exit(0);
 }
 
-static void launch_case(int sc, int R, int (*make_id)(unsigned char *, sk_lda_error *), int expect_status,
+static void launch_case(int sc, int R, int (*make_id)(unsigned char *, sk_ex_error *), int expect_status,
                         double least_seconds, double most_seconds, const char *what) {
   sk_test_context("launcher: %s, R = %d", what, R);
   sk_lda_rank_context ctx;
   int is_rank = 0;
-  sk_lda_error err;
+  sk_ex_error err;
   const double t0 = wall();
   const int status = sk_lda_ranks_launch(R, 42.0, NULL, make_id, &ctx, &is_rank, &err);
   if (is_rank) rank_body(sc, &ctx, R);
@@ -247,23 +247,23 @@ static void launcher_tests(void) {
   launch_case(ALL_OK, 1, fake_id, 0, 0, 10, "every rank ends well");
   launch_case(ALL_OK, 4, fake_id, 0, 0, 10, "every rank ends well");
   launch_case(ONE_EXITS_3, 3, fake_id, 3, grace - 0.5, grace + 3, "rank 1 exits 3, the others hang deaf to SIGTERM");
-  launch_case(ONE_KILLED, 2, fake_id, SK_LDA_EXIT_RUNTIME, 0, 3, "the last rank is killed, the others hang");
-  launch_case(BAD_ID, 3, failing_id, SK_LDA_EXIT_RUNTIME, 0, grace + 3, "rank 0 cannot make the id");
+  launch_case(ONE_KILLED, 2, fake_id, SK_EX_EXIT_RUNTIME, 0, 3, "the last rank is killed, the others hang");
+  launch_case(BAD_ID, 3, failing_id, SK_EX_EXIT_RUNTIME, 0, grace + 3, "rank 0 cannot make the id");
   launch_case(TERM_TO_LAUNCHER, 3, fake_id, SK_LDA_EXIT_SIGTERM, 0, grace + 3, "SIGTERM to the launcher");
   sk_test_context("launcher: bad arguments");
   sk_lda_rank_context ctx;
   int is_rank = 1;
-  sk_lda_error err;
-  SK_CHECK(sk_lda_ranks_launch(0, 1.0, NULL, fake_id, &ctx, &is_rank, &err) == SK_LDA_EXIT_USAGE && is_rank == 0,
+  sk_ex_error err;
+  SK_CHECK(sk_lda_ranks_launch(0, 1.0, NULL, fake_id, &ctx, &is_rank, &err) == SK_EX_EXIT_USAGE && is_rank == 0,
            "0 ranks launched");
-  SK_CHECK(sk_lda_ranks_launch(2, 1.0, NULL, NULL, &ctx, &is_rank, &err) == SK_LDA_EXIT_RUNTIME && is_rank == 0,
+  SK_CHECK(sk_lda_ranks_launch(2, 1.0, NULL, NULL, &ctx, &is_rank, &err) == SK_EX_EXIT_RUNTIME && is_rank == 0,
            "no id maker accepted");
 }
 
 /* Under mpirun: this process is one rank. */
 static int mpi_main(void) {
   sk_lda_rank_context ctx;
-  sk_lda_error err;
+  sk_ex_error err;
   if (!SK_CHECK(sk_lda_ranks_mpi_start(42.0, fake_id, &ctx, &err) == 0, "MPI start: %s", err.message))
     return sk_lda_ranks_mpi_end(sk_test_finish());
   sk_test_context("MPI rank %d of %d", ctx.rank, ctx.num_ranks);

@@ -33,8 +33,8 @@ static int count_gpus(void) {
   const pid_t pid = fork();
   if (pid == 0) {
     int n = 0;
-    sk_lda_error err;
-    while (n < 16 && sk_lda_gpu_probe(n, NULL, 0, &err) == 0) ++n;
+    sk_ex_error err;
+    while (n < 16 && sk_ex_gpu_probe(n, NULL, 0, &err) == 0) ++n;
     if (n == 0) printf("SKIP: %s; this test needs a GPU\n", err.message);
     fflush(stdout);
     _exit(n);
@@ -85,7 +85,7 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
   snprintf(when, sizeof when, "%s, K = %d, R = %d%s", name, (int)K, ctx->num_ranks,
            device_memory > 0 ? ", small budget" : "");
   sk_test_context("%s", when);
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model m, ref;
   memset(&ref, 0, sizeof ref);
   if (!SK_CHECK(sk_lda_model_init(&m, corpus, K, sk_lda_default_alpha(K), 0.01, 11, &err) == 0, "init: %s",
@@ -151,7 +151,7 @@ static int rank_main(const sk_lda_rank_context *launched) {
   static const char *const names[] = {"kos", "20news"};
   static const int32_t topics[] = {100, 1024};
   sk_lda_rank_context shared = *launched, *ctx = &shared;
-  sk_lda_error err;
+  sk_ex_error err;
   if (sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, ctx->num_ranks, ctx->gpu, ctx->timeout_seconds, &shared.comm,
                                &err) != 0) {
     fprintf(stderr, "test_ranks_gpu: rank %d: the communicator: %s\n", ctx->rank, err.message);
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
     sk_test_context("R = %d", R);
     sk_lda_rank_context ctx;
     int is_rank = 0;
-    sk_lda_error err;
+    sk_ex_error err;
     err.message[0] = '\0';
     const int status = sk_lda_ranks_launch(R, 300.0, NULL, sk_lda_ranks_nccl_make_id, &ctx, &is_rank, &err);
     if (is_rank) {

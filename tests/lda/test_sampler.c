@@ -344,7 +344,7 @@ enum {
 };
 
 /* CGS with sk_lda_cgs_draw() and the counts updated in the wrong order for `bug`; A rebuilt at the end. */
-static int buggy_cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+static int buggy_cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   sk_lda_model *m = s->model;
   const int bug = *(const int *)s->state;
   const int32_t K = m->num_topics;
@@ -374,7 +374,7 @@ static int buggy_cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *
 }
 
 /* ESCA with sk_lda_esca_word_table() and sk_lda_esca_draw(), given the wrong input for `bug`. */
-static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   sk_lda_model *m = s->model;
   const int bug = *(const int *)s->state;
   const int32_t K = m->num_topics, V = m->num_words;
@@ -417,7 +417,7 @@ static sk_lda_device exact_device = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
 static int aga_lane_topics = 0;
 
 /* AGA on GPU 0 (exact_device) with mini-batches of one document; BUG_WORD_COUNT plants its WT bug. */
-static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
+static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_ex_error *err) {
   sk_lda_aga_options o;
   memset(&o, 0, sizeof o);
   o.minibatch_docs = 1;
@@ -430,7 +430,7 @@ static int make_aga_sampler(int bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda
 #endif
 
 /* The real sampler (bug = BUG_NONE) or a planted-bug one, through the sampler interface. */
-static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_lda_error *err) {
+static int make_sampler(int sampler, int *bug, sk_lda_model *m, sk_lda_sampler **s, sk_ex_error *err) {
   const sk_lda_device cpu = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
 #ifdef SK_LDA_HAVE_GPU
   if (sampler == SAMPLER_AGA) return make_aga_sampler(*bug, m, s, err);
@@ -448,7 +448,7 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
   sk_lda_corpus c = make_corpus(tc->V, tc->D, tc->doc_len, tc->words);
   sk_lda_model m;
   sk_lda_sampler *s = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   double *obs = (double *)calloc((size_t)S, sizeof *obs), *expct = (double *)malloc((size_t)S * sizeof *expct);
   double chi2 = -1.0;
   if (SK_CHECK(sk_lda_model_init(&m, &c, tc->K, tc->alpha, tc->beta, seed, &err) == 0, "init: %s", err.message)) {
@@ -591,7 +591,7 @@ static void test_esca_exact_draws(void) {
     const int32_t K = Ks[i];
     sk_lda_corpus c = make_planted_corpus(60, 200, 8, 30, 77 + (uint64_t)K);
     sk_lda_model m;
-    sk_lda_error err;
+    sk_ex_error err;
     sk_test_context("ESCA exact draws, K = %d", (int)K);
     if (!SK_CHECK(sk_lda_model_init(&m, &c, K, sk_lda_default_alpha(K), 0.05, 5 + (uint64_t)K, &err) == 0,
                   "init: %s", err.message)) {
@@ -665,7 +665,7 @@ static void test_esca_thread_independence(void) {
     const int32_t K = Ks[i];
     sk_lda_corpus c = make_planted_corpus(400, 700, 10, 60, 9 + (uint64_t)K);
     sk_lda_model a, b;
-    sk_lda_error err;
+    sk_ex_error err;
     sk_test_context("ESCA 1 vs 2 threads, K = %d", (int)K);
     const double alpha = sk_lda_default_alpha(K);
     if (!SK_CHECK(sk_lda_model_init(&a, &c, K, alpha, 0.01, 42, &err) == 0 &&
@@ -696,7 +696,7 @@ static void test_esca_thread_independence(void) {
 
 static void test_cgs_reproducible_and_extreme_k(void) {
   sk_lda_corpus c = make_planted_corpus(30, 50, 5, 20, 123);
-  sk_lda_error err;
+  sk_ex_error err;
   const int32_t Ks[] = {1, 2, 65536};
   for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
     const int32_t K = Ks[i];
@@ -726,7 +726,7 @@ static void test_cgs_reproducible_and_extreme_k(void) {
 static void test_argument_checks(void) {
   sk_lda_corpus c = make_planted_corpus(5, 20, 2, 10, 1);
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_test_context("argument checks");
   err.message[0] = 0;
   SK_CHECK(sk_lda_model_init(&m, &c, 0, 1.0, 0.1, 1, &err) != 0 && strstr(err.message, "topics") != NULL,
@@ -766,8 +766,8 @@ static void test_argument_checks(void) {
      note that says why. CGS runs on the CPU only, whatever the machine. */
   int have_gpu = 0;
 #ifdef SK_LDA_HAVE_GPU
-  sk_lda_error why;
-  have_gpu = sk_lda_gpu_probe(0, NULL, 0, &why) == 0;
+  sk_ex_error why;
+  have_gpu = sk_ex_gpu_probe(0, NULL, 0, &why) == 0;
 #endif
   sk_lda_device want = {.kind = SK_LDA_DEVICE_CPU, .threads = 0}, got;
   const char *note = "unset";
@@ -822,21 +822,21 @@ static void test_argument_checks(void) {
 
 static void test_likelihood_rises(void) {
   sk_lda_corpus c = make_planted_corpus(500, 1000, 10, 100, 2024);
-  sk_lda_error err;
+  sk_ex_error err;
   for (int sampler = SAMPLER_CGS; sampler <= SAMPLER_ESCA; ++sampler) {
     sk_lda_model m;
     sk_test_context("LL rises, %s", sampler == SAMPLER_CGS ? "CGS" : "ESCA");
     if (!SK_CHECK(sk_lda_model_init(&m, &c, 10, 0.5, 0.05, 3, &err) == 0, "init: %s", err.message)) continue;
     const double ll0 = sk_lda_joint_ll_per_token(&m);
     double ll10 = 0.0, ll = ll0;
-    const double t0 = sk_lda_wall_seconds();
+    const double t0 = sk_ex_now();
     for (uint64_t it = 0; it < 20; ++it) {
       const int rc = sampler == SAMPLER_CGS ? sk_lda_cgs_sweep(&m, it, &err) : esca_sweep(&m, it, 0, &err);
       if (!SK_CHECK(rc == 0, "sweep: %s", err.message)) break;
       ll = sk_lda_joint_ll_per_token(&m);
       if (it == 9) ll10 = ll;
     }
-    const double secs = sk_lda_wall_seconds() - t0;
+    const double secs = sk_ex_now() - t0;
     printf("%s on %lld tokens, K = 10: joint LL/token %.4f -> %.4f (10) -> %.4f (20); %.0f tokens/s\n",
            sampler == SAMPLER_CGS ? "CGS " : "ESCA", (long long)c.num_tokens, ll0, ll10, ll,
            sk_lda_tokens_per_second(20 * c.num_tokens, secs));
@@ -849,18 +849,18 @@ static void test_likelihood_rises(void) {
 }
 
 int main(int argc, char **argv) {
-  const double t0 = sk_lda_wall_seconds();
+  const double t0 = sk_ex_now();
   if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
 #ifdef SK_LDA_HAVE_GPU
-    sk_lda_error why;
-    if (sk_lda_gpu_probe(0, NULL, 0, &why) != 0) {
+    sk_ex_error why;
+    if (sk_ex_gpu_probe(0, NULL, 0, &why) != 0) {
       printf("SKIP: %s; --gpu needs a GPU\n", why.message);
       return SK_TEST_SKIP_CODE;
     }
     exact_device.kind = SK_LDA_DEVICE_GPU;
     test_exact_chains(1);
     test_aga_exact_chains();
-    printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
+    printf("total %.1f s\n", sk_ex_now() - t0);
     return sk_test_finish();
 #else
     printf("SKIP: this build has no GPU part; --gpu needs one\n");
@@ -874,6 +874,6 @@ int main(int argc, char **argv) {
   test_likelihood_rises();
   test_exact_chains(0);
   sk_lda_esca_tables_free(test_esca_tables());
-  printf("total %.1f s\n", sk_lda_wall_seconds() - t0);
+  printf("total %.1f s\n", sk_ex_now() - t0);
   return sk_test_finish();
 }

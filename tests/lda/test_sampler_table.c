@@ -36,7 +36,7 @@ static const sk_lda_device kCpu = {SK_LDA_DEVICE_CPU, 0, 1, 0};
 static const char *chosen(const sk_lda_sampler_request *req, const sk_lda_model *m, const sk_lda_device *device,
                           int *unfit, char *why, size_t cap) {
   sk_lda_sampler_choice c;
-  sk_lda_error err;
+  sk_ex_error err;
   const int rc = sk_lda_sampler_choose(req, m, device, &c, &err);
   if (unfit != NULL) *unfit = c.unfit;
   if (why != NULL) snprintf(why, cap, "%s", rc == 0 ? c.why : err.message);
@@ -61,7 +61,7 @@ static void test_host(void) {
            "the table's CPU rows");
   sk_lda_corpus c = make_case_corpus(&(corpus_shape){50, 10, 10, 0, 3});
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   if (!SK_CHECK(sk_lda_model_init(&m, &c, 4, 0.5, 0.1, 1, &err) == 0, "init: %s", err.message)) return;
   char why[600];
   int unfit = 0;
@@ -93,7 +93,7 @@ static void test_host(void) {
 /* One sampler's fits and create, through the table's entry (the GPU ones read their own options). */
 static int entry_fits(const char *name, const sk_lda_model *m, const sk_lda_device *d, uint64_t budget,
                       sk_lda_sampler_fit *fit) {
-  sk_lda_error err;
+  sk_ex_error err;
   const sk_lda_sampler_entry *e = sk_lda_sampler_find(name, SK_LDA_DEVICE_GPU);
   return SK_CHECK(e != NULL && e->fits(m, d, NULL, budget, fit, &err) == 0, "%s fits: %s", name,
                   e != NULL ? err.message : "no entry");
@@ -118,7 +118,7 @@ static void test_boundary(const char *name, sk_lda_model *m) {
   const sk_lda_sampler_entry *e = sk_lda_sampler_find(name, SK_LDA_DEVICE_GPU);
   sk_lda_device d = kGpu;
   sk_lda_sampler *s = NULL;
-  sk_lda_error err;
+  sk_ex_error err;
   d.device_memory = need - 1;
   const int rc = e->create(m, &d, NULL, NULL, &s, &err);
   SK_CHECK(rc == SK_LDA_SAMPLER_BUDGET_ERROR && s == NULL, "%s: created with one byte short (rc %d: %s)", name, rc,
@@ -152,7 +152,7 @@ static void expect(const char *what, const sk_lda_sampler_request *req, const sk
 
 static void test_choice(const sk_lda_corpus *c) {
   sk_lda_model m128, m129, m4;
-  sk_lda_error err;
+  sk_ex_error err;
   sk_test_context("the choice on a GPU");
   if (!SK_CHECK(sk_lda_model_init(&m128, c, 128, 0.4, 0.01, 5, &err) == 0 &&
                     sk_lda_model_init(&m129, c, 129, 0.4, 0.01, 5, &err) == 0 &&
@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
   const corpus_shape shape = {300, 60, 40, 2000, 21};
   sk_lda_corpus c = make_case_corpus(&shape);
   sk_lda_model m;
-  sk_lda_error err;
+  sk_ex_error err;
   const char *names[] = {"esca", "esca-exact", "aga", "esca-streamed"};
   for (int i = 0; i < 4; ++i) {
     if (!SK_CHECK(sk_lda_model_init(&m, &c, 24, 0.5, 0.01, 7, &err) == 0, "init: %s", err.message)) break;

@@ -52,7 +52,7 @@ static inline void mix_test_params(sk_mix_params *p, double scale, int flat, uin
    with sk_mix_params_free() and sk_mix_ztable_free()). */
 static inline int mix_test_setup(int32_t K, int32_t D, double scale, int flat, uint64_t *rng, sk_mix_params *p,
                                  sk_mix_ztable *t) {
-  sk_mix_error err;
+  sk_ex_error err;
   memset(t, 0, sizeof *t);
   if (!SK_CHECK(sk_mix_params_alloc(p, K, D, &err) == 0 && sk_mix_ztable_alloc(t, K, D, &err) == 0, "%s",
                 err.message)) {
@@ -168,7 +168,7 @@ typedef int (*mix_test_draws)(const float *x, int64_t n, const sk_mix_ztable *t,
 /* The CPU reference as a mix_test_draws. */
 static inline int mix_test_cpu_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
                                      int32_t *z) {
-  sk_mix_error err;
+  sk_ex_error err;
   return SK_CHECK(sk_mix_zstep_cpu(x, 0, n, t, seed, sweep, 0, z, &err) == 0, "CPU z-step: %s", err.message) ? 0 : 1;
 }
 
@@ -199,7 +199,7 @@ static inline sk_mix_chain *mix_test_chain(const sk_mix_data *data, int32_t k, u
                                            const sk_mix_chain_options *o) {
   sk_mix_prior prior;
   sk_mix_chain *c = NULL;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_prior_default(&prior);
   SK_CHECK(sk_mix_chain_create(data, &prior, k, seed, o, &c, &err) == 0, "chain: %s", err.message);
   return c;
@@ -213,9 +213,9 @@ static inline void mix_test_args(int argc, char **argv, int *host_only, int *qui
   for (int i = 1; i < argc; ++i) *quick |= strcmp(argv[i], "--quick") == 0;
 #ifdef SK_MIX_HAVE_GPU
   if (!*host_only) {
-    sk_mix_error err;
+    sk_ex_error err;
     char name[256];
-    if (sk_mix_gpu_probe(0, name, sizeof name, &err) != 0) {
+    if (sk_ex_gpu_probe(0, name, sizeof name, &err) != 0) {
       printf("SKIP: %s; this test needs a GPU\n", err.message);
       exit(SK_TEST_SKIP_CODE);
     }

@@ -4,7 +4,8 @@
  *   shared-memory sums (K (2 D + 1) words in 48 KiB), the opt-in larger shared memory, and global atomics
  *   (K = 1000, D = 100: 1.6 MB of sums);
  * - bit identity: the same data and seed give the same statistics, parameters (every double) and
- *   assignments after every sweep on the GPU (the three z-step kernels, several launch shapes) as on the CPU;
+ *   assignments after every sweep on the GPU (the z-step kernel table's choice, its thread-reference and
+ *   butterfly-warp rows, several launch shapes) as on the CPU;
  * - planted recovery on the GPU: well-separated data (N = 10^5, D = 8, K = 10) gives an adjusted Rand
  *   index >= 0.95, with the CPU chain's assignments.
  * With --host the CPU chains only (a cpu test). With --quick, or under compute-sanitizer, smaller data
@@ -28,7 +29,7 @@
 /* Planted data, standardized. */
 static int make_data(int64_t n, int32_t d, int32_t k, int overlap, uint64_t seed, sk_mix_data *data, sk_mix_truth *t) {
   sk_mix_gen_params g = {n, d, k, overlap, seed, 0};
-  sk_mix_error err;
+  sk_ex_error err;
   float *raw = NULL;
   const int ok = SK_CHECK(sk_mix_generate(&g, &raw, t, &err) == 0 && sk_mix_data_from_f32(raw, n, d, data, &err) == 0,
                           "%s", err.message);
@@ -36,11 +37,12 @@ static int make_data(int64_t n, int32_t d, int32_t k, int overlap, uint64_t seed
   return ok;
 }
 
-static sk_mix_chain *make_chain(const sk_mix_data *data, int32_t k, int gpu, int kernel, int warps, int blocks) {
+static sk_mix_chain *make_chain(const sk_mix_data *data, int32_t k, int gpu, const char *kernel, int warps,
+                               int blocks) {
   sk_mix_chain_options o;
   memset(&o, 0, sizeof o);
   o.device = gpu ? SK_MIX_DEVICE_GPU : SK_MIX_DEVICE_CPU;
-  o.gpu_kernel = kernel;
+  o.gpu_zstep_kernel = kernel; /* NULL: the z-step kernel table's choice */
   o.gpu_warps = warps;
   o.gpu_blocks = blocks;
   return mix_test_chain(data, k, 2718, &o);
@@ -66,7 +68,7 @@ static void stats_case(int64_t n, int32_t d, int32_t k, int kernel, int blocks, 
   sk_mix_ztable table;
   sk_mix_params p;
   sk_mix_stats gs, cs;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_gpu *g = NULL;
   sk_mix_gpu_options o;
   uint64_t rng = (uint64_t)k;
@@ -107,11 +109,12 @@ static void stats_case(int64_t n, int32_t d, int32_t k, int kernel, int blocks, 
 }
 
 /* The CPU chain and a GPU chain, sweep by sweep. */
-static void chain_case(const sk_mix_data *data, int32_t k, int kernel, int warps, int blocks, int sweeps,
+static void chain_case(const sk_mix_data *data, int32_t k, const char *kernel, int warps, int blocks, int sweeps,
                        int host_only) {
-  sk_mix_error err;
-  sk_test_context("chain K=%d kernel %d, %d warps, %d blocks", (int)k, kernel, warps, blocks);
-  sk_mix_chain *cpu = make_chain(data, k, 0, 0, 0, 0),
+  sk_ex_error err;
+  sk_test_context("chain K=%d z-step kernel %s, %d warps, %d blocks", (int)k, kernel ? kernel : "(the table's)", warps,
+                  blocks);
+  sk_mix_chain *cpu = make_chain(data, k, 0, NULL, 0, 0),
                *gpu = host_only ? NULL : make_chain(data, k, 1, kernel, warps, blocks);
   if (cpu == NULL || (!host_only && gpu == NULL)) {
     sk_mix_chain_destroy(cpu);
@@ -134,13 +137,13 @@ static void chain_case(const sk_mix_data *data, int32_t k, int kernel, int warps
 static void recovery(int quick, int host_only) {
   sk_mix_data data;
   sk_mix_truth t;
-  sk_mix_error err;
+  sk_ex_error err;
   const int64_t n = quick ? 10000 : 100000;
   const int sweeps = quick ? 10 : 60;
   sk_test_context("planted recovery on the GPU");
   if (!make_data(n, 8, 10, 0, 2024, &data, &t)) return;
-  sk_mix_chain *gpu = host_only ? NULL : make_chain(&data, 10, 1, 0, 0, 0);
-  sk_mix_chain *cpu = make_chain(&data, 10, 0, 0, 0, 0);
+  sk_mix_chain *gpu = host_only ? NULL : make_chain(&data, 10, 1, NULL, 0, 0);
+  sk_mix_chain *cpu = make_chain(&data, 10, 0, NULL, 0, 0);
   int ok = cpu != NULL && (host_only || gpu != NULL);
   for (int s = 0; s < sweeps && ok; ++s)
     ok = SK_CHECK(sk_mix_chain_sweep(cpu, &err) == 0 && (host_only || sk_mix_chain_sweep(gpu, &err) == 0), "%s",
@@ -183,13 +186,13 @@ int main(int argc, char **argv) {
   sk_mix_truth t;
   if (make_data(quick ? 2000 : 20000, 5, 7, 1, 77, &data, &t)) {
     const int sweeps = quick ? 3 : 10;
-    chain_case(&data, 7, SK_MIX_ZSTEP_BROADCAST, 0, 0, sweeps, host_only);
+    chain_case(&data, 7, NULL, 0, 0, sweeps, host_only);
     if (!host_only) {
-      chain_case(&data, 7, SK_MIX_ZSTEP_THREAD, 0, 0, sweeps, 0);
-      chain_case(&data, 7, SK_MIX_ZSTEP_BUTTERFLY, 0, 0, sweeps, 0);
-      chain_case(&data, 7, SK_MIX_ZSTEP_BROADCAST, 1, 3, sweeps, 0);
-      chain_case(&data, 40, SK_MIX_ZSTEP_BROADCAST, 5, 0, sweeps, 0);
-      chain_case(&data, 40, SK_MIX_ZSTEP_BUTTERFLY, 5, 0, sweeps, 0);
+      chain_case(&data, 7, "thread-reference", 0, 0, sweeps, 0);
+      chain_case(&data, 7, "butterfly-warp", 0, 0, sweeps, 0);
+      chain_case(&data, 7, NULL, 1, 3, sweeps, 0);
+      chain_case(&data, 40, NULL, 5, 0, sweeps, 0);
+      chain_case(&data, 40, "butterfly-warp", 5, 0, sweeps, 0);
     }
     sk_mix_data_free(&data);
     sk_mix_truth_free(&t);

@@ -1,24 +1,26 @@
 /*
  * The GPU z-step (examples/mixture/src/gpu/mix_gpu.h) against the CPU reference (zstep_cpu.h):
- * - exact: with the uniforms given by (seed, sweep, point), the three GPU kernels (broadcast, a thread
- *   per point, butterfly) draw the CPU's component for every point, for K in {1, 2, 12, 31, 32, 33,
- *   63, 64, 80, 256, 512, 1000} (80: three tiles, an odd count; 512 at D = 16: the kernel in passes
- *   with permuted rows), D in {1, 3, 16, 100}, data at scales 1e-6 and
- *   1e6; the points include some exactly at a mean, some 10^3 scales from every component, and twin
- *   components (equal weights) in every tile; N is not a multiple of 32, so the last warp is partial;
+ * - exact: with the uniforms given by (seed, sweep, point), the z-step kernel table's choice and its
+ *   thread-reference and butterfly-warp rows draw the CPU's component for every point, for K in {1, 2,
+ *   12, 31, 32, 33, 63, 64, 80, 256, 512, 1000} (80: three tiles, an odd count; 512 at D = 16: the
+ *   kernel in passes with permuted rows), D in {1, 3, 16, 100}, data at scales 1e-6 and 1e6; the points
+ *   include some exactly at a mean, some 10^3 scales from every component, and twin components (equal
+ *   weights) in every tile; N is not a multiple of 32, so the last warp is partial;
  * - launch shapes: 1, 3 and 8 warps per block, 1, 5 and the automatic number of blocks, the same draws
- *   (broadcast and butterfly kernels); the broadcast kernel with its table in shared memory and read
- *   from global memory (K = 1000, D = 16 and D = 100: tables too large for shared memory);
- * - sparse tiles: the transposed kernels' sparse path (K = 64 and 40, D = 1 and 3; in passes K = 128
- *   and 512 at D = 16, the latter with permuted rows, and K = 200 at D = 3; gpu/zstep_sparse.cuh)
+ *   (the table's kernel and butterfly-warp); the table in shared memory and read from global memory
+ *   (K = 1000, D = 16 and D = 100: tables too large for shared memory);
+ * - sparse tiles: the transposed kernels' sparse path (K = 64 at D = 1, 3 and 7, 40 at 1, 48 at 10; in
+ *   passes K = 128 and 512 at D = 16, the latter with permuted rows, K = 128 at D = 7, K = 100 at D = 12
+ *   and K = 200 at D = 3; gpu/zstep_sparse.cuh), by the table's choice and by each transposed row forced,
  *   on points whose tiles have 1 to 5 components within 2^-125 of their largest weight, at random places,
  *   and on points with more (the dense path); the groups of 32 points are checked to cover both; on the
  *   automatic grid and on one block (where each warp takes many groups, and its predictor skips);
- * - goodness of fit of the default (broadcast) kernel's draws against the exact conditional (2^20 draws
+ * - goodness of fit of the table's kernels' draws against the exact conditional (2^20 draws
  *   of one point, K = 33, 100 and 1,000), with a planted off-by-one that must be rejected.
- * With --host the CPU side only (the cases and their CPU draws, in range): a cpu test. With --quick, or
- * under compute-sanitizer (SK_TEST_SANITIZER), a third of the exact cases with smaller N, one launch
- * shape check and no goodness of fit. Without a GPU: exit 77.
+ * Every row of the table, forced by name: test_mix_gpu_zstep_table.c. With --host the CPU side only
+ * (the cases and their CPU draws, in range): a cpu test. With --quick, or under compute-sanitizer
+ * (SK_TEST_SANITIZER), a third of the exact cases with smaller N, one launch shape check and no
+ * goodness of fit. Without a GPU: exit 77.
  */
 #include <math.h>
 #include <stdint.h>
@@ -37,14 +39,15 @@ static const int32_t kKs[] = {1, 2, 12, 31, 32, 33, 63, 64, 80, 256, 512, 1000};
 static const int32_t kDs[] = {1, 3, 16, 100};
 static const double kScales[] = {1e-6, 1e6};
 
-/* The GPU's draws for points x with the table, by `kernel` and the launch shape; 0 on success. */
-static int gpu_draws(const float *x, int64_t n, const sk_mix_ztable *t, int kernel, int warps, int blocks,
+/* The GPU's draws for points x with the table, by the z-step kernel table's row `kernel` (NULL: the
+   table's choice) and the launch shape; 0 on success. */
+static int gpu_draws(const float *x, int64_t n, const sk_mix_ztable *t, const char *kernel, int warps, int blocks,
                      uint64_t seed, uint64_t sweep, int32_t *z) {
   sk_mix_gpu_options o;
   sk_mix_gpu *g = NULL;
-  sk_mix_error err;
+  sk_ex_error err;
   memset(&o, 0, sizeof o);
-  o.kernel = kernel;
+  o.zstep_kernel = kernel; /* NULL: the z-step kernel table's choice */
   o.warps_per_block = warps;
   o.blocks = blocks;
   const int ok = SK_CHECK(sk_mix_gpu_create(x, n, t->d, t->k, &o, &g, &err) == 0 &&
@@ -64,7 +67,7 @@ static int same_draws(const int32_t *want, const int32_t *got, int64_t n, const 
 static void exact_case(int32_t K, int32_t D, double scale, int quick, int host_only, uint64_t seed) {
   sk_mix_params p;
   sk_mix_ztable t;
-  sk_mix_error err;
+  sk_ex_error err;
   uint64_t rng = seed * 7919u + 1u;
   /* About 10^8 multiply-adds on the CPU per case (2 K D per point), between 39 and 5,000 + 7 points. */
   int64_t n = (int64_t)(1e8 / (2.0 * K * D));
@@ -81,10 +84,11 @@ static void exact_case(int32_t K, int32_t D, double scale, int quick, int host_o
     for (int64_t i = 0; i < n; ++i) in_range &= want[i] >= 0 && want[i] < K;
     SK_CHECK(in_range, "the CPU drew a component out of range");
     if (!host_only) {
-      static const char *const names[3] = {"broadcast kernel", "thread kernel", "butterfly kernel"};
+      static const char *const kernels[3] = {NULL, "thread-reference", "butterfly-warp"};
+      static const char *const names[3] = {"the table's kernel", "thread-reference", "butterfly-warp"};
       for (int kernel = 0; kernel < 3; ++kernel) {
         memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-        if (gpu_draws(x, n, &t, kernel, 0, 0, seed, 5, got) == 0) same_draws(want, got, n, names[kernel]);
+        if (gpu_draws(x, n, &t, kernels[kernel], 0, 0, seed, 5, got) == 0) same_draws(want, got, n, names[kernel]);
       }
     }
   }
@@ -101,7 +105,7 @@ static void test_launch_shapes(int quick) {
   const int warps[3] = {1, 3, 8}, blocks[3] = {1, 5, 0};
   sk_mix_params p;
   sk_mix_ztable t;
-  sk_mix_error err;
+  sk_ex_error err;
   uint64_t rng = 4;
   sk_test_context("launch shapes");
   if (!mix_test_setup(K, D, 1.0, 0, &rng, &p, &t)) return;
@@ -113,10 +117,12 @@ static void test_launch_shapes(int quick) {
     for (int w = 0; w < 3; ++w)
       for (int b = 0; b < 3; ++b) {
         if (quick && w != b) continue;
-        sk_test_context("launch shape: kernel %d, %d warps a block, %d blocks", kernel, warps[w], blocks[b]);
+        const char *name = kernel == 0 ? NULL : "butterfly-warp";
+        sk_test_context("launch shape: z-step kernel %s, %d warps a block, %d blocks", name ? name : "(the table's)",
+                        warps[w], blocks[b]);
         memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-        if (gpu_draws(x, n, &t, kernel, warps[w], blocks[b], 8, 2, got) == 0)
-          same_draws(want, got, n, kernel == SK_MIX_ZSTEP_BROADCAST ? "broadcast kernel" : "butterfly kernel");
+        if (gpu_draws(x, n, &t, name, warps[w], blocks[b], 8, 2, got) == 0)
+          same_draws(want, got, n, name ? name : "the table's kernel");
       }
   free(x);
   free(want);
@@ -191,7 +197,7 @@ static int sparse_count(const sk_mix_ztable *t, const float *x) {
 static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   sk_mix_params p;
   sk_mix_ztable t;
-  sk_mix_error err;
+  sk_ex_error err;
   uint64_t rng = 77u + (uint64_t)K * 31u + (uint64_t)D;
   const int64_t groups = 400, n = 32 * groups - 5; /* the last group partial */
   sk_test_context("sparse tiles K=%d D=%d N=%lld", (int)K, (int)D, (long long)n);
@@ -229,11 +235,17 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
            "groups by largest count 1/2/3/4/more: %d/%d/%d/%d/%d (each must occur)", covered[1], covered[2],
            covered[3], covered[4], covered[5]);
   if (SK_CHECK(sk_mix_zstep_cpu(x, 0, n, &t, 3, 9, 0, want, &err) == 0, "CPU: %s", err.message) && !host_only) {
-    for (int blocks = 0; blocks <= 1; ++blocks) { /* the automatic grid (a group a warp), then one block */
-      memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-      if (gpu_draws(x, n, &t, SK_MIX_ZSTEP_BROADCAST, 0, blocks, 3, 9, got) == 0)
-        same_draws(want, got, n, blocks ? "sparse tiles, one block" : "sparse tiles");
-    }
+    /* The table's choice, then each transposed row that takes K forced by name. */
+    const char *const rows[3] = {NULL, K <= 64 ? "transposed-two-tiles" : "transposed-passes",
+                                 K <= 64 ? NULL : "transposed-passes-permuted"};
+    for (int r = 0; r < 3; ++r)
+      for (int blocks = 0; blocks <= 1 && (r == 0 || rows[r] != NULL); ++blocks) {
+        /* the automatic grid (a group a warp), then one block */
+        char who[96];
+        snprintf(who, sizeof who, "sparse tiles%s, %s", blocks ? ", one block" : "", rows[r] ? rows[r] : "the table's");
+        memset(got, 0xff, sizeof(int32_t) * (size_t)n);
+        if (gpu_draws(x, n, &t, rows[r], 0, blocks, 3, 9, got) == 0) same_draws(want, got, n, who);
+      }
   }
   free(x);
   free(want);
@@ -242,10 +254,9 @@ static void test_sparse_tiles(int32_t K, int32_t D, int host_only) {
   sk_mix_ztable_free(&t);
 }
 
-/* The default (broadcast) kernel as a mix_test_draws. */
-static int broadcast_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep,
-                           int32_t *z) {
-  return gpu_draws(x, n, t, SK_MIX_ZSTEP_BROADCAST, 0, 0, seed, sweep, z);
+/* The table's kernel as a mix_test_draws. */
+static int table_draws(const float *x, int64_t n, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep, int32_t *z) {
+  return gpu_draws(x, n, t, NULL, 0, 0, seed, sweep, z);
 }
 
 int main(int argc, char **argv) {
@@ -265,12 +276,16 @@ int main(int argc, char **argv) {
   test_sparse_tiles(128, 16, host_only); /* the kernel in passes: two passes */
   test_sparse_tiles(200, 3, host_only);  /* seven tiles: a last pass of one */
   test_sparse_tiles(512, 16, host_only); /* permuted rows */
+  test_sparse_tiles(64, 7, host_only);   /* D rounded up to 8 and 12 */
+  test_sparse_tiles(48, 10, host_only);
+  test_sparse_tiles(128, 7, host_only);
+  test_sparse_tiles(100, 12, host_only);
   if (!host_only) {
     test_launch_shapes(quick);
     if (!quick) {
-      mix_test_gof_case("GPU K=33 D=3 (two tiles)", 33, 3, 1.0, 20, 21, broadcast_draws);
-      mix_test_gof_case("GPU K=100 D=16 scale 1e6 (four tiles)", 100, 16, 1e6, 20, 22, broadcast_draws);
-      mix_test_gof_case("GPU K=1000 D=2 scale 1e-6 (32 tiles)", 1000, 2, 1e-6, 20, 23, broadcast_draws);
+      mix_test_gof_case("GPU K=33 D=3 (two tiles)", 33, 3, 1.0, 20, 21, table_draws);
+      mix_test_gof_case("GPU K=100 D=16 scale 1e6 (four tiles)", 100, 16, 1e6, 20, 22, table_draws);
+      mix_test_gof_case("GPU K=1000 D=2 scale 1e-6 (32 tiles)", 1000, 2, 1e-6, 20, 23, table_draws);
     }
   }
   return sk_test_finish();

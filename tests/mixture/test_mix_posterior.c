@@ -85,7 +85,7 @@ static int state_of(const int32_t *z) {
 /* ---- samplers ---------------------------------------------------------------------------------------- */
 
 /* The chain's sweep from the library's parts, as chain.c composes them, with the bug when asked. */
-static int parts_sweep(sk_mix_chain *c, int bug, sk_mix_nig *post, sk_mix_error *err) {
+static int parts_sweep(sk_mix_chain *c, int bug, sk_mix_nig *post, sk_ex_error *err) {
   const uint64_t sweep = c->sweeps + 1;
   if (sk_mix_zstep_cpu(c->data->x, 0, c->data->n, &c->table, c->seed, sweep, 1, c->z, err) != 0 ||
       sk_mix_stats_cpu(c->data, c->z, 1, &c->stats, err) != 0)
@@ -102,7 +102,7 @@ static int parts_sweep(sk_mix_chain *c, int bug, sk_mix_nig *post, sk_mix_error 
 }
 
 /* A chain started in the posterior: z0 ~ p(z | x) exactly, theta0 ~ p(theta | z0) (sweep 0's stream). */
-static int start_in_posterior(sk_mix_chain *c, const double *post, sk_mix_nig *nig, sk_mix_error *err) {
+static int start_in_posterior(sk_mix_chain *c, const double *post, sk_mix_nig *nig, sk_ex_error *err) {
   const double u = sk_rng_uniform_f64(c->seed, 1000003, 0);
   double run = 0.0;
   int s = kStates - 1;
@@ -126,7 +126,7 @@ static double run_replicates(const sk_mix_data *data, const sk_mix_prior *prior,
                              long replicates, int sweeps) {
   double counts[kStates] = {0}, expected[kStates];
   sk_mix_chain_options o;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_nig nig[kK];
   memset(&o, 0, sizeof o);
   o.threads = 1;
@@ -149,7 +149,7 @@ static double run_replicates(const sk_mix_data *data, const sk_mix_prior *prior,
 /* The parts without the bug give the chain's sweeps bit for bit (so the buggy sampler differs only by it). */
 static void check_parts_match(const sk_mix_data *data, const sk_mix_prior *prior) {
   sk_mix_chain_options o;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_nig nig[kK];
   sk_mix_chain *a = NULL, *b = NULL;
   memset(&o, 0, sizeof o);
@@ -176,7 +176,7 @@ static void check_parts_match(const sk_mix_data *data, const sk_mix_prior *prior
 static void test_posterior(int quick) {
   const double raw[kN] = {-1.2, -0.7, 0.9, 1.6};
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_prior prior = {1.0, 3.0, 2.0, 0.5}; /* kappa0 = 3, comparable to n: the bug shows */
   double x[kN], post[kStates];
   sk_test_context("posterior test data");
@@ -208,7 +208,7 @@ static void test_stats(void) {
   const int32_t d = 5, k = 7;
   uint64_t rng = 31;
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_stats a, b;
   float *raw = (float *)malloc(sizeof(float) * (size_t)n * d);
   int32_t *z = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);

@@ -61,7 +61,7 @@ static void write_npy(const char *name, int version, const char *dict, const voi
 /* The reader must fail with a message that holds the file's path and every one of `parts`. */
 static void expect_error(const char *what, int npy, const char *name, const char *part1, const char *part2) {
   sk_mix_data d;
-  sk_mix_error err;
+  sk_ex_error err;
   const char *path = path_of(name);
   char file[512];
   snprintf(file, sizeof file, "%s", path);
@@ -79,7 +79,7 @@ static void expect_error(const char *what, int npy, const char *name, const char
 
 static void expect_good_csv(const char *what, const char *text, int64_t n, int32_t d, const double *first_row) {
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   write_text("good.csv", text);
   sk_test_context("csv: %s", what);
   if (!SK_CHECK(sk_mix_read_csv(path_of("good.csv"), &data, &err) == 0, "%s", err.message)) return;
@@ -100,7 +100,7 @@ static void test_csv(void) {
   {
     /* Standardization: mean and population standard deviation per column. */
     sk_mix_data data;
-    sk_mix_error err;
+    sk_ex_error err;
     write_text("std.csv", "1,10\n2,10\n3,10\n4,10\n");
     sk_test_context("csv: standardization");
     if (SK_CHECK(sk_mix_read_csv(path_of("std.csv"), &data, &err) == 0, "%s", err.message)) {
@@ -150,7 +150,7 @@ static void test_npy(void) {
   const float f[6] = {1, 2, 3, 4, 5, 6};
   const double g[6] = {1, 2, 3, 4, 5, 6};
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   write_npy("f4.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", f, sizeof f);
   write_npy("f8v2.npy", 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", g, sizeof g);
   sk_test_context("npy: float32, version 1");
@@ -227,7 +227,7 @@ static void test_npy(void) {
 
 static void test_fewer_points_than_k(void) {
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   write_text("three.csv", "1\n2\n3\n");
   sk_test_context("N < K");
   if (!SK_CHECK(sk_mix_read_csv(path_of("three.csv"), &data, &err) == 0, "%s", err.message)) return;

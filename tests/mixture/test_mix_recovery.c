@@ -27,7 +27,7 @@ static double fit_ari(const float *raw, const sk_mix_truth *t, int64_t n, int32_
                       int sweeps) {
   float *x = (float *)malloc(sizeof(float) * (size_t)n * (size_t)d);
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_chain *c = NULL;
   double ari = -1.0;
   for (size_t i = 0; i < (size_t)n * (size_t)d; ++i) x[i] = (float)((double)raw[i] * scale + offset);
@@ -46,7 +46,7 @@ static double fit_ari(const float *raw, const sk_mix_truth *t, int64_t n, int32_
 static void test_recovery(int quick) {
   sk_mix_gen_params g = {quick ? 20000 : 100000, 8, 10, 0, 2024, 0};
   sk_mix_truth t;
-  sk_mix_error err;
+  sk_ex_error err;
   float *raw = NULL;
   const double scales[3][2] = {{1.0, 0.0}, {1e-6, 0.0}, {1e6, 1e7}};
   sk_test_context("planted recovery");
@@ -75,7 +75,7 @@ static void test_recovery(int quick) {
 /* Runs `sweeps` sweeps with `threads` threads; the caller frees the chain. */
 static sk_mix_chain *run(const sk_mix_data *data, int32_t k, int threads, int sweeps) {
   sk_mix_chain_options o;
-  sk_mix_error err;
+  sk_ex_error err;
   memset(&o, 0, sizeof o);
   o.threads = threads;
   sk_mix_chain *c = mix_test_chain(data, k, 99, &o);
@@ -97,7 +97,7 @@ static int same_state(const sk_mix_chain *a, const sk_mix_chain *b) {
 static void test_determinism(void) {
   sk_mix_gen_params g = {12345, 6, 40, 1, 8, 0};
   sk_mix_truth t;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_data data;
   float *raw = NULL;
   sk_test_context("determinism across thread counts");
@@ -121,7 +121,7 @@ static void test_refusals(void) {
   const float raw[6] = {1, 2, 3, 4, 5, 6};
   sk_mix_data data;
   sk_mix_prior prior;
-  sk_mix_error err;
+  sk_ex_error err;
   sk_mix_chain *c = NULL;
   sk_mix_prior_default(&prior);
   sk_mix_data_from_f32(raw, 6, 1, &data, &err);

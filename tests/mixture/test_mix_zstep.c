@@ -1,6 +1,6 @@
 /*
  * The z-step's arithmetic and the CPU reference draw (examples/mixture/src/zstep.h, zstep_cpu.h):
- * - sk_mix_exp2_neg() against exp2() in double: within 3e-7 relative on [-125, 0], exactly 1 at 0,
+ * - sk_tile_exp2_neg_f32() against exp2() in double: within 3e-7 relative on [-125, 0], exactly 1 at 0,
  *   exact powers of two at the integers, +0 below -125 and for NaN and -inf;
  * - the tree search against the plain sequential rule where every partial sum is exact (small integer
  *   weights): u on a running sum goes to the next positive weight, a zero weight is never chosen, u at
@@ -8,7 +8,8 @@
  * - goodness of fit of the CPU z-step against the exact conditional (2^20 draws of one point each for
  *   K from 2 to 1,000 over one to 32 tiles, data at scales 1e-6, 1 and 1e6), with a planted off-by-one
  *   that must be rejected; the reservoir across tiles where one tile holds all the mass; the reservoir's
- *   step by a branch and by selects (sk_mix_reservoir_step_as()) the same bits;
+ *   step by a branch and by selects (samplekit's sk_thread_tile_reservoir_step_f32() and
+ *   sk_thread_tile_reservoir_step_select_f32()) the same bits;
  * - the same draws with 1, 2 and 3 threads, and from the FMA-instruction build and the plain one.
  */
 #include <math.h>
@@ -27,24 +28,25 @@
 static void test_exp(void) {
   double worst = 0.0, worst_x = 0.0;
   uint64_t rng = 99;
-  sk_test_context("sk_mix_exp2_neg");
-  SK_CHECK(sk_mix_exp2_neg(0.0f) == 1.0f, "2^0 = %a", (double)sk_mix_exp2_neg(0.0f));
-  SK_CHECK(sk_mix_exp2_neg(-0.0f) == 1.0f, "2^-0 = %a", (double)sk_mix_exp2_neg(-0.0f));
-  SK_CHECK(sk_mix_exp2_neg(-125.5f) == 0.0f && sk_mix_exp2_neg(-INFINITY) == 0.0f &&
-               sk_mix_exp2_neg(nanf("")) == 0.0f,
+  sk_test_context("sk_tile_exp2_neg_f32");
+  SK_CHECK(sk_tile_exp2_neg_f32(0.0f) == 1.0f, "2^0 = %a", (double)sk_tile_exp2_neg_f32(0.0f));
+  SK_CHECK(sk_tile_exp2_neg_f32(-0.0f) == 1.0f, "2^-0 = %a", (double)sk_tile_exp2_neg_f32(-0.0f));
+  SK_CHECK(sk_tile_exp2_neg_f32(-125.5f) == 0.0f && sk_tile_exp2_neg_f32(-INFINITY) == 0.0f &&
+               sk_tile_exp2_neg_f32(nanf("")) == 0.0f,
            "below -125, -inf and NaN must give 0");
   for (int n = 0; n >= -125; --n) /* the reservoir's powers of two of integers are exact */
-    if (!SK_CHECK(sk_mix_exp2_neg((float)n) == ldexpf(1.0f, n), "2^%d = %a", n, (double)sk_mix_exp2_neg((float)n)))
+    if (!SK_CHECK(sk_tile_exp2_neg_f32((float)n) == ldexpf(1.0f, n), "2^%d = %a", n,
+                  (double)sk_tile_exp2_neg_f32((float)n)))
       break;
   for (int i = 0; i <= 4000000; ++i) {
     /* A sweep of [-125, 0] and random points, including tiny magnitudes. */
     const float x = i < 2000000 ? -125.0f * (float)i / 2000000.0f
                                 : -ldexpf(sk_test_rand_unit_f32(&rng), -(int)(sk_test_rand_u32(&rng) % 30u)) * 125.0f;
-    const double want = exp2((double)x), got = (double)sk_mix_exp2_neg(x);
+    const double want = exp2((double)x), got = (double)sk_tile_exp2_neg_f32(x);
     const double rel = fabs(got - want) / want;
     if (rel > worst) worst = rel, worst_x = (double)x;
   }
-  printf("sk_mix_exp2_neg: largest relative error %.3g (at x = %.9g)\n", worst, worst_x);
+  printf("sk_tile_exp2_neg_f32: largest relative error %.3g (at x = %.9g)\n", worst, worst_x);
   SK_CHECK(worst < 3e-7, "relative error %.3g at x = %.9g", worst, worst_x);
 }
 
@@ -72,10 +74,11 @@ static void test_tree_search(void) {
       total += w[i];
     }
     sk_test_context("tree search, weights set %d (total %g)", rep, total);
-    SK_CHECK(sk_mix_tree_sum32(w) == (float)total, "tree sum %g, want %g", (double)sk_mix_tree_sum32(w), total);
+    SK_CHECK(sk_thread_tile_sum_f32(w, 32) == (float)total, "tree sum %g, want %g",
+             (double)sk_thread_tile_sum_f32(w, 32), total);
     int ok = 1;
     for (double u = 0.0; u <= total + 1.0 && ok; u += 0.5) {
-      const int got = sk_mix_tree_search32(w, (float)u), want = total > 0.0 ? sequential(w, (float)u) : 0;
+      const int got = sk_thread_tile_search_f32(w, 32, (float)u), want = total > 0.0 ? sequential(w, (float)u) : 0;
       ok = SK_CHECK(got == want, "u = %g: position %d, the sequential rule says %d", u, got, want);
       if (total > 0.0) ok &= SK_CHECK(w[got] > 0.0f, "u = %g: position %d has weight 0", u, got);
     }
@@ -86,7 +89,7 @@ static void test_tree_search(void) {
 static void test_reservoir_extremes(void) {
   sk_mix_params p;
   sk_mix_ztable t;
-  sk_mix_error err;
+  sk_ex_error err;
   uint64_t rng = 5;
   const int64_t n = 20000;
   float *x = (float *)calloc((size_t)n * 2, sizeof(float));
@@ -108,16 +111,17 @@ static void test_reservoir_extremes(void) {
   free(z);
 }
 
-/* The reservoir's step by a branch and by selects (sk_mix_reservoir_step_as()) give the same state,
-   bit for bit, over random runs of tiles: minima above, below and equal to the running one (also
-   +inf, an absent tile), sums from +0 to 32, uniforms in [0, 1). */
+/* The reservoir's step by a branch and by selects (sk_thread_tile_reservoir_step_f32() and
+   sk_thread_tile_reservoir_step_select_f32()) give the same state, bit for bit, over random runs of
+   tiles: minima above, below and equal to the running one (also +inf, an absent tile), sums from +0 to
+   32, uniforms in [0, 1). */
 static void test_reservoir_shapes(void) {
   uint64_t rng = 17;
   int64_t differ = 0, runs = 0;
   static const float specials[4] = {0.0f, 1.0f, 126.5f, 1e30f};
   sk_test_context("reservoir: branch against selects");
   for (int run = 0; run < 20000; ++run, ++runs) {
-    sk_mix_reservoir a, b;
+    sk_thread_tile_reservoir_f32 a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     const int tiles = 2 + (int)(sk_test_rand_u32(&rng) % 31u);
@@ -128,7 +132,8 @@ static void test_reservoir_shapes(void) {
       if (kind == 1) h = specials[sk_test_rand_u32(&rng) % 4u];
       if (kind == 2 && t > 0) h = sk_mix_pos_inf();              /* an absent tile */
       const float sum = kind == 3 ? 0.0f : 1.0f + 31.0f * sk_test_rand_unit_f32(&rng), u = sk_test_rand_unit_f32(&rng);
-      const int ta = sk_mix_reservoir_step_as(&a, t, h, sum, u, 0), tb = sk_mix_reservoir_step_as(&b, t, h, sum, u, 1);
+      const int ta = sk_thread_tile_reservoir_step_f32(&a, t, h, sum, u);
+      const int tb = sk_thread_tile_reservoir_step_select_f32(&b, t, h, sum, u);
       if (ta != tb || memcmp(&a, &b, sizeof a) != 0) {
         ++differ;
         break;
@@ -142,7 +147,7 @@ static void test_reservoir_shapes(void) {
 static void test_determinism(void) {
   sk_mix_params p;
   sk_mix_ztable t;
-  sk_mix_error err;
+  sk_ex_error err;
   uint64_t rng = 1234;
   const int32_t K = 70, D = 5;
   const int64_t n = 7777;

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sk_lda_buffer file = {"docword.fuzz.bin", NULL, 0}, vocab = {"vocab.fuzz.txt", NULL, 0};
   sk_lda_corpus corpus;
-  sk_lda_error err;
+  sk_ex_error err;
   int has_vocab, rc;
   if (size < 1) return 0;
   const int fix_crc = data[0] & 1;

@@ -29,7 +29,7 @@ static inline void sk_fuzz_split(const uint8_t *data, size_t size, const char *m
 }
 
 /* A corpus a reader returned must be well formed; anything else is a bug worth a crash. */
-static inline void sk_fuzz_check_corpus(const sk_lda_corpus *c, int rc, const sk_lda_error *err) {
+static inline void sk_fuzz_check_corpus(const sk_lda_corpus *c, int rc, const sk_ex_error *err) {
   if (rc != 0) {
     /* Failure: out is zeroed and the message is one terminated, non-empty line. */
     if (c->num_docs != 0 || c->num_tokens != 0 || c->doc_offsets != NULL || c->tokens != NULL || c->vocab != NULL)

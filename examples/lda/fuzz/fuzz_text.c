@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sk_lda_buffer text = {"text.fuzz.txt", NULL, 0}, stop = {"stop.fuzz.txt", NULL, 0};
   sk_lda_corpus corpus;
-  sk_lda_error err;
+  sk_ex_error err;
   int has_stop, rc;
   int64_t min_count;
   if (size == 0) return 0;

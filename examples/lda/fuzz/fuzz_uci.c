@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sk_lda_buffer docword = {"docword.fuzz.txt", NULL, 0}, vocab = {"vocab.fuzz.txt", NULL, 0};
   sk_lda_corpus corpus;
-  sk_lda_error err;
+  sk_ex_error err;
   int has_vocab, rc;
   sk_fuzz_split(data, size, "\n#vocab\n", &docword, &vocab, &has_vocab);
   memset(&err, 0, sizeof err);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pdow_plan.h"
+#include "samplekit/csr_chunker.h"
 
 void sk_lda_aga_plan_free(sk_lda_aga_plan *plan) {
   if (plan == NULL) return;
@@ -38,22 +38,36 @@ static int64_t panel_share(int64_t n, int32_t panels_per_batch) {
 
 /* The checks that the build and the count share; 0 when the arguments are fine. */
 static int check_args(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words, int32_t panels_per_batch,
-                      sk_lda_error *err) {
+                      sk_ex_error *err) {
   if (c == NULL || (c->num_docs > 0 && (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))))
-    return sk_lda_fail(err, "AGA plan: corpus missing or incomplete");
+    return sk_ex_fail(err, "AGA plan: corpus missing or incomplete");
   if (minibatch_docs < 1 || panel_words < 1 || panels_per_batch < 0)
-    return sk_lda_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
+    return sk_ex_fail(err, "AGA plan: mini-batches of %d documents and panels of %d words (each must be >= 1)",
                        (int)minibatch_docs, (int)panel_words);
   if (c->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "AGA plan: %lld tokens; the GPU sampler takes at most %d", (long long)c->num_tokens,
+    return sk_ex_fail(err, "AGA plan: %lld tokens; the GPU sampler takes at most %d", (long long)c->num_tokens,
                        INT32_MAX);
   return 0;
 }
 
-/* Tokens by (mini-batch, word, document). count: V + 1 zeroed ints of scratch, left zeroed. */
-static void plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t *count) {
-  for (int32_t b = 0; b < p->num_batches; ++b)
-    sk_lda_order_by_word(c, p->batch_doc[b], p->batch_doc[b + 1], count, p->order, p->doc);
+/* Tokens by (mini-batch, word, document): each mini-batch's word order is samplekit's, with each
+   position's document (sk_csr_chunk_order_rows_host), written in place and made global. offsets: V + 1
+   of scratch. Fails only on a word id outside [0, V). */
+static int plan_order(const sk_lda_corpus *c, sk_lda_aga_plan *p, int64_t *offsets) {
+  for (int32_t b = 0; b < p->num_batches; ++b) {
+    const int32_t d0 = p->batch_doc[b], d1 = p->batch_doc[b + 1];
+    const int64_t t0 = c->doc_offsets[d0], n = c->doc_offsets[d1] - t0;
+    if (n == 0) continue;
+    if (sk_csr_chunk_order_rows_host(c->doc_offsets + d0, d1 - d0, c->tokens + t0, n, c->num_words, p->order + t0,
+                                     p->doc + t0, offsets) != SK_SUCCESS)
+      return 1;
+    if (t0 > 0 || d0 > 0)
+      for (int64_t j = t0; j < t0 + n; ++j) {
+        p->order[j] += (int32_t)t0;
+        p->doc[j] += d0;
+      }
+  }
+  return 0;
 }
 
 /* Panels: a new one at each mini-batch's first position, before a word when the panel holds panel_words
@@ -105,8 +119,8 @@ static void plan_panels(const sk_lda_corpus *c, sk_lda_aga_plan *p, int32_t pane
 }
 
 int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
-                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
+                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "AGA plan: out is NULL");
   memset(out, 0, sizeof *out);
   if (check_args(c, minibatch_docs, panel_words, panels_per_batch, err) != 0) return 1;
   sk_lda_aga_plan p;
@@ -118,19 +132,23 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
   p.order = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.order);
   p.doc = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.doc);
   p.local = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p.local);
-  int32_t *count = (int32_t *)calloc((size_t)c->num_words + 1, sizeof *count);
-  if (p.batch_doc == NULL || p.order == NULL || p.doc == NULL || p.local == NULL || count == NULL) {
-    free(count);
+  int64_t *offsets = (int64_t *)malloc(((size_t)c->num_words + 1) * sizeof *offsets);
+  if (p.batch_doc == NULL || p.order == NULL || p.doc == NULL || p.local == NULL || offsets == NULL) {
+    free(offsets);
     sk_lda_aga_plan_free(&p);
-    return sk_lda_fail(err, "AGA plan: out of host memory (%lld tokens)", (long long)c->num_tokens);
+    return sk_ex_fail(err, "AGA plan: out of host memory (%lld tokens)", (long long)c->num_tokens);
   }
   for (int32_t b = 0; b <= p.num_batches; ++b) p.batch_doc[b] = batch_first_doc(c, minibatch_docs, b);
   for (int32_t b = 0; b < p.num_batches; ++b) {
     const int32_t n = p.batch_doc[b + 1] - p.batch_doc[b];
     if (n > p.max_batch_docs) p.max_batch_docs = n;
   }
-  plan_order(c, &p, count);
-  free(count);
+  const int bad_word = plan_order(c, &p, offsets);
+  free(offsets);
+  if (bad_word) {
+    sk_lda_aga_plan_free(&p);
+    return sk_ex_fail(err, "AGA plan: a word id outside [0, %d)", (int)c->num_words);
+  }
   int32_t *local = p.local;
   p.local = NULL; /* the counting pass leaves it alone */
   plan_panels(c, &p, panel_words, panels_per_batch, split_words, &p.num_panels, &p.num_panel_words);
@@ -143,7 +161,7 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
   if (p.batch_panel == NULL || p.panel_pos == NULL || p.panel_word == NULL || p.panel_flags == NULL ||
       p.words == NULL) {
     sk_lda_aga_plan_free(&p);
-    return sk_lda_fail(err, "AGA plan: out of host memory (%d panels)", (int)p.num_panels);
+    return sk_ex_fail(err, "AGA plan: out of host memory (%d panels)", (int)p.num_panels);
   }
   int32_t panels = 0, words = 0;
   plan_panels(c, &p, panel_words, panels_per_batch, split_words, &panels, &words);
@@ -157,13 +175,13 @@ int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_
    starting a panel whose one word is the run's). */
 int sk_lda_aga_plan_count(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
                           int32_t panels_per_batch, int split_words, sk_lda_aga_plan_sizes *out,
-                          sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "AGA plan: out is NULL");
+                          sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "AGA plan: out is NULL");
   memset(out, 0, sizeof *out);
   if (check_args(c, minibatch_docs, panel_words, panels_per_batch, err) != 0) return 1;
   const int32_t batches = batch_count(c, minibatch_docs);
   int32_t *count = (int32_t *)calloc((size_t)c->num_words + 1, sizeof *count);
-  if (count == NULL) return sk_lda_fail(err, "AGA plan: out of host memory counting (V = %d)", (int)c->num_words);
+  if (count == NULL) return sk_ex_fail(err, "AGA plan: out of host memory counting (V = %d)", (int)c->num_words);
   int64_t panels = 0, words = 0;
   int32_t max_docs = 0;
   for (int32_t b = 0; b < batches; ++b) {

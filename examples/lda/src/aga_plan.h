@@ -2,10 +2,10 @@
  * The order in which the GPU AGA-LDA sampler visits the tokens (Moon et al., Euro-Par 2018; the
  * dissertation's section 2.5): the documents in mini-batches of consecutive documents, processed one
  * after the other; inside a mini-batch the tokens sorted by word (and by document within a word, in
- * document order), cut into column panels: runs of words, at most `panel_words` distinct words each, so
- * that a panel's rows of the word-topic counts fit in one block's shared memory, and at most about
- * 1 / panels_per_batch of the mini-batch's tokens each, so that a mini-batch gives the GPU enough
- * blocks of even work.
+ * document order: samplekit's sk_csr_chunk_order_rows_host, csr_chunker.h), cut into column panels:
+ * runs of words, at most `panel_words` distinct words each, so that a panel's rows of the word-topic
+ * counts fit in one block's shared memory, and at most about 1 / panels_per_batch of the mini-batch's
+ * tokens each, so that a mini-batch gives the GPU enough blocks of even work.
  *
  * The paper's panels hold whole words: a word's tokens are drawn by one block, and a frequent word's
  * panel then runs long after the others are done (bench/RESULTS.md, issue 14, measured). With
@@ -61,11 +61,11 @@ typedef struct sk_lda_aga_plan {
  * Builds the plan of corpus c for mini-batches of `minibatch_docs` documents (>= 1; the last may be
  * shorter) and panels of at most `panel_words` (>= 1) words. Once a panel has ceil(batch tokens /
  * panels_per_batch) tokens (panels_per_batch 0: no such limit), a new one starts: at the next token
- * with split_words, else before the next word. A corpus of no documents gives no mini-batch. On
- * failure *out is zeroed.
+ * with split_words, else before the next word. A corpus of no documents gives no mini-batch. Fails on
+ * bad arguments, a word id outside [0, V) and when memory runs out; *out is then zeroed.
  */
 int sk_lda_aga_plan_build(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
-                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_lda_error *err);
+                          int32_t panels_per_batch, int split_words, sk_lda_aga_plan *out, sk_ex_error *err);
 
 /* The sizes of a plan, as sk_lda_aga_plan_count gives them before the plan is built. */
 typedef struct sk_lda_aga_plan_sizes {
@@ -86,7 +86,7 @@ typedef struct sk_lda_aga_plan_sizes {
  */
 int sk_lda_aga_plan_count(const sk_lda_corpus *c, int32_t minibatch_docs, int32_t panel_words,
                           int32_t panels_per_batch, int split_words, sk_lda_aga_plan_sizes *out,
-                          sk_lda_error *err);
+                          sk_ex_error *err);
 
 /* Frees the plan's arrays and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_aga_plan_free(sk_lda_aga_plan *plan);

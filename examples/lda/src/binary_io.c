@@ -123,30 +123,30 @@ double sk_lda_bin_dec_f64(const unsigned char *b) {
  * hands back (binary_io.h).
  */
 FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t version, const char *kind,
-                             size_t header_bytes, uint64_t *size, unsigned char **buf_out, sk_lda_error *err) {
+                             size_t header_bytes, uint64_t *size, unsigned char **buf_out, sk_ex_error *err) {
   const size_t min_size = header_bytes + 4u;
   *buf_out = NULL;
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
-    sk_lda_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    sk_ex_fail(err, "%s: cannot open: %s", path, strerror(errno));
     return NULL;
   }
   unsigned char *buf = (unsigned char *)malloc(SK_LDA_BIN_CHUNK);
   off_t end = -1;
   if (buf == NULL) {
-    sk_lda_fail(err, "%s: out of memory", path);
+    sk_ex_fail(err, "%s: out of memory", path);
     goto fail;
   }
   if (fseeko(f, 0, SEEK_END) != 0 || (end = ftello(f)) < 0 || fseeko(f, 0, SEEK_SET) != 0) {
-    sk_lda_fail(err, "%s: cannot determine the file size: %s", path, strerror(errno));
+    sk_ex_fail(err, "%s: cannot determine the file size: %s", path, strerror(errno));
     goto fail;
   }
   if (end < 8 || fread(buf, 1, 8, f) != 8 || memcmp(buf, magic, 8) != 0) {
-    sk_lda_fail(err, "%s: not an sk-lda %s file (bad magic; expected \"%.8s\")", path, kind, magic);
+    sk_ex_fail(err, "%s: not an sk-lda %s file (bad magic; expected \"%.8s\")", path, kind, magic);
     goto fail;
   }
   if ((uint64_t)end < (uint64_t)min_size) {
-    sk_lda_fail(err, "%s: file is truncated (%lld bytes; a %s file has at least %zu)", path, (long long)end, kind,
+    sk_ex_fail(err, "%s: file is truncated (%lld bytes; a %s file has at least %zu)", path, (long long)end, kind,
                 min_size);
     goto fail;
   }
@@ -157,27 +157,27 @@ FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t ver
     while (left > 0) {
       const size_t want = left < SK_LDA_BIN_CHUNK ? (size_t)left : SK_LDA_BIN_CHUNK;
       if (fread(buf, 1, want, f) != want) {
-        sk_lda_fail(err, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "unexpected end of file");
+        sk_ex_fail(err, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "unexpected end of file");
         goto fail;
       }
       crc = crc32(crc, buf, (uInt)want);
       left -= want;
     }
     if (fread(buf, 1, 4, f) != 4) {
-      sk_lda_fail(err, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "unexpected end of file");
+      sk_ex_fail(err, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "unexpected end of file");
       goto fail;
     }
     if (sk_lda_bin_dec_u32(buf) != (uint32_t)crc) {
-      sk_lda_fail(err, "%s: checksum mismatch (file is corrupt)", path);
+      sk_ex_fail(err, "%s: checksum mismatch (file is corrupt)", path);
       goto fail;
     }
   }
   if (fseeko(f, 8, SEEK_SET) != 0 || fread(buf, 1, 4, f) != 4 || fseeko(f, 0, SEEK_SET) != 0) {
-    sk_lda_fail(err, "%s: cannot read the format version: %s", path, strerror(errno));
+    sk_ex_fail(err, "%s: cannot read the format version: %s", path, strerror(errno));
     goto fail;
   }
   if (sk_lda_bin_dec_u32(buf) != version) {
-    sk_lda_fail(err, "%s: unsupported format version %u (this sk-lda reads version %u)", path,
+    sk_ex_fail(err, "%s: unsupported format version %u (this sk-lda reads version %u)", path,
                 (unsigned)sk_lda_bin_dec_u32(buf), (unsigned)version);
     goto fail;
   }
@@ -192,15 +192,15 @@ fail:
 }
 
 /* Reads exactly n bytes (the CRC passed, so a short read is an I/O error or a file changed meanwhile). */
-int sk_lda_bin_read_exact(FILE *f, void *dst, size_t n, const char *path, sk_lda_error *err) {
+int sk_lda_bin_read_exact(FILE *f, void *dst, size_t n, const char *path, sk_ex_error *err) {
   if (fread(dst, 1, n, f) != n)
-    return sk_lda_fail(err, "%s: read error: %s", path,
+    return sk_ex_fail(err, "%s: read error: %s", path,
                        ferror(f) ? strerror(errno) : "unexpected end of file (changed while reading?)");
   return 0;
 }
 
 /* Reads n little-endian int32 values into dst. */
-int sk_lda_bin_read_i32s(FILE *f, int32_t *dst, size_t n, unsigned char *buf, const char *path, sk_lda_error *err) {
+int sk_lda_bin_read_i32s(FILE *f, int32_t *dst, size_t n, unsigned char *buf, const char *path, sk_ex_error *err) {
   while (n > 0) {
     const size_t m = n < SK_LDA_BIN_CHUNK / 4 ? n : SK_LDA_BIN_CHUNK / 4;
     if (sk_lda_bin_read_exact(f, buf, m * 4, path, err)) return 1;
@@ -212,13 +212,13 @@ int sk_lda_bin_read_i32s(FILE *f, int32_t *dst, size_t n, unsigned char *buf, co
 }
 
 
-sk_lda_bin_enc *sk_lda_bin_create(const char *path, const char magic[8], uint32_t version, sk_lda_error *err) {
-  FILE *f = sk_lda_detail_temp_create(path, err);
+sk_lda_bin_enc *sk_lda_bin_create(const char *path, const char magic[8], uint32_t version, sk_ex_error *err) {
+  FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) return NULL;
   sk_lda_bin_enc *e = sk_lda_bin_enc_new(f);
   if (e == NULL) {
-    sk_lda_detail_temp_abort(f, path);
-    sk_lda_fail(err, "%s: out of memory", path);
+    sk_ex_temp_abort(f, path);
+    sk_ex_fail(err, "%s: out of memory", path);
     return NULL;
   }
   sk_lda_bin_enc_bytes(e, magic, 8);
@@ -226,9 +226,9 @@ sk_lda_bin_enc *sk_lda_bin_create(const char *path, const char magic[8], uint32_
   return e;
 }
 
-int sk_lda_bin_commit(sk_lda_bin_enc *e, const char *path, sk_lda_error *err) {
+int sk_lda_bin_commit(sk_lda_bin_enc *e, const char *path, sk_ex_error *err) {
   sk_lda_bin_enc_finish(e);
   FILE *f = e->f;
   free(e);
-  return sk_lda_detail_temp_commit(f, path, err);
+  return sk_ex_temp_commit(f, path, err);
 }

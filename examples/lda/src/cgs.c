@@ -16,10 +16,10 @@ int32_t sk_lda_cgs_draw(const int32_t *ndk, const int32_t *nvk, const double *in
   return sk_lda_detail_first_above(cum, num_topics, u * total);
 }
 
-int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "CGS sweep: model is NULL or not initialised");
+int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "CGS sweep: model is NULL or not initialised");
   if (iteration >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "CGS sweep: iteration %llu is too large", (unsigned long long)iteration);
+    return sk_ex_fail(err, "CGS sweep: iteration %llu is too large", (unsigned long long)iteration);
   const int32_t K = m->num_topics;
   const sk_lda_corpus *c = m->corpus;
   const double alpha = m->alpha, beta = m->beta, vbeta = (double)m->num_words * m->beta;
@@ -32,7 +32,7 @@ int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_lda_error *err) {
     free(ndk);
     free(inv);
     free(cum);
-    return sk_lda_fail(err, "CGS sweep: out of memory (K = %d)", (int)K);
+    return sk_ex_fail(err, "CGS sweep: out of memory (K = %d)", (int)K);
   }
   for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);
   for (int32_t d = 0; d < m->num_docs; ++d) {

@@ -21,27 +21,27 @@ void sk_lda_checkpoint_free(sk_lda_checkpoint *c) {
 }
 
 /* The checks shared by the writer and the reader; `what` names the file. */
-static int check_fields(const sk_lda_checkpoint *c, const char *what, sk_lda_error *err) {
-  if (c->sampler < 0 || c->sampler > 2) return sk_lda_fail(err, "%s: unknown sampler kind %d", what, (int)c->sampler);
+static int check_fields(const sk_lda_checkpoint *c, const char *what, sk_ex_error *err) {
+  if (c->sampler < 0 || c->sampler > 2) return sk_ex_fail(err, "%s: unknown sampler kind %d", what, (int)c->sampler);
   if (c->num_topics < 1 || c->num_topics > SK_LDA_MAX_TOPICS)
-    return sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)c->num_topics, SK_LDA_MAX_TOPICS);
+    return sk_ex_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)c->num_topics, SK_LDA_MAX_TOPICS);
   if (c->num_words < 1 || c->num_docs < 0 || c->num_tokens < 0)
-    return sk_lda_fail(err, "%s: invalid sizes V = %d, D = %d, T = %lld", what, (int)c->num_words, (int)c->num_docs,
+    return sk_ex_fail(err, "%s: invalid sizes V = %d, D = %d, T = %lld", what, (int)c->num_words, (int)c->num_docs,
                        (long long)c->num_tokens);
   if (!(c->alpha > 0.0) || !isfinite(c->alpha) || !(c->beta > 0.0) || !isfinite(c->beta))
-    return sk_lda_fail(err, "%s: alpha %g and beta %g must be finite and positive", what, c->alpha, c->beta);
+    return sk_ex_fail(err, "%s: alpha %g and beta %g must be finite and positive", what, c->alpha, c->beta);
   if (!(c->test_fraction >= 0.0 && c->test_fraction < 1.0))
-    return sk_lda_fail(err, "%s: test fraction %g is outside [0, 1)", what, c->test_fraction);
+    return sk_ex_fail(err, "%s: test fraction %g is outside [0, 1)", what, c->test_fraction);
   if (!(c->seconds >= 0.0) || !isfinite(c->seconds))
-    return sk_lda_fail(err, "%s: training time %g is not a finite non-negative number", what, c->seconds);
+    return sk_ex_fail(err, "%s: training time %g is not a finite non-negative number", what, c->seconds);
   if (c->sweeps >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "%s: %llu sweeps is out of range", what, (unsigned long long)c->sweeps);
+    return sk_ex_fail(err, "%s: %llu sweeps is out of range", what, (unsigned long long)c->sweeps);
   return 0;
 }
 
-int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda_error *err) {
+int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_error *err) {
   if (path == NULL || c == NULL || (c->z == NULL && c->num_tokens > 0) || (c->metrics == NULL && c->metrics_len > 0))
-    return sk_lda_fail(err, "write checkpoint: a pointer is NULL");
+    return sk_ex_fail(err, "write checkpoint: a pointer is NULL");
   if (check_fields(c, path, err) != 0) return 1;
   if (sk_lda_detail_check_topics(c->z, c->num_tokens, c->num_topics, path, err) != 0) return 1;
   sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, err);
@@ -64,8 +64,8 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda
   return sk_lda_bin_commit(e, path, err);
 }
 
-int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_error *err) {
-  if (path == NULL || out == NULL) return sk_lda_fail(err, "read checkpoint: a pointer is NULL");
+int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error *err) {
+  if (path == NULL || out == NULL) return sk_ex_fail(err, "read checkpoint: a pointer is NULL");
   memset(out, 0, sizeof *out);
   uint64_t size = 0;
   unsigned char *buf = NULL;
@@ -92,18 +92,18 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_erro
   if (check_fields(&c, path, err) != 0) goto fail;
   const uint64_t room = size - SK_LDA_CHECKPOINT_HEADER_BYTES - 4u;
   if (M > room || T > (room - M) / 4u || M + 4u * T != room) {
-    sk_lda_fail(err, "%s: file is %llu bytes but its header calls for %llu bytes of metrics and %llu tokens", path,
+    sk_ex_fail(err, "%s: file is %llu bytes but its header calls for %llu bytes of metrics and %llu tokens", path,
                 (unsigned long long)size, (unsigned long long)M, (unsigned long long)T);
     goto fail;
   }
   if (T > (uint64_t)SIZE_MAX / 4u) {
-    sk_lda_fail(err, "%s: %llu tokens are too many for this machine", path, (unsigned long long)T);
+    sk_ex_fail(err, "%s: %llu tokens are too many for this machine", path, (unsigned long long)T);
     goto fail;
   }
   metrics = (char *)malloc((size_t)M + 1u);
   c.z = (int32_t *)malloc((size_t)(T > 0 ? T : 1) * sizeof *c.z);
   if (metrics == NULL || c.z == NULL) {
-    sk_lda_fail(err, "%s: out of memory for %llu topics", path, (unsigned long long)T);
+    sk_ex_fail(err, "%s: out of memory for %llu topics", path, (unsigned long long)T);
     goto fail;
   }
   if (sk_lda_bin_read_exact(f, metrics, (size_t)M, path, err)) goto fail;

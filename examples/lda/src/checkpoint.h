@@ -1,12 +1,15 @@
-/*
- * The checkpoint of a training run: everything `sk-lda train --resume DIR` needs to continue a run so
- * that it ends with exactly the bits an uninterrupted run gives, in one file (DIR/checkpoint.skc)
+/**
+ * \file checkpoint.h
+ * \brief The checkpoint of a training run: everything `sk-lda train --resume DIR` needs to continue a run
+ * so that it ends with exactly the bits an uninterrupted run gives, in one file (DIR/checkpoint.skc)
  * written atomically (temporary name, fsync, rename: output.h), so a run killed at any moment leaves
- * either the previous checkpoint or the new one. The topics z are the state; the counts are rebuilt
- * from them, and every random number depends only on (seed, sweep, token), so the sampler and device
- * that continue may differ from those that stopped.
+ * either the previous checkpoint or the new one.
+ *
+ * The topics z are the state; the counts are rebuilt from them, and every random number depends only on
+ * (seed, sweep, token), so the sampler and device that continue may differ from those that stopped.
  *
  * CHECKPOINT FILE (format version 1). Little-endian, no padding:
+ * \verbatim
  *   offset  size     field
  *   0       8        magic, the bytes "SKLDACKP"
  *   8       4        uint32 format version = 1
@@ -26,6 +29,7 @@
  *   96      M        the metrics log (metrics.csv) as it was at this checkpoint
  *   then    4 T      int32 z[t] in [0, K), training tokens in corpus order
  *   then    4        CRC-32 of every byte before it
+ * \endverbatim
  * Readers check the magic, the CRC, the version, the length and every range, each with an error that
  * names the file. Errors: 0 on success, non-zero with err filled (corpus.h). Threading: no shared state.
  */
@@ -41,44 +45,73 @@
 extern "C" {
 #endif
 
+/** \brief The checkpoint file's format version. */
 #define SK_LDA_CHECKPOINT_VERSION 1u
-/* The checkpoint's file name inside a run's --out folder. */
+/** \brief The checkpoint's file name inside a run's --out folder. */
 #define SK_LDA_CHECKPOINT_FILE "checkpoint.skc"
 
-/* A checkpoint's contents. Filled by sk_lda_checkpoint_read() (owning: free with
-   sk_lda_checkpoint_free()), or by a caller for sk_lda_checkpoint_write() (then only read). */
+/**
+ * \brief A checkpoint's contents.
+ *
+ * Filled by sk_lda_checkpoint_read() (owning: free with sk_lda_checkpoint_free()), or by a caller for
+ * sk_lda_checkpoint_write() (then only read).
+ */
 typedef struct sk_lda_checkpoint {
-  int32_t sampler;        /* sk_lda_sampler_kind */
-  int32_t num_topics;     /* K */
-  int32_t num_words;      /* V */
-  int32_t num_docs;       /* training documents */
-  uint32_t fingerprint;   /* sk_lda_corpus_fingerprint() of the training corpus */
-  int64_t num_tokens;     /* training tokens */
-  double alpha, beta;
-  double test_fraction;
-  uint64_t seed;
-  uint64_t sweeps;        /* sweeps done */
-  double seconds;         /* training time so far */
-  const char *metrics;    /* metrics_len bytes of metrics.csv text (not NUL-terminated when written) */
-  size_t metrics_len;
-  int32_t *z;             /* num_tokens topics */
+  int32_t sampler;        /**< sk_lda_sampler_kind */
+  int32_t num_topics;     /**< K */
+  int32_t num_words;      /**< V */
+  int32_t num_docs;       /**< training documents */
+  uint32_t fingerprint;   /**< sk_lda_corpus_fingerprint() of the training corpus */
+  int64_t num_tokens;     /**< training tokens */
+  double alpha, /**< the document-topic prior */ beta; /**< the topic-word prior */
+  double test_fraction;   /**< the test fraction of the split */
+  uint64_t seed;          /**< the run's seed */
+  uint64_t sweeps;        /**< sweeps done */
+  double seconds;         /**< training time so far */
+  const char *metrics;    /**< metrics_len bytes of metrics.csv text (not NUL-terminated when written) */
+  size_t metrics_len;     /**< bytes of metrics */
+  int32_t *z;             /**< num_tokens topics */
 } sk_lda_checkpoint;
 
-/* Frees what a read checkpoint owns and zeroes it; NULL or zeroed is fine. */
+/**
+ * \brief Frees what a read checkpoint owns and zeroes it; NULL or zeroed is fine.
+ * \param c the checkpoint.
+ */
 void sk_lda_checkpoint_free(sk_lda_checkpoint *c);
 
-/* Writes c at PATH (temporary name, fsync, rename). Fails when a pointer is NULL, a field is out of
-   range (a topic included) or on an I/O error; PATH is then untouched. Work O(T + M). */
-int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_lda_error *err);
+/**
+ * \brief Writes c at PATH (temporary name, fsync, rename).
+ *
+ * Fails when a pointer is NULL, a field is out of range (a topic included) or on an I/O error; PATH is then
+ * untouched. Work O(T + M).
+ * \param path the file (PATH).
+ * \param c the checkpoint.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_error *err);
 
-/* Reads and checks a checkpoint into *out (overwritten; zeroed on failure). Malformed or truncated
-   input is an error, never a crash; sizes are checked against the file length before anything is
-   allocated. On success out->metrics is NUL-terminated. Work O(file size). */
-int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_lda_error *err);
+/**
+ * \brief Reads and checks a checkpoint into *out (overwritten; zeroed on failure).
+ *
+ * Malformed or truncated input is an error, never a crash; sizes are checked against the file length
+ * before anything is allocated. On success out->metrics is NUL-terminated. Work O(file size).
+ * \param path the file.
+ * \param out receives the checkpoint; free with sk_lda_checkpoint_free().
+ * \param err filled on failure, naming the file.
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error *err);
 
-/* A CRC-32 of a corpus's sizes, offsets and word ids: two corpora with different documents have
-   different fingerprints except with probability about 2^-32. Work O(D + T), over the OpenMP threads on
-   little-endian hosts (the value does not depend on the thread count). */
+/**
+ * \brief A CRC-32 of a corpus's sizes, offsets and word ids: two corpora with different documents have
+ * different fingerprints except with probability about 2^-32.
+ *
+ * Work O(D + T), over the OpenMP threads on little-endian hosts (the value does not depend on the thread
+ * count).
+ * \param c the corpus.
+ * \return the fingerprint.
+ */
 uint32_t sk_lda_corpus_fingerprint(const sk_lda_corpus *c);
 
 #ifdef __cplusplus

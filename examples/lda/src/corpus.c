@@ -6,16 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sk_lda_fail(sk_lda_error *err, const char *fmt, ...) {
-  if (err != NULL) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return 1;
-}
-
 void sk_lda_corpus_free(sk_lda_corpus *corpus) {
   if (corpus == NULL) return;
   if (corpus->vocab != NULL)

@@ -84,7 +84,7 @@ static uint64_t block_len(uint64_t n, uint64_t b) {
 
 /* Reads the n bytes at `at` into dst in blocks over the threads and continues *crc over them (the same
    value as one crc32() over the bytes in order, whatever the thread count). */
-static int read_region(const bin_source *s, void *dst, uint64_t at, uint64_t n, uLong *crc, sk_lda_error *err) {
+static int read_region(const bin_source *s, void *dst, uint64_t at, uint64_t n, uLong *crc, sk_ex_error *err) {
   const uint64_t nblocks = (n + SK_LDA_BINARY_BLOCK - 1) / SK_LDA_BINARY_BLOCK;
   if (nblocks == 0) return 0;
   uLong *part = (uLong *)malloc((size_t)nblocks * sizeof *part);
@@ -92,7 +92,7 @@ static int read_region(const bin_source *s, void *dst, uint64_t at, uint64_t n, 
   if (part == NULL || status == NULL) {
     free(part);
     free(status);
-    return sk_lda_fail(err, "%s: out of memory", s->name);
+    return sk_ex_fail(err, "%s: out of memory", s->name);
   }
   unsigned char *d = (unsigned char *)dst;
 #ifdef _OPENMP
@@ -106,7 +106,7 @@ static int read_region(const bin_source *s, void *dst, uint64_t at, uint64_t n, 
   int rc = 0;
   for (uint64_t b = 0; b < nblocks; ++b) {
     if (status[b] != 0) {
-      rc = sk_lda_fail(err, "%s: read error: %s", s->name, source_error(status[b]));
+      rc = sk_ex_fail(err, "%s: read error: %s", s->name, source_error(status[b]));
       break;
     }
     *crc = crc32_combine(*crc, part[b], (z_off_t)block_len(n, b));
@@ -124,12 +124,12 @@ static void fix_order(int64_t *offsets, int64_t n_offsets, int32_t *tokens, int6
 }
 
 /* The checks after the CRC: offsets from 0 to T never decreasing, word ids in [0, V). */
-static int check_arrays(const char *name, const sk_lda_corpus *c, sk_lda_error *err) {
+static int check_arrays(const char *name, const sk_lda_corpus *c, sk_ex_error *err) {
   const int64_t D = c->num_docs, T = c->num_tokens;
   const int64_t *o = c->doc_offsets;
   const int32_t *w = c->tokens;
   const uint32_t V = (uint32_t)c->num_words;
-  if (o[0] != 0) return sk_lda_fail(err, "%s: document offset 0 is %lld, not 0", name, (long long)o[0]);
+  if (o[0] != 0) return sk_ex_fail(err, "%s: document offset 0 is %lld, not 0", name, (long long)o[0]);
   int64_t first = D;
 #ifdef _OPENMP
 #pragma omp parallel for reduction(min : first) schedule(static)
@@ -137,10 +137,10 @@ static int check_arrays(const char *name, const sk_lda_corpus *c, sk_lda_error *
   for (int64_t d = 0; d < D; ++d)
     if (o[d + 1] < o[d] && d < first) first = d;
   if (first < D)
-    return sk_lda_fail(err, "%s: document offsets decrease at document %lld (offset %lld, then %lld)", name,
+    return sk_ex_fail(err, "%s: document offsets decrease at document %lld (offset %lld, then %lld)", name,
                        (long long)first, (long long)o[first], (long long)o[first + 1]);
   if (o[D] != T)
-    return sk_lda_fail(err, "%s: the last document offset is %lld, not T = %lld", name, (long long)o[D],
+    return sk_ex_fail(err, "%s: the last document offset is %lld, not T = %lld", name, (long long)o[D],
                        (long long)T);
   int bad = 0;
 #ifdef _OPENMP
@@ -158,45 +158,45 @@ static int check_arrays(const char *name, const sk_lda_corpus *c, sk_lda_error *
     else
       hi = mid - 1;
   }
-  return sk_lda_fail(err, "%s: token %lld (document %lld) has word id %d, outside 0..%lld", name, (long long)t,
+  return sk_ex_fail(err, "%s: token %lld (document %lld) has word id %d, outside 0..%lld", name, (long long)t,
                      (long long)lo, (int)w[t], (long long)V - 1);
 }
 
 /* Reads and checks the whole corpus from s; the vocabulary from `vocab` when not NULL. */
 static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk_lda_read_limits *lim,
-                       sk_lda_corpus *out, sk_lda_error *err) {
+                       sk_lda_corpus *out, sk_ex_error *err) {
   const sk_lda_read_limits limits = sk_lda_detail_limits(lim);
   const char *name = s->name;
   unsigned char h[SK_LDA_BINARY_CORPUS_HEADER_BYTES];
   const uint64_t hb = SK_LDA_BINARY_CORPUS_HEADER_BYTES;
   int r;
   if (s->size < 8 || source_read(s, h, 0, 8) != 0 || memcmp(h, sk_lda_corpus_magic, 8) != 0)
-    return sk_lda_fail(err, "%s: not an sk-lda binary corpus (bad magic; expected \"SKLDACRP\")", name);
+    return sk_ex_fail(err, "%s: not an sk-lda binary corpus (bad magic; expected \"SKLDACRP\")", name);
   if (s->size < hb + 4)
-    return sk_lda_fail(err, "%s: file is truncated (%llu bytes; a binary corpus has at least %llu)", name,
+    return sk_ex_fail(err, "%s: file is truncated (%llu bytes; a binary corpus has at least %llu)", name,
                        (unsigned long long)s->size, (unsigned long long)(hb + 4));
-  if ((r = source_read(s, h, 0, hb)) != 0) return sk_lda_fail(err, "%s: read error: %s", name, source_error(r));
+  if ((r = source_read(s, h, 0, hb)) != 0) return sk_ex_fail(err, "%s: read error: %s", name, source_error(r));
   const uint32_t version = sk_lda_le32(h + 8), reserved = sk_lda_le32(h + 12);
   const int64_t D = sk_lda_le64(h + 16), V = sk_lda_le64(h + 24), T = sk_lda_le64(h + 32);
   if (version != SK_LDA_BINARY_CORPUS_VERSION)
-    return sk_lda_fail(err, "%s: unsupported format version %u (this sk-lda reads version %u)", name,
+    return sk_ex_fail(err, "%s: unsupported format version %u (this sk-lda reads version %u)", name,
                        (unsigned)version, (unsigned)SK_LDA_BINARY_CORPUS_VERSION);
-  if (reserved != 0) return sk_lda_fail(err, "%s: header: reserved field is %u, not 0", name, (unsigned)reserved);
+  if (reserved != 0) return sk_ex_fail(err, "%s: header: reserved field is %u, not 0", name, (unsigned)reserved);
   if (D < 1 || D > limits.max_docs)
-    return sk_lda_fail(err, "%s: header: D = %lld documents is out of range 1..%lld", name, (long long)D,
+    return sk_ex_fail(err, "%s: header: D = %lld documents is out of range 1..%lld", name, (long long)D,
                        (long long)limits.max_docs);
   if (V < 1 || V > INT32_MAX)
-    return sk_lda_fail(err, "%s: header: V = %lld words is out of range 1..%d", name, (long long)V, INT32_MAX);
+    return sk_ex_fail(err, "%s: header: V = %lld words is out of range 1..%d", name, (long long)V, INT32_MAX);
   if (T < 1 || T > limits.max_tokens)
-    return sk_lda_fail(err, "%s: header: T = %lld tokens is out of range 1..%lld", name, (long long)T,
+    return sk_ex_fail(err, "%s: header: T = %lld tokens is out of range 1..%lld", name, (long long)T,
                        (long long)limits.max_tokens);
   const uint64_t offsets_bytes = 8u * ((uint64_t)D + 1u), tokens_bytes = 4u * (uint64_t)T;
   const uint64_t want = hb + offsets_bytes + tokens_bytes + 4u;
   if (s->size < want)
-    return sk_lda_fail(err, "%s: file is truncated (%llu bytes; its header's D = %lld and T = %lld need %llu)", name,
+    return sk_ex_fail(err, "%s: file is truncated (%llu bytes; its header's D = %lld and T = %lld need %llu)", name,
                        (unsigned long long)s->size, (long long)D, (long long)T, (unsigned long long)want);
   if (s->size > want)
-    return sk_lda_fail(err,
+    return sk_ex_fail(err,
                        "%s: file has %llu bytes, more than the %llu that its header's D = %lld and T = %lld give "
                        "(trailing bytes)",
                        name, (unsigned long long)s->size, (unsigned long long)want, (long long)D, (long long)T);
@@ -209,7 +209,7 @@ static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk
   c.tokens = (int32_t *)malloc((size_t)tokens_bytes);
   if (c.doc_offsets == NULL || c.tokens == NULL) {
     sk_lda_corpus_free(&c);
-    return sk_lda_fail(err, "%s: out of memory for %lld documents and %lld tokens (%.3g GB)", name, (long long)D,
+    return sk_ex_fail(err, "%s: out of memory for %lld documents and %lld tokens (%.3g GB)", name, (long long)D,
                        (long long)T, (double)(offsets_bytes + tokens_bytes) / 1e9);
   }
   uLong crc = crc32(0L, h, (uInt)hb);
@@ -221,11 +221,11 @@ static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk
   }
   if ((r = source_read(s, tail, want - 4u, 4)) != 0) {
     sk_lda_corpus_free(&c);
-    return sk_lda_fail(err, "%s: read error: %s", name, source_error(r));
+    return sk_ex_fail(err, "%s: read error: %s", name, source_error(r));
   }
   if (sk_lda_le32(tail) != (uint32_t)crc) {
     sk_lda_corpus_free(&c);
-    return sk_lda_fail(err, "%s: checksum mismatch (file is corrupt)", name);
+    return sk_ex_fail(err, "%s: checksum mismatch (file is corrupt)", name);
   }
   fix_order(c.doc_offsets, D + 1, c.tokens, T);
   if (check_arrays(name, &c, err) != 0) {
@@ -246,11 +246,11 @@ static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk
 }
 
 int sk_lda_parse_binary(const sk_lda_buffer *data, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
-                        sk_lda_corpus *out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "sk_lda_parse_binary: out is NULL");
+                        sk_lda_corpus *out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "sk_lda_parse_binary: out is NULL");
   memset(out, 0, sizeof *out);
   if (data == NULL || (data->data == NULL && data->size > 0))
-    return sk_lda_fail(err, "sk_lda_parse_binary: the input buffer is NULL");
+    return sk_ex_fail(err, "sk_lda_parse_binary: the input buffer is NULL");
   const bin_source s = {data->name != NULL ? data->name : "(memory)", -1, (const unsigned char *)data->data,
                         (uint64_t)data->size};
   sk_lda_detail_lines v;
@@ -258,21 +258,21 @@ int sk_lda_parse_binary(const sk_lda_buffer *data, const sk_lda_buffer *vocab, c
   return read_corpus(&s, vocab != NULL ? &v : NULL, limits, out, err);
 }
 
-int sk_lda_read_binary(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "sk_lda_read_binary: out is NULL");
+int sk_lda_read_binary(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "sk_lda_read_binary: out is NULL");
   memset(out, 0, sizeof *out);
-  if (path == NULL) return sk_lda_fail(err, "sk_lda_read_binary: the input path is NULL");
+  if (path == NULL) return sk_ex_fail(err, "sk_lda_read_binary: the input path is NULL");
   const int fd = open(path, O_RDONLY);
-  if (fd < 0) return sk_lda_fail(err, "%s: cannot open: %s", path, strerror(errno));
+  if (fd < 0) return sk_ex_fail(err, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     const int e = errno;
     close(fd);
-    return sk_lda_fail(err, "%s: cannot determine the file size: %s", path, strerror(e));
+    return sk_ex_fail(err, "%s: cannot determine the file size: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return sk_lda_fail(err, "%s: not a regular file (a binary corpus is read by offsets)", path);
+    return sk_ex_fail(err, "%s: not a regular file (a binary corpus is read by offsets)", path);
   }
   const bin_source s = {path, fd, NULL, (uint64_t)st.st_size};
   sk_lda_detail_lines v;

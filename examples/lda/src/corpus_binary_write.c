@@ -13,21 +13,21 @@
 static const char sk_lda_corpus_magic[8] = {'S', 'K', 'L', 'D', 'A', 'C', 'R', 'P'};
 
 /* The first problem that would make the reader refuse the corpus, or 0. */
-static int check_corpus(const sk_lda_corpus *c, const char *path, sk_lda_error *err) {
+static int check_corpus(const sk_lda_corpus *c, const char *path, sk_ex_error *err) {
   if (c->num_docs < 1 || c->num_words < 1 || c->num_tokens < 1 || c->doc_offsets == NULL || c->tokens == NULL)
-    return sk_lda_fail(err, "%s: cannot write an empty or invalid corpus (D = %d, V = %d, T = %lld)", path,
+    return sk_ex_fail(err, "%s: cannot write an empty or invalid corpus (D = %d, V = %d, T = %lld)", path,
                        (int)c->num_docs, (int)c->num_words, (long long)c->num_tokens);
   const int64_t D = c->num_docs, T = c->num_tokens;
   const int64_t *o = c->doc_offsets;
   if (o[0] != 0 || o[D] != T)
-    return sk_lda_fail(err, "%s: the document offsets do not run from 0 to T = %lld", path, (long long)T);
+    return sk_ex_fail(err, "%s: the document offsets do not run from 0 to T = %lld", path, (long long)T);
   int64_t first = D;
 #ifdef _OPENMP
 #pragma omp parallel for reduction(min : first) schedule(static)
 #endif
   for (int64_t d = 0; d < D; ++d)
     if (o[d + 1] < o[d] && d < first) first = d;
-  if (first < D) return sk_lda_fail(err, "%s: document %lld has negative length", path, (long long)first);
+  if (first < D) return sk_ex_fail(err, "%s: document %lld has negative length", path, (long long)first);
   const uint32_t V = (uint32_t)c->num_words;
   int64_t bad = T;
 #ifdef _OPENMP
@@ -36,7 +36,7 @@ static int check_corpus(const sk_lda_corpus *c, const char *path, sk_lda_error *
   for (int64_t t = 0; t < T; ++t)
     if ((uint32_t)c->tokens[t] >= V && t < bad) bad = t;
   if (bad < T)
-    return sk_lda_fail(err, "%s: token %lld has word id %d, out of range 0..%d", path, (long long)bad,
+    return sk_ex_fail(err, "%s: token %lld has word id %d, out of range 0..%d", path, (long long)bad,
                        (int)c->tokens[bad], (int)V - 1);
   return 0;
 }
@@ -78,10 +78,10 @@ static int write_array(FILE *f, const void *a, uint64_t n, unsigned size, uint32
   return 0;
 }
 
-int sk_lda_write_binary(const sk_lda_corpus *c, const char *path, sk_lda_error *err) {
-  if (c == NULL || path == NULL) return sk_lda_fail(err, "write binary corpus: corpus or path is NULL");
+int sk_lda_write_binary(const sk_lda_corpus *c, const char *path, sk_ex_error *err) {
+  if (c == NULL || path == NULL) return sk_ex_fail(err, "write binary corpus: corpus or path is NULL");
   if (check_corpus(c, path, err) != 0) return 1;
-  FILE *f = sk_lda_detail_temp_create(path, err);
+  FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) return 1;
   unsigned char h[SK_LDA_BINARY_CORPUS_HEADER_BYTES];
   memcpy(h, sk_lda_corpus_magic, 8);
@@ -99,8 +99,8 @@ int sk_lda_write_binary(const sk_lda_corpus *c, const char *path, sk_lda_error *
   bad = bad || fwrite(tail, 1, 4, f) != 4;
   if (bad) {
     const int e = errno;
-    sk_lda_detail_temp_abort(f, path);
-    return sk_lda_fail(err, "%s: write failed: %s", path, strerror(e));
+    sk_ex_temp_abort(f, path);
+    return sk_ex_fail(err, "%s: write failed: %s", path, strerror(e));
   }
-  return sk_lda_detail_temp_commit(f, path, err);
+  return sk_ex_temp_commit(f, path, err);
 }

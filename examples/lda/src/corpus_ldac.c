@@ -12,7 +12,7 @@ static int compare_i32(const void *a, const void *b) {
 
 
 static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_lines, const sk_lda_read_limits *lim,
-                      sk_lda_corpus *out, sk_lda_error *err) {
+                      sk_lda_corpus *out, sk_ex_error *err) {
   const sk_lda_read_limits limits = sk_lda_detail_limits(lim);
   sk_lda_corpus c;
   int64_t num_docs = 0, num_tokens = 0, offsets_cap = 0, tokens_cap = 0, ids_cap = 0, max_id = -1;
@@ -43,12 +43,12 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
       const int rest = sk_lda_detail_lines_rest_blank(doc_lines, err);
       if (rest < 0) goto fail;
       if (rest == 1) break;
-      sk_lda_fail(err, "%s:%lld: empty line (a document is \"N id:count ...\"; write 0 for an empty document)",
+      sk_ex_fail(err, "%s:%lld: empty line (a document is \"N id:count ...\"; write 0 for an empty document)",
                   doc_lines->name, (long long)blank_line);
       goto fail;
     }
     if (num_docs >= limits.max_docs) {
-      sk_lda_fail(err, "%s:%lld: more documents than the reader accepts (%lld)", doc_lines->name,
+      sk_ex_fail(err, "%s:%lld: more documents than the reader accepts (%lld)", doc_lines->name,
                   (long long)doc_lines->line_no, (long long)limits.max_docs);
       goto fail;
     }
@@ -65,20 +65,20 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
       while (p < end && !sk_lda_detail_is_blank(*p)) ++p;
       e = p;
       if (pairs == n) {
-        sk_lda_fail(err, "%s:%lld: more than N = %lld pairs: %s", doc_lines->name, (long long)doc_lines->line_no,
+        sk_ex_fail(err, "%s:%lld: more than N = %lld pairs: %s", doc_lines->name, (long long)doc_lines->line_no,
                     (long long)n, sk_lda_detail_quote(s, (size_t)(end - s), q, sizeof q));
         goto fail;
       }
       colon = memchr(s, ':', (size_t)(e - s));
       if (colon == NULL) {
-        sk_lda_fail(err, "%s:%lld: pair %s is not \"id:count\"", doc_lines->name, (long long)doc_lines->line_no,
+        sk_ex_fail(err, "%s:%lld: pair %s is not \"id:count\"", doc_lines->name, (long long)doc_lines->line_no,
                     sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q));
         goto fail;
       }
       if (sk_lda_detail_parse_number(doc_lines, s, colon, "word id", 0, id_limit, where, &id, err) != 0) goto fail;
       if (sk_lda_detail_parse_number(doc_lines, colon + 1, e, "count", 1, INT32_MAX, "", &count, err) != 0) goto fail;
       if (count > limits.max_tokens - num_tokens) {
-        sk_lda_fail(err, "%s:%lld: the corpus has more than %lld tokens, more than the reader accepts",
+        sk_ex_fail(err, "%s:%lld: the corpus has more than %lld tokens, more than the reader accepts",
                     doc_lines->name, (long long)doc_lines->line_no, (long long)limits.max_tokens);
         goto fail;
       }
@@ -91,7 +91,7 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
       if (id > max_id) max_id = id;
     }
     if (pairs != n) {
-      sk_lda_fail(err, "%s:%lld: N = %lld but the line has %lld pairs", doc_lines->name,
+      sk_ex_fail(err, "%s:%lld: N = %lld but the line has %lld pairs", doc_lines->name,
                   (long long)doc_lines->line_no, (long long)n, (long long)pairs);
       goto fail;
     }
@@ -99,7 +99,7 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
       qsort(ids, (size_t)pairs, sizeof *ids, compare_i32);
       for (int64_t i = 1; i < pairs; ++i)
         if (ids[i] == ids[i - 1]) {
-          sk_lda_fail(err, "%s:%lld: word id %d appears twice in the document", doc_lines->name,
+          sk_ex_fail(err, "%s:%lld: word id %d appears twice in the document", doc_lines->name,
                       (long long)doc_lines->line_no, (int)ids[i]);
           goto fail;
         }
@@ -110,7 +110,7 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
   }
   if (r < 0) goto fail;
   if (num_docs == 0 || num_tokens == 0) {
-    sk_lda_fail(err, "%s:%lld: the corpus is empty (%lld documents, no tokens)", doc_lines->name,
+    sk_ex_fail(err, "%s:%lld: the corpus is empty (%lld documents, no tokens)", doc_lines->name,
                 sk_lda_detail_last_line(doc_lines), (long long)num_docs);
     goto fail;
   }
@@ -121,7 +121,7 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
   *out = c;
   return 0;
 oom:
-  sk_lda_fail(err, "%s:%lld: out of memory", doc_lines->name, (long long)doc_lines->line_no);
+  sk_ex_fail(err, "%s:%lld: out of memory", doc_lines->name, (long long)doc_lines->line_no);
 fail:
   free(ids);
   sk_lda_corpus_free(&c);
@@ -129,10 +129,10 @@ fail:
 }
 
 int sk_lda_parse_ldac(const sk_lda_buffer *docs, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
-                      sk_lda_corpus *out, sk_lda_error *err) {
+                      sk_lda_corpus *out, sk_ex_error *err) {
   return sk_lda_detail_parse_buffers("sk_lda_parse_ldac", parse_ldac, docs, vocab, limits, out, err);
 }
 
-int sk_lda_read_ldac(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err) {
+int sk_lda_read_ldac(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_ex_error *err) {
   return sk_lda_detail_read_files("sk_lda_read_ldac", parse_ldac, path, vocab_path, out, err);
 }

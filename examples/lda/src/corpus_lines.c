@@ -16,19 +16,19 @@ enum {
 /* A longer line is an error rather than an ever-growing buffer. */
 #define SK_LDA_LINES_MAX_LINE ((size_t)1 << 30)
 
-int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_lda_error *err) {
+int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_ex_error *err) {
   memset(lines, 0, sizeof *lines);
   lines->name = path;
   errno = 0;
   lines->gz = gzopen(path, "rb");
   if (lines->gz == NULL)
-    return sk_lda_fail(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    return sk_ex_fail(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
   gzbuffer(lines->gz, SK_LDA_LINES_GZBUFFER);
   lines->buf = malloc(SK_LDA_LINES_FIRST_CAP);
   if (lines->buf == NULL) {
     gzclose(lines->gz);
     lines->gz = NULL;
-    return sk_lda_fail(err, "%s: out of memory for the read buffer", path);
+    return sk_ex_fail(err, "%s: out of memory for the read buffer", path);
   }
   lines->cap = SK_LDA_LINES_FIRST_CAP;
   lines->data = lines->buf;
@@ -50,7 +50,7 @@ void sk_lda_detail_lines_close(sk_lda_detail_lines *lines) {
 }
 
 /* Reads more bytes behind the unread ones (gz only). 0 on success (at_eof set when there were none). */
-static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
+static int lines_refill(sk_lda_detail_lines *lines, sk_ex_error *err) {
   const size_t avail = lines->size - lines->pos;
   if (lines->pos > 0) {
     memmove(lines->buf, lines->buf + lines->pos, avail);
@@ -60,11 +60,11 @@ static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
   if (lines->size == lines->cap) {
     char *grown;
     if (lines->cap >= SK_LDA_LINES_MAX_LINE)
-      return sk_lda_fail(err, "%s:%lld: line longer than %zu bytes", lines->name, (long long)lines->line_no + 1,
+      return sk_ex_fail(err, "%s:%lld: line longer than %zu bytes", lines->name, (long long)lines->line_no + 1,
                          SK_LDA_LINES_MAX_LINE);
     grown = realloc(lines->buf, lines->cap * 2);
     if (grown == NULL)
-      return sk_lda_fail(err, "%s:%lld: out of memory for a line", lines->name, (long long)lines->line_no + 1);
+      return sk_ex_fail(err, "%s:%lld: out of memory for a line", lines->name, (long long)lines->line_no + 1);
     lines->buf = grown;
     lines->cap *= 2;
   }
@@ -76,13 +76,13 @@ static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
     const char *message = gzerror(lines->gz, &errnum);
     if (got < 0 || errnum != Z_OK) {
       if (errnum == Z_ERRNO)
-        return sk_lda_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
+        return sk_ex_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
                            strerror(errno));
       if (message == NULL) message = "unknown zlib error";
       /* zlib writes "PATH: what"; the path is already at the front of our message. */
       if (strncmp(message, lines->name, strlen(lines->name)) == 0 && message[strlen(lines->name)] == ':')
         message += strlen(lines->name) + 1 + (message[strlen(lines->name) + 1] == ' ');
-      return sk_lda_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name,
+      return sk_ex_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name,
                          (long long)lines->line_no + 1, message);
     }
     if (got == 0) lines->at_eof = 1;
@@ -91,7 +91,7 @@ static int lines_refill(sk_lda_detail_lines *lines, sk_lda_error *err) {
   return 0;
 }
 
-int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_lda_error *err) {
+int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_ex_error *err) {
   size_t scanned = 0; /* bytes of the partial line already searched for '\n' */
   for (;;) {
     const char *start = lines->data + lines->pos;
@@ -124,7 +124,7 @@ int sk_lda_detail_blank(const char *p, const char *end) {
   return 1;
 }
 
-int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_lda_error *err) {
+int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_ex_error *err) {
   const char *line;
   size_t len;
   int r;
@@ -184,7 +184,7 @@ sk_lda_read_limits sk_lda_detail_limits(const sk_lda_read_limits *limits) {
 }
 
 int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
-                             int64_t max_words, char ***vocab, int32_t *count, sk_lda_error *err) {
+                             int64_t max_words, char ***vocab, int32_t *count, sk_ex_error *err) {
   char **words = NULL;
   int64_t n = 0, cap = 0;
   const char *line;
@@ -200,23 +200,23 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
       const int rest = sk_lda_detail_lines_rest_blank(lines, err);
       if (rest < 0) goto fail;
       if (rest == 1) break;
-      sk_lda_fail(err, "%s:%lld: empty line inside the vocabulary (one word per line)", lines->name,
+      sk_ex_fail(err, "%s:%lld: empty line inside the vocabulary (one word per line)", lines->name,
                   (long long)blank_line);
       goto fail;
     }
     if (n >= max_words) {
-      sk_lda_fail(err, "%s:%lld: the vocabulary has more than %lld words", lines->name, (long long)lines->line_no,
+      sk_ex_fail(err, "%s:%lld: the vocabulary has more than %lld words", lines->name, (long long)lines->line_no,
                   (long long)max_words);
       goto fail;
     }
     if (memchr(line, '\0', len) != NULL) {
-      sk_lda_fail(err, "%s:%lld: NUL byte in word %s", lines->name, (long long)lines->line_no,
+      sk_ex_fail(err, "%s:%lld: NUL byte in word %s", lines->name, (long long)lines->line_no,
                   sk_lda_detail_quote(line, len, q, sizeof q));
       goto fail;
     }
     if (sk_lda_detail_reserve((void **)&words, &cap, n + 1, sizeof *words) != 0 ||
         (word = malloc(len + 1)) == NULL) {
-      sk_lda_fail(err, "%s:%lld: out of memory", lines->name, (long long)lines->line_no);
+      sk_ex_fail(err, "%s:%lld: out of memory", lines->name, (long long)lines->line_no);
       goto fail;
     }
     memcpy(word, line, len);
@@ -232,7 +232,7 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
       if (!sk_lda_detail_blank(line, line + len) && extra++ == 0) first_extra = lines->line_no;
     if (r < 0) goto fail;
     if (extra > 0) {
-      sk_lda_fail(err,
+      sk_ex_fail(err,
                   "%s:%lld: the vocabulary has %lld words, more than the %lld words of %s (if the lines after line "
                   "%lld are not words of this corpus, keep the first %lld: head -n %lld)",
                   lines->name, (long long)first_extra, (long long)(n + extra), (long long)expected, what_expected,
@@ -241,12 +241,12 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
     }
   }
   if (expected >= 0 && n < expected) {
-    sk_lda_fail(err, "%s:%lld: the vocabulary has only %lld lines, fewer than the %lld words of %s", lines->name,
+    sk_ex_fail(err, "%s:%lld: the vocabulary has only %lld lines, fewer than the %lld words of %s", lines->name,
                 sk_lda_detail_last_line(lines), (long long)n, (long long)expected, what_expected);
     goto fail;
   }
   if (n == 0) {
-    sk_lda_fail(err, "%s:%lld: the vocabulary is empty", lines->name, sk_lda_detail_last_line(lines));
+    sk_ex_fail(err, "%s:%lld: the vocabulary is empty", lines->name, sk_lda_detail_last_line(lines));
     goto fail;
   }
   *vocab = words;
@@ -259,23 +259,23 @@ fail:
 
 int sk_lda_detail_parse_buffers(const char *fn, sk_lda_detail_parser parse, const sk_lda_buffer *input,
                                 const sk_lda_buffer *vocab, const sk_lda_read_limits *limits, sk_lda_corpus *out,
-                                sk_lda_error *err) {
+                                sk_ex_error *err) {
   sk_lda_detail_lines d, v;
-  if (out == NULL) return sk_lda_fail(err, "%s: out is NULL", fn);
+  if (out == NULL) return sk_ex_fail(err, "%s: out is NULL", fn);
   memset(out, 0, sizeof *out);
-  if (input == NULL) return sk_lda_fail(err, "%s: the input buffer is NULL", fn);
+  if (input == NULL) return sk_ex_fail(err, "%s: the input buffer is NULL", fn);
   sk_lda_detail_lines_memory(&d, input);
   if (vocab != NULL) sk_lda_detail_lines_memory(&v, vocab);
   return parse(&d, vocab != NULL ? &v : NULL, limits, out, err);
 }
 
 int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const char *path, const char *vocab_path,
-                             sk_lda_corpus *out, sk_lda_error *err) {
+                             sk_lda_corpus *out, sk_ex_error *err) {
   sk_lda_detail_lines d, v;
   int r;
-  if (out == NULL) return sk_lda_fail(err, "%s: out is NULL", fn);
+  if (out == NULL) return sk_ex_fail(err, "%s: out is NULL", fn);
   memset(out, 0, sizeof *out);
-  if (path == NULL) return sk_lda_fail(err, "%s: the input path is NULL", fn);
+  if (path == NULL) return sk_ex_fail(err, "%s: the input path is NULL", fn);
   if (sk_lda_is_binary_corpus(path)) return sk_lda_read_binary(path, vocab_path, out, err);
   if (sk_lda_detail_lines_open(&d, path, err) != 0) return 1;
   if (vocab_path != NULL && sk_lda_detail_lines_open(&v, vocab_path, err) != 0) {
@@ -289,19 +289,19 @@ int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const c
 }
 
 int sk_lda_detail_parse_number(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what, int64_t lo,
-                        int64_t hi, const char *where, int64_t *value, sk_lda_error *err) {
+                        int64_t hi, const char *where, int64_t *value, sk_ex_error *err) {
   char q[64];
   const int r = sk_lda_detail_parse_u63(s, e, value);
   if (r == 1) {
     if (s < e && *s == '-' && sk_lda_detail_parse_u63(s + 1, e, value) != 1)
-      return sk_lda_fail(err, "%s:%lld: %s %s is negative (must be %lld..%lld%s)", lines->name,
+      return sk_ex_fail(err, "%s:%lld: %s %s is negative (must be %lld..%lld%s)", lines->name,
                          (long long)lines->line_no, what, sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q),
                          (long long)lo, (long long)hi, where);
-    return sk_lda_fail(err, "%s:%lld: %s %s is not a number", lines->name, (long long)lines->line_no, what,
+    return sk_ex_fail(err, "%s:%lld: %s %s is not a number", lines->name, (long long)lines->line_no, what,
                        sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q));
   }
   if (r == 2 || *value < lo || *value > hi)
-    return sk_lda_fail(err, "%s:%lld: %s %s is out of range %lld..%lld%s", lines->name, (long long)lines->line_no,
+    return sk_ex_fail(err, "%s:%lld: %s %s is out of range %lld..%lld%s", lines->name, (long long)lines->line_no,
                        what, sk_lda_detail_quote(s, (size_t)(e - s), q, sizeof q), (long long)lo, (long long)hi,
                        where);
   return 0;

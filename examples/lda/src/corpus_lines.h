@@ -1,6 +1,9 @@
-/*
- * Internal to the corpus readers: a line source over a gzFile or a memory buffer, a decimal parser and
- * the vocabulary reader they share. Not part of the sk-lda interface.
+/**
+ * \file corpus_lines.h
+ * \brief Internal to the corpus readers: a line source over a gzFile or a memory buffer, a decimal parser
+ * and the vocabulary reader they share.
+ *
+ * Not part of the sk-lda interface.
  */
 #ifndef SK_LDA_CORPUS_LINES_H
 #define SK_LDA_CORPUS_LINES_H
@@ -12,42 +15,92 @@
 
 #include "corpus_read.h"
 
+/** \brief A line source over a gzFile or a memory buffer. */
 typedef struct sk_lda_detail_lines {
-  const char *name;   /* for messages */
-  gzFile gz;          /* NULL when reading from memory */
-  char *buf;          /* gz: owned buffer of cap bytes */
-  size_t cap;
-  const char *data;   /* unread bytes are data[pos .. size) */
-  size_t size, pos;
-  int64_t line_no;    /* number of the line last returned, 1-based */
-  int at_eof;         /* no more bytes beyond data[size) */
+  const char *name;   /**< for messages */
+  gzFile gz;          /**< NULL when reading from memory */
+  char *buf;          /**< gz: owned buffer of cap bytes */
+  size_t cap;         /**< bytes of buf */
+  const char *data;   /**< unread bytes are data[pos .. size) */
+  size_t size, /**< end of the bytes in data */ pos; /**< start of the unread bytes in data */
+  int64_t line_no;    /**< number of the line last returned, 1-based */
+  int at_eof;         /**< no more bytes beyond data[size) */
 } sk_lda_detail_lines;
 
-/* Opens path through gzopen (plain or gzip). Returns 0, or 1 with err filled. */
-int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_lda_error *err);
+/**
+ * \brief Opens path through gzopen (plain or gzip).
+ * \param lines the line source to fill; close with sk_lda_detail_lines_close().
+ * \param path the file.
+ * \param err filled on failure.
+ * \return 0, or 1 with err filled.
+ */
+int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_ex_error *err);
+
+/**
+ * \brief Makes a line source over a memory buffer.
+ * \param lines the line source to fill.
+ * \param buffer the bytes and their name.
+ */
 void sk_lda_detail_lines_memory(sk_lda_detail_lines *lines, const sk_lda_buffer *buffer);
+
+/**
+ * \brief Closes a line source.
+ * \param lines the line source.
+ */
 void sk_lda_detail_lines_close(sk_lda_detail_lines *lines);
 
-/* Next line without its "\n" or "\r\n": returns 1 and sets *line, *len (valid until the next call);
-   0 at the end of the input; -1 on a read or gzip error (err filled, naming the line). */
-int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_lda_error *err);
+/**
+ * \brief Next line without its `"\n"` or `"\r\n"`.
+ * \param lines the line source.
+ * \param line receives the line (valid until the next call).
+ * \param len receives its length (valid until the next call).
+ * \param err filled on a read or gzip error, naming the line.
+ * \return 1 and sets *line, *len (valid until the next call); 0 at the end of the input; -1 on a read or
+ *         gzip error (err filled, naming the line).
+ */
+int sk_lda_detail_lines_next(sk_lda_detail_lines *lines, const char **line, size_t *len, sk_ex_error *err);
 
-/* Reads what is left of the input and returns 1 if it holds only blank lines, 0 if it holds a
-   non-blank one (lines->line_no is then that line), -1 on a read error (err filled). */
-int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_lda_error *err);
+/**
+ * \brief Reads what is left of the input and says whether it holds only blank lines.
+ * \param lines the line source.
+ * \param err filled on a read error.
+ * \return 1 if it holds only blank lines, 0 if it holds a non-blank one (lines->line_no is then that
+ *         line), -1 on a read error (err filled).
+ */
+int sk_lda_detail_lines_rest_blank(sk_lda_detail_lines *lines, sk_ex_error *err);
 
-/* The line to name in a message about the end of the input: the last line read, or 1 for an empty file. */
+/**
+ * \brief The line to name in a message about the end of the input.
+ * \param lines the line source.
+ * \return the last line read, or 1 for an empty file.
+ */
 static inline long long sk_lda_detail_last_line(const sk_lda_detail_lines *lines) {
   return lines->line_no > 0 ? (long long)lines->line_no : 1;
 }
 
+/**
+ * \brief Whether c is a space or a tab.
+ * \param c the byte.
+ * \return 1 for a space or a tab, else 0.
+ */
 static inline int sk_lda_detail_is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* 1 if [p, end) holds only spaces and tabs. */
+/**
+ * \brief Whether [p, end) holds only spaces and tabs.
+ * \param p the first byte.
+ * \param end one past the last byte.
+ * \return 1 if [p, end) holds only spaces and tabs, else 0.
+ */
 int sk_lda_detail_blank(const char *p, const char *end);
 
-/* Parses decimal digits [p, end): 0 and *value on success; 1 if it is empty or holds any other byte
-   (a sign included); 2 if the value exceeds INT64_MAX. */
+/**
+ * \brief Parses decimal digits [p, end).
+ * \param p the first byte.
+ * \param end one past the last byte.
+ * \param value receives the value on success.
+ * \return 0 and *value on success; 1 if it is empty or holds any other byte (a sign included); 2 if the
+ *         value exceeds INT64_MAX.
+ */
 static inline int sk_lda_detail_parse_u63(const char *p, const char *end, int64_t *value) {
   uint64_t v = 0;
   if (p == end) return 1;
@@ -65,46 +118,118 @@ static inline int sk_lda_detail_parse_u63(const char *p, const char *end, int64_
   return 0;
 }
 
-/* Writes [p, p+n) quoted for a message: at most 40 bytes, non-printable bytes as '?'. */
+/**
+ * \brief Writes [p, p+n) quoted for a message: at most 40 bytes, non-printable bytes as '?'.
+ * \param p the bytes.
+ * \param n how many.
+ * \param out receives the quoted text.
+ * \param cap bytes of out.
+ * \return out.
+ */
 const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
 
-/*
- * Reads a vocabulary: one word per line, none empty and none holding a NUL byte. Blank lines (empty, or
- * spaces and tabs only) after the last word are ignored and are not words; a blank line followed by a
- * word is an error. expected >= 0: exactly that many words are required, what_expected saying where the
- * number came from (e.g. "W on docword.kos.txt.gz:2"). Fewer: error naming the vocabulary's last line,
- * "the vocabulary has only N lines, fewer than the W words of WHAT". More: the file is read to its end and
- * the error names the first word past W, "the vocabulary has N words, more than the W words of WHAT",
- * N counting every non-blank line. expected < 0: any number >= 1, at most max_words. On success *vocab
- * has *count malloc'ed words (each freed with free()).
+/**
+ * \brief Reads a vocabulary: one word per line, none empty and none holding a NUL byte.
+ *
+ * Blank lines (empty, or spaces and tabs only) after the last word are ignored and are not words; a blank
+ * line followed by a word is an error. expected >= 0: exactly that many words are required, what_expected
+ * saying where the number came from (e.g. "W on docword.kos.txt.gz:2"). Fewer: error naming the
+ * vocabulary's last line, "the vocabulary has only N lines, fewer than the W words of WHAT". More: the
+ * file is read to its end and the error names the first word past W, "the vocabulary has N words, more
+ * than the W words of WHAT", N counting every non-blank line. expected < 0: any number >= 1, at most
+ * max_words.
+ * \param lines the vocabulary's lines.
+ * \param expected the number of words required (W), or < 0 for any number.
+ * \param what_expected where the number came from (WHAT).
+ * \param max_words the most words when expected < 0.
+ * \param vocab on success, *count malloc'ed words (each freed with free()).
+ * \param count receives the number of words.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
  */
 int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
-                             int64_t max_words, char ***vocab, int32_t *count, sk_lda_error *err);
+                             int64_t max_words, char ***vocab, int32_t *count, sk_ex_error *err);
 
-/* Frees count words and the array. */
+/**
+ * \brief Frees count words and the array.
+ * \param vocab the array.
+ * \param count its words.
+ */
 void sk_lda_detail_free_vocab(char **vocab, int32_t count);
 
-/* Parses [s, e) as a whole number `what` in lo..hi; `where` says where hi came from (may be ""). On
-   failure fills err naming the line: not a number, negative, or out of range. Returns 0 or 1. */
+/**
+ * \brief Parses [s, e) as a whole number `what` in lo..hi.
+ *
+ * On failure fills err naming the line: not a number, negative, or out of range.
+ * \param lines the line source, whose line is named.
+ * \param s the first byte.
+ * \param e one past the last byte.
+ * \param what the number's name.
+ * \param lo the least value allowed.
+ * \param hi the largest value allowed.
+ * \param where where hi came from (may be "").
+ * \param value receives the value on success.
+ * \param err filled on failure.
+ * \return 0 or 1.
+ */
 int sk_lda_detail_parse_number(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what,
-                               int64_t lo, int64_t hi, const char *where, int64_t *value, sk_lda_error *err);
+                               int64_t lo, int64_t hi, const char *where, int64_t *value, sk_ex_error *err);
 
-/* A format's parser over lines: the main input and an optional vocabulary (NULL when none). */
+/**
+ * \brief A format's parser over lines: the main input and an optional vocabulary (NULL when none).
+ * \param input the main input.
+ * \param vocab the vocabulary, or NULL when none.
+ * \param limits the limits.
+ * \param out receives the corpus.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
 typedef int (*sk_lda_detail_parser)(sk_lda_detail_lines *input, sk_lda_detail_lines *vocab,
-                                    const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_lda_error *err);
+                                    const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_ex_error *err);
 
-/* A format's public entry points, written once: parse from memory buffers, and read from files
-   (plain or gzip). `fn` names the public function in messages about NULL arguments. */
+/**
+ * \brief A format's public entry point, written once: parse from memory buffers.
+ * \param fn names the public function in messages about NULL arguments.
+ * \param parse the format's parser.
+ * \param input the main input's bytes.
+ * \param vocab the vocabulary's bytes, or NULL.
+ * \param limits the limits, or NULL for the defaults.
+ * \param out receives the corpus.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
 int sk_lda_detail_parse_buffers(const char *fn, sk_lda_detail_parser parse, const sk_lda_buffer *input,
                                 const sk_lda_buffer *vocab, const sk_lda_read_limits *limits, sk_lda_corpus *out,
-                                sk_lda_error *err);
-int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const char *path, const char *vocab_path,
-                             sk_lda_corpus *out, sk_lda_error *err);
+                                sk_ex_error *err);
 
-/* Grows *array (element size elem) to hold at least need elements; 0 on success, 1 out of memory. */
+/**
+ * \brief A format's public entry point, written once: read from files (plain or gzip).
+ * \param fn names the public function in messages about NULL arguments.
+ * \param parse the format's parser.
+ * \param path the main input's file.
+ * \param vocab_path the vocabulary's file, or NULL.
+ * \param out receives the corpus.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const char *path, const char *vocab_path,
+                             sk_lda_corpus *out, sk_ex_error *err);
+
+/**
+ * \brief Grows *array (element size elem) to hold at least need elements.
+ * \param array the array, reallocated.
+ * \param cap its capacity in elements, updated.
+ * \param need the elements it must hold.
+ * \param elem the element size.
+ * \return 0 on success, 1 out of memory.
+ */
 int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem);
 
-/* The limits to use: *limits clamped to the defaults, or the defaults when NULL. */
+/**
+ * \brief The limits to use.
+ * \param limits the limits asked for, or NULL.
+ * \return *limits clamped to the defaults, or the defaults when NULL.
+ */
 sk_lda_read_limits sk_lda_detail_limits(const sk_lda_read_limits *limits);
 
 #endif /* SK_LDA_CORPUS_LINES_H */

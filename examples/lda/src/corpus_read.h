@@ -1,5 +1,7 @@
-/*
- * Corpus readers: UCI bag-of-words, Blei's LDA-C and plain text, each into the sk_lda_corpus of corpus.h.
+/**
+ * \file corpus_read.h
+ * \brief Corpus readers: UCI bag-of-words, Blei's LDA-C and plain text, each into the sk_lda_corpus of
+ * corpus.h.
  *
  * Common contract of every function here:
  * - Returns 0 on success and fills *out, which the caller later frees with sk_lda_corpus_free().
@@ -11,7 +13,7 @@
  *   in any document) is an error.
  * - Files are read through zlib (gzopen/gzread), so each file may be plain text or gzip-compressed;
  *   truncated or corrupt gzip data is an error naming the line where reading stopped.
- * - Lines end in "\n" or "\r\n"; a last line without a newline is read. Blank lines after the last
+ * - Lines end in `"\n"` or `"\r\n"`; a last line without a newline is read. Blank lines after the last
  *   data line are ignored; inside the data they are errors, except in plain text, where they are
  *   documents that end up empty.
  * - Numbers are decimal digits only (no sign, no spaces inside); fields are separated by spaces or tabs.
@@ -38,34 +40,43 @@
 extern "C" {
 #endif
 
-/* Limits on what a header or a count may make the reader allocate, so that a few bytes of input
-   cannot ask for gigabytes. The sk_lda_read_* functions use SK_LDA_READ_MAX_DOCS and
-   SK_LDA_READ_MAX_TOKENS; going past a limit is an error naming the line. */
+/**
+ * \brief Limits on what a header or a count may make the reader allocate, so that a few bytes of input
+ * cannot ask for gigabytes.
+ *
+ * The sk_lda_read_* functions use SK_LDA_READ_MAX_DOCS and SK_LDA_READ_MAX_TOKENS; going past a limit is
+ * an error naming the line.
+ */
 typedef struct sk_lda_read_limits {
-  int64_t max_docs;   /* most documents (D) a corpus may have, at most SK_LDA_READ_MAX_DOCS */
-  int64_t max_tokens; /* most tokens (T) a corpus may have, at most SK_LDA_READ_MAX_TOKENS */
+  int64_t max_docs;   /**< most documents (D) a corpus may have, at most SK_LDA_READ_MAX_DOCS */
+  int64_t max_tokens; /**< most tokens (T) a corpus may have, at most SK_LDA_READ_MAX_TOKENS */
 } sk_lda_read_limits;
 
+/** \brief The most documents a corpus may have: the sk_lda_read_* functions' limit (sk_lda_read_limits). */
 #define SK_LDA_READ_MAX_DOCS ((int64_t)INT32_MAX - 1)
+/** \brief The most tokens a corpus may have: the sk_lda_read_* functions' limit (sk_lda_read_limits). */
 #define SK_LDA_READ_MAX_TOKENS ((int64_t)1 << 40)
 
-/* A named region of memory holding the bytes of one file (it need not end in NUL). */
+/** \brief A named region of memory holding the bytes of one file (it need not end in NUL). */
 typedef struct sk_lda_buffer {
-  const char *name; /* used in messages */
-  const char *data;
-  size_t size;
+  const char *name; /**< used in messages */
+  const char *data; /**< the bytes */
+  size_t size;      /**< how many */
 } sk_lda_buffer;
 
-/*
- * UCI bag-of-words. docword: 3 header lines D, W, NNZ, then NNZ lines "docID wordID count" with 1-based
- * ids, sorted by docID then wordID. vocab (may be NULL): one word per line, line i is word i; it must hold
- * exactly W words. Blank lines after the last word (a final newline, or trailing lines of spaces and tabs)
- * are not words and are ignored; a blank line before a word is an error. Fewer than W words is an error
+/**
+ * \brief UCI bag-of-words.
+ *
+ * docword: 3 header lines D, W, NNZ, then NNZ lines "docID wordID count" with 1-based ids, sorted by docID
+ * then wordID. vocab (may be NULL): one word per line, line i is word i; it must hold exactly W words.
+ * Blank lines after the last word (a final newline, or trailing lines of spaces and tabs) are not words
+ * and are ignored; a blank line before a word is an error. Fewer than W words is an error
  * ("VOCAB:LINE: the vocabulary has only N lines, fewer than the W words of W on DOCWORD:2", LINE its last
- * line), and so is more ("VOCAB:LINE: the vocabulary has N words, more than the W words of W on DOCWORD:2",
- * LINE the first word past W, N every non-blank line of the file): a vocabulary that does not match its
- * docword file is taken to be the wrong file, not silently cut. Note: the original UCI vocab.kos.txt has
- * 6907 lines, "temp" after its 6906 words, and so is rejected with docword.kos.txt (W = 6906).
+ * line), and so is more ("VOCAB:LINE: the vocabulary has N words, more than the W words of W on
+ * DOCWORD:2", LINE the first word past W, N every non-blank line of the file): a vocabulary that does not
+ * match its docword file is taken to be the wrong file, not silently cut. Note: the original UCI
+ * vocab.kos.txt has 6907 lines, "temp" after its 6906 words, and so is rejected with docword.kos.txt
+ * (W = 6906).
  *
  * Result: D documents in docID order, each the expansion of its counts into tokens in wordID order
  * (word ids 0-based); V = W. Documents with no entries are kept, empty, so that document d of the corpus
@@ -73,41 +84,90 @@ typedef struct sk_lda_buffer {
  * W = 0, NNZ = 0, more or fewer entry lines than NNZ, docID outside 1..D, wordID outside 1..W, count
  * outside 1..INT32_MAX, non-numeric or missing fields, trailing text, pairs out of order, and duplicate
  * (docID, wordID) pairs (rejected, not merged: a repeated pair means the file is broken).
+ * \param docword_path the docword file.
+ * \param vocab_path the vocabulary file, or NULL.
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
  */
-int sk_lda_read_uci(const char *docword_path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err);
-int sk_lda_parse_uci(const sk_lda_buffer *docword, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
-                     sk_lda_corpus *out, sk_lda_error *err);
+int sk_lda_read_uci(const char *docword_path, const char *vocab_path, sk_lda_corpus *out, sk_ex_error *err);
 
-/*
- * Blei's LDA-C: one document per line, "N id:count id:count ..." with N the number of pairs and 0-based
- * word ids. vocab (may be NULL): one word per line, as for UCI (no empty line before a word; blank lines
- * after the last word ignored); when given, the file has no W to match, so V is its number of words, every
- * id must be below it (an id >= V is the error, naming the vocabulary and V), and words no document uses
- * are fine: a vocabulary is never "too long" here. When NULL, V is the largest id + 1 and corpus->vocab is
- * NULL.
+/**
+ * \brief sk_lda_read_uci() from memory buffers (see the file's description).
+ * \param docword the docword file's bytes.
+ * \param vocab the vocabulary's bytes, or NULL.
+ * \param limits the limits, or NULL for the defaults.
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_parse_uci(const sk_lda_buffer *docword, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
+                     sk_lda_corpus *out, sk_ex_error *err);
+
+/**
+ * \brief Blei's LDA-C: one document per line, "N id:count id:count ..." with N the number of pairs and
+ * 0-based word ids.
+ *
+ * vocab (may be NULL): one word per line, as for UCI (no empty line before a word; blank lines after the
+ * last word ignored); when given, the file has no W to match, so V is its number of words, every id must
+ * be below it (an id >= V is the error, naming the vocabulary and V), and words no document uses are fine:
+ * a vocabulary is never "too long" here. When NULL, V is the largest id + 1 and corpus->vocab is NULL.
  *
  * Result: one document per line in file order, each the expansion of its pairs in the order written;
  * "0" is an empty document and is kept. Rejected: N that disagrees with the pairs on the line, ids out of
  * range, counts outside 1..INT32_MAX, malformed pairs, trailing text, and a word id written twice on one
  * line (rejected, not merged, as in UCI).
+ * \param path the LDA-C file.
+ * \param vocab_path the vocabulary file, or NULL.
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
  */
-int sk_lda_read_ldac(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err);
-int sk_lda_parse_ldac(const sk_lda_buffer *docs, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
-                      sk_lda_corpus *out, sk_lda_error *err);
+int sk_lda_read_ldac(const char *path, const char *vocab_path, sk_lda_corpus *out, sk_ex_error *err);
 
-/*
- * Plain text, one document per line, tokenized as ../shared/data/README.md describes: ASCII letters are
- * lower-cased, a token is a run of letters a-z of length 3 or more (every other byte separates tokens),
- * words in the stop-word file (may be NULL; one word per line, blank lines ignored) are removed, and then
- * words seen min_count times or fewer in the whole text are removed (min_count = 0 keeps every word;
- * the shared corpora used 10). Documents left empty are dropped, so D counts only documents with tokens.
- * The vocabulary is the kept words in byte order (strcmp), word ids are their positions in it.
- * Rejected: min_count < 0, and no tokens left at all.
+/**
+ * \brief sk_lda_read_ldac() from memory buffers (see the file's description).
+ * \param docs the LDA-C file's bytes.
+ * \param vocab the vocabulary's bytes, or NULL.
+ * \param limits the limits, or NULL for the defaults.
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_parse_ldac(const sk_lda_buffer *docs, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
+                      sk_lda_corpus *out, sk_ex_error *err);
+
+/**
+ * \brief Plain text, one document per line, tokenized as ../shared/data/README.md describes.
+ *
+ * ASCII letters are lower-cased, a token is a run of letters a-z of length 3 or more (every other byte
+ * separates tokens), words in the stop-word file (may be NULL; one word per line, blank lines ignored) are
+ * removed, and then words seen min_count times or fewer in the whole text are removed (min_count = 0 keeps
+ * every word; the shared corpora used 10). Documents left empty are dropped, so D counts only documents
+ * with tokens. The vocabulary is the kept words in byte order (strcmp), word ids are their positions in
+ * it. Rejected: min_count < 0, and no tokens left at all.
+ * \param path the text file.
+ * \param stopwords_path the stop-word file, or NULL.
+ * \param min_count words seen this many times or fewer are removed (0 keeps every word).
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
  */
 int sk_lda_read_text(const char *path, const char *stopwords_path, int64_t min_count, sk_lda_corpus *out,
-                     sk_lda_error *err);
+                     sk_ex_error *err);
+
+/**
+ * \brief sk_lda_read_text() from memory buffers (see the file's description).
+ * \param text the text's bytes.
+ * \param stopwords the stop-word file's bytes, or NULL.
+ * \param min_count words seen this many times or fewer are removed (0 keeps every word).
+ * \param limits the limits, or NULL for the defaults.
+ * \param out receives the corpus (the common contract above).
+ * \param err filled on failure (the common contract above).
+ * \return 0 on success, non-zero on failure.
+ */
 int sk_lda_parse_text(const sk_lda_buffer *text, const sk_lda_buffer *stopwords, int64_t min_count,
-                      const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_lda_error *err);
+                      const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

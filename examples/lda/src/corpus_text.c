@@ -92,7 +92,7 @@ static int compare_kept(const void *a, const void *b) {
   return strcmp(((const kept_word *)a)->word, ((const kept_word *)b)->word);
 }
 
-static int read_stopwords(sk_lda_detail_lines *lines, word_table *stop, sk_lda_error *err) {
+static int read_stopwords(sk_lda_detail_lines *lines, word_table *stop, sk_ex_error *err) {
   const char *line;
   size_t len;
   int r;
@@ -106,13 +106,13 @@ static int read_stopwords(sk_lda_detail_lines *lines, word_table *stop, sk_lda_e
     h = hash_word(s, (size_t)(e - s));
     if (table_find(stop, s, (size_t)(e - s), h) >= 0) continue;
     if (table_add(stop, s, (size_t)(e - s), h, &index) != 0)
-      return sk_lda_fail(err, "%s:%lld: out of memory", lines->name, (long long)lines->line_no);
+      return sk_ex_fail(err, "%s:%lld: out of memory", lines->name, (long long)lines->line_no);
   }
   return r < 0 ? 1 : 0;
 }
 
 static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines, int64_t min_count,
-                      const sk_lda_read_limits *lim, sk_lda_corpus *out, sk_lda_error *err) {
+                      const sk_lda_read_limits *lim, sk_lda_corpus *out, sk_ex_error *err) {
   const sk_lda_read_limits limits = sk_lda_detail_limits(lim);
   word_table stop, words;
   sk_lda_corpus c;
@@ -130,7 +130,7 @@ static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines
   memset(out, 0, sizeof *out);
 
   if (min_count < 0) {
-    sk_lda_fail(err, "%s: min_count %lld is negative", text->name, (long long)min_count);
+    sk_ex_fail(err, "%s: min_count %lld is negative", text->name, (long long)min_count);
     goto fail;
   }
   if (stop_lines != NULL && read_stopwords(stop_lines, &stop, err) != 0) goto fail;
@@ -168,7 +168,7 @@ static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines
           }
           if (raw_size >= limits.max_tokens) {
             if (lower != small) free(lower);
-            sk_lda_fail(err, "%s:%lld: the text has more than %lld tokens, more than the reader accepts", text->name,
+            sk_ex_fail(err, "%s:%lld: the text has more than %lld tokens, more than the reader accepts", text->name,
                         (long long)text->line_no, (long long)limits.max_tokens);
             goto fail;
           }
@@ -213,13 +213,13 @@ static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines
       if (t > doc_start) raw_ends[docs++] = t; /* raw_ends now holds document ends, docs <= l + 1 */
     }
     if (t == 0) {
-      sk_lda_fail(err, "%s:%lld: the corpus is empty: no tokens left after tokenizing%s%s", text->name,
+      sk_ex_fail(err, "%s:%lld: the corpus is empty: no tokens left after tokenizing%s%s", text->name,
                   sk_lda_detail_last_line(text), stop_lines != NULL ? ", removing stop words" : "",
                   min_count > 0 ? " and removing rare words" : "");
       goto fail;
     }
     if (docs > limits.max_docs) {
-      sk_lda_fail(err, "%s:%lld: %lld documents, more than the reader accepts (%lld)", text->name,
+      sk_ex_fail(err, "%s:%lld: %lld documents, more than the reader accepts (%lld)", text->name,
                   (long long)text->line_no, (long long)docs, (long long)limits.max_docs);
       goto fail;
     }
@@ -253,7 +253,7 @@ static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines
   *out = c;
   return 0;
 oom:
-  sk_lda_fail(err, "%s:%lld: out of memory", text->name, (long long)text->line_no);
+  sk_ex_fail(err, "%s:%lld: out of memory", text->name, (long long)text->line_no);
 fail:
   table_free(&stop);
   table_free(&words);
@@ -267,25 +267,25 @@ fail:
 }
 
 int sk_lda_parse_text(const sk_lda_buffer *text, const sk_lda_buffer *stopwords, int64_t min_count,
-                      const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_lda_error *err) {
+                      const sk_lda_read_limits *limits, sk_lda_corpus *out, sk_ex_error *err) {
   sk_lda_detail_lines t, s;
-  if (out == NULL) return sk_lda_fail(err, "sk_lda_parse_text: out is NULL");
+  if (out == NULL) return sk_ex_fail(err, "sk_lda_parse_text: out is NULL");
   memset(out, 0, sizeof *out);
-  if (text == NULL) return sk_lda_fail(err, "sk_lda_parse_text: text is NULL");
+  if (text == NULL) return sk_ex_fail(err, "sk_lda_parse_text: text is NULL");
   sk_lda_detail_lines_memory(&t, text);
   if (stopwords != NULL) sk_lda_detail_lines_memory(&s, stopwords);
   return parse_text(&t, stopwords != NULL ? &s : NULL, min_count, limits, out, err);
 }
 
 int sk_lda_read_text(const char *path, const char *stopwords_path, int64_t min_count, sk_lda_corpus *out,
-                     sk_lda_error *err) {
+                     sk_ex_error *err) {
   sk_lda_detail_lines t, s;
   int r;
-  if (out == NULL) return sk_lda_fail(err, "sk_lda_read_text: out is NULL");
+  if (out == NULL) return sk_ex_fail(err, "sk_lda_read_text: out is NULL");
   memset(out, 0, sizeof *out);
-  if (path == NULL) return sk_lda_fail(err, "sk_lda_read_text: path is NULL");
+  if (path == NULL) return sk_ex_fail(err, "sk_lda_read_text: path is NULL");
   if (sk_lda_is_binary_corpus(path))
-    return sk_lda_fail(err, "%s: is an sk-lda binary corpus, not plain text (give it as --docword)", path);
+    return sk_ex_fail(err, "%s: is an sk-lda binary corpus, not plain text (give it as --docword)", path);
   if (sk_lda_detail_lines_open(&t, path, err) != 0) return 1;
   if (stopwords_path != NULL && sk_lda_detail_lines_open(&s, stopwords_path, err) != 0) {
     sk_lda_detail_lines_close(&t);

@@ -18,39 +18,39 @@ static inline const char *next_field(const char **p, const char *end, const char
 
 /* Parses the field [s, e) as what, which must lie in lo..hi; where says where hi came from. */
 static int parse_field(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what, int64_t lo,
-                       int64_t hi, const char *where, int64_t *value, sk_lda_error *err) {
+                       int64_t hi, const char *where, int64_t *value, sk_ex_error *err) {
   if (s == e)
-    return sk_lda_fail(err, "%s:%lld: missing %s (expected \"docID wordID count\")", lines->name,
+    return sk_ex_fail(err, "%s:%lld: missing %s (expected \"docID wordID count\")", lines->name,
                        (long long)lines->line_no, what);
   return sk_lda_detail_parse_number(lines, s, e, what, lo, hi, where, value, err);
 }
 
 /* Reads header line `number` (1, 2 or 3) as one integer in lo..hi. */
 static int read_header(sk_lda_detail_lines *lines, int number, const char *what, int64_t lo, int64_t hi,
-                       int64_t *value, sk_lda_error *err) {
+                       int64_t *value, sk_ex_error *err) {
   const char *line, *p, *s, *e, *end;
   size_t len;
   char q[64];
   const int r = sk_lda_detail_lines_next(lines, &line, &len, err);
   if (r < 0) return 1;
   if (r == 0)
-    return sk_lda_fail(err, "%s:%d: missing header line %d (%s): the file ends before it", lines->name, number,
+    return sk_ex_fail(err, "%s:%d: missing header line %d (%s): the file ends before it", lines->name, number,
                        number, what);
   p = line;
   end = line + len;
   s = next_field(&p, end, &e);
   if (s == e)
-    return sk_lda_fail(err, "%s:%d: header line %d is empty; expected %s", lines->name, number, number, what);
+    return sk_ex_fail(err, "%s:%d: header line %d is empty; expected %s", lines->name, number, number, what);
   if (parse_field(lines, s, e, what, lo, hi, "", value, err) != 0) return 1;
   s = next_field(&p, end, &e);
   if (s != e)
-    return sk_lda_fail(err, "%s:%d: trailing text %s after %s on header line %d", lines->name, number,
+    return sk_ex_fail(err, "%s:%d: trailing text %s after %s on header line %d", lines->name, number,
                        sk_lda_detail_quote(s, (size_t)(end - s), q, sizeof q), what, number);
   return 0;
 }
 
 static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_lines, const sk_lda_read_limits *lim,
-                     sk_lda_corpus *out, sk_lda_error *err) {
+                     sk_lda_corpus *out, sk_ex_error *err) {
   const sk_lda_read_limits limits = sk_lda_detail_limits(lim);
   sk_lda_corpus c;
   int64_t num_docs, num_words, nnz, entries = 0, num_tokens = 0, tokens_cap = 0;
@@ -63,22 +63,22 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
 
   if (read_header(doc_lines, 1, "the number of documents D", 0, INT64_MAX, &num_docs, err) != 0) goto fail;
   if (num_docs == 0) {
-    sk_lda_fail(err, "%s:1: D = 0: the corpus is empty", doc_lines->name);
+    sk_ex_fail(err, "%s:1: D = 0: the corpus is empty", doc_lines->name);
     goto fail;
   }
   if (num_docs > limits.max_docs) {
-    sk_lda_fail(err, "%s:1: D = %lld is more documents than the reader accepts (%lld)", doc_lines->name,
+    sk_ex_fail(err, "%s:1: D = %lld is more documents than the reader accepts (%lld)", doc_lines->name,
                 (long long)num_docs, (long long)limits.max_docs);
     goto fail;
   }
   if (read_header(doc_lines, 2, "the vocabulary size W", 0, INT32_MAX, &num_words, err) != 0) goto fail;
   if (num_words == 0) {
-    sk_lda_fail(err, "%s:2: W = 0: the vocabulary is empty", doc_lines->name);
+    sk_ex_fail(err, "%s:2: W = 0: the vocabulary is empty", doc_lines->name);
     goto fail;
   }
   if (read_header(doc_lines, 3, "the number of entries NNZ", 0, INT64_MAX, &nnz, err) != 0) goto fail;
   if (nnz == 0) {
-    sk_lda_fail(err, "%s:3: NNZ = 0: the corpus is empty", doc_lines->name);
+    sk_ex_fail(err, "%s:3: NNZ = 0: the corpus is empty", doc_lines->name);
     goto fail;
   }
 
@@ -86,7 +86,7 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
   c.num_words = (int32_t)num_words;
   c.doc_offsets = malloc(((size_t)num_docs + 1) * sizeof *c.doc_offsets);
   if (c.doc_offsets == NULL) {
-    sk_lda_fail(err, "%s:1: out of memory for D = %lld documents", doc_lines->name, (long long)num_docs);
+    sk_ex_fail(err, "%s:1: out of memory for D = %lld documents", doc_lines->name, (long long)num_docs);
     goto fail;
   }
 
@@ -96,7 +96,7 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
     const int r = sk_lda_detail_lines_next(doc_lines, &line, &len, err);
     if (r < 0) goto fail;
     if (r == 0) {
-      sk_lda_fail(err, "%s:%lld: the file ends after %lld entry lines, but NNZ = %lld (line 3)", doc_lines->name,
+      sk_ex_fail(err, "%s:%lld: the file ends after %lld entry lines, but NNZ = %lld (line 3)", doc_lines->name,
                   (long long)doc_lines->line_no, (long long)entries, (long long)nnz);
       goto fail;
     }
@@ -110,16 +110,16 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
     if (parse_field(doc_lines, s, e, "count", 1, INT32_MAX, "", &count, err) != 0) goto fail;
     s = next_field(&p, end, &e);
     if (s != e) {
-      sk_lda_fail(err, "%s:%lld: trailing text %s after \"docID wordID count\"", doc_lines->name,
+      sk_ex_fail(err, "%s:%lld: trailing text %s after \"docID wordID count\"", doc_lines->name,
                   (long long)doc_lines->line_no, sk_lda_detail_quote(s, (size_t)(end - s), q, sizeof q));
       goto fail;
     }
     if (doc < prev_doc || (doc == prev_doc && word <= prev_word)) {
       if (doc == prev_doc && word == prev_word)
-        sk_lda_fail(err, "%s:%lld: duplicate pair (docID %lld, wordID %lld), already on line %lld", doc_lines->name,
+        sk_ex_fail(err, "%s:%lld: duplicate pair (docID %lld, wordID %lld), already on line %lld", doc_lines->name,
                     (long long)doc_lines->line_no, (long long)doc, (long long)word, (long long)prev_line);
       else
-        sk_lda_fail(err,
+        sk_ex_fail(err,
                     "%s:%lld: pair (docID %lld, wordID %lld) comes after (docID %lld, wordID %lld) on line %lld: "
                     "entries must be sorted by docID, then wordID",
                     doc_lines->name, (long long)doc_lines->line_no, (long long)doc, (long long)word,
@@ -127,14 +127,14 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
       goto fail;
     }
     if (count > limits.max_tokens - num_tokens) {
-      sk_lda_fail(err, "%s:%lld: the corpus has more than %lld tokens, more than the reader accepts",
+      sk_ex_fail(err, "%s:%lld: the corpus has more than %lld tokens, more than the reader accepts",
                   doc_lines->name, (long long)doc_lines->line_no, (long long)limits.max_tokens);
       goto fail;
     }
     /* Documents prev_doc+1 .. doc (1-based) start here; those before doc stay empty. */
     for (int64_t d = prev_doc; d < doc; ++d) c.doc_offsets[d] = num_tokens;
     if (sk_lda_detail_reserve((void **)&c.tokens, &tokens_cap, num_tokens + count, sizeof *c.tokens) != 0) {
-      sk_lda_fail(err, "%s:%lld: out of memory for %lld tokens", doc_lines->name, (long long)doc_lines->line_no,
+      sk_ex_fail(err, "%s:%lld: out of memory for %lld tokens", doc_lines->name, (long long)doc_lines->line_no,
                   (long long)(num_tokens + count));
       goto fail;
     }
@@ -153,7 +153,7 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
     const int rest = sk_lda_detail_lines_rest_blank(doc_lines, err);
     if (rest < 0) goto fail;
     if (rest == 0) {
-      sk_lda_fail(err, "%s:%lld: more entry lines than NNZ = %lld (line 3)", doc_lines->name,
+      sk_ex_fail(err, "%s:%lld: more entry lines than NNZ = %lld (line 3)", doc_lines->name,
                   (long long)doc_lines->line_no, (long long)nnz);
       goto fail;
     }
@@ -177,10 +177,10 @@ fail:
 }
 
 int sk_lda_parse_uci(const sk_lda_buffer *docword, const sk_lda_buffer *vocab, const sk_lda_read_limits *limits,
-                      sk_lda_corpus *out, sk_lda_error *err) {
+                      sk_lda_corpus *out, sk_ex_error *err) {
   return sk_lda_detail_parse_buffers("sk_lda_parse_uci", parse_uci, docword, vocab, limits, out, err);
 }
 
-int sk_lda_read_uci(const char *docword_path, const char *vocab_path, sk_lda_corpus *out, sk_lda_error *err) {
+int sk_lda_read_uci(const char *docword_path, const char *vocab_path, sk_lda_corpus *out, sk_ex_error *err) {
   return sk_lda_detail_read_files("sk_lda_read_uci", parse_uci, docword_path, vocab_path, out, err);
 }

@@ -8,7 +8,7 @@
 #include "gen.h"
 
 int sk_lda_demo_corpus(uint64_t seed, sk_lda_corpus *corpus, float **planted, sk_lda_gen_params *params,
-                       sk_lda_error *err) {
+                       sk_ex_error *err) {
   /* Small and clearly structured: 10 topics on their own tenth of a 2,000-word vocabulary. */
   sk_lda_gen_params_default(params);
   params->num_docs = 2000, params->num_words = 2000, params->num_topics = 10, params->mean_doc_length = 150;

@@ -62,14 +62,14 @@ static void sk_lda_esca_doc(sk_lda_model *m, const sk_lda_esca_tables *t, uint64
 }
 
 /* Makes the tables fit the model's shape (V x K); 0 on success. */
-static int sk_lda_esca_tables_fit(sk_lda_esca_tables *t, int32_t V, int32_t K, sk_lda_error *err) {
+static int sk_lda_esca_tables_fit(sk_lda_esca_tables *t, int32_t V, int32_t K, sk_ex_error *err) {
   if (t->word_cum != NULL && t->num_words == V && t->num_topics == K) return 0;
   sk_lda_esca_tables_free(t);
   t->word_cum = (double *)malloc((size_t)V * (size_t)K * sizeof *t->word_cum);
   t->inv_denom = (double *)malloc((size_t)K * sizeof *t->inv_denom);
   if (t->word_cum == NULL || t->inv_denom == NULL) {
     sk_lda_esca_tables_free(t);
-    return sk_lda_fail(err, "ESCA sweep: out of memory for the word tables (V = %d, K = %d)", (int)V, (int)K);
+    return sk_ex_fail(err, "ESCA sweep: out of memory for the word tables (V = %d, K = %d)", (int)V, (int)K);
   }
   t->num_words = V;
   t->num_topics = K;
@@ -77,11 +77,11 @@ static int sk_lda_esca_tables_fit(sk_lda_esca_tables *t, int32_t V, int32_t K, s
 }
 
 int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration, int threads,
-                      sk_lda_error *err) {
+                      sk_ex_error *err) {
   if (m == NULL || m->z == NULL || t == NULL)
-    return sk_lda_fail(err, "ESCA sweep: model or tables NULL, or model not initialised");
+    return sk_ex_fail(err, "ESCA sweep: model or tables NULL, or model not initialised");
   if (iteration >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
+    return sk_ex_fail(err, "ESCA sweep: iteration %llu is too large", (unsigned long long)iteration);
   const int32_t K = m->num_topics, V = m->num_words;
   if (sk_lda_esca_tables_fit(t, V, K, err) != 0) return 1;
   threads = sk_lda_detail_threads(threads);
@@ -89,7 +89,7 @@ int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration
 
   if (threads == 1) { /* no OpenMP runtime at all: matters for tiny models */
     double *psum = (double *)malloc((size_t)K * sizeof *psum);
-    if (psum == NULL) return sk_lda_fail(err, "ESCA sweep: out of memory (K = %d)", (int)K);
+    if (psum == NULL) return sk_ex_fail(err, "ESCA sweep: out of memory (K = %d)", (int)K);
     for (int32_t v = 0; v < V; ++v)
       sk_lda_esca_word_table(m->n_vk + (size_t)v * K, t->inv_denom, m->beta, K, t->word_cum + (size_t)v * K);
     for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, t, iteration, d, psum);
@@ -123,6 +123,6 @@ int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration
     }
     free(psum);
   }
-  if (failed) return sk_lda_fail(err, "ESCA sweep: out of memory for per-thread scratch (K = %d)", (int)K);
+  if (failed) return sk_ex_fail(err, "ESCA sweep: out of memory for per-thread scratch (K = %d)", (int)K);
   return sk_lda_model_recount(m, threads, err);
 }

@@ -1,10 +1,12 @@
-/*
- * ESCA on the CPU: the sampler of SaberLDA (Chen et al., "SaberLDA: Sparsity-Aware Learning of Topic
- * Models on GPUs", ASPLOS 2017, arXiv 1610.02496). Every token of a sweep is drawn from the counts of
- * the previous sweep, so tokens are independent within a sweep and can be drawn in any order, by any
- * number of threads; the counts are rebuilt from the new topics at the end of the sweep. This is not
- * an exact sampler of the LDA posterior (it is a Markov chain of its own; tests/lda/test_sampler.c
- * checks it against that chain's exact stationary distribution).
+/**
+ * \file esca.h
+ * \brief ESCA on the CPU: the sampler of SaberLDA (Chen et al., "SaberLDA: Sparsity-Aware Learning of
+ * Topic Models on GPUs", ASPLOS 2017, arXiv 1610.02496).
+ *
+ * Every token of a sweep is drawn from the counts of the previous sweep, so tokens are independent within
+ * a sweep and can be drawn in any order, by any number of threads; the counts are rebuilt from the new
+ * topics at the end of the sweep. This is not an exact sampler of the LDA posterior (it is a Markov chain
+ * of its own; tests/lda/test_sampler.c checks it against that chain's exact stationary distribution).
  */
 #ifndef SK_LDA_ESCA_H
 #define SK_LDA_ESCA_H
@@ -17,51 +19,89 @@
 extern "C" {
 #endif
 
-/* ESCA's own scratch, kept between sweeps (the model holds only what every sampler needs). Zero it
-   before the first sweep; free it with sk_lda_esca_tables_free(). */
+/**
+ * \brief ESCA's own scratch, kept between sweeps (the model holds only what every sampler needs).
+ *
+ * Zero it before the first sweep; free it with sk_lda_esca_tables_free().
+ */
 typedef struct sk_lda_esca_tables {
-  int32_t num_words, num_topics; /* the shape the tables were allocated for */
-  double *word_cum;              /* V x K: cum_v[k], running sums over k of B_hat[v, k] */
-  double *inv_denom;             /* K: 1 / (n_k + V beta) */
+  int32_t num_words, /**< V: the shape the tables were allocated for */ num_topics; /**< K: likewise */
+  double *word_cum;              /**< V x K: cum_v[k], running sums over k of B_hat[v, k] */
+  double *inv_denom;             /**< K: 1 / (n_k + V beta) */
 } sk_lda_esca_tables;
 
-/* Frees the tables and zeroes them; NULL or zeroed is fine. */
+/**
+ * \brief Frees the tables and zeroes them; NULL or zeroed is fine.
+ * \param t the tables.
+ */
 void sk_lda_esca_tables_free(sk_lda_esca_tables *t);
 
-/*
- * One ESCA sweep over `threads` OpenMP threads (<= 0: the OpenMP default; ignored without OpenMP).
+/**
+ * \brief One ESCA sweep over `threads` OpenMP threads (<= 0: the OpenMP default; ignored without OpenMP).
  *
  * With A = n_dk, B = n_vk and n_k as they are when the call starts, B_hat[v,k] = (B[v,k] + beta) *
  * inv[k], inv[k] = 1 / (n_k + V beta), token t of document d with word v gets a topic from
+ *
  *     p(k) proportional to (A[d,k] + alpha) B_hat[v,k]  =  A[d,k] B_hat[v,k]  +  alpha B_hat[v,k],
+ *
  * drawn exactly so (all in double) by sk_lda_esca_draw() with u = sk_rng_uniform_f64(m->seed,
  * iteration, t). Then z is replaced and A, B, n_k are rebuilt from it.
  *
  * The result depends only on (model state, seed, iteration), never on the thread count or on what the
- * tables held before. Returns 0, or non-zero with err filled when m or t is NULL / m not initialised,
- * iteration >= 2^63, or memory runs out (the model is then unchanged, except when the final recount
- * runs out: z then holds the new topics and the counts must be rebuilt with sk_lda_model_recount()).
- * Work O(T (nnz_d + log K) + V K) per sweep; memory: t grows to 8 V K + 8 K bytes on the first sweep
- * (or when the model's shape changes), each thread 8 K.
+ * tables held before. Work O(T (nnz_d + log K) + V K) per sweep; memory: t grows to 8 V K + 8 K bytes on
+ * the first sweep (or when the model's shape changes), each thread 8 K.
+ * \param m the model.
+ * \param t ESCA's tables (zeroed before the first sweep).
+ * \param iteration the sweep's number, the RNG stream (< 2^63).
+ * \param threads OpenMP threads (<= 0: the OpenMP default; ignored without OpenMP).
+ * \param err filled on failure.
+ * \return 0, or non-zero with err filled when m or t is NULL / m not initialised, iteration >= 2^63, or
+ *         memory runs out (the model is then unchanged, except when the final recount runs out: z then
+ *         holds the new topics and the counts must be rebuilt with sk_lda_model_recount()).
  */
 int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration, int threads,
-                      sk_lda_error *err);
+                      sk_ex_error *err);
 
 /* The parts of a sweep, shared with the tests' planted-bug samplers and with the GPU sampler's
    reference checks. */
 
-/* inv[k] = 1 / (n_k + V beta) for k in [0, K). */
+/**
+ * \brief inv[k] = 1 / (n_k + V beta) for k in [0, K).
+ * \param m the model.
+ * \param inv receives K values.
+ */
 void sk_lda_esca_inv_denom(const sk_lda_model *m, double *inv);
 
-/* cum[k] = sum_{j <= k} (b_row[j] + beta) inv[j] for k in [0, n): one word's dense table (n = K). */
+/**
+ * \brief cum[k] = sum_{j <= k} (b_row[j] + beta) inv[j] for k in [0, n): one word's dense table (n = K).
+ * \param b_row the word's n topic counts.
+ * \param inv n values of sk_lda_esca_inv_denom().
+ * \param beta the topic-word prior.
+ * \param n the number of topics, K.
+ * \param cum receives n running sums.
+ */
 void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta, int32_t n, double *cum);
 
-/*
- * ESCA's draw for one token, all in double. The sparse part runs over the document's nonzero topics
- * row_topic[0 .. nnz) (increasing) with counts row_count: s_i = running sum of row_count[i] *
- * (b_row[k_i] + beta) inv[k_i], S = the last s_i (0 for an empty row); Q = alpha cum[K-1]; x = u (S + Q).
- * If x < S the topic is k_i for the first i with s_i > x; otherwise it is the first k with cum[k] >
- * (x - S) / alpha (K-1 if rounding leaves none). psum holds nnz doubles of scratch. O(nnz + log K).
+/**
+ * \brief ESCA's draw for one token, all in double.
+ *
+ * The sparse part runs over the document's nonzero topics row_topic[0 .. nnz) (increasing) with counts
+ * row_count: s_i = running sum of row_count[i] * (b_row[k_i] + beta) inv[k_i], S = the last s_i (0 for an
+ * empty row); Q = alpha cum[K-1]; x = u (S + Q). If x < S the topic is k_i for the first i with s_i > x;
+ * otherwise it is the first k with cum[k] > (x - S) / alpha (K-1 if rounding leaves none).
+ * O(nnz + log K).
+ * \param row_topic the document's nonzero topics, increasing.
+ * \param row_count their counts.
+ * \param nnz how many.
+ * \param b_row the word's K topic counts.
+ * \param cum the word's dense table (sk_lda_esca_word_table()).
+ * \param inv K values of sk_lda_esca_inv_denom().
+ * \param num_topics K.
+ * \param alpha the document-topic prior.
+ * \param beta the topic-word prior.
+ * \param u the uniform in [0, 1).
+ * \param psum holds nnz doubles of scratch.
+ * \return the topic drawn.
  */
 int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int32_t nnz, const int32_t *b_row,
                          const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,

@@ -44,32 +44,32 @@ static int32_t support_size(const sk_lda_gen_params *p) {
 /* x finite and lo <= x <= hi (NaN fails). */
 static int in_range(double x, double lo, double hi) { return x >= lo && x <= hi; }
 
-int sk_lda_gen_validate(const sk_lda_gen_params *p, sk_lda_error *err) {
-  if (p == NULL) return sk_lda_fail(err, "gen: parameters are NULL");
-  if (p->num_docs < 1) return sk_lda_fail(err, "gen: number of documents D = %d must be >= 1", (int)p->num_docs);
-  if (p->num_words < 1) return sk_lda_fail(err, "gen: vocabulary size V = %d must be >= 1", (int)p->num_words);
-  if (p->num_topics < 1) return sk_lda_fail(err, "gen: number of topics K = %d must be >= 1", (int)p->num_topics);
+int sk_lda_gen_validate(const sk_lda_gen_params *p, sk_ex_error *err) {
+  if (p == NULL) return sk_ex_fail(err, "gen: parameters are NULL");
+  if (p->num_docs < 1) return sk_ex_fail(err, "gen: number of documents D = %d must be >= 1", (int)p->num_docs);
+  if (p->num_words < 1) return sk_ex_fail(err, "gen: vocabulary size V = %d must be >= 1", (int)p->num_words);
+  if (p->num_topics < 1) return sk_ex_fail(err, "gen: number of topics K = %d must be >= 1", (int)p->num_topics);
   if (!in_range(p->mean_doc_length, 1.0, 1073741824.0))
-    return sk_lda_fail(err, "gen: mean document length %g must be in [1, 2^30] (every document has >= 1 token)",
+    return sk_ex_fail(err, "gen: mean document length %g must be in [1, 2^30] (every document has >= 1 token)",
                        p->mean_doc_length);
   if (!in_range(p->doc_length_cv, 0.0, 10.0))
-    return sk_lda_fail(err, "gen: document length coefficient of variation %g must be in [0, 10]", p->doc_length_cv);
+    return sk_ex_fail(err, "gen: document length coefficient of variation %g must be in [0, 10]", p->doc_length_cv);
   if (!in_range(p->alpha, 1e-8, 1e8))
-    return sk_lda_fail(err, "gen: alpha = %g must be in [1e-8, 1e8] (> 0)", p->alpha);
-  if (!in_range(p->beta, 1e-8, 1e8)) return sk_lda_fail(err, "gen: beta = %g must be in [1e-8, 1e8] (> 0)", p->beta);
+    return sk_ex_fail(err, "gen: alpha = %g must be in [1e-8, 1e8] (> 0)", p->alpha);
+  if (!in_range(p->beta, 1e-8, 1e8)) return sk_ex_fail(err, "gen: beta = %g must be in [1e-8, 1e8] (> 0)", p->beta);
   if (!in_range(p->zipf_exponent, 0.0, 10.0))
-    return sk_lda_fail(err, "gen: Zipf exponent %g must be in [0, 10]", p->zipf_exponent);
+    return sk_ex_fail(err, "gen: Zipf exponent %g must be in [0, 10]", p->zipf_exponent);
   if (!(p->topic_support > 0.0 && p->topic_support <= 1.0))
-    return sk_lda_fail(err, "gen: topic support fraction %g must be in (0, 1]", p->topic_support);
+    return sk_ex_fail(err, "gen: topic support fraction %g must be in (0, 1]", p->topic_support);
   {
     /* Sizes of the K x V phi (4 bytes), the K x m alias tables (12 bytes) and the D x K theta (4 bytes). */
     const uint64_t K = (uint64_t)p->num_topics, V = (uint64_t)p->num_words, D = (uint64_t)p->num_docs;
     const uint64_t lim = (uint64_t)(SIZE_MAX / 16);
     if (K * V > lim)
-      return sk_lda_fail(err, "gen: K x V = %d x %d topic-word matrix is too large for memory", (int)p->num_topics,
+      return sk_ex_fail(err, "gen: K x V = %d x %d topic-word matrix is too large for memory", (int)p->num_topics,
                          (int)p->num_words);
     if (D * K > lim)
-      return sk_lda_fail(err, "gen: D x K = %d x %d document-topic matrix is too large for memory", (int)p->num_docs,
+      return sk_ex_fail(err, "gen: D x K = %d x %d document-topic matrix is too large for memory", (int)p->num_docs,
                          (int)p->num_topics);
   }
   return 0;
@@ -200,21 +200,21 @@ typedef struct word_cell {
 
 /* --- generation -------------------------------------------------------------------------------------- */
 
-static void *alloc_or_fail(size_t count, size_t size, const char *what, sk_lda_error *err, int *failed) {
+static void *alloc_or_fail(size_t count, size_t size, const char *what, sk_ex_error *err, int *failed) {
   void *ptr;
   if (*failed) return NULL;
   if (count == 0) count = 1;
   if (count > SIZE_MAX / size) {
-    *failed = sk_lda_fail(err, "gen: %s: size overflows", what);
+    *failed = sk_ex_fail(err, "gen: %s: size overflows", what);
     return NULL;
   }
   ptr = malloc(count * size);
   if (ptr == NULL)
-    *failed = sk_lda_fail(err, "gen: out of memory allocating %s (%.3g GB)", what, (double)count * (double)size / 1e9);
+    *failed = sk_ex_fail(err, "gen: out of memory allocating %s (%.3g GB)", what, (double)count * (double)size / 1e9);
   return ptr;
 }
 
-static int make_vocab(sk_lda_corpus *c, sk_lda_error *err) {
+static int make_vocab(sk_lda_corpus *c, sk_ex_error *err) {
   int32_t v, width = 6;
   int64_t top = 1000000;
   while ((int64_t)c->num_words > top && width < 10) {
@@ -222,12 +222,12 @@ static int make_vocab(sk_lda_corpus *c, sk_lda_error *err) {
     ++width;
   }
   c->vocab = (char **)calloc((size_t)c->num_words, sizeof(char *));
-  if (c->vocab == NULL) return sk_lda_fail(err, "gen: out of memory allocating the vocabulary");
+  if (c->vocab == NULL) return sk_ex_fail(err, "gen: out of memory allocating the vocabulary");
   for (v = 0; v < c->num_words; ++v) {
     char tmp[24];
     const int len = snprintf(tmp, sizeof tmp, "w%0*d", (int)width, (int)v);
     c->vocab[v] = (char *)malloc((size_t)len + 1);
-    if (c->vocab[v] == NULL) return sk_lda_fail(err, "gen: out of memory allocating the vocabulary");
+    if (c->vocab[v] == NULL) return sk_ex_fail(err, "gen: out of memory allocating the vocabulary");
     memcpy(c->vocab[v], tmp, (size_t)len + 1);
   }
   return 0;
@@ -366,7 +366,7 @@ static void make_doc(const sk_lda_gen_params *p, int32_t d, int32_t m, const dou
 }
 
 int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_out, float **theta_out,
-                    int32_t **topics_out, sk_lda_error *err) {
+                    int32_t **topics_out, sk_ex_error *err) {
   int32_t D, V, K, m, k, d;
   int failed = 0, nt;
   double *zipf = NULL, *kconc = NULL;
@@ -379,7 +379,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
   if (phi_out) *phi_out = NULL;
   if (theta_out) *theta_out = NULL;
   if (topics_out) *topics_out = NULL;
-  if (out == NULL) return sk_lda_fail(err, "gen: output corpus is NULL");
+  if (out == NULL) return sk_ex_fail(err, "gen: output corpus is NULL");
   memset(out, 0, sizeof *out);
   if (sk_lda_gen_validate(p, err)) return 1;
   D = p->num_docs;
@@ -397,7 +397,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
   c.doc_offsets = (int64_t *)alloc_or_fail((size_t)D + 1, sizeof *c.doc_offsets, "document offsets", err, &failed);
   if (phi_out != NULL && !failed) {
     phi = (float *)calloc((size_t)K * (size_t)V, sizeof *phi);
-    if (phi == NULL) failed = sk_lda_fail(err, "gen: out of memory allocating phi (%d x %d)", (int)K, (int)V);
+    if (phi == NULL) failed = sk_ex_fail(err, "gen: out of memory allocating phi (%d x %d)", (int)K, (int)V);
   }
   if (theta_out != NULL)
     theta = (float *)alloc_or_fail((size_t)D * (size_t)K, sizeof *theta, "theta", err, &failed);
@@ -424,7 +424,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
     scratch_free(&s);
   }
   if (failed) {
-    sk_lda_fail(err, "gen: out of memory allocating the topics' scratch (V = %d, %d threads)", (int)V, nt);
+    sk_ex_fail(err, "gen: out of memory allocating the topics' scratch (V = %d, %d threads)", (int)V, nt);
     goto fail;
   }
 
@@ -444,7 +444,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
         too_long = i;
     }
     if (too_long < D) {
-      failed = sk_lda_fail(err,
+      failed = sk_ex_fail(err,
                            "gen: document %d drew length %.3g, more than 2^31 - 2 tokens; lower the mean length "
                            "or its coefficient of variation",
                            (int)too_long, doc_length_draw(p, sigma, too_long) + 1.0);
@@ -473,7 +473,7 @@ int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_
     scratch_free(&s);
   }
   if (failed) {
-    sk_lda_fail(err, "gen: out of memory allocating the documents' scratch (K = %d, %d threads)", (int)K, nt);
+    sk_ex_fail(err, "gen: out of memory allocating the documents' scratch (K = %d, %d threads)", (int)K, nt);
     goto fail;
   }
 
@@ -514,19 +514,19 @@ typedef struct wfile {
   char tmp[4100];     /* path + ".tmp" */
 } wfile;
 
-static int wf_open(wfile *w, const char *dir, const char *file, sk_lda_error *err) {
+static int wf_open(wfile *w, const char *dir, const char *file, sk_ex_error *err) {
   memset(w, 0, sizeof *w);
   if ((size_t)snprintf(w->path, sizeof w->path, "%s/%s", dir, file) >= sizeof w->path)
-    return sk_lda_fail(err, "%s/%s: path is too long", dir, file);
+    return sk_ex_fail(err, "%s/%s: path is too long", dir, file);
   snprintf(w->tmp, sizeof w->tmp, "%s.tmp", w->path);
   w->buf = (char *)malloc(WBUF_SIZE);
-  if (w->buf == NULL) return sk_lda_fail(err, "%s: out of memory for the write buffer", w->path);
+  if (w->buf == NULL) return sk_ex_fail(err, "%s: out of memory for the write buffer", w->path);
   w->f = fopen(w->tmp, "wb");
   if (w->f == NULL) {
     const int e = errno;
     free(w->buf);
     w->buf = NULL;
-    return sk_lda_fail(err, "%s: cannot open for writing: %s", w->tmp, strerror(e));
+    return sk_ex_fail(err, "%s: cannot open for writing: %s", w->tmp, strerror(e));
   }
   return 0;
 }
@@ -580,7 +580,7 @@ static void wf_u64(wfile *w, uint64_t v, char end) {
 }
 
 /* Flushes, closes and renames into place; on failure removes the temporary file. */
-static int wf_close(wfile *w, sk_lda_error *err) {
+static int wf_close(wfile *w, sk_ex_error *err) {
   int rc = 0;
   wf_flush(w);
   if (!w->bad && fflush(w->f) != 0) {
@@ -595,11 +595,11 @@ static int wf_close(wfile *w, sk_lda_error *err) {
   free(w->buf);
   w->buf = NULL;
   if (w->bad) {
-    rc = sk_lda_fail(err, "%s: write failed: %s", w->tmp, strerror(w->errno_saved));
+    rc = sk_ex_fail(err, "%s: write failed: %s", w->tmp, strerror(w->errno_saved));
     remove(w->tmp);
   } else if (rename(w->tmp, w->path) != 0) {
     const int e = errno;
-    rc = sk_lda_fail(err, "%s: cannot rename to %s: %s", w->tmp, w->path, strerror(e));
+    rc = sk_ex_fail(err, "%s: cannot rename to %s: %s", w->tmp, w->path, strerror(e));
     remove(w->tmp);
   }
   return rc;
@@ -615,7 +615,7 @@ static void wf_abort(wfile *w) {
 }
 
 /* DIR/vocab.NAME.txt: the V words of c, one a line. */
-static int write_vocab(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+static int write_vocab(const sk_lda_corpus *c, const char *dir, const char *name, sk_ex_error *err) {
   char file[1024];
   wfile w;
   snprintf(file, sizeof file, "vocab.%s.txt", name);
@@ -623,7 +623,7 @@ static int write_vocab(const sk_lda_corpus *c, const char *dir, const char *name
   for (int32_t v = 0; v < c->num_words; ++v) {
     if (c->vocab[v] == NULL) {
       wf_abort(&w);
-      return sk_lda_fail(err, "%s: vocabulary word %d is NULL", w.path, (int)v);
+      return sk_ex_fail(err, "%s: vocabulary word %d is NULL", w.path, (int)v);
     }
     wf_bytes(&w, c->vocab[v], strlen(c->vocab[v]));
     wf_bytes(&w, "\n", 1);
@@ -742,17 +742,17 @@ static void uci_doc_lines(const sk_lda_corpus *c, int32_t d, uci_scratch *s, tex
 #define UCI_BLOCK_DOCS 512
 #define UCI_BLOCKS_PER_THREAD 4
 
-int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, sk_ex_error *err) {
   int64_t nnz = 0, maxlen = 0;
   char file[1024];
   wfile w;
   int rc, nt, failed = 0;
 
-  if (c == NULL || dir == NULL || name == NULL) return sk_lda_fail(err, "write_uci: corpus, dir or name is NULL");
+  if (c == NULL || dir == NULL || name == NULL) return sk_ex_fail(err, "write_uci: corpus, dir or name is NULL");
   if (c->num_docs < 0 || c->num_words < 1 || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))
-    return sk_lda_fail(err, "write_uci: invalid corpus (D = %d, V = %d)", (int)c->num_docs, (int)c->num_words);
+    return sk_ex_fail(err, "write_uci: invalid corpus (D = %d, V = %d)", (int)c->num_docs, (int)c->num_words);
   if (c->doc_offsets[0] != 0 || c->doc_offsets[c->num_docs] != c->num_tokens)
-    return sk_lda_fail(err, "write_uci: document offsets do not span the %lld tokens", (long long)c->num_tokens);
+    return sk_ex_fail(err, "write_uci: document offsets do not span the %lld tokens", (long long)c->num_tokens);
   const int32_t D = c->num_docs, V = c->num_words;
   const int64_t T = c->num_tokens;
   {
@@ -766,7 +766,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
       if (len < 0 && d < negative) negative = d;
       if (len > maxlen) maxlen = len;
     }
-    if (negative < D) return sk_lda_fail(err, "write_uci: document %d has negative length", (int)negative);
+    if (negative < D) return sk_ex_fail(err, "write_uci: document %d has negative length", (int)negative);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) reduction(min : bad)
 #endif
@@ -775,7 +775,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
     if (bad < T) {
       int32_t d = 0;
       while (c->doc_offsets[d + 1] <= bad) ++d;
-      return sk_lda_fail(err, "write_uci: token %lld of document %d has word id %d, out of range 0..%d",
+      return sk_ex_fail(err, "write_uci: token %lld of document %d has word id %d, out of range 0..%d",
                          (long long)(bad - c->doc_offsets[d]), (int)d, (int)c->tokens[bad], (int)V - 1);
     }
   }
@@ -786,7 +786,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
 #endif
   const int32_t nblocks_max = nt * UCI_BLOCKS_PER_THREAD;
   text_buf *bufs = (text_buf *)calloc((size_t)nblocks_max, sizeof *bufs);
-  if (bufs == NULL) return sk_lda_fail(err, "write_uci: out of memory");
+  if (bufs == NULL) return sk_ex_fail(err, "write_uci: out of memory");
 
   /* NNZ for the header: the distinct words of each document, over the threads. */
 #ifdef _OPENMP
@@ -809,7 +809,7 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
   }
   if (failed) {
     free(bufs);
-    return sk_lda_fail(err, "write_uci: out of memory (V = %d, %d threads)", (int)V, nt);
+    return sk_ex_fail(err, "write_uci: out of memory (V = %d, %d threads)", (int)V, nt);
   }
 
   snprintf(file, sizeof file, "docword.%s.txt", name);
@@ -852,18 +852,18 @@ int sk_lda_write_uci(const sk_lda_corpus *c, const char *dir, const char *name, 
   free(bufs);
   if (failed) {
     wf_abort(&w);
-    return sk_lda_fail(err, "%s: out of memory while formatting the lines", w.path);
+    return sk_ex_fail(err, "%s: out of memory while formatting the lines", w.path);
   }
   rc = wf_close(&w, err);
   if (rc != 0 || c->vocab == NULL) return rc;
   return write_vocab(c, dir, name, err);
 }
 
-int sk_lda_write_binary_files(const sk_lda_corpus *c, const char *dir, const char *name, sk_lda_error *err) {
+int sk_lda_write_binary_files(const sk_lda_corpus *c, const char *dir, const char *name, sk_ex_error *err) {
   char path[4096];
-  if (c == NULL || dir == NULL || name == NULL) return sk_lda_fail(err, "write_binary: corpus, dir or name is NULL");
+  if (c == NULL || dir == NULL || name == NULL) return sk_ex_fail(err, "write_binary: corpus, dir or name is NULL");
   if ((size_t)snprintf(path, sizeof path, "%s/docword.%s.bin", dir, name) >= sizeof path)
-    return sk_lda_fail(err, "%s/docword.%s.bin: path is too long", dir, name);
+    return sk_ex_fail(err, "%s/docword.%s.bin: path is too long", dir, name);
   if (sk_lda_write_binary(c, path, err) != 0) return 1;
   return c->vocab == NULL ? 0 : write_vocab(c, dir, name, err);
 }
@@ -880,7 +880,7 @@ static void wf_u32le(wfile *w, uint32_t x) {
 }
 
 static int write_matrix(const char *dir, const char *file, const float *a, uint32_t rows, uint32_t cols,
-                        sk_lda_error *err) {
+                        sk_ex_error *err) {
   wfile w;
   size_t i, n = (size_t)rows * (size_t)cols;
   if (wf_open(&w, dir, file, err)) return 1;
@@ -909,19 +909,19 @@ static int by_prob_desc(const void *x, const void *y) {
 }
 
 int sk_lda_write_planted(const sk_lda_gen_params *p, char *const *vocab, const float *phi, const float *theta,
-                         int top_n, const char *dir, const char *name, sk_lda_error *err) {
+                         int top_n, const char *dir, const char *name, sk_ex_error *err) {
   char file[1024], line[256];
   prob_word *pw;
   int32_t K, V, k, v;
   wfile w;
   if (p == NULL || phi == NULL || dir == NULL || name == NULL)
-    return sk_lda_fail(err, "write_planted: parameters, phi, dir or name is NULL");
+    return sk_ex_fail(err, "write_planted: parameters, phi, dir or name is NULL");
   if (sk_lda_gen_validate(p, err)) return 1;
-  if (top_n < 1) return sk_lda_fail(err, "write_planted: top_n = %d must be >= 1", top_n);
+  if (top_n < 1) return sk_ex_fail(err, "write_planted: top_n = %d must be >= 1", top_n);
   K = p->num_topics;
   V = p->num_words;
   pw = (prob_word *)malloc((size_t)V * sizeof *pw);
-  if (pw == NULL) return sk_lda_fail(err, "write_planted: out of memory");
+  if (pw == NULL) return sk_ex_fail(err, "write_planted: out of memory");
 
   snprintf(file, sizeof file, "topics.%s.planted.txt", name);
   if (wf_open(&w, dir, file, err)) {

@@ -1,5 +1,6 @@
-/*
- * Synthetic corpora for sk-lda (`sk-lda gen`): a corpus drawn from the LDA generative process with planted
+/**
+ * \file gen.h
+ * \brief Synthetic corpora for sk-lda (`sk-lda gen`): a corpus drawn from the LDA generative process with planted
  * topics, written in UCI bag-of-words form or as a binary corpus (corpus_binary.h), with the planted topics
  * beside it.
  *
@@ -71,84 +72,123 @@
 extern "C" {
 #endif
 
-/* Stream ids of the draws (see above); the low 32 bits are the topic or document id. */
+/** \brief Stream id of topic k's draws (plus k; see above); the low 32 bits are the topic or document id. */
 #define SK_LDA_GEN_STREAM_TOPIC (UINT64_C(1) << 32)
+/** \brief Stream id of document d's draws (plus d; see above); the low 32 bits are the topic or document id. */
 #define SK_LDA_GEN_STREAM_DOC (UINT64_C(2) << 32)
+/** \brief Stream id of document d's tokens (plus d; see above); the low 32 bits are the topic or document id. */
 #define SK_LDA_GEN_STREAM_TOKEN (UINT64_C(3) << 32)
 
+/** \brief The parameters of a synthetic corpus (the construction above). */
 typedef struct sk_lda_gen_params {
-  int32_t num_docs;       /* D >= 1 */
-  int32_t num_words;      /* V >= 1 */
-  int32_t num_topics;     /* K >= 1 */
-  double mean_doc_length; /* mean tokens per document, 1 <= mean <= 2^30 (every document has >= 1 token) */
-  double doc_length_cv;   /* coefficient of variation of the length (of L - 1, see above), 0 <= cv <= 10 */
-  double alpha;           /* theta_d ~ Dirichlet(alpha), alpha > 0 */
-  double beta;            /* phi_k ~ Dirichlet(beta * V * b_k), beta > 0 */
-  double zipf_exponent;   /* s >= 0 of the Zipf base measure (1: classic Zipf; 0: uniform) */
-  double topic_support;   /* fraction of the vocabulary each topic can use, 0 < f <= 1 */
-  uint64_t seed;          /* the Philox key */
-  int threads;            /* OpenMP threads (<= 0: the OpenMP default); the output does not depend on it */
+  int32_t num_docs;       /**< D >= 1 */
+  int32_t num_words;      /**< V >= 1 */
+  int32_t num_topics;     /**< K >= 1 */
+  double mean_doc_length; /**< mean tokens per document, 1 <= mean <= 2^30 (every document has >= 1 token) */
+  double doc_length_cv;   /**< coefficient of variation of the length (of L - 1, see above), 0 <= cv <= 10 */
+  double alpha;           /**< theta_d ~ Dirichlet(alpha), alpha > 0 */
+  double beta;            /**< phi_k ~ Dirichlet(beta * V * b_k), beta > 0 */
+  double zipf_exponent;   /**< s >= 0 of the Zipf base measure (1: classic Zipf; 0: uniform) */
+  double topic_support;   /**< fraction of the vocabulary each topic can use, 0 < f <= 1 */
+  uint64_t seed;          /**< the Philox key */
+  int threads;            /**< OpenMP threads (<= 0: the OpenMP default); the output does not depend on it */
 } sk_lda_gen_params;
 
-/* Defaults: D = 1000, V = 5000, K = 20, mean length 100, cv 0.5, alpha 0.1, beta 0.01, Zipf 1.0,
-   support 0.1, seed 1, threads 0. */
+/**
+ * \brief Defaults: D = 1000, V = 5000, K = 20, mean length 100, cv 0.5, alpha 0.1, beta 0.01, Zipf 1.0,
+ * support 0.1, seed 1, threads 0.
+ * \param params filled.
+ */
 void sk_lda_gen_params_default(sk_lda_gen_params *params);
 
-/* Checks the parameters without drawing anything; returns 0 when valid, else 1 with a message that
-   names the parameter, its value and the allowed range (also when K x V or D x K is too large to address
-   in memory, whether or not phi and theta are asked for). */
-int sk_lda_gen_validate(const sk_lda_gen_params *params, sk_lda_error *err);
+/**
+ * \brief Checks the parameters without drawing anything.
+ * \param params the parameters.
+ * \param err on failure, a message that names the parameter, its value and the allowed range.
+ * \return 0 when valid, else 1 with a message that names the parameter, its value and the allowed range
+ *         (also when K x V or D x K is too large to address in memory, whether or not phi and theta are
+ *         asked for).
+ */
+int sk_lda_gen_validate(const sk_lda_gen_params *params, sk_ex_error *err);
 
-/*
- * Draws a corpus (construction above) into `out`, which the caller frees with sk_lda_corpus_free().
+/**
+ * \brief Draws a corpus (construction above) into `out`, which the caller frees with sk_lda_corpus_free().
+ *
  * `out` is overwritten (not freed first) and left zeroed on failure. The vocabulary is "w000000" ..
  * (six digits, more when V > 10^6). Tokens of a document are in draw order.
  * Optional outputs, each skipped when NULL, each malloc'ed and freed by the caller with free():
- *   phi_out:    K x V floats, row k = phi_k (rows sum to 1 up to float rounding; the alias tables are
- *               built from these float values, so they are what the tokens were drawn from);
- *   theta_out:  D x K floats, row d = theta_d (likewise);
- *   topics_out: T topic ids, the planted topic of each token, aligned with out->tokens.
- * Returns 0, or 1 with a message on invalid parameters, a length that overflows, or out of memory.
+ * phi_out, theta_out and topics_out.
+ * \param params the parameters.
+ * \param out receives the corpus.
+ * \param phi_out K x V floats, row k = phi_k (rows sum to 1 up to float rounding; the alias tables are
+ *        built from these float values, so they are what the tokens were drawn from); or NULL.
+ * \param theta_out D x K floats, row d = theta_d (likewise); or NULL.
+ * \param topics_out T topic ids, the planted topic of each token, aligned with out->tokens; or NULL.
+ * \param err filled on failure.
+ * \return 0, or 1 with a message on invalid parameters, a length that overflows, or out of memory.
  */
 int sk_lda_generate(const sk_lda_gen_params *params, sk_lda_corpus *out, float **phi_out, float **theta_out,
-                    int32_t **topics_out, sk_lda_error *err);
+                    int32_t **topics_out, sk_ex_error *err);
 
-/*
- * Writes `corpus` in UCI bag-of-words form as DIR/docword.NAME.txt and DIR/vocab.NAME.txt:
- * three header lines D, W (= V) and NNZ, then one "doc word count" line per distinct (document, word),
+/**
+ * \brief Writes `corpus` in UCI bag-of-words form as DIR/docword.NAME.txt and DIR/vocab.NAME.txt.
+ *
+ * Three header lines D, W (= V) and NNZ, then one "doc word count" line per distinct (document, word),
  * 1-based ids, counts aggregated, sorted by document then word; documents with no tokens have no lines.
  * The vocabulary file has V lines (written only when corpus->vocab is not NULL). Each file is written to
  * NAME + ".tmp" and renamed, so an interrupted run leaves no half file under the final name.
- * DIR must exist. Returns 0, or 1 with a message naming the file (I/O error, invalid corpus).
+ * DIR must exist.
  * The lines are formatted over the OpenMP threads (the default count), blocks of documents at a time,
  * and written in order: the same bytes for any thread count. Work O(T log(max document length));
  * memory per thread O(V + max document length), plus four blocks' lines per thread.
+ * \param corpus the corpus.
+ * \param dir the folder (DIR); must exist.
+ * \param name the corpus's NAME.
+ * \param err filled on failure, naming the file.
+ * \return 0, or 1 with a message naming the file (I/O error, invalid corpus).
  */
-int sk_lda_write_uci(const sk_lda_corpus *corpus, const char *dir, const char *name, sk_lda_error *err);
+int sk_lda_write_uci(const sk_lda_corpus *corpus, const char *dir, const char *name, sk_ex_error *err);
 
-/*
- * Writes `corpus` as a binary corpus DIR/docword.NAME.bin (corpus_binary.h: sk_lda_write_binary(), fsync
- * and rename) and, when corpus->vocab is not NULL, its vocabulary DIR/vocab.NAME.txt (V lines, as
- * sk_lda_write_uci() writes it). `sk-lda train --docword DIR/docword.NAME.bin --vocab DIR/vocab.NAME.txt`
- * reads them back. Returns 0, or 1 with a message naming the file. Work O(D + T) over the OpenMP threads
- * and the write of 44 + 8 (D + 1) + 4 T bytes; no memory beyond the corpus.
+/**
+ * \brief Writes `corpus` as a binary corpus DIR/docword.NAME.bin (corpus_binary.h: sk_lda_write_binary(),
+ * fsync and rename) and, when corpus->vocab is not NULL, its vocabulary DIR/vocab.NAME.txt (V lines, as
+ * sk_lda_write_uci() writes it).
+ *
+ * `sk-lda train --docword DIR/docword.NAME.bin --vocab DIR/vocab.NAME.txt` reads them back. Work O(D + T)
+ * over the OpenMP threads and the write of 44 + 8 (D + 1) + 4 T bytes; no memory beyond the corpus.
+ * \param corpus the corpus.
+ * \param dir the folder (DIR).
+ * \param name the corpus's NAME.
+ * \param err filled on failure, naming the file.
+ * \return 0, or 1 with a message naming the file.
  */
-int sk_lda_write_binary_files(const sk_lda_corpus *corpus, const char *dir, const char *name, sk_lda_error *err);
+int sk_lda_write_binary_files(const sk_lda_corpus *corpus, const char *dir, const char *name, sk_ex_error *err);
 
-/*
- * Writes the planted truth beside the corpus:
- *   DIR/topics.NAME.planted.txt: '#' comment lines with the parameters, then for each topic k one line
- *       "topic K" followed by `top_n` lines "<TAB>word<TAB>probability" (the top_n words of phi_k by
- *       decreasing probability, ties by word id; fewer when the support is smaller; probability with %.6g).
- *   DIR/phi.NAME.planted.f32: matrix file (below) of phi, K rows x V columns.
- *   DIR/theta.NAME.planted.f32: matrix file of theta, D rows x K columns (only when theta is not NULL).
+/**
+ * \brief Writes the planted truth beside the corpus.
+ *
+ * - DIR/topics.NAME.planted.txt: '#' comment lines with the parameters, then for each topic k one line
+ *   "topic K" followed by `top_n` lines `"<TAB>word<TAB>probability"` (the top_n words of phi_k by
+ *   decreasing probability, ties by word id; fewer when the support is smaller; probability with %.6g).
+ * - DIR/phi.NAME.planted.f32: matrix file (below) of phi, K rows x V columns.
+ * - DIR/theta.NAME.planted.f32: matrix file of theta, D rows x K columns (only when theta is not NULL).
+ *
  * Matrix file: 8 bytes magic "SKLDAF32", then uint32 version (1), uint32 rows, uint32 cols, uint32 0
- *   (reserved), all little-endian, then rows * cols IEEE-754 float32 little-endian, row-major.
+ * (reserved), all little-endian, then rows * cols IEEE-754 float32 little-endian, row-major.
  * `vocab` may be NULL (words are then named by "w%06d" of their id). Same temporary-name rule and
  * errors as sk_lda_write_uci.
+ * \param params the parameters the corpus was drawn with.
+ * \param vocab the words, or NULL.
+ * \param phi K x V floats, row k = phi_k.
+ * \param theta D x K floats, row d = theta_d, or NULL.
+ * \param top_n words per topic in the topics file.
+ * \param dir the folder (DIR).
+ * \param name the corpus's NAME.
+ * \param err filled on failure, naming the file.
+ * \return 0, or 1 with a message naming the file.
  */
 int sk_lda_write_planted(const sk_lda_gen_params *params, char *const *vocab, const float *phi, const float *theta,
-                         int top_n, const char *dir, const char *name, sk_lda_error *err);
+                         int top_n, const char *dir, const char *name, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

@@ -59,19 +59,19 @@ static uint64_t sk_lda_hash_str(const char *s) {
 }
 
 int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, const char *name, int id_base,
-                           int skip_unknown, int64_t *num_dropped, sk_lda_error *err) {
+                           int skip_unknown, int64_t *num_dropped, sk_ex_error *err) {
   if (name == NULL) name = "documents";
   if (mf == NULL || docs == NULL || docs->doc_offsets == NULL || (docs->num_tokens > 0 && docs->tokens == NULL))
-    return sk_lda_fail(err, "%s: map words: a pointer is NULL", name);
+    return sk_ex_fail(err, "%s: map words: a pointer is NULL", name);
   const int32_t V = mf->num_words;
   const int64_t T = docs->num_tokens;
   /* new_id[w] for each input word id w: the model's id, or -1 when unknown. */
   const int32_t W = docs->num_words;
-  if (W < 0) return sk_lda_fail(err, "%s: invalid vocabulary size %d", name, (int)W);
+  if (W < 0) return sk_ex_fail(err, "%s: invalid vocabulary size %d", name, (int)W);
   int32_t *new_id = NULL;
   if (docs->vocab != NULL) {
     if (mf->vocab == NULL)
-      return sk_lda_fail(err, "%s: the documents come with a vocabulary but the model has none; give them without "
+      return sk_ex_fail(err, "%s: the documents come with a vocabulary but the model has none; give them without "
                               "one so that word ids are matched directly", name);
     size_t cap = 16;
     while (cap < 2u * (size_t)V) cap *= 2;
@@ -80,7 +80,7 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
     if (table == NULL || new_id == NULL) {
       free(table);
       free(new_id);
-      return sk_lda_fail(err, "%s: out of memory for the vocabulary map", name);
+      return sk_ex_fail(err, "%s: out of memory for the vocabulary map", name);
     }
     memset(table, 0xff, cap * sizeof *table);
     for (int32_t v = 0; v < V; ++v) {
@@ -118,10 +118,10 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
         continue;
       }
       if (new_id != NULL && w >= 0 && w < W && docs->vocab[w] != NULL) {
-        sk_lda_fail(err, "%s: document %d: word \"%s\" is not in the model's vocabulary", name, (int)d,
+        sk_ex_fail(err, "%s: document %d: word \"%s\" is not in the model's vocabulary", name, (int)d,
                     docs->vocab[w]);
       } else {
-        sk_lda_fail(err, "%s: document %d: word id %lld is outside the model's vocabulary (ids %d..%d)", name,
+        sk_ex_fail(err, "%s: document %d: word id %lld is outside the model's vocabulary (ids %d..%d)", name,
                     (int)d, (long long)w + id_base, id_base, (int)V - 1 + id_base);
       }
       free(new_id);
@@ -153,26 +153,26 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
 }
 
 int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int iters, uint64_t seed, int threads,
-                 sk_lda_infer_result *out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "infer: output is NULL");
+                 sk_lda_infer_result *out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "infer: output is NULL");
   memset(out, 0, sizeof *out);
   if (mf == NULL || mf->n_vk == NULL || mf->n_k == NULL || docs == NULL || docs->doc_offsets == NULL ||
       (docs->num_tokens > 0 && docs->tokens == NULL))
-    return sk_lda_fail(err, "infer: a pointer is NULL");
-  if (iters < 0) return sk_lda_fail(err, "infer: %d fold-in iterations", iters);
+    return sk_ex_fail(err, "infer: a pointer is NULL");
+  if (iters < 0) return sk_ex_fail(err, "infer: %d fold-in iterations", iters);
   const int32_t K = mf->num_topics, V = mf->num_words, D = docs->num_docs;
-  if (K < 1 || V < 1 || D < 0) return sk_lda_fail(err, "infer: invalid sizes K = %d, V = %d, D = %d", (int)K, (int)V, (int)D);
+  if (K < 1 || V < 1 || D < 0) return sk_ex_fail(err, "infer: invalid sizes K = %d, V = %d, D = %d", (int)K, (int)V, (int)D);
   if (docs->doc_offsets[0] != 0 || docs->doc_offsets[D] != docs->num_tokens)
-    return sk_lda_fail(err, "infer: document offsets do not run from 0 to T = %lld", (long long)docs->num_tokens);
+    return sk_ex_fail(err, "infer: document offsets do not run from 0 to T = %lld", (long long)docs->num_tokens);
   int64_t max_len = 0;
   for (int32_t d = 0; d < D; ++d) {
     const int64_t n = docs->doc_offsets[d + 1] - docs->doc_offsets[d];
-    if (n < 0) return sk_lda_fail(err, "infer: offsets decrease at document %d", (int)d);
+    if (n < 0) return sk_ex_fail(err, "infer: offsets decrease at document %d", (int)d);
     if (n > max_len) max_len = n;
   }
   for (int64_t t = 0; t < docs->num_tokens; ++t)
     if (docs->tokens[t] < 0 || docs->tokens[t] >= V)
-      return sk_lda_fail(err, "infer: token %lld has word id %d outside the model's 0..%d", (long long)t,
+      return sk_ex_fail(err, "infer: token %lld has word id %d outside the model's 0..%d", (long long)t,
                          (int)docs->tokens[t], (int)V - 1);
   out->num_docs = D;
   out->num_topics = K;
@@ -199,5 +199,5 @@ int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int ite
   return 0;
 oom:
   sk_lda_infer_result_free(out);
-  return sk_lda_fail(err, "infer: out of memory (D = %d, K = %d)", (int)D, (int)K);
+  return sk_ex_fail(err, "infer: out of memory (D = %d, K = %d)", (int)D, (int)K);
 }

@@ -96,13 +96,13 @@ static void sk_lda_heldout_visit(void *p, int32_t d, int32_t *ndk, double *cum, 
 }
 
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                             int fold_in_iters, int threads, double *ll_per_token, sk_lda_error *err) {
+                             int fold_in_iters, int threads, double *ll_per_token, sk_ex_error *err) {
   if (m == NULL || m->n_vk == NULL || m->n_k == NULL || observed == NULL || heldout == NULL || ll_per_token == NULL)
-    return sk_lda_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
+    return sk_ex_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
   if (observed->num_docs != heldout->num_docs)
-    return sk_lda_fail(err, "held-out LL: %d observed halves but %d held-out halves", (int)observed->num_docs,
+    return sk_ex_fail(err, "held-out LL: %d observed halves but %d held-out halves", (int)observed->num_docs,
                        (int)heldout->num_docs);
-  if (fold_in_iters < 0) return sk_lda_fail(err, "held-out LL: %d fold-in iterations", fold_in_iters);
+  if (fold_in_iters < 0) return sk_ex_fail(err, "held-out LL: %d fold-in iterations", fold_in_iters);
   const int32_t K = m->num_topics, V = m->num_words, D = observed->num_docs;
   const sk_lda_corpus *halves[2] = {observed, heldout};
   int64_t max_len = 0;
@@ -110,14 +110,14 @@ int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *o
     const sk_lda_corpus *c = halves[h];
     if (c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL) || c->doc_offsets[0] != 0 ||
         c->doc_offsets[D] != c->num_tokens)
-      return sk_lda_fail(err, "held-out LL: the %s corpus is inconsistent", h == 0 ? "observed" : "held-out");
+      return sk_ex_fail(err, "held-out LL: the %s corpus is inconsistent", h == 0 ? "observed" : "held-out");
     for (int64_t t = 0; t < c->num_tokens; ++t)
       if (c->tokens[t] < 0 || c->tokens[t] >= V)
-        return sk_lda_fail(err, "held-out LL: %s token %lld has word id %d outside 0..%d",
+        return sk_ex_fail(err, "held-out LL: %s token %lld has word id %d outside 0..%d",
                            h == 0 ? "observed" : "held-out", (long long)t, (int)c->tokens[t], (int)V - 1);
     for (int32_t d = 0; d < D; ++d) {
       const int64_t n = c->doc_offsets[d + 1] - c->doc_offsets[d];
-      if (n < 0) return sk_lda_fail(err, "held-out LL: offsets decrease at document %d", (int)d);
+      if (n < 0) return sk_ex_fail(err, "held-out LL: offsets decrease at document %d", (int)d);
       if (n > max_len) max_len = n;
     }
   }
@@ -126,13 +126,13 @@ int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *o
     return 0;
   }
   double *doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *doc_ll);
-  if (doc_ll == NULL) return sk_lda_fail(err, "held-out LL: out of memory");
+  if (doc_ll == NULL) return sk_ex_fail(err, "held-out LL: out of memory");
   sk_lda_heldout_ctx ctx = {m, heldout, doc_ll};
   const int st = sk_lda_detail_fold_in_docs(m, observed, max_len, fold_in_iters, threads, sk_lda_heldout_visit, &ctx);
   if (st != 0) {
     free(doc_ll);
-    if (st == 1) return sk_lda_fail(err, "held-out LL: out of memory");
-    return sk_lda_fail(err, "held-out LL: out of memory for per-thread scratch (K = %d)", (int)K);
+    if (st == 1) return sk_ex_fail(err, "held-out LL: out of memory");
+    return sk_ex_fail(err, "held-out LL: out of memory for per-thread scratch (K = %d)", (int)K);
   }
   double sum = 0.0; /* serial, in document order: the same bits for any thread count */
   for (int32_t d = 0; d < D; ++d) sum += doc_ll[d];
@@ -142,16 +142,10 @@ int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *o
 }
 
 int sk_lda_heldout_ll(const sk_lda_model *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                      int fold_in_iters, int threads, double *ll_per_token, sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
+                      int fold_in_iters, int threads, double *ll_per_token, sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
   const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
   return sk_lda_heldout_ll_counts(&view, observed, heldout, fold_in_iters, threads, ll_per_token, err);
-}
-
-double sk_lda_wall_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 double sk_lda_tokens_per_second(int64_t tokens, double seconds) {

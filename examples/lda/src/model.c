@@ -192,7 +192,7 @@ static void sk_lda_recount_scratch_free(sk_lda_recount_scratch *s) {
   free(s->seen);
 }
 
-int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
+int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err) {
   const int32_t K = m->num_topics;
   int failed = 0;
   threads = sk_lda_detail_threads(threads);
@@ -204,7 +204,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
     if (ok)
       for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_recount_doc(m, d, &s, m->n_k, 0);
     sk_lda_recount_scratch_free(&s);
-    return ok ? 0 : sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
+    return ok ? 0 : sk_ex_fail(err, "out of memory while counting topics (K = %d)", (int)K);
   }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
@@ -229,30 +229,30 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err) {
     sk_lda_recount_scratch_free(&s);
     free(nk);
   }
-  if (failed) return sk_lda_fail(err, "out of memory while counting topics (K = %d)", (int)K);
+  if (failed) return sk_ex_fail(err, "out of memory while counting topics (K = %d)", (int)K);
   return 0;
 }
 
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
-                      double beta, uint64_t seed, sk_lda_error *err) {
-  if (m == NULL) return sk_lda_fail(err, "model init: model is NULL");
+                      double beta, uint64_t seed, sk_ex_error *err) {
+  if (m == NULL) return sk_ex_fail(err, "model init: model is NULL");
   memset(m, 0, sizeof *m);
-  if (train == NULL) return sk_lda_fail(err, "model init: corpus is NULL");
+  if (train == NULL) return sk_ex_fail(err, "model init: corpus is NULL");
   if (num_topics < 1 || num_topics > SK_LDA_MAX_TOPICS)
-    return sk_lda_fail(err, "number of topics %d is outside 1..%d", (int)num_topics, SK_LDA_MAX_TOPICS);
-  if (!(alpha > 0.0) || !isfinite(alpha)) return sk_lda_fail(err, "alpha %g must be finite and positive", alpha);
-  if (!(beta > 0.0) || !isfinite(beta)) return sk_lda_fail(err, "beta %g must be finite and positive", beta);
+    return sk_ex_fail(err, "number of topics %d is outside 1..%d", (int)num_topics, SK_LDA_MAX_TOPICS);
+  if (!(alpha > 0.0) || !isfinite(alpha)) return sk_ex_fail(err, "alpha %g must be finite and positive", alpha);
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_ex_fail(err, "beta %g must be finite and positive", beta);
   if (train->num_docs < 0 || train->num_words < 1 || train->num_tokens < 0)
-    return sk_lda_fail(err, "corpus has invalid sizes (D = %d, V = %d, T = %lld)", (int)train->num_docs,
+    return sk_ex_fail(err, "corpus has invalid sizes (D = %d, V = %d, T = %lld)", (int)train->num_docs,
                        (int)train->num_words, (long long)train->num_tokens);
   if (train->doc_offsets == NULL || (train->num_tokens > 0 && train->tokens == NULL))
-    return sk_lda_fail(err, "corpus arrays are NULL");
+    return sk_ex_fail(err, "corpus arrays are NULL");
   if (train->doc_offsets[0] != 0 || train->doc_offsets[train->num_docs] != train->num_tokens)
-    return sk_lda_fail(err, "corpus offsets do not run from 0 to T = %lld", (long long)train->num_tokens);
+    return sk_ex_fail(err, "corpus offsets do not run from 0 to T = %lld", (long long)train->num_tokens);
   const int32_t D = train->num_docs, V = train->num_words, K = num_topics;
   const int64_t T = train->num_tokens;
   if ((uint64_t)V * (uint64_t)K > (uint64_t)SIZE_MAX / 16u)
-    return sk_lda_fail(err, "V * K = %d * %d is too large", (int)V, (int)K);
+    return sk_ex_fail(err, "V * K = %d * %d is too large", (int)V, (int)K);
   /* The checks and the seeded topics run over the threads; each reports the first offender, as a serial
      loop would, and every result is the same bits for any thread count. */
   const int threads = sk_lda_detail_threads(0);
@@ -267,7 +267,7 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
     if (n < 0 && d < decreasing) decreasing = d;
     slots += n < 0 ? 0 : n < K ? n : K;
   }
-  if (decreasing < D) return sk_lda_fail(err, "corpus offsets decrease at document %d", (int)decreasing);
+  if (decreasing < D) return sk_ex_fail(err, "corpus offsets decrease at document %d", (int)decreasing);
   int bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(| : bad)
@@ -275,7 +275,7 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   for (int64_t t = 0; t < T; ++t) bad |= (uint32_t)words[t] >= (uint32_t)V;
   for (int64_t t = 0; bad && t < T; ++t)
     if (words[t] < 0 || words[t] >= V)
-      return sk_lda_fail(err, "token %lld has word id %d outside 0..%d", (long long)t, (int)words[t], (int)V - 1);
+      return sk_ex_fail(err, "token %lld has word id %d outside 0..%d", (long long)t, (int)words[t], (int)V - 1);
 
   m->corpus = train;
   m->num_topics = K;
@@ -295,7 +295,7 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   if (m->z == NULL || m->dk_start == NULL || m->dk_nnz == NULL || m->dk_topic == NULL || m->dk_count == NULL ||
       m->n_vk == NULL || m->n_k == NULL) {
     sk_lda_model_free(m);
-    return sk_lda_fail(err, "out of memory for a model with T = %lld, V = %d, K = %d", (long long)T, (int)V,
+    return sk_ex_fail(err, "out of memory for a model with T = %lld, V = %d, K = %d", (long long)T, (int)V,
                        (int)K);
   }
   m->dk_start[0] = 0;
@@ -333,9 +333,9 @@ void sk_lda_model_free(sk_lda_model *m) {
   memset(m, 0, sizeof *m);
 }
 
-int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "set topics: model is NULL or not initialised");
-  if (z == NULL && m->num_tokens > 0) return sk_lda_fail(err, "set topics: topics are NULL");
+int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "set topics: model is NULL or not initialised");
+  if (z == NULL && m->num_tokens > 0) return sk_ex_fail(err, "set topics: topics are NULL");
   if (sk_lda_detail_check_topics(z, m->num_tokens, m->num_topics, "set topics", err) != 0) return 1;
   if (m->num_tokens > 0) memcpy(m->z, z, (size_t)m->num_tokens * sizeof *z);
   return sk_lda_model_recount(m, 0, err);
@@ -364,7 +364,7 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
 }
 
 int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
-                               sk_lda_error *err) {
+                               sk_ex_error *err) {
   int bad = 0; /* over the threads first; the first offender is then found by one thread */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) reduction(| : bad)
@@ -372,7 +372,7 @@ int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num
   for (int64_t t = 0; t < num_tokens; ++t) bad |= (uint32_t)z[t] >= (uint32_t)num_topics;
   for (int64_t t = 0; bad && t < num_tokens; ++t)
     if (z[t] < 0 || z[t] >= num_topics)
-      return sk_lda_fail(err, "%s: token %lld has topic %d outside 0..%d", what, (long long)t, (int)z[t],
+      return sk_ex_fail(err, "%s: token %lld has topic %d outside 0..%d", what, (long long)t, (int)z[t],
                          (int)num_topics - 1);
   return 0;
 }

@@ -1,11 +1,29 @@
-/*
- * The state of an LDA training run on the CPU: one topic per token (z), the document-topic counts A
+/**
+ * \file model.h
+ * \brief The state of an LDA training run on the CPU: one topic per token (z), the document-topic counts A
  * (n_dk, one sparse row per document), the word-topic counts B (n_vk, dense V x K) and the topic
  * totals n_k; plus the RNG stream scheme that every sk-lda part (CPU and, later, GPU) shares.
  *
  * Threading: a model is not thread-safe; one caller at a time. The samplers use OpenMP inside.
  * Errors: functions returning int give 0 on success and non-zero on failure, with err filled (see
  * corpus.h). The model never changes the corpus it was built on.
+ *
+ * RNG streams. Every random number in sk-lda is u = sk_rng_uniform_f64(seed, stream, index) from
+ * samplekit/rng.h (Philox4x32-10, a pure function of its arguments), so a result never depends on
+ * thread count, scheduling or device. A uniform u in [0, 1) picks from n equally likely choices as
+ * floor(u * n) (clamped to n - 1), and from a discrete distribution with total mass W as the first
+ * entry whose running sum exceeds u * W (in the sampler's documented order).
+ * \verbatim
+ *   stream                           index                                   used for
+ *   iteration  (< 2^63)              global token index t of the training    sweep `iteration` of CGS
+ *                                    corpus                                  and of ESCA (one draw per token)
+ *   SK_LDA_STREAM_INIT               t                                       initial topic of token t
+ *   SK_LDA_STREAM_SPLIT_DOCS         step i of the document shuffle          choosing the test documents
+ *   SK_LDA_STREAM_SPLIT_TOKENS       global token index in the full corpus   halving each test document
+ *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic
+ *   SK_LDA_STREAM_FOLDIN(it)         token index in the observed halves      fold-in sweep it
+ * \endverbatim
+ * Streams at or above SK_LDA_STREAM_RESERVED are never sweep streams, so no two uses share numbers.
  */
 #ifndef SK_LDA_MODEL_H
 #define SK_LDA_MODEL_H
@@ -19,124 +37,177 @@
 extern "C" {
 #endif
 
-/*
- * RNG streams. Every random number in sk-lda is u = sk_rng_uniform_f64(seed, stream, index) from
- * samplekit/rng.h (Philox4x32-10, a pure function of its arguments), so a result never depends on
- * thread count, scheduling or device. A uniform u in [0, 1) picks from n equally likely choices as
- * floor(u * n) (clamped to n - 1), and from a discrete distribution with total mass W as the first
- * entry whose running sum exceeds u * W (in the sampler's documented order).
- *
- *   stream                           index                                   used for
- *   iteration  (< 2^63)              global token index t of the training    sweep `iteration` of CGS
- *                                    corpus                                  and of ESCA (one draw per token)
- *   SK_LDA_STREAM_INIT               t                                       initial topic of token t
- *   SK_LDA_STREAM_SPLIT_DOCS         step i of the document shuffle          choosing the test documents
- *   SK_LDA_STREAM_SPLIT_TOKENS       global token index in the full corpus   halving each test document
- *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic
- *   SK_LDA_STREAM_FOLDIN(it)         token index in the observed halves      fold-in sweep it
- *
- * Streams at or above SK_LDA_STREAM_RESERVED are never sweep streams, so no two uses share numbers.
- */
+/** \brief RNG streams (see the file's description): the first stream that is never a sweep stream. */
 #define SK_LDA_STREAM_RESERVED UINT64_C(0x8000000000000000)
+/** \brief RNG stream of the initial topic of token t (index t). */
 #define SK_LDA_STREAM_INIT (SK_LDA_STREAM_RESERVED + 0u)
+/** \brief RNG stream of choosing the test documents (index: step i of the document shuffle). */
 #define SK_LDA_STREAM_SPLIT_DOCS (SK_LDA_STREAM_RESERVED + 1u)
+/** \brief RNG stream of halving each test document (index: global token index in the full corpus). */
 #define SK_LDA_STREAM_SPLIT_TOKENS (SK_LDA_STREAM_RESERVED + 2u)
+/** \brief RNG stream of the initial fold-in topic (index: token index in the observed halves). */
 #define SK_LDA_STREAM_FOLDIN_INIT (SK_LDA_STREAM_RESERVED + 3u)
+/** \brief RNG stream of fold-in sweep it (index: token index in the observed halves). */
 #define SK_LDA_STREAM_FOLDIN(it) (SK_LDA_STREAM_RESERVED + UINT64_C(0x100000000) + (uint64_t)(it))
 
-/* Largest number of topics supported. */
+/** \brief Largest number of topics supported. */
 #define SK_LDA_MAX_TOPICS 65536
-/* Default topic-word prior beta. */
+/** \brief Default topic-word prior beta. */
 #define SK_LDA_DEFAULT_BETA 0.01
 
-/* The training state every sampler shares (each sampler keeps its own scratch; sampler.h). Fields are
-   read-only for callers. */
+/**
+ * \brief The training state every sampler shares (each sampler keeps its own scratch; sampler.h).
+ *
+ * Fields are read-only for callers.
+ */
 typedef struct sk_lda_model {
-  const sk_lda_corpus *corpus; /* the training corpus, borrowed: must outlive the model */
-  int32_t num_topics;          /* K, 1 .. SK_LDA_MAX_TOPICS */
-  int32_t num_words;           /* V = corpus->num_words */
-  int32_t num_docs;            /* D = corpus->num_docs */
-  int64_t num_tokens;          /* T = corpus->num_tokens */
-  double alpha;                /* symmetric document-topic prior, > 0 */
-  double beta;                 /* symmetric topic-word prior, > 0 */
-  uint64_t seed;               /* the key of every draw */
+  const sk_lda_corpus *corpus; /**< the training corpus, borrowed: must outlive the model */
+  int32_t num_topics;          /**< K, 1 .. SK_LDA_MAX_TOPICS */
+  int32_t num_words;           /**< V = corpus->num_words */
+  int32_t num_docs;            /**< D = corpus->num_docs */
+  int64_t num_tokens;          /**< T = corpus->num_tokens */
+  double alpha;                /**< symmetric document-topic prior, > 0 */
+  double beta;                 /**< symmetric topic-word prior, > 0 */
+  uint64_t seed;               /**< the key of every draw */
 
-  int32_t *z; /* T topics, z[t] in [0, K) */
+  int32_t *z; /**< T topics, z[t] in [0, K) */
 
-  /* A: document d's nonzero counts are the pairs (dk_topic[i], dk_count[i]) for
-     i in [dk_start[d], dk_start[d] + dk_nnz[d]), topics strictly increasing; dk_start has D + 1
-     entries and reserves min(n_d, K) slots per document. */
-  int64_t *dk_start;
-  int32_t *dk_nnz;
-  int32_t *dk_topic;
-  int32_t *dk_count;
+  /**
+   * \name A
+   * Document d's nonzero counts are the pairs (dk_topic[i], dk_count[i]) for
+   * i in [dk_start[d], dk_start[d] + dk_nnz[d]), topics strictly increasing; dk_start has D + 1
+   * entries and reserves min(n_d, K) slots per document.
+   * \{
+   */
+  int64_t *dk_start; /**< D + 1 entries: where each document's row starts */
+  int32_t *dk_nnz;   /**< D: each row's number of pairs */
+  int32_t *dk_topic; /**< the pairs' topics */
+  int32_t *dk_count; /**< the pairs' counts */
+  /** \} */
 
-  int32_t *n_vk; /* B: V x K, row-major: n_vk[v * K + k] */
-  int64_t *n_k;  /* K topic totals */
+  int32_t *n_vk; /**< B: V x K, row-major: n_vk[v * K + k] */
+  int64_t *n_k;  /**< K topic totals */
 
 } sk_lda_model;
 
-/* Default document-topic prior: 50 / K. */
+/**
+ * \brief Default document-topic prior: 50 / K.
+ * \param num_topics K.
+ * \return 50 / K.
+ */
 double sk_lda_default_alpha(int32_t num_topics);
 
-/*
- * Builds a model on `train` (borrowed, must outlive the model) with K topics and priors alpha, beta:
- * token t starts in topic floor(K * sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)); the counts are
- * built from these topics. Fails (and leaves *m zeroed) when a pointer is NULL, K is outside
- * 1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent (offsets
- * not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out (a bad
- * offset or word id is named as a serial scan would find it first).
+/**
+ * \brief Builds a model on `train` (borrowed, must outlive the model) with K topics and priors alpha, beta.
+ *
+ * Token t starts in topic floor(K * sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)); the counts are
+ * built from these topics.
  * The checks, the topics, the zeroing of B and the recount run over the OpenMP threads (the default
  * count); the model is the same bits for any thread count.
  * Work O(T log K + V K + D K / 64); memory at most 4 V K + 12 T + 12 D + 8 K bytes.
+ * \param m receives the model; free with sk_lda_model_free().
+ * \param train the training corpus (borrowed, must outlive the model).
+ * \param num_topics K, 1 .. SK_LDA_MAX_TOPICS.
+ * \param alpha the document-topic prior, finite and positive.
+ * \param beta the topic-word prior, finite and positive.
+ * \param seed the key of every draw.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero (and *m left zeroed) when a pointer is NULL, K is outside
+ *         1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent
+ *         (offsets not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out
+ *         (a bad offset or word id is named as a serial scan would find it first).
  */
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
-                      double beta, uint64_t seed, sk_lda_error *err);
+                      double beta, uint64_t seed, sk_ex_error *err);
 
-/* Frees what the model owns and zeroes it (not the corpus); NULL or a zeroed model is fine. */
+/**
+ * \brief Frees what the model owns and zeroes it (not the corpus); NULL or a zeroed model is fine.
+ * \param m the model.
+ */
 void sk_lda_model_free(sk_lda_model *m);
 
-/*
- * Replaces every topic with z[0 .. T) (for a resume or a test) and rebuilds the counts. Fails when z
- * is NULL or a topic is outside [0, K) (the model is then unchanged), or when the recount runs out of
- * memory (z is then the new one; call sk_lda_model_recount() again). Work O(T log K + V K).
+/**
+ * \brief Replaces every topic with z[0 .. T) (for a resume or a test) and rebuilds the counts.
+ *
+ * Work O(T log K + V K).
+ * \param m the model.
+ * \param z T topics.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero when z is NULL or a topic is outside [0, K) (the model is then
+ *         unchanged), or when the recount runs out of memory (z is then the new one; call
+ *         sk_lda_model_recount() again).
  */
-int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_lda_error *err);
+int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_ex_error *err);
 
-/*
- * Rebuilds A, B and n_k from z, over `threads` OpenMP threads (<= 0: the OpenMP default; 1 without
- * OpenMP). The result does not depend on the thread count. Fails only when scratch memory runs out
- * (the counts are then unspecified; call again). A row's topics come out ascending from a bitmap of the
+/**
+ * \brief Rebuilds A, B and n_k from z, over `threads` OpenMP threads (<= 0: the OpenMP default; 1 without
+ * OpenMP).
+ *
+ * The result does not depend on the thread count. A row's topics come out ascending from a bitmap of the
  * topics seen (O(K / 64 + row)), or from a sort when the row is short against K / 64.
  * Work O(T log K + V K + D K / 64); per thread 12 K + K / 8 bytes of scratch.
+ * \param m the model.
+ * \param threads OpenMP threads (<= 0: the OpenMP default; 1 without OpenMP).
+ * \param err filled on failure.
+ * \return 0 on success; non-zero only when scratch memory runs out (the counts are then unspecified; call
+ *         again).
  */
-int sk_lda_model_recount(sk_lda_model *m, int threads, sk_lda_error *err);
+int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err);
 
-/* The count n_dk of topic k in document d (a binary search of the sparse row). */
+/**
+ * \brief The count n_dk of topic k in document d (a binary search of the sparse row).
+ * \param m the model.
+ * \param d the document.
+ * \param k the topic.
+ * \return n_dk.
+ */
 int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k);
 
-/* Bytes the model owns (topics and counts; a sampler's scratch is its own). */
+/**
+ * \brief Bytes the model owns (topics and counts; a sampler's scratch is its own).
+ * \param m the model.
+ * \return the bytes.
+ */
 size_t sk_lda_model_bytes(const sk_lda_model *m);
 
-/* 1 when models a and b (of one shape) hold the same bits: z, the rows up to their nnz (the slots past
-   it are unused), B and n_k; else 0. For the thread-count checks of the tests and lda_host_prep. */
+/**
+ * \brief Whether models a and b (of one shape) hold the same bits: z, the rows up to their nnz (the slots
+ * past it are unused), B and n_k.
+ *
+ * For the thread-count checks of the tests and lda_host_prep.
+ * \param a a model.
+ * \param b a model of the same shape.
+ * \return 1 when they hold the same bits, else 0.
+ */
 int sk_lda_model_same_bits(const sk_lda_model *a, const sk_lda_model *b);
 
 /* Internal helpers shared by the samplers, the split and the metrics. */
 
-/* floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices. */
+/**
+ * \brief floor(u * n) clamped to n - 1: a uniform u in [0, 1) turned into one of n equally likely choices.
+ * \param u the uniform in [0, 1).
+ * \param n the number of choices.
+ * \return the choice, in [0, n).
+ */
 int32_t sk_lda_detail_uniform_index(double u, int64_t n);
 
-/* Host and device: the GPU's exact sweep (gpu/esca_exact_kernels.cu) calls the same code as the CPU. */
+/** \brief Host and device: the GPU's exact sweep (gpu/esca_exact_kernels.cu) calls the same code as the CPU. */
 #if defined(__CUDACC__)
 #define SK_LDA_HOST_DEVICE __host__ __device__
 #else
 #define SK_LDA_HOST_DEVICE
 #endif
 
-/* The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves none:
-   the inverse-CDF step every sampler here uses, on the host and (the exact GPU sweep) on the device.
-   O(log n). */
+/**
+ * \brief The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves
+ * none: the inverse-CDF step every sampler here uses, on the host and (the exact GPU sweep) on the device.
+ *
+ * O(log n).
+ * \param cum n non-decreasing values.
+ * \param n how many.
+ * \param x the value to search.
+ * \return the first k with cum[k] > x, or n - 1 when rounding leaves none.
+ */
 static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double *cum, int32_t n, double x) {
   int32_t lo = 0, hi = n - 1;
   while (lo < hi) {
@@ -149,18 +220,36 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double 
   return lo;
 }
 
-/* 0 when every z[t], t < num_tokens, is in [0, num_topics); else non-zero with err naming `what` and
-   the first token out of range. */
+/**
+ * \brief Checks that every z[t], t < num_tokens, is in [0, num_topics).
+ * \param z the topics.
+ * \param num_tokens how many.
+ * \param num_topics K.
+ * \param what named in the message.
+ * \param err filled on failure, naming `what` and the first token out of range.
+ * \return 0 when every z[t], t < num_tokens, is in [0, num_topics); else non-zero with err naming `what`
+ *         and the first token out of range.
+ */
 int sk_lda_detail_check_topics(const int32_t *z, int64_t num_tokens, int32_t num_topics, const char *what,
-                               sk_lda_error *err);
+                               sk_ex_error *err);
 
-/* The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without OpenMP. */
+/**
+ * \brief The OpenMP thread count to use: `threads` when positive, else omp_get_max_threads(); 1 without
+ * OpenMP.
+ * \param threads the count asked for.
+ * \return the count to use.
+ */
 int sk_lda_detail_threads(int threads);
 
-/* Called by every thread of an OpenMP parallel region once it has tried to make its scratch (ok: it
-   did): a thread that failed sets *failed, then all threads wait for each other, so that every thread
-   reads the same *failed and all or none enter the worksharing loop that follows. Returns 1 when no
-   thread failed. */
+/**
+ * \brief Called by every thread of an OpenMP parallel region once it has tried to make its scratch.
+ *
+ * A thread that failed sets *failed, then all threads wait for each other, so that every thread reads the
+ * same *failed and all or none enter the worksharing loop that follows.
+ * \param ok non-zero when the thread did make its scratch.
+ * \param failed shared by the threads: set by a thread that failed.
+ * \return 1 when no thread failed.
+ */
 int sk_lda_detail_all_ready(int ok, int *failed);
 
 #ifdef __cplusplus

@@ -28,23 +28,23 @@ void sk_lda_model_file_free(sk_lda_model_file *mf) {
 }
 
 /* Checks a model's sizes, priors and counts (n_k the column sums of n_vk); names `what` in messages. */
-static int check_model_fields(const sk_lda_model_file *mf, const char *what, sk_lda_error *err) {
+static int check_model_fields(const sk_lda_model_file *mf, const char *what, sk_ex_error *err) {
   const int32_t K = mf->num_topics, V = mf->num_words;
   if (K < 1 || K > SK_LDA_MAX_TOPICS)
-    return sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)K, SK_LDA_MAX_TOPICS);
-  if (V < 1) return sk_lda_fail(err, "%s: vocabulary size %d must be >= 1", what, (int)V);
+    return sk_ex_fail(err, "%s: number of topics %d is outside 1..%d", what, (int)K, SK_LDA_MAX_TOPICS);
+  if (V < 1) return sk_ex_fail(err, "%s: vocabulary size %d must be >= 1", what, (int)V);
   if (!(mf->alpha > 0.0) || !isfinite(mf->alpha))
-    return sk_lda_fail(err, "%s: alpha %g must be finite and positive", what, mf->alpha);
+    return sk_ex_fail(err, "%s: alpha %g must be finite and positive", what, mf->alpha);
   if (!(mf->beta > 0.0) || !isfinite(mf->beta))
-    return sk_lda_fail(err, "%s: beta %g must be finite and positive", what, mf->beta);
+    return sk_ex_fail(err, "%s: beta %g must be finite and positive", what, mf->beta);
   int64_t *sum = (int64_t *)calloc((size_t)K, sizeof *sum);
-  if (sum == NULL) return sk_lda_fail(err, "%s: out of memory", what);
+  if (sum == NULL) return sk_ex_fail(err, "%s: out of memory", what);
   for (int32_t v = 0; v < V; ++v) {
     const int32_t *row = mf->n_vk + (size_t)v * (size_t)K;
     for (int32_t k = 0; k < K; ++k) {
       if (row[k] < 0) {
         free(sum);
-        return sk_lda_fail(err, "%s: count n_vk of word %d, topic %d is negative (%d)", what, (int)v, (int)k,
+        return sk_ex_fail(err, "%s: count n_vk of word %d, topic %d is negative (%d)", what, (int)v, (int)k,
                            (int)row[k]);
       }
       sum[k] += row[k];
@@ -54,22 +54,22 @@ static int check_model_fields(const sk_lda_model_file *mf, const char *what, sk_
     if (sum[k] != mf->n_k[k]) {
       const long long s = (long long)sum[k];
       free(sum);
-      return sk_lda_fail(err, "%s: topic total n_k of topic %d is %lld but its word counts sum to %lld", what, (int)k,
+      return sk_ex_fail(err, "%s: topic total n_k of topic %d is %lld but its word counts sum to %lld", what, (int)k,
                          (long long)mf->n_k[k], s);
     }
   free(sum);
   return 0;
 }
 
-int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_lda_error *err) {
+int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ex_error *err) {
   if (path == NULL || mf == NULL || mf->n_vk == NULL || mf->n_k == NULL)
-    return sk_lda_fail(err, "write model: a pointer is NULL");
+    return sk_ex_fail(err, "write model: a pointer is NULL");
   if (check_model_fields(mf, path, err)) return 1;
   const int32_t K = mf->num_topics, V = mf->num_words;
   if (mf->vocab != NULL)
     for (int32_t v = 0; v < V; ++v) {
       const size_t len = mf->vocab[v] != NULL ? strlen(mf->vocab[v]) : 0;
-      if (len == 0 || len > UINT32_MAX) return sk_lda_fail(err, "%s: vocabulary word %d is empty or NULL", path, (int)v);
+      if (len == 0 || len > UINT32_MAX) return sk_ex_fail(err, "%s: vocabulary word %d is empty or NULL", path, (int)v);
     }
   sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, err);
   if (e == NULL) return 1;
@@ -93,8 +93,8 @@ int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ld
 }
 
 int sk_lda_model_save(const char *path, const sk_lda_model *m, char *const *vocab, uint64_t iterations,
-                      sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "save model: model is NULL or not initialised");
+                      sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "save model: model is NULL or not initialised");
   sk_lda_model_file mf;
   mf.num_topics = m->num_topics;
   mf.num_words = m->num_words;
@@ -108,10 +108,10 @@ int sk_lda_model_save(const char *path, const sk_lda_model *m, char *const *voca
   return sk_lda_model_file_write(path, &mf, err);
 }
 
-int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "read model: output is NULL");
+int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "read model: output is NULL");
   memset(out, 0, sizeof *out);
-  if (path == NULL) return sk_lda_fail(err, "read model: path is NULL");
+  if (path == NULL) return sk_ex_fail(err, "read model: path is NULL");
   uint64_t size = 0;
   unsigned char *buf = NULL;
   FILE *f = sk_lda_bin_open_header(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, "model",
@@ -122,7 +122,7 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_lda_erro
   {
     const uint32_t flags = sk_lda_bin_dec_u32(buf + 12);
     if ((flags & ~1u) != 0) {
-      sk_lda_fail(err, "%s: unknown flags 0x%x in the header", path, (unsigned)flags);
+      sk_ex_fail(err, "%s: unknown flags 0x%x in the header", path, (unsigned)flags);
       goto fail;
     }
     const int32_t K = (int32_t)sk_lda_bin_dec_u32(buf + 16), V = (int32_t)sk_lda_bin_dec_u32(buf + 20);
@@ -133,31 +133,31 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_lda_erro
     mf.iterations = sk_lda_bin_dec_u64(buf + 40);
     mf.seed = sk_lda_bin_dec_u64(buf + 48);
     if (K < 1 || K > SK_LDA_MAX_TOPICS) {
-      sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)K, SK_LDA_MAX_TOPICS);
+      sk_ex_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)K, SK_LDA_MAX_TOPICS);
       goto fail;
     }
     if (V < 1) {
-      sk_lda_fail(err, "%s: vocabulary size %d must be >= 1", path, (int)V);
+      sk_ex_fail(err, "%s: vocabulary size %d must be >= 1", path, (int)V);
       goto fail;
     }
     /* V < 2^31 and K <= 2^16: none of these overflow 64 bits. */
     const uint64_t counts_bytes = 4u * (uint64_t)V * (uint64_t)K + 8u * (uint64_t)K + 4u;
     const uint64_t min_vocab = (flags & 1u) ? 5u * (uint64_t)V : 0u;
     if (SK_LDA_MODEL_HEADER_BYTES + min_vocab + counts_bytes > size) {
-      sk_lda_fail(err, "%s: file is %llu bytes, too short for K = %d, V = %d (at least %llu)", path,
+      sk_ex_fail(err, "%s: file is %llu bytes, too short for K = %d, V = %d (at least %llu)", path,
                   (unsigned long long)size, (int)K, (int)V,
                   (unsigned long long)(SK_LDA_MODEL_HEADER_BYTES + min_vocab + counts_bytes));
       goto fail;
     }
     if (((uint64_t)V * (uint64_t)K > (uint64_t)SIZE_MAX / 8u)) {
-      sk_lda_fail(err, "%s: V * K = %d * %d is too large for this machine", path, (int)V, (int)K);
+      sk_ex_fail(err, "%s: V * K = %d * %d is too large for this machine", path, (int)V, (int)K);
       goto fail;
     }
     uint64_t pos = SK_LDA_MODEL_HEADER_BYTES;
     if (flags & 1u) {
       mf.vocab = (char **)calloc((size_t)V, sizeof *mf.vocab);
       if (mf.vocab == NULL) {
-        sk_lda_fail(err, "%s: out of memory for %d vocabulary words", path, (int)V);
+        sk_ex_fail(err, "%s: out of memory for %d vocabulary words", path, (int)V);
         goto fail;
       }
       for (int32_t v = 0; v < V; ++v) {
@@ -166,32 +166,32 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_lda_erro
         pos += 4;
         /* The rest of the file must still hold this word, 5 bytes per later word, and the counts. */
         if (len == 0 || (uint64_t)len + 5u * (uint64_t)(V - 1 - v) + counts_bytes > size - pos) {
-          sk_lda_fail(err, "%s: vocabulary word %d has an invalid length %u", path, (int)v, (unsigned)len);
+          sk_ex_fail(err, "%s: vocabulary word %d has an invalid length %u", path, (int)v, (unsigned)len);
           goto fail;
         }
         mf.vocab[v] = (char *)malloc((size_t)len + 1);
         if (mf.vocab[v] == NULL) {
-          sk_lda_fail(err, "%s: out of memory", path);
+          sk_ex_fail(err, "%s: out of memory", path);
           goto fail;
         }
         if (sk_lda_bin_read_exact(f, mf.vocab[v], len, path, err)) goto fail;
         mf.vocab[v][len] = '\0';
         if (memchr(mf.vocab[v], '\0', len) != NULL) {
-          sk_lda_fail(err, "%s: vocabulary word %d contains a NUL byte", path, (int)v);
+          sk_ex_fail(err, "%s: vocabulary word %d contains a NUL byte", path, (int)v);
           goto fail;
         }
         pos += len;
       }
     }
     if (pos + counts_bytes != size) {
-      sk_lda_fail(err, "%s: file is %llu bytes but its header and vocabulary call for %llu", path,
+      sk_ex_fail(err, "%s: file is %llu bytes but its header and vocabulary call for %llu", path,
                   (unsigned long long)size, (unsigned long long)(pos + counts_bytes));
       goto fail;
     }
     mf.n_vk = (int32_t *)malloc((size_t)V * (size_t)K * sizeof *mf.n_vk);
     mf.n_k = (int64_t *)malloc((size_t)K * sizeof *mf.n_k);
     if (mf.n_vk == NULL || mf.n_k == NULL) {
-      sk_lda_fail(err, "%s: out of memory for V x K = %d x %d counts", path, (int)V, (int)K);
+      sk_ex_fail(err, "%s: out of memory for V x K = %d x %d counts", path, (int)V, (int)K);
       goto fail;
     }
     if (sk_lda_bin_read_i32s(f, mf.n_vk, (size_t)V * (size_t)K, buf, path, err)) goto fail;
@@ -214,11 +214,11 @@ fail:
 
 /* --- z file ---------------------------------------------------------------------------------------- */
 
-int sk_lda_z_write(const char *path, const int32_t *z, int64_t num_tokens, int32_t num_topics, sk_lda_error *err) {
-  if (path == NULL || (z == NULL && num_tokens > 0)) return sk_lda_fail(err, "write topics: a pointer is NULL");
-  if (num_tokens < 0) return sk_lda_fail(err, "%s: number of tokens %lld is negative", path, (long long)num_tokens);
+int sk_lda_z_write(const char *path, const int32_t *z, int64_t num_tokens, int32_t num_topics, sk_ex_error *err) {
+  if (path == NULL || (z == NULL && num_tokens > 0)) return sk_ex_fail(err, "write topics: a pointer is NULL");
+  if (num_tokens < 0) return sk_ex_fail(err, "%s: number of tokens %lld is negative", path, (long long)num_tokens);
   if (num_topics < 1 || num_topics > SK_LDA_MAX_TOPICS)
-    return sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)num_topics, SK_LDA_MAX_TOPICS);
+    return sk_ex_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)num_topics, SK_LDA_MAX_TOPICS);
   if (sk_lda_detail_check_topics(z, num_tokens, num_topics, path, err) != 0) return 1;
   sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_z_magic, SK_LDA_Z_FILE_VERSION, err);
   if (e == NULL) return 1;
@@ -228,9 +228,9 @@ int sk_lda_z_write(const char *path, const int32_t *z, int64_t num_tokens, int32
   return sk_lda_bin_commit(e, path, err);
 }
 
-int sk_lda_z_read(const char *path, int32_t **z_out, int64_t *num_tokens, int32_t *num_topics, sk_lda_error *err) {
+int sk_lda_z_read(const char *path, int32_t **z_out, int64_t *num_tokens, int32_t *num_topics, sk_ex_error *err) {
   if (path == NULL || z_out == NULL || num_tokens == NULL || num_topics == NULL)
-    return sk_lda_fail(err, "read topics: a pointer is NULL");
+    return sk_ex_fail(err, "read topics: a pointer is NULL");
   uint64_t size = 0;
   unsigned char *buf = NULL;
   FILE *f = sk_lda_bin_open_header(path, sk_lda_z_magic, SK_LDA_Z_FILE_VERSION, "topic-assignment (z)",
@@ -241,21 +241,21 @@ int sk_lda_z_read(const char *path, int32_t **z_out, int64_t *num_tokens, int32_
     const uint64_t T = sk_lda_bin_dec_u64(buf + 12);
     const int32_t K = (int32_t)sk_lda_bin_dec_u32(buf + 20);
     if (K < 1 || K > SK_LDA_MAX_TOPICS) {
-      sk_lda_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)K, SK_LDA_MAX_TOPICS);
+      sk_ex_fail(err, "%s: number of topics %d is outside 1..%d", path, (int)K, SK_LDA_MAX_TOPICS);
       goto fail;
     }
     if (T > (size - SK_LDA_Z_HEADER_BYTES - 4u) / 4u || SK_LDA_Z_HEADER_BYTES + 4u * T + 4u != size) {
-      sk_lda_fail(err, "%s: file is %llu bytes but its header calls for %llu tokens", path, (unsigned long long)size,
+      sk_ex_fail(err, "%s: file is %llu bytes but its header calls for %llu tokens", path, (unsigned long long)size,
                   (unsigned long long)T);
       goto fail;
     }
     if (T > (uint64_t)SIZE_MAX / 4u) {
-      sk_lda_fail(err, "%s: %llu tokens are too many for this machine", path, (unsigned long long)T);
+      sk_ex_fail(err, "%s: %llu tokens are too many for this machine", path, (unsigned long long)T);
       goto fail;
     }
     z = (int32_t *)malloc((size_t)(T > 0 ? T : 1) * sizeof *z);
     if (z == NULL) {
-      sk_lda_fail(err, "%s: out of memory for %llu topics", path, (unsigned long long)T);
+      sk_ex_fail(err, "%s: out of memory for %llu topics", path, (unsigned long long)T);
       goto fail;
     }
     if (sk_lda_bin_read_i32s(f, z, (size_t)T, buf, path, err) ||
@@ -278,36 +278,36 @@ fail:
 /* --- resume ---------------------------------------------------------------------------------------- */
 
 int sk_lda_model_resume(sk_lda_model *m, const sk_lda_corpus *train, char *const *vocab, const char *model_path,
-                        const char *z_path, uint64_t *iterations, sk_lda_error *err) {
-  if (m == NULL) return sk_lda_fail(err, "resume: model is NULL");
+                        const char *z_path, uint64_t *iterations, sk_ex_error *err) {
+  if (m == NULL) return sk_ex_fail(err, "resume: model is NULL");
   memset(m, 0, sizeof *m);
   if (train == NULL || model_path == NULL || z_path == NULL || iterations == NULL)
-    return sk_lda_fail(err, "resume: a pointer is NULL");
+    return sk_ex_fail(err, "resume: a pointer is NULL");
   sk_lda_model_file mf;
   int32_t *z = NULL;
   int64_t T = 0;
   int32_t K = 0;
   if (sk_lda_model_file_read(model_path, &mf, err)) return 1;
   if (mf.num_words != train->num_words) {
-    sk_lda_fail(err, "%s: the model has %d vocabulary words but the training corpus has %d", model_path,
+    sk_ex_fail(err, "%s: the model has %d vocabulary words but the training corpus has %d", model_path,
                 (int)mf.num_words, (int)train->num_words);
     goto fail;
   }
   if (vocab != NULL && mf.vocab != NULL)
     for (int32_t v = 0; v < mf.num_words; ++v)
       if (vocab[v] == NULL || strcmp(vocab[v], mf.vocab[v]) != 0) {
-        sk_lda_fail(err, "%s: vocabulary word %d is \"%s\" but the training corpus has \"%s\"", model_path, (int)v,
+        sk_ex_fail(err, "%s: vocabulary word %d is \"%s\" but the training corpus has \"%s\"", model_path, (int)v,
                     mf.vocab[v], vocab[v] != NULL ? vocab[v] : "(null)");
         goto fail;
       }
   if (sk_lda_z_read(z_path, &z, &T, &K, err)) goto fail;
   if (K != mf.num_topics) {
-    sk_lda_fail(err, "%s: the topic assignments have K = %d but the model file %s has K = %d", z_path, (int)K,
+    sk_ex_fail(err, "%s: the topic assignments have K = %d but the model file %s has K = %d", z_path, (int)K,
                 model_path, (int)mf.num_topics);
     goto fail;
   }
   if (T != train->num_tokens) {
-    sk_lda_fail(err, "%s: the topic assignments cover %lld tokens but the training corpus has %lld", z_path,
+    sk_ex_fail(err, "%s: the topic assignments cover %lld tokens but the training corpus has %lld", z_path,
                 (long long)T, (long long)train->num_tokens);
     goto fail;
   }
@@ -315,7 +315,7 @@ int sk_lda_model_resume(sk_lda_model *m, const sk_lda_corpus *train, char *const
   if (sk_lda_model_set_z(m, z, err)) goto fail;
   if (memcmp(m->n_vk, mf.n_vk, (size_t)mf.num_words * (size_t)mf.num_topics * sizeof *m->n_vk) != 0 ||
       memcmp(m->n_k, mf.n_k, (size_t)mf.num_topics * sizeof *m->n_k) != 0) {
-    sk_lda_fail(err,
+    sk_ex_fail(err,
                 "%s: the word-topic counts rebuilt from %s and the training corpus differ from the model file's "
                 "(the files are not from one run on this corpus and split)",
                 model_path, z_path);

@@ -9,92 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* PATH ".tmp" in a malloc'ed buffer, or NULL when out of memory. */
-static char *sk_lda_temp_name(const char *path) {
-  const size_t n = strlen(path);
-  char *t = (char *)malloc(n + 5);
-  if (t != NULL) {
-    memcpy(t, path, n);
-    memcpy(t + n, ".tmp", 5);
-  }
-  return t;
-}
-
-FILE *sk_lda_detail_temp_create(const char *path, sk_lda_error *err) {
-  if (path == NULL || path[0] == '\0') {
-    sk_lda_fail(err, "output path is NULL or empty");
-    return NULL;
-  }
-  char *tmp = sk_lda_temp_name(path);
-  if (tmp == NULL) {
-    sk_lda_fail(err, "%s: out of memory", path);
-    return NULL;
-  }
-  FILE *f = fopen(tmp, "wb");
-  if (f == NULL) sk_lda_fail(err, "%s: cannot open for writing: %s", tmp, strerror(errno));
-  free(tmp);
-  return f;
-}
-
-void sk_lda_detail_temp_abort(FILE *f, const char *path) {
-  if (f != NULL) fclose(f);
-  if (path == NULL) return;
-  char *tmp = sk_lda_temp_name(path);
-  if (tmp != NULL) remove(tmp);
-  free(tmp);
-}
-
-/* The commit of both variants; sync = 0 skips the fsync. */
-static int sk_lda_temp_commit(FILE *f, const char *path, int sync, sk_lda_error *err) {
-  if (f == NULL || path == NULL) return sk_lda_fail(err, "output: no open temporary file");
-  char *tmp = sk_lda_temp_name(path);
-  if (tmp == NULL) {
-    sk_lda_detail_temp_abort(f, NULL);
-    return sk_lda_fail(err, "%s: out of memory", path);
-  }
-  int rc = 0;
-  errno = 0;
-  /* fsync before rename: after a crash the new name must not point at blocks never written. */
-  const int bad = fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0);
-  const int e = errno;
-  if (fclose(f) != 0 || bad) {
-    rc = sk_lda_fail(err, "%s: write failed: %s", tmp, strerror(bad ? e : errno));
-    remove(tmp);
-  } else if (rename(tmp, path) != 0) {
-    rc = sk_lda_fail(err, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
-    remove(tmp);
-  }
-  free(tmp);
-  return rc;
-}
-
-int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err) {
-  return sk_lda_temp_commit(f, path, 1, err);
-}
-
-int sk_lda_detail_temp_commit_unsynced(FILE *f, const char *path, sk_lda_error *err) {
-  return sk_lda_temp_commit(f, path, 0, err);
-}
-
-int sk_lda_detail_check_writable(const char *path, sk_lda_error *err) {
-  struct stat st;
-  if (path != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    return sk_lda_fail(err, "%s: exists and is not a regular file, so it cannot be written", path);
-  FILE *f = sk_lda_detail_temp_create(path, err);
-  if (f == NULL) return 1;
-  sk_lda_detail_temp_abort(f, path);
-  return 0;
-}
-
 /* --- topics.txt ---------------------------------------------------------------------------------- */
 
 int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
-                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_lda_error *err) {
-  if (path == NULL || n_vk == NULL || n_k == NULL) return sk_lda_fail(err, "write topics: a pointer is NULL");
+                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_ex_error *err) {
+  if (path == NULL || n_vk == NULL || n_k == NULL) return sk_ex_fail(err, "write topics: a pointer is NULL");
   if (num_words < 1 || num_topics < 1)
-    return sk_lda_fail(err, "%s: invalid sizes V = %d, K = %d", path, (int)num_words, (int)num_topics);
-  if (top_n < 1) return sk_lda_fail(err, "%s: top_n = %d must be >= 1", path, top_n);
-  if (!(beta > 0.0) || !isfinite(beta)) return sk_lda_fail(err, "%s: beta %g must be finite and positive", path, beta);
+    return sk_ex_fail(err, "%s: invalid sizes V = %d, K = %d", path, (int)num_words, (int)num_topics);
+  if (top_n < 1) return sk_ex_fail(err, "%s: top_n = %d must be >= 1", path, top_n);
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_ex_fail(err, "%s: beta %g must be finite and positive", path, beta);
   const int32_t K = num_topics, V = num_words;
   const int32_t N = top_n < V ? top_n : V;
   /* Per topic a list of its best N words so far, sorted by (count desc, word asc). Words arrive in
@@ -106,7 +29,7 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
     free(best_word);
     free(best_count);
     free(fill);
-    return sk_lda_fail(err, "%s: out of memory (K = %d, top %d)", path, (int)K, (int)N);
+    return sk_ex_fail(err, "%s: out of memory (K = %d, top %d)", path, (int)K, (int)N);
   }
   /* Word-major order reads n_vk sequentially. */
   for (int32_t v = 0; v < V; ++v) {
@@ -130,7 +53,7 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
       bw[i] = v;
     }
   }
-  FILE *f = sk_lda_detail_temp_create(path, err);
+  FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) {
     free(best_word);
     free(best_count);
@@ -155,31 +78,31 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
   free(best_word);
   free(best_count);
   free(fill);
-  return sk_lda_detail_temp_commit(f, path, err);
+  return sk_ex_temp_commit(f, path, err);
 }
 
 /* --- document-topic proportions ------------------------------------------------------------------ */
 
 int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
                             const int64_t *row_start, const int32_t *row_nnz, const int32_t *row_topic,
-                            const int32_t *row_count, const int32_t *doc_ids, sk_lda_error *err) {
+                            const int32_t *row_count, const int32_t *doc_ids, sk_ex_error *err) {
   if (path == NULL || (num_docs > 0 && (row_start == NULL || row_nnz == NULL)))
-    return sk_lda_fail(err, "write document topics: a pointer is NULL");
+    return sk_ex_fail(err, "write document topics: a pointer is NULL");
   if (num_topics < 1 || num_docs < 0)
-    return sk_lda_fail(err, "%s: invalid sizes D = %d, K = %d", path, (int)num_docs, (int)num_topics);
+    return sk_ex_fail(err, "%s: invalid sizes D = %d, K = %d", path, (int)num_docs, (int)num_topics);
   if (!(alpha > 0.0) || !isfinite(alpha))
-    return sk_lda_fail(err, "%s: alpha %g must be finite and positive", path, alpha);
+    return sk_ex_fail(err, "%s: alpha %g must be finite and positive", path, alpha);
   const int32_t K = num_topics;
   for (int32_t d = 0; d < num_docs; ++d) {
     if (row_nnz[d] < 0 || row_nnz[d] > K || (row_nnz[d] > 0 && (row_topic == NULL || row_count == NULL)))
-      return sk_lda_fail(err, "%s: document %d has an invalid row (%d entries)", path, (int)d, (int)row_nnz[d]);
+      return sk_ex_fail(err, "%s: document %d has an invalid row (%d entries)", path, (int)d, (int)row_nnz[d]);
     const int32_t *tp = row_topic + row_start[d], *ct = row_count + row_start[d];
     for (int32_t i = 0; i < row_nnz[d]; ++i)
       if (tp[i] < 0 || tp[i] >= K || (i > 0 && tp[i] <= tp[i - 1]) || ct[i] <= 0)
-        return sk_lda_fail(err, "%s: document %d: entry %d (topic %d, count %d) is out of order or range", path,
+        return sk_ex_fail(err, "%s: document %d: entry %d (topic %d, count %d) is out of order or range", path,
                            (int)d, (int)i, (int)tp[i], (int)ct[i]);
   }
-  FILE *f = sk_lda_detail_temp_create(path, err);
+  FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) return 1;
   fprintf(f,
           "# sk-lda document topics: doc_id k:theta_dk ... for n_dk > 0; K=%d alpha=%.17g; theta_dk = (n_dk + alpha) / "
@@ -194,12 +117,12 @@ int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topi
     for (int32_t i = 0; i < row_nnz[d]; ++i) fprintf(f, " %d:%.6g", (int)tp[i], ((double)ct[i] + alpha) * inv);
     fputc('\n', f);
   }
-  return sk_lda_detail_temp_commit(f, path, err);
+  return sk_ex_temp_commit(f, path, err);
 }
 
 int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const int32_t *doc_ids,
-                                  sk_lda_error *err) {
-  if (m == NULL || m->z == NULL) return sk_lda_fail(err, "write document topics: model is NULL or not initialised");
+                                  sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "write document topics: model is NULL or not initialised");
   return sk_lda_write_doc_topics(path, m->num_docs, m->num_topics, m->alpha, m->dk_start, m->dk_nnz, m->dk_topic,
                                  m->dk_count, doc_ids, err);
 }
@@ -231,11 +154,11 @@ static int sk_lda_metrics_append(sk_lda_metrics_log *log, const char *s, size_t 
 }
 
 /* Writes the whole text to the log's path (temporary name and rename). */
-static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_lda_error *err) {
-  FILE *f = sk_lda_detail_temp_create(log->path, err);
+static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_ex_error *err) {
+  FILE *f = sk_ex_temp_create(log->path, err);
   if (f == NULL) return 1;
   (void)fwrite(log->text, 1, log->len, f); /* errors surface through ferror() at the commit */
-  return sk_lda_detail_temp_commit_unsynced(f, log->path, err);
+  return sk_ex_temp_commit_unsynced(f, log->path, err);
 }
 
 /* Appends an earlier five-column log's rows (the text after its header) with empty time columns. */
@@ -252,22 +175,22 @@ static int sk_lda_metrics_append_v1_rows(sk_lda_metrics_log *log, const char *ro
   return 0;
 }
 
-int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err) {
-  if (log == NULL || path == NULL) return sk_lda_fail(err, "metrics log: a pointer is NULL");
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err) {
+  if (log == NULL || path == NULL) return sk_ex_fail(err, "metrics log: a pointer is NULL");
   memset(log, 0, sizeof *log);
-  if (strlen(path) >= sizeof log->path) return sk_lda_fail(err, "metrics log: path is too long");
+  if (strlen(path) >= sizeof log->path) return sk_ex_fail(err, "metrics log: path is too long");
   memcpy(log->path, path, strlen(path) + 1);
   const int continued = text != NULL && text[0] != '\0';
   const int v1 = continued && strncmp(text, sk_lda_metrics_header_v1, sizeof sk_lda_metrics_header_v1 - 1) == 0;
   if (continued && !v1 && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
     memset(log, 0, sizeof *log);
-    return sk_lda_fail(err, "%s: the log to continue does not start with the metrics header", path);
+    return sk_ex_fail(err, "%s: the log to continue does not start with the metrics header", path);
   }
   const char *start = continued && !v1 ? text : sk_lda_metrics_header;
   if (sk_lda_metrics_append(log, start, strlen(start)) != 0 ||
       (v1 && sk_lda_metrics_append_v1_rows(log, text + sizeof sk_lda_metrics_header_v1 - 1) != 0)) {
     sk_lda_metrics_log_close(log);
-    return sk_lda_fail(err, "%s: out of memory", path);
+    return sk_ex_fail(err, "%s: out of memory", path);
   }
   if (sk_lda_metrics_write(log, err) != 0) {
     sk_lda_metrics_log_close(log);
@@ -284,8 +207,8 @@ static void sk_lda_metrics_seconds_field(char *buf, size_t cap, double v) {
 
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
                            double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
-                           sk_lda_error *err) {
-  if (log == NULL || log->text == NULL) return sk_lda_fail(err, "metrics log: not open");
+                           sk_ex_error *err) {
+  if (log == NULL || log->text == NULL) return sk_ex_fail(err, "metrics log: not open");
   char joint[40] = "", heldout[40] = "", parts[5][40] = {"", "", "", "", ""}, bytes[32] = "", row[400];
   if (!isnan(joint_ll_per_token)) snprintf(joint, sizeof joint, "%.17g", joint_ll_per_token);
   if (!isnan(heldout_ll)) snprintf(heldout, sizeof heldout, "%.17g", heldout_ll);
@@ -296,9 +219,9 @@ int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double s
   }
   const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n", (unsigned long long)iteration,
                          seconds, tokens_per_s, joint, heldout, parts[0], parts[1], parts[2], parts[3], parts[4], bytes);
-  if (n < 0 || (size_t)n >= sizeof row) return sk_lda_fail(err, "%s: a row does not fit", log->path);
+  if (n < 0 || (size_t)n >= sizeof row) return sk_ex_fail(err, "%s: a row does not fit", log->path);
   const size_t before = log->len;
-  if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_lda_fail(err, "%s: out of memory", log->path);
+  if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_ex_fail(err, "%s: out of memory", log->path);
   if (sk_lda_metrics_write(log, err) != 0) {
     log->len = before; /* the file still holds the rows before this one */
     log->text[before] = '\0';

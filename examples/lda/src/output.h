@@ -1,7 +1,9 @@
-/*
- * Text outputs of an sk-lda run: the top words of each topic (topics.txt), the document-topic
- * proportions (sparse text), and the metrics log (CSV); plus the temporary-name-and-rename helper that
- * every sk-lda output file (these and the binary files of model_file.h) is written through.
+/**
+ * \file output.h
+ * \brief Text outputs of an sk-lda run: the top words of each topic (topics.txt), the document-topic
+ * proportions (sparse text), and the metrics log (CSV). Every sk-lda output file (these and the binary
+ * files of model_file.h) is written through the examples' temporary-name-and-rename protocol
+ * (sk_ex_files.h).
  *
  * Errors: functions returning int give 0 on success and non-zero on failure, with err filled (when not
  * NULL) by one line that names the file (see corpus.h).
@@ -19,59 +21,100 @@
 
 #include "corpus.h"
 #include "model.h"
+#include "sk_ex_files.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Default number of words per topic in topics.txt. */
+/** \brief Default number of words per topic in topics.txt. */
 #define SK_LDA_DEFAULT_TOP_WORDS 20
 
-/*
- * topics.txt. Three '#' comment lines (what the file is, then "K=.. V=.. beta=..", then the formula),
+/**
+ * \brief Writes topics.txt.
+ *
+ * Three '#' comment lines (what the file is, then "K=.. V=.. beta=..", then the formula),
  * then for each topic k = 0 .. K-1 a line "topic k" followed by min(top_n, V) lines
- * "<TAB>word<TAB>probability": the words with the largest
+ * `"<TAB>word<TAB>probability"`: the words with the largest
+ *
  *     phi_kv = (n_vk + beta) / (n_k + V beta),
+ *
  * by decreasing n_vk (which orders phi_kv within a topic), ties by increasing word id, probability
  * printed with "%.6g". Words are vocab[v], or "w%06d" of the 0-based id when vocab is NULL (the naming
  * of gen.h's planted topics file, whose layout this is, so the two can be compared line by line).
  * n_vk is V x K row-major (as in sk_lda_model and the model file), n_k has K entries.
- * Fails when a pointer (other than vocab) is NULL, K or V < 1, top_n < 1, beta is not finite and
- * positive, or on an I/O error or out of memory. Work O(V K top_n) worst case, O(V K) typical;
- * memory 12 K top_n bytes. Deterministic.
+ * Work O(V K top_n) worst case, O(V K) typical; memory 12 K top_n bytes. Deterministic.
+ * \param path the file.
+ * \param n_vk V x K row-major word-topic counts.
+ * \param n_k K topic totals.
+ * \param num_words V.
+ * \param num_topics K.
+ * \param beta the topic-word prior.
+ * \param vocab the words, or NULL.
+ * \param top_n words per topic.
+ * \param err filled on failure, naming the file.
+ * \return 0 on success; non-zero when a pointer (other than vocab) is NULL, K or V < 1, top_n < 1, beta is
+ *         not finite and positive, or on an I/O error or out of memory.
  */
 int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
-                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_lda_error *err);
+                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_ex_error *err);
 
-/*
- * Document-topic proportions, sparse text. One '#' comment line stating the format, K and alpha, then
- * one line per document d = 0 .. num_docs-1:
+/**
+ * \brief Document-topic proportions, sparse text.
+ *
+ * One '#' comment line stating the format, K and alpha, then one line per document d = 0 .. num_docs-1:
+ *
  *     doc_id k:prob k:prob ...
+ *
  * doc_id is doc_ids[d] (or d when doc_ids is NULL): the 0-based index of the document in its input
  * corpus (document d of a UCI file is its docID d+1). The listed topics are those with n_dk > 0, in
  * increasing k, with
+ *
  *     prob = theta_dk = (n_dk + alpha) / (n_d + K alpha),   n_d = sum_k n_dk,
+ *
  * printed with "%.6g"; every topic not listed has theta_dk = alpha / (n_d + K alpha), which is also
  * (1 - sum of the listed probabilities) / (K - number listed). A document with no tokens is a line with
  * its id alone (theta = 1/K everywhere).
  * Rows use sk_lda_model's sparse layout: document d's pairs are (row_topic[i], row_count[i]) for i in
  * [row_start[d], row_start[d] + row_nnz[d]), topics strictly increasing, counts positive.
- * Fails when a pointer (other than doc_ids) is NULL, K < 1, num_docs < 0, alpha is not finite and
- * positive, a row is not strictly increasing in [0, K) with positive counts, or on an I/O error.
  * Work O(D + nnz).
+ * \param path the file.
+ * \param num_docs the documents.
+ * \param num_topics K.
+ * \param alpha the document-topic prior.
+ * \param row_start where each document's pairs start.
+ * \param row_nnz each document's number of pairs.
+ * \param row_topic the pairs' topics.
+ * \param row_count the pairs' counts.
+ * \param doc_ids each document's id, or NULL.
+ * \param err filled on failure, naming the file.
+ * \return 0 on success; non-zero when a pointer (other than doc_ids) is NULL, K < 1, num_docs < 0, alpha is
+ *         not finite and positive, a row is not strictly increasing in [0, K) with positive counts, or on
+ *         an I/O error.
  */
 int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
                             const int64_t *row_start, const int32_t *row_nnz, const int32_t *row_topic,
-                            const int32_t *row_count, const int32_t *doc_ids, sk_lda_error *err);
+                            const int32_t *row_count, const int32_t *doc_ids, sk_ex_error *err);
 
-/* sk_lda_write_doc_topics() of a training model's documents (m->dk_*), alpha = m->alpha. */
+/**
+ * \brief sk_lda_write_doc_topics() of a training model's documents (m->dk_*), alpha = m->alpha.
+ * \param path the file.
+ * \param m the training model.
+ * \param doc_ids each document's id, or NULL.
+ * \param err filled on failure, naming the file.
+ * \return 0 on success, non-zero on failure.
+ */
 int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const int32_t *doc_ids,
-                                  sk_lda_error *err);
+                                  sk_ex_error *err);
 
-/*
- * Metrics log (CSV). The header line is (one line)
+/**
+ * \brief Metrics log (CSV).
+ *
+ * The header line is (one line)
+ *
  *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,
  *     sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak
+ *
  * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory and every
  * change rewrites PATH through a temporary name and a rename (no fsync: the file is small and a row
  * can be recomputed), so the file is readable while a run goes on, holds every finished row, and is
@@ -84,64 +127,80 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
  * by position read the older five-column logs and these alike.
  */
 typedef struct sk_lda_metrics_log {
-  char *text;  /* the file's contents: the header and every row so far */
-  size_t len, cap;
-  char path[4096];
+  char *text;  /**< the file's contents: the header and every row so far */
+  size_t len, /**< bytes of text */ cap; /**< bytes allocated for text */
+  char path[4096]; /**< the file (PATH) */
 } sk_lda_metrics_log;
 
-/*
- * The time and memory columns of a row, as sk-lda train fills them: the time per sweep split into its
- * parts (SaberLDA's Figure 9), each the seconds spent so far in the run (continued across a resume):
+/**
+ * \brief The time and memory columns of a row, as sk-lda train fills them.
+ *
+ * The time per sweep split into its parts (SaberLDA's Figure 9), each the seconds spent so far in the run
+ * (continued across a resume):
+ * \verbatim
  *   sample_s     drawing the topics (device time of a GPU sampler)
  *   tables_s     building B_hat and the word tables or trees before the draws
  *   a_rebuild_s  rebuilding A (the document-topic counts) from z
  *   b_rebuild_s  rebuilding B and n_k from z
  *   metrics_s    computing the joint and held-out log-likelihoods (wall time)
+ * \endverbatim
  * and device_bytes_peak, the most device memory the run's sampler and metrics held at once. A CPU
  * sampler cannot split its sweeps: its four sweep columns are empty (NaN), as is device_bytes_peak (<= 0).
  */
 typedef struct sk_lda_metrics_times {
-  double sample_s, tables_s, a_rebuild_s, b_rebuild_s; /* NaN or < 0: not known (empty field) */
-  double metrics_s;                                    /* NaN or < 0: not known (empty field) */
-  int64_t device_bytes_peak;                           /* <= 0: none (empty field) */
+  /** The seconds of each part of the sweeps (see above); NaN or < 0: not known (empty field). */
+  /** \{ */
+  double sample_s, tables_s, a_rebuild_s, b_rebuild_s;
+  /** \} */
+  double metrics_s;                                    /**< NaN or < 0: not known (empty field) */
+  int64_t device_bytes_peak;                           /**< <= 0: none (empty field) */
 } sk_lda_metrics_times;
 
-/* Starts a log at PATH and writes it at once: with the header alone, or, when `text` is not NULL or
-   empty, with `text` (an earlier log's contents, which must start with the header: a resumed run
-   continues the rows its checkpoint kept). A log of the earlier five-column header is continued too,
-   its rows given empty time columns. *log is zeroed on failure (out of memory, a bad `text`, or the
-   file cannot be written; err names it). */
-int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_lda_error *err);
+/**
+ * \brief Starts a log at PATH and writes it at once: with the header alone, or, when `text` is not NULL or
+ * empty, with `text` (an earlier log's contents, which must start with the header: a resumed run
+ * continues the rows its checkpoint kept).
+ *
+ * A log of the earlier five-column header is continued too, its rows given empty time columns.
+ * \param log the log; zeroed on failure.
+ * \param path the file (PATH).
+ * \param text an earlier log's contents, or NULL or empty.
+ * \param err filled on failure, naming the file.
+ * \return 0 on success; non-zero, *log zeroed, on failure (out of memory, a bad `text`, or the file cannot
+ *         be written; err names it).
+ */
+int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err);
 
-/* Appends one row and rewrites the file; `times` may be NULL (its columns empty). Fails on a NULL or
-   closed log or a write error (err names the file); the row is then not in the log. */
+/**
+ * \brief Appends one row and rewrites the file.
+ * \param log the log.
+ * \param iteration the sweep.
+ * \param seconds the time column (the caller's choice).
+ * \param tokens_per_s the throughput.
+ * \param joint_ll_per_token the joint log-likelihood per token (NaN: not known).
+ * \param heldout_ll the held-out log-likelihood per token (NaN: not known).
+ * \param times the time and memory columns; may be NULL (its columns empty).
+ * \param err names the file on failure.
+ * \return 0 on success; non-zero on a NULL or closed log or a write error (err names the file); the row
+ *         is then not in the log.
+ */
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
                            double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
-                           sk_lda_error *err);
+                           sk_ex_error *err);
 
-/* The time columns of the log's last row, for a resumed run to continue them: an empty field, or a log
-   with no row, gives 0 (seconds) and 0 (bytes). NULL arguments give zeros / are ignored. */
+/**
+ * \brief The time columns of the log's last row, for a resumed run to continue them: an empty field, or a
+ * log with no row, gives 0 (seconds) and 0 (bytes). NULL arguments give zeros / are ignored.
+ * \param log the log.
+ * \param out receives the columns.
+ */
 void sk_lda_metrics_log_last_times(const sk_lda_metrics_log *log, sk_lda_metrics_times *out);
 
-/* Frees the log's memory (the file stays); NULL or closed is fine. */
-void sk_lda_metrics_log_close(sk_lda_metrics_log *log);
-
-/*
- * Internal: the temporary-file protocol described at the top. create opens PATH ".tmp" for binary
- * writing and returns it (NULL with err filled on failure). commit flushes, fsyncs, closes and renames
- * it to PATH; on any failure it removes the temporary file and fills err. abort closes and removes it.
- * commit and abort take the same path as create and accept f = NULL (commit then fails). The unsynced
- * commit skips the fsync: a killed process still leaves no half file, a power cut may.
+/**
+ * \brief Frees the log's memory (the file stays); NULL or closed is fine.
+ * \param log the log.
  */
-FILE *sk_lda_detail_temp_create(const char *path, sk_lda_error *err);
-int sk_lda_detail_temp_commit(FILE *f, const char *path, sk_lda_error *err);
-int sk_lda_detail_temp_commit_unsynced(FILE *f, const char *path, sk_lda_error *err);
-
-/* Internal: whether PATH can be written through the protocol above: it is not there as something other
-   than a regular file, and its temporary file can be created (it is removed again). For checking every
-   output path before long work starts. */
-int sk_lda_detail_check_writable(const char *path, sk_lda_error *err);
-void sk_lda_detail_temp_abort(FILE *f, const char *path);
+void sk_lda_metrics_log_close(sk_lda_metrics_log *log);
 
 #ifdef __cplusplus
 }

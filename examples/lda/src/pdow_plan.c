@@ -1,8 +1,11 @@
-/* The PDOW plan of the GPU ESCA sampler (pdow_plan.h): chunks, groups and items, built on the host. */
+/* The PDOW plan of the GPU ESCA sampler (pdow_plan.h): sk-lda's chunks, and in each chunk samplekit's word
+   order, groups and items (csr_chunker.h), built on the host. */
 #include "pdow_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "samplekit/csr_chunker.h"
 
 void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan) {
   if (plan == NULL) return;
@@ -45,164 +48,196 @@ static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow
 }
 
 /* The checks that the build and the count share; 0 when c and item_tokens are fine. */
-static int check_input(const sk_lda_corpus *c, int32_t item_tokens, sk_lda_error *err) {
+static int check_input(const sk_lda_corpus *c, int32_t item_tokens, sk_ex_error *err) {
   if (c == NULL || (c->num_tokens > 0 && c->tokens == NULL) ||
       ((c->num_docs > 0 || c->num_tokens > 0) && c->doc_offsets == NULL))
-    return sk_lda_fail(err, "PDOW plan: corpus is NULL or empty of arrays");
+    return sk_ex_fail(err, "PDOW plan: corpus is NULL or empty of arrays");
   if (c->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "PDOW plan: %lld tokens; at most %d", (long long)c->num_tokens, INT32_MAX);
-  if (item_tokens < 1) return sk_lda_fail(err, "PDOW plan: item_tokens %d is below 1", (int)item_tokens);
+    return sk_ex_fail(err, "PDOW plan: %lld tokens; at most %d", (long long)c->num_tokens, INT32_MAX);
+  if (item_tokens < 1) return sk_ex_fail(err, "PDOW plan: item_tokens %d is below 1", (int)item_tokens);
   return 0;
 }
 
-void sk_lda_order_by_word(const sk_lda_corpus *c, int32_t d0, int32_t d1, int32_t *count, int32_t *token,
-                          int32_t *doc) {
-  if (d0 == d1) return; /* no documents: doc_offsets may be NULL (D = 0) */
-  const int64_t t0 = c->doc_offsets[d0], t1 = c->doc_offsets[d1];
-  for (int64_t t = t0; t < t1; ++t) ++count[c->tokens[t] + 1];
-  for (int32_t v = 0; v < c->num_words; ++v) count[v + 1] += count[v];
-  for (int32_t d = d0; d < d1; ++d)
-    for (int64_t t = c->doc_offsets[d]; t < c->doc_offsets[d + 1]; ++t) {
-      const int64_t pos = t0 + count[c->tokens[t]]++;
-      token[pos] = (int32_t)t;
-      doc[pos] = d;
-    }
-  memset(count, 0, ((size_t)c->num_words + 1) * sizeof *count);
+/* Chunk ch's documents, first token and tokens (NULL when it has none: the corpus's may be NULL). */
+static const int32_t *chunk_span(const sk_lda_corpus *c, const sk_lda_pdow_plan *p, int32_t ch, int32_t *d0,
+                                 int32_t *d1, int64_t *t0, int64_t *n) {
+  *d0 = p->chunk_docs[ch];
+  *d1 = p->chunk_docs[ch + 1];
+  *t0 = *d0 < *d1 ? c->doc_offsets[*d0] : 0;
+  *n = *d0 < *d1 ? c->doc_offsets[*d1] - *t0 : 0;
+  return *n > 0 ? c->tokens + *t0 : NULL;
 }
 
-/* Tokens by (chunk, word, document); pos_doc gets each position's document. */
-static void plan_order(const sk_lda_corpus *c, sk_lda_pdow_plan *p, int32_t *count, int32_t *pos_doc) {
-  for (int32_t ch = 0; ch < p->num_chunks; ++ch)
-    sk_lda_order_by_word(c, p->chunk_docs[ch], p->chunk_docs[ch + 1], count, p->token, pos_doc);
+/* samplekit's failures here are bad tokens (a word id outside [0, V)) or memory. */
+static int samplekit_fail(sk_status st, const sk_lda_corpus *c, sk_ex_error *err) {
+  if (st == SK_ERROR_HOST_ALLOCATION_FAILED)
+    return sk_ex_fail(err, "PDOW plan: out of memory (%lld tokens, V = %d)", (long long)c->num_tokens,
+                       (int)c->num_words);
+  return sk_ex_fail(err, "PDOW plan: %s (a word id outside [0, %d)?)", sk_status_string(st), (int)c->num_words);
 }
 
-/* Groups: maximal runs of positions with one word and one document (chunks never share a document). */
-static int32_t plan_groups(const sk_lda_corpus *c, sk_lda_pdow_plan *p, const int32_t *pos_doc) {
-  int32_t groups = 0;
-  for (int64_t pos = 0; pos < c->num_tokens; ++pos) {
-    const int32_t t = p->token[pos];
-    if (pos == 0 || pos_doc[pos] != pos_doc[pos - 1] || c->tokens[t] != c->tokens[p->token[pos - 1]]) {
-      if (p->group_start != NULL) {
-        p->group_start[groups] = (int32_t)pos;
-        p->group_doc[groups] = pos_doc[pos];
-      }
-      ++groups;
-    }
-  }
-  if (p->group_start != NULL) p->group_start[groups] = (int32_t)c->num_tokens;
-  return groups;
-}
-
-/* Items: runs of groups of one word (and chunk: a new chunk starts a new group of a new document),
-   cut before a group that would take the item past item_tokens. Fills the arrays when they are set. */
-static int32_t plan_items(const sk_lda_corpus *c, sk_lda_pdow_plan *p, int32_t item_tokens,
-                          const int32_t *group_chunk) {
-  int32_t items = 0, begin = 0;
-  for (int32_t g = 0; g <= p->num_groups; ++g) {
-    int cut = g == p->num_groups;
-    if (!cut && g > begin) {
-      const int32_t word = c->tokens[p->token[p->group_start[g]]];
-      const int32_t word_prev = c->tokens[p->token[p->group_start[g - 1]]];
-      cut = word != word_prev || group_chunk[g] != group_chunk[g - 1] ||
-            (int64_t)p->group_start[g + 1] - p->group_start[begin] > (int64_t)item_tokens;
-    }
-    if (cut && g > begin) {
-      if (p->item_word != NULL) {
-        p->item_word[items] = c->tokens[p->token[p->group_start[begin]]];
-        p->item_group[items] = begin;
-        p->item_end[items] = g;
-      }
-      ++items;
-      begin = g;
-    }
-  }
-  return items;
-}
-
-/* Sorting items by decreasing token count, ties by position. */
-typedef struct item_key {
-  int32_t tokens, index;
-} item_key;
-
-static int item_key_order(const void *a, const void *b) {
-  const item_key *x = (const item_key *)a, *y = (const item_key *)b;
-  if (x->tokens != y->tokens) return x->tokens > y->tokens ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index);
-}
-
-static int plan_sort_items(sk_lda_pdow_plan *p) {
+/* The items of all chunks by decreasing token count, ties by position: each chunk's items come from
+   samplekit in that order, so a stable merge of the chunks' runs by token count gives it (the earlier
+   chunk first on a tie). run[] holds the C + 1 run boundaries and is used up. */
+static int merge_chunk_items(sk_lda_pdow_plan *p, int64_t *run, int32_t runs) {
   const size_t n = (size_t)p->num_items;
-  item_key *keys = (item_key *)malloc((n > 0 ? n : 1) * sizeof *keys);
-  int32_t *tmp = (int32_t *)malloc((n > 0 ? n : 1) * 3 * sizeof *tmp);
-  if (keys == NULL || tmp == NULL) {
-    free(keys);
-    free(tmp);
+  int32_t *idx = (int32_t *)malloc((n > 0 ? 2 * n : 1) * sizeof *idx);
+  int32_t *size = (int32_t *)malloc((n > 0 ? n : 1) * sizeof *size);
+  if (idx == NULL || size == NULL) {
+    free(idx);
+    free(size);
     return 1;
   }
-  for (size_t i = 0; i < n; ++i) {
-    keys[i].tokens = p->group_start[p->item_end[i]] - p->group_start[p->item_group[i]];
-    keys[i].index = (int32_t)i;
+  int32_t *from = idx, *to = idx + n;
+  for (size_t k = 0; k < n; ++k) {
+    from[k] = (int32_t)k;
+    size[k] = p->group_start[p->item_end[k]] - p->group_start[p->item_group[k]];
   }
-  qsort(keys, n, sizeof *keys, item_key_order);
+  while (runs > 1) {
+    int32_t kept = 0;
+    for (int32_t r = 0; r < runs; r += 2, ++kept) {
+      const int64_t a0 = run[r], a1 = run[r + 1], b1 = r + 2 <= runs ? run[r + 2] : a1;
+      int64_t a = a0, b = a1, out = a0;
+      while (a < a1 && b < b1) to[out++] = size[from[b]] > size[from[a]] ? from[b++] : from[a++];
+      while (a < a1) to[out++] = from[a++];
+      while (b < b1) to[out++] = from[b++];
+      run[kept] = a0;
+    }
+    run[kept] = (int64_t)n;
+    runs = kept;
+    int32_t *t = from;
+    from = to;
+    to = t;
+  }
   int32_t *const fields[3] = {p->item_word, p->item_group, p->item_end};
   for (int f = 0; f < 3; ++f) {
-    for (size_t i = 0; i < n; ++i) tmp[i] = fields[f][keys[i].index];
-    memcpy(fields[f], tmp, n * sizeof *tmp);
+    for (size_t k = 0; k < n; ++k) to[k] = fields[f][from[k]];
+    memcpy(fields[f], to, n * sizeof *to);
   }
-  free(keys);
-  free(tmp);
+  free(idx);
+  free(size);
   return 0;
 }
 
+/* Room for `groups` groups and `items` items in the plan's arrays (capacities *group_cap, *item_cap, grown
+   to at least twice what they were, so that chunk after chunk costs O(G + I) copies in all). */
+static int reserve(sk_lda_pdow_plan *p, size_t groups, size_t items, size_t *group_cap, size_t *item_cap) {
+  if (groups > *group_cap) {
+    const size_t cap = groups > 2 * *group_cap ? groups : 2 * *group_cap;
+    int32_t *gs = (int32_t *)realloc(p->group_start, (cap + 1) * sizeof *gs);
+    if (gs != NULL) p->group_start = gs;
+    int32_t *gd = (int32_t *)realloc(p->group_doc, (cap + 1) * sizeof *gd);
+    if (gd != NULL) p->group_doc = gd;
+    if (gs == NULL || gd == NULL) return 1;
+    *group_cap = cap;
+  }
+  if (items > *item_cap) {
+    const size_t cap = items > 2 * *item_cap ? items : 2 * *item_cap;
+    int32_t **const fields[3] = {&p->item_word, &p->item_group, &p->item_end};
+    for (int f = 0; f < 3; ++f) {
+      int32_t *a = (int32_t *)realloc(*fields[f], (cap + 1) * sizeof *a);
+      if (a == NULL) return 1;
+      *fields[f] = a;
+    }
+    *item_cap = cap;
+  }
+  return 0;
+}
+
+/* Chunk by chunk: samplekit's word order of the chunk with each position's document, then its count and
+   its groups and items, written in place and made global (positions from the chunk's first token,
+   documents from its first document, groups from its first group). */
 int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens,
-                           sk_lda_pdow_plan *plan, sk_lda_error *err) {
-  if (plan == NULL) return sk_lda_fail(err, "PDOW plan: plan is NULL");
+                           sk_lda_pdow_plan *plan, sk_ex_error *err) {
+  if (plan == NULL) return sk_ex_fail(err, "PDOW plan: plan is NULL");
   memset(plan, 0, sizeof *plan);
   if (check_input(c, item_tokens, err) != 0) return 1;
   sk_lda_pdow_plan *p = plan;
   const size_t T = (size_t)c->num_tokens;
   p->num_tokens = c->num_tokens;
-  int32_t *count = (int32_t *)calloc((size_t)c->num_words + 1, sizeof *count);
-  int32_t *pos_doc = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *pos_doc);
+  sk_status st = plan_chunks(c, chunk_tokens, p) != 0 ? SK_ERROR_HOST_ALLOCATION_FAILED : SK_SUCCESS;
+  const int32_t C = p->num_chunks;
+  int64_t most = 0; /* the longest chunk's tokens */
+  for (int32_t ch = 0; ch < C && st == SK_SUCCESS; ++ch) {
+    int32_t d0, d1;
+    int64_t t0, n;
+    (void)chunk_span(c, p, ch, &d0, &d1, &t0, &n);
+    if (n > most) most = n;
+  }
+  int64_t *item_base = (int64_t *)malloc(((size_t)C + 1) * sizeof *item_base); /* each chunk's first item */
+  int32_t *position_doc = (int32_t *)malloc(((size_t)most > 0 ? (size_t)most : 1) * sizeof *position_doc);
+  int64_t *offsets = (int64_t *)malloc(((size_t)c->num_words + 1) * sizeof *offsets);
   p->token = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p->token);
-  int failed = count == NULL || pos_doc == NULL || p->token == NULL || plan_chunks(c, chunk_tokens, p) != 0;
-  int32_t *group_chunk = NULL;
-  if (!failed) {
-    plan_order(c, p, count, pos_doc);
-    p->num_groups = plan_groups(c, p, pos_doc); /* count first, then fill */
-    p->group_start = (int32_t *)malloc(((size_t)p->num_groups + 1) * sizeof *p->group_start);
-    p->group_doc = (int32_t *)malloc(((size_t)p->num_groups + 1) * sizeof *p->group_doc);
-    group_chunk = (int32_t *)malloc(((size_t)p->num_groups + 1) * sizeof *group_chunk);
-    failed = p->group_start == NULL || p->group_doc == NULL || group_chunk == NULL;
+  size_t group_cap = 0, item_cap = 0;
+  if (st == SK_SUCCESS && (item_base == NULL || position_doc == NULL || offsets == NULL || p->token == NULL ||
+                           reserve(p, 1, 1, &group_cap, &item_cap) != 0))
+    st = SK_ERROR_HOST_ALLOCATION_FAILED;
+  if (st == SK_SUCCESS) {
+    p->group_start[0] = 0; /* for a corpus of no documents */
+    item_base[0] = 0;
   }
-  if (!failed) {
-    plan_groups(c, p, pos_doc);
-    for (int32_t g = 0, ch = 0; g < p->num_groups; ++g) {
-      while (p->group_doc[g] >= p->chunk_docs[ch + 1]) ++ch;
-      group_chunk[g] = ch;
+  int64_t G = 0, I = 0;
+  for (int32_t ch = 0; ch < C && st == SK_SUCCESS; ++ch) {
+    int32_t d0, d1;
+    int64_t t0, n, g = 0, i = 0;
+    const int32_t *tokens = chunk_span(c, p, ch, &d0, &d1, &t0, &n);
+    item_base[ch + 1] = item_base[ch];
+    if (d0 == d1) continue;
+    st = sk_csr_chunk_order_rows_host(c->doc_offsets + d0, d1 - d0, tokens, n, c->num_words, p->token + t0,
+                                      position_doc, offsets);
+    if (st == SK_SUCCESS)
+      st = sk_csr_chunk_groups_count_host(position_doc, n, c->num_words, offsets, item_tokens, &g, &i);
+    if (st == SK_SUCCESS && reserve(p, (size_t)(G + g), (size_t)(I + i), &group_cap, &item_cap) != 0)
+      st = SK_ERROR_HOST_ALLOCATION_FAILED;
+    if (st == SK_SUCCESS)
+      st = sk_csr_chunk_groups_host(position_doc, n, c->num_words, offsets, item_tokens, p->group_start + G,
+                                    p->group_doc + G, g, p->item_word + I, p->item_group + I, p->item_end + I, i, &g,
+                                    &i);
+    if (st != SK_SUCCESS) break;
+    if (t0 > 0) {
+      for (int64_t j = 0; j < n; ++j) p->token[t0 + j] += (int32_t)t0;
+      for (int64_t k = G; k <= G + g; ++k) p->group_start[k] += (int32_t)t0;
     }
-    p->num_items = plan_items(c, p, item_tokens, group_chunk);
-    const size_t items = (size_t)p->num_items > 0 ? (size_t)p->num_items : 1;
-    p->item_word = (int32_t *)malloc(items * sizeof *p->item_word);
-    p->item_group = (int32_t *)malloc(items * sizeof *p->item_group);
-    p->item_end = (int32_t *)malloc(items * sizeof *p->item_end);
-    failed = p->item_word == NULL || p->item_group == NULL || p->item_end == NULL;
+    if (d0 > 0)
+      for (int64_t k = G; k < G + g; ++k) p->group_doc[k] += d0;
+    if (G > 0)
+      for (int64_t k = I; k < I + i; ++k) {
+        p->item_group[k] += (int32_t)G;
+        p->item_end[k] += (int32_t)G;
+      }
+    G += g;
+    I += i;
+    item_base[ch + 1] = I;
   }
-  if (!failed) {
-    plan_items(c, p, item_tokens, group_chunk);
-    for (int32_t g = 0; g < p->num_groups; ++g) {
+  free(position_doc);
+  free(offsets);
+  if (st == SK_SUCCESS) {
+    p->num_groups = (int32_t)G;
+    p->num_items = (int32_t)I;
+    for (int64_t g = 0; g < G; ++g) {
       const int32_t n = p->group_start[g + 1] - p->group_start[g];
       if (n > p->max_group_tokens) p->max_group_tokens = n;
     }
-    failed = plan_sort_items(p);
+    if (C > 1 && merge_chunk_items(p, item_base, C) != 0) st = SK_ERROR_HOST_ALLOCATION_FAILED;
   }
-  free(count);
-  free(pos_doc);
-  free(group_chunk);
-  if (failed) {
+  free(item_base);
+  if (st != SK_SUCCESS) {
     sk_lda_pdow_plan_free(p);
-    return sk_lda_fail(err, "PDOW plan: out of memory (%lld tokens, V = %d)", (long long)c->num_tokens,
-                       (int)c->num_words);
+    return samplekit_fail(st, c, err);
+  }
+  /* Give back what the growth left over (several chunks only: one chunk's arrays are exact). */
+  if (group_cap > (size_t)G) {
+    int32_t *gs = (int32_t *)realloc(p->group_start, ((size_t)G + 1) * sizeof *gs);
+    int32_t *gd = (int32_t *)realloc(p->group_doc, ((size_t)G + 1) * sizeof *gd);
+    if (gs != NULL) p->group_start = gs;
+    if (gd != NULL) p->group_doc = gd;
+  }
+  if (item_cap > (size_t)I) {
+    int32_t **const fields[3] = {&p->item_word, &p->item_group, &p->item_end};
+    for (int f = 0; f < 3; ++f) {
+      int32_t *a = (int32_t *)realloc(*fields[f], ((size_t)I + 1) * sizeof *a);
+      if (a != NULL) *fields[f] = a;
+    }
   }
   return 0;
 }
@@ -212,10 +247,10 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
    in the order plan_items meets them: each word keeps its open item (its chunk and tokens) and starts a
    new one on a new chunk or when the group would take the open one past item_tokens. */
 int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens, int32_t *num_groups,
-                           int32_t *num_items, sk_lda_error *err) {
+                           int32_t *num_items, sk_ex_error *err) {
   if (num_groups != NULL) *num_groups = 0;
   if (num_items != NULL) *num_items = 0;
-  if (num_groups == NULL || num_items == NULL) return sk_lda_fail(err, "PDOW plan: num_groups or num_items is NULL");
+  if (num_groups == NULL || num_items == NULL) return sk_ex_fail(err, "PDOW plan: num_groups or num_items is NULL");
   if (check_input(c, item_tokens, err) != 0) return 1;
   const size_t V = (size_t)c->num_words + 1;
   int32_t *in_doc = (int32_t *)calloc(V, sizeof *in_doc);      /* the document's tokens of each word */
@@ -225,7 +260,7 @@ int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
     free(in_doc);
     free(item_chunk);
     free(item_size);
-    return sk_lda_fail(err, "PDOW plan: out of memory counting (V = %d)", (int)c->num_words);
+    return sk_ex_fail(err, "PDOW plan: out of memory counting (V = %d)", (int)c->num_words);
   }
   for (size_t v = 0; v < V; ++v) item_chunk[v] = -1;
   int32_t groups = 0, items = 0;

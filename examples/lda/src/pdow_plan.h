@@ -15,7 +15,11 @@
  *
  * The order changes nothing in the result: every draw reads the previous sweep's counts and its own
  * random number (indexed by the token's position in document order), so the topics do not depend on
- * the plan. The plan is built on the host in O(T + V * chunks) time and 4 T + 8 groups + 12 items bytes.
+ * the plan. The chunks are sk-lda's (the cut rule below); each chunk's word order, groups and items are
+ * samplekit's (csr_chunker.h: sk_csr_chunk_order_rows_host, sk_csr_chunk_groups_host; the GPU can build
+ * the same with sk_csr_chunk_groups_device), made global here, and the items of several chunks merged
+ * by token count. Built on the host in O(T + D + V * chunks) time; 4 T + 8 groups + 12 items bytes, and
+ * 4 (the longest chunk's tokens) + 8 V + 24 items bytes of scratch.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h).
  */
@@ -49,11 +53,12 @@ typedef struct sk_lda_pdow_plan {
  * Builds the plan of corpus c (T <= INT32_MAX): chunks of consecutive documents holding at most
  * chunk_tokens tokens each (<= 0: one chunk for the whole corpus), cut greedily before a non-empty
  * document that would not fit, so a chunk holds more than chunk_tokens tokens only when it has exactly
- * one non-empty document (empty documents join the chunk before them), items of at most item_tokens tokens (>= 1). Fails on NULL, T > INT32_MAX,
- * item_tokens < 1 or when memory runs out (*plan is then zeroed).
+ * one non-empty document (empty documents join the chunk before them), items of at most item_tokens tokens
+ * (>= 1). Fails on NULL, T > INT32_MAX, item_tokens < 1, a word id outside [0, V) or when memory runs
+ * out (*plan is then zeroed).
  */
 int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens,
-                           sk_lda_pdow_plan *plan, sk_lda_error *err);
+                           sk_lda_pdow_plan *plan, sk_ex_error *err);
 
 /*
  * The sizes of the plan that sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, ...) would build,
@@ -65,19 +70,10 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
  * NULL).
  */
 int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t item_tokens, int32_t *num_groups,
-                           int32_t *num_items, sk_lda_error *err);
+                           int32_t *num_items, sk_ex_error *err);
 
 /* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan);
-
-/*
- * The tokens of documents [d0, d1) sorted by word and, within a word, in document order (a counting
- * sort): for each position pos in [doc_offsets[d0], doc_offsets[d1]), token[pos] is the token (its index
- * in document order) and doc[pos] its document. count: V + 1 zeroed ints of scratch, left zeroed. The
- * order of a PDOW chunk and of an AGA mini-batch (aga_plan.h).
- */
-void sk_lda_order_by_word(const sk_lda_corpus *c, int32_t d0, int32_t d1, int32_t *count, int32_t *token,
-                          int32_t *doc);
 
 #ifdef __cplusplus
 }

@@ -18,16 +18,11 @@
 #endif
 
 #include "run.h"
+#include "sk_ex_clock.h"
 
 static volatile sig_atomic_t launch_signal = 0;
 
 static void launch_on_signal(int sig) { launch_signal = sig; }
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -48,10 +43,10 @@ static int move_all(int fd, unsigned char *p, size_t n, int writing) {
 
 /* In a new rank, before it returns to the caller: its process group, signals, stdout, the NCCL id. */
 static void become_rank(int rank, int num_ranks, double timeout_seconds, pid_t launcher, const int fd[2],
-                        int (*make_id)(unsigned char *, sk_lda_error *), sk_lda_rank_context *ctx) {
+                        int (*make_id)(unsigned char *, sk_ex_error *), sk_lda_rank_context *ctx) {
 #ifdef __linux__
   /* A rank dies with its launcher, so that no rank outlives a killed run. */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher) _exit(SK_LDA_EXIT_RUNTIME);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher) _exit(SK_EX_EXIT_RUNTIME);
 #else
   (void)launcher;
 #endif
@@ -69,25 +64,25 @@ static void become_rank(int rank, int num_ranks, double timeout_seconds, pid_t l
       close(null_fd);
     }
   }
-  sk_lda_error err;
+  sk_ex_error err;
   if (rank == 0) {
     close(fd[0]);
     if (make_id(ctx->nccl_id, &err) != 0) {
       fprintf(stderr, "sk-lda train: rank 0: making the NCCL id: %s\n", err.message);
-      _exit(SK_LDA_EXIT_RUNTIME);
+      _exit(SK_EX_EXIT_RUNTIME);
     }
     /* One copy per other rank; each is one atomic write (<= PIPE_BUF), so each reader gets one whole. */
     for (int r = 1; r < num_ranks; ++r)
       if (move_all(fd[1], ctx->nccl_id, SK_LDA_NCCL_ID_BYTES, 1) != 0) {
         fprintf(stderr, "sk-lda train: rank 0: handing the NCCL id to the other ranks: %s\n", strerror(errno));
-        _exit(SK_LDA_EXIT_RUNTIME);
+        _exit(SK_EX_EXIT_RUNTIME);
       }
     close(fd[1]);
   } else {
     close(fd[1]);
     if (move_all(fd[0], ctx->nccl_id, SK_LDA_NCCL_ID_BYTES, 0) != 0) {
       fprintf(stderr, "sk-lda train: rank %d: rank 0 ended before it handed out the NCCL id\n", rank);
-      _exit(SK_LDA_EXIT_RUNTIME);
+      _exit(SK_EX_EXIT_RUNTIME);
     }
     close(fd[0]);
   }
@@ -104,7 +99,7 @@ static void describe_end(int status, char *buf, size_t cap) {
 }
 
 static int exit_code_of(int status) {
-  return WIFEXITED(status) ? WEXITSTATUS(status) : SK_LDA_EXIT_RUNTIME;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : SK_EX_EXIT_RUNTIME;
 }
 
 /* Sends sig to every rank still running. */
@@ -135,14 +130,14 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
       /* Rank 0 ends by itself with 0, 2 (bad usage: nothing was started) or 130 / 143 (interrupted, saved);
          anything else, and any other rank's non-zero end, fails the run. */
-      const int failed = r == 0 ? !(code == 0 || code == SK_LDA_EXIT_USAGE || code == SK_LDA_EXIT_SIGINT ||
+      const int failed = r == 0 ? !(code == 0 || code == SK_EX_EXIT_USAGE || code == SK_LDA_EXIT_SIGINT ||
                                     code == SK_LDA_EXIT_SIGTERM)
                                 : code != 0;
       if (r == 0) rank0_ended = 1, rank0_status = status;
       if (failed && first_fail < 0 && !killed && (r == 0 || !rank0_ended)) {
         first_fail = r;
         fail_status = status;
-        failed_at = now_seconds();
+        failed_at = sk_ex_now();
         if (running > 0 || r > 0 || code < 0) { /* rank 0's own errors are said by rank 0 */
           char how[160];
           describe_end(status, how, sizeof how);
@@ -152,21 +147,21 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
         if (running > 0) {
           signal_alive(pids, alive, n, SIGTERM);
           killed = 1;
-          stage = 2, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
+          stage = 2, deadline = sk_ex_now() + SK_LDA_RANKS_GRACE_SECONDS;
         }
       } else if (r == 0 && running > 0 && stage == 0) {
-        stage = 1, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS; /* the others were told to stop */
+        stage = 1, deadline = sk_ex_now() + SK_LDA_RANKS_GRACE_SECONDS; /* the others were told to stop */
       }
       continue;
     }
     if (pid < 0 && errno != EINTR) break; /* no children left to wait for */
-    if (stage > 0 && now_seconds() >= deadline) {
+    if (stage > 0 && sk_ex_now() >= deadline) {
       if (stage == 1) {
         signal_alive(pids, alive, n, SIGTERM);
-        stage = 2, deadline = now_seconds() + SK_LDA_RANKS_GRACE_SECONDS;
+        stage = 2, deadline = sk_ex_now() + SK_LDA_RANKS_GRACE_SECONDS;
       } else {
         signal_alive(pids, alive, n, SIGKILL);
-        deadline = now_seconds() + 3600.0; /* SIGKILL cannot be refused: waitpid collects them */
+        deadline = sk_ex_now() + 3600.0; /* SIGKILL cannot be refused: waitpid collects them */
       }
       killed = 1;
     }
@@ -174,7 +169,7 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
   }
   if (first_fail >= 0) {
     if (n > 1)
-      fprintf(stderr, "sk-lda train: every rank has ended, %.1f s after rank %d failed\n", now_seconds() - failed_at,
+      fprintf(stderr, "sk-lda train: every rank has ended, %.1f s after rank %d failed\n", sk_ex_now() - failed_at,
               first_fail);
     char path[4096];
     struct stat st;
@@ -183,37 +178,37 @@ static int watch_ranks(const pid_t *pids, int *alive, int n, const char *out_dir
       fprintf(stderr, "sk-lda train: the last checkpoint is kept: continue with the same options and --resume %s\n",
               out_dir);
     if (first_fail == 0 && rank0_ended && WIFEXITED(rank0_status)) return exit_code_of(rank0_status);
-    return exit_code_of(fail_status) != 0 ? exit_code_of(fail_status) : SK_LDA_EXIT_RUNTIME;
+    return exit_code_of(fail_status) != 0 ? exit_code_of(fail_status) : SK_EX_EXIT_RUNTIME;
   }
   if (rank0_ended) return exit_code_of(rank0_status);
-  return SK_LDA_EXIT_RUNTIME;
+  return SK_EX_EXIT_RUNTIME;
 }
 
 int sk_lda_ranks_launch(int num_ranks, double timeout_seconds, const char *out_dir,
-                        int (*make_id)(unsigned char *id, sk_lda_error *err), sk_lda_rank_context *ctx, int *is_rank,
-                        sk_lda_error *err) {
+                        int (*make_id)(unsigned char *id, sk_ex_error *err), sk_lda_rank_context *ctx, int *is_rank,
+                        sk_ex_error *err) {
   if (is_rank != NULL) *is_rank = 0;
   if (ctx == NULL || is_rank == NULL || make_id == NULL) {
-    sk_lda_fail(err, "rank launch: a pointer is NULL");
-    return SK_LDA_EXIT_RUNTIME;
+    sk_ex_fail(err, "rank launch: a pointer is NULL");
+    return SK_EX_EXIT_RUNTIME;
   }
   if (num_ranks < 1 || num_ranks > SK_LDA_MAX_RANKS) {
-    sk_lda_fail(err, "rank launch: %d ranks; 1 to %d", num_ranks, SK_LDA_MAX_RANKS);
-    return SK_LDA_EXIT_USAGE;
+    sk_ex_fail(err, "rank launch: %d ranks; 1 to %d", num_ranks, SK_LDA_MAX_RANKS);
+    return SK_EX_EXIT_USAGE;
   }
   /* NVLink multicast stays off in every rank (the machines' rule), unless the user chose otherwise. */
   if (getenv("NCCL_NVLS_ENABLE") == NULL && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0) {
-    sk_lda_fail(err, "rank launch: setting NCCL_NVLS_ENABLE: %s", strerror(errno));
-    return SK_LDA_EXIT_RUNTIME;
+    sk_ex_fail(err, "rank launch: setting NCCL_NVLS_ENABLE: %s", strerror(errno));
+    return SK_EX_EXIT_RUNTIME;
   }
   pid_t *pids = (pid_t *)calloc((size_t)num_ranks, sizeof *pids);
   int *alive = (int *)calloc((size_t)num_ranks, sizeof *alive);
   int fd[2];
   if (pids == NULL || alive == NULL || pipe(fd) != 0) {
-    sk_lda_fail(err, "rank launch: %s", pids == NULL || alive == NULL ? "out of memory" : strerror(errno));
+    sk_ex_fail(err, "rank launch: %s", pids == NULL || alive == NULL ? "out of memory" : strerror(errno));
     free(pids);
     free(alive);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
   fflush(stdout);
   fflush(stderr);
@@ -225,17 +220,17 @@ int sk_lda_ranks_launch(int num_ranks, double timeout_seconds, const char *out_d
       free(alive);
       become_rank(r, num_ranks, timeout_seconds, launcher, fd, make_id, ctx);
       *is_rank = 1;
-      return SK_LDA_EXIT_OK;
+      return SK_EX_EXIT_OK;
     }
     if (pid < 0) {
-      sk_lda_fail(err, "rank launch: starting rank %d: %s", r, strerror(errno));
+      sk_ex_fail(err, "rank launch: starting rank %d: %s", r, strerror(errno));
       signal_alive(pids, alive, r, SIGKILL);
       for (int i = 0; i < r; ++i) (void)waitpid(pids[i], NULL, 0);
       close(fd[0]);
       close(fd[1]);
       free(pids);
       free(alive);
-      return SK_LDA_EXIT_RUNTIME;
+      return SK_EX_EXIT_RUNTIME;
     }
     (void)setpgid(pid, pid);
     pids[r] = pid;

@@ -14,21 +14,21 @@
 #include <unistd.h>
 
 /* MPI's error text for a return code. */
-static int mpi_fail(sk_lda_error *err, const char *what, int code) {
+static int mpi_fail(sk_ex_error *err, const char *what, int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "MPI error %d", code);
-  return sk_lda_fail(err, "--mpi: %s: %s", what, text);
+  return sk_ex_fail(err, "--mpi: %s: %s", what, text);
 }
 
-int sk_lda_ranks_mpi_available(sk_lda_error *err) {
+int sk_lda_ranks_mpi_available(sk_ex_error *err) {
   (void)err;
   return 1;
 }
 
-int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char *id, sk_lda_error *err),
-                           sk_lda_rank_context *ctx, sk_lda_error *err) {
-  if (ctx == NULL || make_id == NULL) return sk_lda_fail(err, "--mpi: a pointer is NULL");
+int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char *id, sk_ex_error *err),
+                           sk_lda_rank_context *ctx, sk_ex_error *err) {
+  if (ctx == NULL || make_id == NULL) return sk_ex_fail(err, "--mpi: a pointer is NULL");
   memset(ctx, 0, sizeof *ctx);
   int rc = MPI_Init(NULL, NULL);
   if (rc != MPI_SUCCESS) return mpi_fail(err, "MPI_Init", rc);
@@ -38,7 +38,7 @@ int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char 
   if ((rc = MPI_Comm_rank(MPI_COMM_WORLD, &rank)) != MPI_SUCCESS ||
       (rc = MPI_Comm_size(MPI_COMM_WORLD, &size)) != MPI_SUCCESS)
     return mpi_fail(err, "the ranks", rc);
-  if (size > SK_LDA_MAX_RANKS) return sk_lda_fail(err, "--mpi: %d ranks; at most %d", size, SK_LDA_MAX_RANKS);
+  if (size > SK_LDA_MAX_RANKS) return sk_ex_fail(err, "--mpi: %d ranks; at most %d", size, SK_LDA_MAX_RANKS);
   /* This host's ranks in order: rank i of them drives GPU i. */
   if ((rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node)) != MPI_SUCCESS ||
       (rc = MPI_Comm_rank(node, &local)) != MPI_SUCCESS)
@@ -58,7 +58,7 @@ int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char 
   if ((rc = MPI_Bcast(buf, (int)sizeof buf, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
     return mpi_fail(err, "handing out the NCCL id", rc);
   if (buf[SK_LDA_NCCL_ID_BYTES] != 1)
-    return rank == 0 ? 1 : sk_lda_fail(err, "--mpi: rank 0 could not make the NCCL id");
+    return rank == 0 ? 1 : sk_ex_fail(err, "--mpi: rank 0 could not make the NCCL id");
   memcpy(ctx->nccl_id, buf, SK_LDA_NCCL_ID_BYTES);
   if (rank > 0) { /* rank 0 speaks for the run */
     fflush(stdout);
@@ -74,7 +74,7 @@ int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char 
 int sk_lda_ranks_mpi_end(int status) {
   /* A rank that ended well (or rank 0 interrupted and saved, the others told to stop) leaves together
      with the others; any other end takes every rank down with it, so that none waits for it. */
-  if (status == SK_LDA_EXIT_OK || status == SK_LDA_EXIT_SIGINT || status == SK_LDA_EXIT_SIGTERM) {
+  if (status == SK_EX_EXIT_OK || status == SK_LDA_EXIT_SIGINT || status == SK_LDA_EXIT_SIGTERM) {
     (void)MPI_Finalize();
     return status;
   }
@@ -86,14 +86,14 @@ int sk_lda_ranks_mpi_end(int status) {
 
 #else
 
-int sk_lda_ranks_mpi_available(sk_lda_error *err) {
-  sk_lda_fail(err, "this sk-lda was built without MPI (no MPI C library was found at configure time; install one, "
+int sk_lda_ranks_mpi_available(sk_ex_error *err) {
+  sk_ex_fail(err, "this sk-lda was built without MPI (no MPI C library was found at configure time; install one, "
                    "e.g. libopenmpi-dev, and rebuild), so --mpi is not available: use --gpus N on one host");
   return 0;
 }
 
-int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char *id, sk_lda_error *err),
-                           sk_lda_rank_context *ctx, sk_lda_error *err) {
+int sk_lda_ranks_mpi_start(double timeout_seconds, int (*make_id)(unsigned char *id, sk_ex_error *err),
+                           sk_lda_rank_context *ctx, sk_ex_error *err) {
   (void)timeout_seconds, (void)make_id;
   if (ctx != NULL) memset(ctx, 0, sizeof *ctx);
   sk_lda_ranks_mpi_available(err);

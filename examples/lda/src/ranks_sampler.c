@@ -29,31 +29,31 @@ typedef struct ranked {
 } ranked;
 
 /* This rank's part of a sweep: its draws and the sum of B (or, without tokens, zeros into the sum). */
-static int rank_sweep(ranked *r, uint64_t iteration, sk_lda_error *err) {
+static int rank_sweep(ranked *r, uint64_t iteration, sk_ex_error *err) {
   if (r->inner != NULL) return sk_lda_sampler_sweep(r->inner, iteration, err);
   return sk_lda_ranks_comm_sum_i32(r->comm, NULL, r->vk, err);
 }
 
 /* This rank's part of a gather: its z to the host, then to rank 0, which gets all of it in `all`. */
-static int rank_gather(ranked *r, int32_t *all, sk_lda_error *err) {
+static int rank_gather(ranked *r, int32_t *all, sk_ex_error *err) {
   if (r->inner != NULL && sk_lda_sampler_to_host(r->inner, err) != 0) return 1;
   return sk_lda_ranks_comm_gather_i32(r->comm, r->model.z, r->tok_begin, all, err);
 }
 
 /* Rank 0: tells the others what comes next. */
-static int command(ranked *r, uint64_t what, uint64_t arg, sk_lda_error *err) {
+static int command(ranked *r, uint64_t what, uint64_t arg, sk_ex_error *err) {
   uint64_t words[2] = {what, arg};
   return sk_lda_ranks_comm_broadcast_u64(r->comm, words, 2, err);
 }
 
-static int ranked_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+static int ranked_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   ranked *r = (ranked *)s->state;
   if (command(r, CMD_SWEEP, iteration, err) != 0) return 1;
   return rank_sweep(r, iteration, err);
 }
 
 /* z from every rank into the model, and A, B and n_k rebuilt from it on the host. */
-static int ranked_to_host(sk_lda_sampler *s, sk_lda_error *err) {
+static int ranked_to_host(sk_lda_sampler *s, sk_ex_error *err) {
   ranked *r = (ranked *)s->state;
   if (command(r, CMD_GATHER, 0, err) != 0 || rank_gather(r, s->model->z, err) != 0) return 1;
   return sk_lda_model_recount(s->model, s->device.threads, err);
@@ -61,7 +61,7 @@ static int ranked_to_host(sk_lda_sampler *s, sk_lda_error *err) {
 
 /* One rank: the single-GPU sampler's own metric (on the device), the plain path's bits; several: on the
    host from the gathered model. */
-static int ranked_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err) {
+static int ranked_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_ex_error *err) {
   ranked *r = (ranked *)s->state;
   if (r->ctx.num_ranks == 1 && r->inner != NULL) return sk_lda_sampler_joint_ll(r->inner, ll_per_token, err);
   if (ranked_to_host(s, err) != 0) return 1;
@@ -71,7 +71,7 @@ static int ranked_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error
 
 /* The held-out score reads B and n_k alone, which every resident rank holds whole on its device. */
 static int ranked_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                             int fold_in_iters, double *ll_per_token, sk_lda_error *err) {
+                             int fold_in_iters, double *ll_per_token, sk_ex_error *err) {
   ranked *r = (ranked *)s->state;
   if (r->inner != NULL && (r->ctx.num_ranks == 1 || r->inner->ops->heldout_ll != NULL))
     return sk_lda_sampler_heldout_ll(r->inner, observed, heldout, fold_in_iters, ll_per_token, err);
@@ -100,7 +100,7 @@ static void ranked_free(ranked *r) {
 static void ranked_destroy(sk_lda_sampler *s) {
   ranked *r = (ranked *)s->state;
   if (r->ctx.rank == 0 && !r->stopped) {
-    sk_lda_error ignored; /* after a failure the communicator is aborted and this fails at once */
+    sk_ex_error ignored; /* after a failure the communicator is aborted and this fails at once */
     r->stopped = 1;
     (void)command(r, CMD_STOP, 0, &ignored);
   }
@@ -108,7 +108,7 @@ static void ranked_destroy(sk_lda_sampler *s) {
 }
 
 /* The part's corpus and model: z from the whole model, A rebuilt, B and n_k the whole model's. */
-static int make_part(ranked *r, const sk_lda_model *m, sk_lda_error *err) {
+static int make_part(ranked *r, const sk_lda_model *m, sk_ex_error *err) {
   const int rank = r->ctx.rank;
   const int32_t d0 = r->doc_begin[rank], d1 = r->doc_begin[rank + 1];
   const int64_t t0 = r->tok_begin[rank], t1 = r->tok_begin[rank + 1];
@@ -118,7 +118,7 @@ static int make_part(ranked *r, const sk_lda_model *m, sk_lda_error *err) {
   p->num_words = m->num_words;
   p->num_tokens = t1 - t0;
   p->doc_offsets = (int64_t *)malloc(((size_t)p->num_docs + 1) * sizeof *p->doc_offsets);
-  if (p->doc_offsets == NULL) return sk_lda_fail(err, "rank %d: out of host memory", rank);
+  if (p->doc_offsets == NULL) return sk_ex_fail(err, "rank %d: out of host memory", rank);
   for (int32_t d = 0; d <= p->num_docs; ++d) p->doc_offsets[d] = m->corpus->doc_offsets[d0 + d] - t0;
   p->tokens = m->corpus->tokens + t0;
   p->vocab = NULL;
@@ -132,7 +132,7 @@ static int make_part(ranked *r, const sk_lda_model *m, sk_lda_error *err) {
 
 /* The rank's GPU ESCA sampler, chosen from the table (resident or streamed) with the rank's link. */
 static int make_inner(ranked *r, const sk_lda_sampler_request *req, const sk_lda_device *device,
-                      sk_lda_sampler_choice *choice, sk_lda_error *err) {
+                      sk_lda_sampler_choice *choice, sk_ex_error *err) {
   const int rank = r->ctx.rank;
   if (r->tok_begin[rank + 1] == r->tok_begin[rank]) return 0; /* no token: no sampler */
   const sk_lda_rank_link link = {(uint64_t)r->tok_begin[rank], sk_lda_ranks_comm_count_sum(r->comm)};
@@ -141,26 +141,26 @@ static int make_inner(ranked *r, const sk_lda_sampler_request *req, const sk_lda
 }
 
 int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sampler_request *req, sk_lda_model *m,
-                                const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "ranks: out is NULL");
+                                const sk_lda_device *device, sk_lda_sampler **out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "ranks: out is NULL");
   *out = NULL;
   if (ctx == NULL || req == NULL || m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
-    return sk_lda_fail(err, "ranks: a pointer is NULL or the model is not initialised");
+    return sk_ex_fail(err, "ranks: a pointer is NULL or the model is not initialised");
   if (req->kind != SK_LDA_SAMPLER_ESCA && req->kind != SK_LDA_SAMPLER_AUTO)
-    return sk_lda_fail(err, "--gpus runs the ESCA sampler only; this run's sampler is %s",
+    return sk_ex_fail(err, "--gpus runs the ESCA sampler only; this run's sampler is %s",
                        sk_lda_sampler_kind_name(req->kind));
   if (device->kind != SK_LDA_DEVICE_GPU || req->exact || req->rank != NULL)
-    return sk_lda_fail(err, "--gpus runs the fast GPU sweep only (not --device cpu, not --gpu-sweep exact)");
+    return sk_ex_fail(err, "--gpus runs the fast GPU sweep only (not --device cpu, not --gpu-sweep exact)");
   if (ctx->num_ranks < 1 || ctx->num_ranks > SK_LDA_MAX_RANKS || ctx->rank < 0 || ctx->rank >= ctx->num_ranks)
-    return sk_lda_fail(err, "ranks: rank %d of %d", ctx->rank, ctx->num_ranks);
+    return sk_ex_fail(err, "ranks: rank %d of %d", ctx->rank, ctx->num_ranks);
   ranked *r = (ranked *)calloc(1, sizeof *r);
-  if (r == NULL) return sk_lda_fail(err, "ranks: out of host memory");
+  if (r == NULL) return sk_ex_fail(err, "ranks: out of host memory");
   r->ctx = *ctx;
   r->vk = (size_t)m->num_words * (size_t)m->num_topics;
   const int R = ctx->num_ranks;
   r->doc_begin = (int32_t *)malloc(((size_t)R + 1) * sizeof *r->doc_begin);
   r->tok_begin = (int64_t *)malloc(((size_t)R + 1) * sizeof *r->tok_begin);
-  int rc = r->doc_begin == NULL || r->tok_begin == NULL ? sk_lda_fail(err, "ranks: out of host memory") : 0;
+  int rc = r->doc_begin == NULL || r->tok_begin == NULL ? sk_ex_fail(err, "ranks: out of host memory") : 0;
   if (rc == 0) rc = sk_lda_rank_split(m->corpus->doc_offsets, m->num_docs, R, r->doc_begin, err);
   for (int i = 0; rc == 0 && i <= R; ++i) r->tok_begin[i] = m->corpus->doc_offsets[r->doc_begin[i]];
   if (rc == 0) rc = make_part(r, m, err);
@@ -201,10 +201,10 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
   return 0;
 }
 
-int sk_lda_ranks_serve(sk_lda_sampler *s, sk_lda_error *err) {
-  if (s == NULL || s->ops->sweep != ranked_sweep) return sk_lda_fail(err, "ranks: serve: not a ranked sampler");
+int sk_lda_ranks_serve(sk_lda_sampler *s, sk_ex_error *err) {
+  if (s == NULL || s->ops->sweep != ranked_sweep) return sk_ex_fail(err, "ranks: serve: not a ranked sampler");
   ranked *r = (ranked *)s->state;
-  if (r->ctx.rank == 0) return sk_lda_fail(err, "ranks: serve: rank 0 runs the run, it does not serve");
+  if (r->ctx.rank == 0) return sk_ex_fail(err, "ranks: serve: rank 0 runs the run, it does not serve");
   for (;;) {
     uint64_t words[2] = {0, 0};
     if (sk_lda_ranks_comm_broadcast_u64(r->comm, words, 2, err) != 0) return 1;
@@ -214,7 +214,7 @@ int sk_lda_ranks_serve(sk_lda_sampler *s, sk_lda_error *err) {
     } else if (words[0] == CMD_GATHER) {
       if (rank_gather(r, NULL, err) != 0) return 1;
     } else {
-      return sk_lda_fail(err, "rank %d: unknown command %llu from rank 0", r->ctx.rank, (unsigned long long)words[0]);
+      return sk_ex_fail(err, "rank %d: unknown command %llu from rank 0", r->ctx.rank, (unsigned long long)words[0]);
     }
   }
 }

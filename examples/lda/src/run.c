@@ -89,11 +89,11 @@ typedef struct run_state {
   sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
 } run_state;
 
-static double run_seconds(const run_state *r) { return r->seconds_before + (sk_lda_wall_seconds() - r->start); }
+static double run_seconds(const run_state *r) { return r->seconds_before + (sk_ex_now() - r->start); }
 
-static int fail_usage(const char *what, const sk_lda_error *err) {
+static int fail_usage(const char *what, const sk_ex_error *err) {
   fprintf(stderr, "sk-lda train: %s%s\n", what, err->message);
-  return SK_LDA_EXIT_USAGE;
+  return SK_EX_EXIT_USAGE;
 }
 
 /* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). A
@@ -115,10 +115,10 @@ static void row_times(const run_state *r, const sk_lda_sampler *s, sk_lda_metric
 }
 
 /* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
-static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_lda_error *err) {
+static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err) {
   char path[4096];
-  if (sk_lda_run_dir_path(path, sizeof path, r->dir, SK_LDA_CHECKPOINT_FILE, err) != 0) return 1;
-  const double t0 = sk_lda_wall_seconds();
+  if (sk_ex_path(path, sizeof path, r->dir, SK_LDA_CHECKPOINT_FILE, err) != 0) return 1;
+  const double t0 = sk_ex_now();
   sk_lda_checkpoint c;
   memset(&c, 0, sizeof c);
   c.sampler = r->sampler;
@@ -137,7 +137,7 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   c.metrics_len = r->log.len;
   c.z = m->z;
   const int rc = sk_lda_checkpoint_write(path, &c, err);
-  r->checkpoint_cost = sk_lda_wall_seconds() - t0;
+  r->checkpoint_cost = sk_ex_now() - t0;
   r->since_checkpoint = 0.0;
   r->checkpoints += 1;
   r->checkpoint_seconds += r->checkpoint_cost;
@@ -146,19 +146,19 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
 
 /* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, theta.txt (and z.bin). */
 static int write_outputs(const run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split,
-                         const sk_lda_model *m, uint64_t sweeps, sk_lda_error *err) {
+                         const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err) {
   char path[4096];
-  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
+  if (sk_ex_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
       sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, corpus->vocab,
                           r->o->top_words, err) != 0)
     return 1;
-  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
+  if (sk_ex_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
       sk_lda_model_save(path, m, corpus->vocab, sweeps, err) != 0)
     return 1;
-  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
+  if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
       sk_lda_write_model_doc_topics(path, m, split->train_doc_ids, err) != 0)
     return 1;
-  if (r->o->save_z && (sk_lda_run_dir_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
+  if (r->o->save_z && (sk_ex_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
                        sk_lda_z_write(path, m->z, m->num_tokens, m->num_topics, err) != 0))
     return 1;
   return 0;
@@ -176,15 +176,15 @@ static int checkpoint_due(const run_state *r, int64_t it) {
 
 /* Reads the checkpoint of o->resume and checks it against the options the user gave. */
 static int read_resume_checkpoint(const sk_lda_run_options *o, sk_lda_checkpoint *ck) {
-  sk_lda_error err;
+  sk_ex_error err;
   char path[4096];
   struct stat st;
-  if (sk_lda_run_dir_path(path, sizeof path, o->resume, SK_LDA_CHECKPOINT_FILE, &err) != 0)
+  if (sk_ex_path(path, sizeof path, o->resume, SK_LDA_CHECKPOINT_FILE, &err) != 0)
     return fail_usage("--resume: ", &err);
   if (stat(path, &st) != 0) {
     fprintf(stderr, "sk-lda train: --resume %s: there is no %s there (a run with --out writes one)\n", o->resume,
             SK_LDA_CHECKPOINT_FILE);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (sk_lda_checkpoint_read(path, ck, &err) != 0) return fail_usage("--resume: ", &err);
   char what[200] = "";
@@ -205,20 +205,20 @@ static int read_resume_checkpoint(const sk_lda_run_options *o, sk_lda_checkpoint
              sk_lda_sampler_kind_name(ck->sampler));
   if (what[0] != '\0') {
     fprintf(stderr, "sk-lda train: --resume %s: %s; leave the option out, or give the run's value\n", path, what);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if ((long long)ck->sweeps >= (long long)o->iters) {
     fprintf(stderr, "sk-lda train: --resume %s has done %llu sweeps already; ask for more with --iters\n", path,
             (unsigned long long)ck->sweeps);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
-  return SK_LDA_EXIT_OK;
+  return SK_EX_EXIT_OK;
 }
 
 /* Splits the corpus and starts the model: from the checkpoint when ck->z is set, else anew. */
 static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus, const sk_lda_checkpoint *ck,
                        run_state *r, sk_lda_split *split, sk_lda_model *m) {
-  sk_lda_error err;
+  sk_ex_error err;
   const int resumed = ck->z != NULL;
   const uint64_t seed = resumed ? ck->seed : o->seed;
   r->test_fraction = resumed ? ck->test_fraction : o->test_fraction;
@@ -229,7 +229,7 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
     if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
       return fail_usage("", &err);
-    return SK_LDA_EXIT_OK;
+    return SK_EX_EXIT_OK;
   }
   if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
       ck->num_words != split->train.num_words || ck->fingerprint != r->fingerprint) {
@@ -242,20 +242,20 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
                     ck->num_words == split->train.num_words
                 ? ", but other words"
                 : "");
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err) != 0 ||
       sk_lda_model_set_z(m, ck->z, &err) != 0)
     return fail_usage("--resume: ", &err);
   r->seconds_before = ck->seconds;
-  return SK_LDA_EXIT_OK;
+  return SK_EX_EXIT_OK;
 }
 
 /* Prepares the output folder: created, not another run's (unless overwrite), writable, cleared. */
 static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_checkpoint *ck) {
-  sk_lda_error err;
-  if (r->dir == NULL) return SK_LDA_EXIT_OK;
-  if (sk_lda_mkdir_p(r->dir, &err) != 0) return fail_usage("--out: ", &err);
+  sk_ex_error err;
+  if (r->dir == NULL) return SK_EX_EXIT_OK;
+  if (sk_ex_mkdir_p(r->dir, &err) != 0) return fail_usage("--out: ", &err);
   const int continuing = o->resume != NULL && sk_lda_same_dir(o->resume, r->dir);
   const char *held = continuing ? NULL : sk_lda_run_dir_holds_run(r->dir);
   if (held != NULL && !o->overwrite) {
@@ -263,18 +263,18 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
             "sk-lda train: --out %s already holds a run (%s is there): continue it with --resume %s, or replace it "
             "with --overwrite\n",
             r->dir, held, r->dir);
-    return SK_LDA_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   if (sk_lda_run_dir_check_writable(r->dir, &err) != 0) return fail_usage("--out: ", &err);
   /* Nothing of an earlier run, or of this run's earlier part, can be mixed into the results: its
      outputs go now, and the state is rewritten below from the checkpoint (or anew). */
   if (sk_lda_run_dir_clear(r->dir, continuing, &err) != 0) return fail_usage("--out: ", &err);
   char path[4096];
-  if (sk_lda_run_dir_path(path, sizeof path, r->dir, "metrics.csv", &err) != 0 ||
+  if (sk_ex_path(path, sizeof path, r->dir, "metrics.csv", &err) != 0 ||
       sk_lda_metrics_log_open(&r->log, path, ck->metrics, &err) != 0)
     return fail_usage("--out: ", &err);
   sk_lda_metrics_log_last_times(&r->log, &r->before);
-  return SK_LDA_EXIT_OK;
+  return SK_EX_EXIT_OK;
 }
 
 /* --- the sweeps ---------------------------------------------------------------------------------- */
@@ -293,12 +293,12 @@ static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const s
             (unsigned long long)done, (long long)r->o->iters);
     return status;
   }
-  sk_lda_error err;
+  sk_ex_error err;
   if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
       save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s after sweep %llu, but saving failed: %s\n", name, (unsigned long long)done,
             err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
   fprintf(stderr,
           "sk-lda train: %s after sweep %llu of %lld; saved %s (checkpoint and outputs so far)\n"
@@ -314,15 +314,15 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
   const sk_lda_run_options *o = r->o;
   const sk_lda_model *m = s->model;
   const int tty = isatty(fileno(stderr));
-  sk_lda_error err;
+  sk_ex_error err;
   *last = done;
   for (int64_t it = (int64_t)done + 1; it <= o->iters; ++it) {
-    const double t0 = sk_lda_wall_seconds();
+    const double t0 = sk_ex_now();
     if (sk_lda_sampler_sweep(s, (uint64_t)it, &err) != 0) {
       fprintf(stderr, "\nsk-lda train: sweep %lld: %s\n", (long long)it, err.message);
-      return SK_LDA_EXIT_RUNTIME;
+      return SK_EX_EXIT_RUNTIME;
     }
-    const double secs = sk_lda_wall_seconds() - t0;
+    const double secs = sk_ex_now() - t0;
     r->sweep_seconds += secs;
     if (it == (int64_t)done + 1) r->first_sweep_seconds = secs;
     *tps = sk_lda_tokens_per_second(m->num_tokens, secs);
@@ -330,12 +330,12 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
     const int evaluate = it == 1 || it == o->iters || (o->ll_every > 0 && it % o->ll_every == 0);
     if (evaluate) {
       /* On the sampler's device when it can (GPU ESCA): the model stays where it is. */
-      const double m0 = sk_lda_wall_seconds();
+      const double m0 = sk_ex_now();
       if (sk_lda_sampler_joint_ll(s, ll, &err) != 0) {
         fprintf(stderr, "\nsk-lda train: sweep %lld: joint log-likelihood: %s\n", (long long)it, err.message);
-        return SK_LDA_EXIT_RUNTIME;
+        return SK_EX_EXIT_RUNTIME;
       }
-      r->metrics_seconds += sk_lda_wall_seconds() - m0;
+      r->metrics_seconds += sk_ex_now() - m0;
     }
     /* The last sweep's row waits for the held-out log-likelihood, computed after the loop. */
     sk_lda_metrics_times times;
@@ -343,10 +343,10 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
       row_times(r, s, &times);
       if (sk_lda_metrics_log_row(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &times, &err) != 0) {
         fprintf(stderr, "\nsk-lda train: %s\n", err.message);
-        return SK_LDA_EXIT_RUNTIME;
+        return SK_EX_EXIT_RUNTIME;
       }
     }
-    const double elapsed = sk_lda_wall_seconds() - r->start;
+    const double elapsed = sk_ex_now() - r->start;
     const double eta = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
     if (tty) {
       /* A resumed run may sweep before its first evaluation: no LL to show yet, rather than a NaN. */
@@ -359,16 +359,16 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
       printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f (perplexity %.1f)\n", (long long)it,
              (long long)o->iters, *tps / 1e6, *ll, perplexity(*ll));
     }
-    r->since_checkpoint += sk_lda_wall_seconds() - t0;
-    if (sk_lda_run_signal != 0 && it < o->iters) return SK_LDA_EXIT_OK; /* the caller saves the run */
+    r->since_checkpoint += sk_ex_now() - t0;
+    if (sk_lda_run_signal != 0 && it < o->iters) return SK_EX_EXIT_OK; /* the caller saves the run */
     if (r->dir != NULL && it < o->iters && checkpoint_due(r, it)) {
       if (sk_lda_sampler_to_host(s, &err) != 0 || save_checkpoint(r, m, (uint64_t)it, &err) != 0) {
         fprintf(stderr, "\nsk-lda train: checkpoint after sweep %lld: %s\n", (long long)it, err.message);
-        return SK_LDA_EXIT_RUNTIME;
+        return SK_EX_EXIT_RUNTIME;
       }
     }
   }
-  return SK_LDA_EXIT_OK;
+  return SK_EX_EXIT_OK;
 }
 
 /* The summary's split of this part's time per sweep (SaberLDA's Figure 9): each part in ms per sweep
@@ -403,17 +403,17 @@ static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
 static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_sampler *s,
                       uint64_t done, double ll, double tps) {
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_model *m = s->model;
   double heldout = NAN;
-  const double m0 = sk_lda_wall_seconds();
+  const double m0 = sk_ex_now();
   if (split->test_heldout.num_tokens > 0 &&
       sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
                                 &heldout, &err) != 0) {
     fprintf(stderr, "sk-lda train: held-out log-likelihood: %s\n", err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
-  r->metrics_seconds += sk_lda_wall_seconds() - m0;
+  r->metrics_seconds += sk_ex_now() - m0;
   char heldout_text[160];
   if (isnan(heldout))
     snprintf(heldout_text, sizeof heldout_text, "held-out LL not computed (no held-out tokens: --test-fraction %g)",
@@ -426,15 +426,15 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
   char device_text[80] = "";
   if (times.device_bytes_peak > 0)
     snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
-  const double secs = sk_lda_wall_seconds() - r->start;
+  const double secs = sk_ex_now() - r->start;
   const uint64_t sweeps = done - r->sweeps_before;
   printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB%s\n",
          (long long)sweeps, secs, ll, perplexity(ll), heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
   print_time_split(r, s, sweeps, secs);
   if (r->dir == NULL) { /* the caller may read the model (--demo) */
-    if (sk_lda_sampler_to_host(s, &err) == 0) return SK_LDA_EXIT_OK;
+    if (sk_lda_sampler_to_host(s, &err) == 0) return SK_EX_EXIT_OK;
     fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
   printf("checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)\n", r->checkpoints, r->checkpoint_seconds,
          secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
@@ -445,11 +445,11 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
       sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
       save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
   printf("wrote %s: topics.txt, model.skl, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
          r->o->save_z ? ", z.bin" : "");
-  return SK_LDA_EXIT_OK;
+  return SK_EX_EXIT_OK;
 }
 
 /* The device resolved, the sampler chosen from the table (sampler.h) and created: this rank's decorator
@@ -459,10 +459,10 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
 static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model *m, sk_lda_sampler **s, char *why,
                          const char **note) {
   sk_lda_device device;
-  sk_lda_error err;
+  sk_ex_error err;
   if (sk_lda_device_resolve(&o->device, r->sampler, &device, note, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_LDA_EXIT_RUNTIME;
+    return SK_EX_EXIT_RUNTIME;
   }
   const sk_lda_sampler_request req = {r->sampler, o->gpu_exact, &o->samplers, NULL};
   int made = 0;
@@ -477,9 +477,9 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
       snprintf(why, sizeof choice.why, "%s", choice.why);
     }
   }
-  if (made == 0) return SK_LDA_EXIT_OK;
+  if (made == 0) return SK_EX_EXIT_OK;
   fprintf(stderr, "sk-lda train: %s\n", err.message);
-  return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_LDA_EXIT_USAGE : SK_LDA_EXIT_RUNTIME;
+  return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
 }
 
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
@@ -489,31 +489,31 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   memset(&r, 0, sizeof r);
   r.o = o;
   r.dir = o->out != NULL ? o->out : o->resume;
-  int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_LDA_EXIT_OK;
-  const double prep0 = sk_lda_wall_seconds();
-  if (status == SK_LDA_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
-  const double prep1 = sk_lda_wall_seconds();
+  int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_EX_EXIT_OK;
+  const double prep0 = sk_ex_now();
+  if (status == SK_EX_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
+  const double prep1 = sk_ex_now();
   /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
   const char *note = NULL;
   char why[600] = "";
-  sk_lda_error err;
+  sk_ex_error err;
   sk_lda_sampler *s = NULL;
-  if (status == SK_LDA_EXIT_OK) status = start_sampler(o, &r, m, &s, why, &note);
-  if (status == SK_LDA_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
+  if (status == SK_EX_EXIT_OK) status = start_sampler(o, &r, m, &s, why, &note);
+  if (status == SK_EX_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
     sk_lda_checkpoint_free(&ck);
     if (sk_lda_ranks_serve(s, &err) != 0) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
-      status = SK_LDA_EXIT_RUNTIME;
+      status = SK_EX_EXIT_RUNTIME;
     }
     sk_lda_sampler_destroy(s);
     return status;
   }
-  const double prep2 = sk_lda_wall_seconds();
-  if (status == SK_LDA_EXIT_OK) status = prepare_dir(o, &r, &ck);
+  const double prep2 = sk_ex_now();
+  if (status == SK_EX_EXIT_OK) status = prepare_dir(o, &r, &ck);
   const uint64_t done = ck.sweeps;
   r.sweeps_before = done;
   sk_lda_checkpoint_free(&ck);
-  if (status != SK_LDA_EXIT_OK) {
+  if (status != SK_EX_EXIT_OK) {
     sk_lda_sampler_destroy(s);
     sk_lda_metrics_log_close(&r.log);
     return status;
@@ -530,11 +530,11 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.checkpoint_cost = (100.0 + 4.0 * (double)m->num_tokens) / 200e6;
   signal_state signals;
   signals_install(&signals);
-  r.start = sk_lda_wall_seconds();
+  r.start = sk_ex_now();
   uint64_t last = done;
   double ll = NAN, tps = 0.0;
   status = sweep_loop(&r, s, done, &last, &ll, &tps);
-  if (status == SK_LDA_EXIT_OK) {
+  if (status == SK_EX_EXIT_OK) {
     if ((int64_t)last < o->iters)
       status = finish_interrupted(&r, corpus, split, s, last);
     else

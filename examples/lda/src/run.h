@@ -1,13 +1,18 @@
-/*
- * A training run of sk-lda: everything `sk-lda train` does after its options are parsed and its corpus
- * is read. The run splits the corpus, starts the model (seeded topics) or resumes it from a checkpoint,
+/**
+ * \file run.h
+ * \brief A training run of sk-lda: everything `sk-lda train` does after its options are parsed and its
+ * corpus is read.
+ *
+ * The run splits the corpus, starts the model (seeded topics) or resumes it from a checkpoint,
  * drives a sampler (sampler.h) through the sweeps, computes the metrics, writes checkpoints and, at the
  * end or when interrupted, the outputs:
  *
+ * \verbatim
  *   DIR/checkpoint.skc  the state --resume needs (checkpoint.h), every --checkpoint-every sweeps, at the
  *                       end and on SIGINT / SIGTERM
  *   DIR/metrics.csv     one row per evaluated sweep (output.h), rewritten whole on every row
  *   DIR/topics.txt, DIR/model.skl, DIR/theta.txt (and DIR/z.bin with save_z) at the end or interruption
+ * \endverbatim
  *
  * Every file is replaced atomically (temporary name and rename), so a run killed at any moment, even
  * by SIGKILL, leaves no half file, and resuming from its last checkpoint ends with exactly the bytes
@@ -27,74 +32,84 @@
 #include "model.h"
 #include "ranks.h"
 #include "sampler.h"
+#include "sk_ex_main.h"
 #include "split.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Exit statuses of sk-lda (and of sk_lda_run_train()). */
-#define SK_LDA_EXIT_OK 0
-#define SK_LDA_EXIT_RUNTIME 1
-#define SK_LDA_EXIT_USAGE 2
+/** \brief Exit statuses of sk-lda and of sk_lda_run_train(): those of sk_ex_main.h (0, 1, 2), and these two. */
+/** \brief Exit status of sk-lda (and of sk_lda_run_train()): interrupted by SIGINT. */
 #define SK_LDA_EXIT_SIGINT 130
+/** \brief Exit status of sk-lda (and of sk_lda_run_train()): interrupted by SIGTERM. */
 #define SK_LDA_EXIT_SIGTERM 143
 
-/* --checkpoint-every's default: pick the interval from measured times (see sk_lda_run_options). */
+/** \brief --checkpoint-every's default: pick the interval from measured times (see sk_lda_run_options). */
 #define SK_LDA_CHECKPOINT_AUTO (-1)
-/* The most of a run's time that automatic checkpoints may take. */
+/** \brief The most of a run's time that automatic checkpoints may take. */
 #define SK_LDA_CHECKPOINT_AUTO_SHARE 0.02
 
-/* Bits of sk_lda_run_options.given: options the user set, which a resumed checkpoint must agree with. */
+/** \brief Bits of sk_lda_run_options.given: options the user set, which a resumed checkpoint must agree with. */
 enum {
-  SK_LDA_GIVEN_TOPICS = 1u << 0,
-  SK_LDA_GIVEN_ALPHA = 1u << 1,
-  SK_LDA_GIVEN_BETA = 1u << 2,
-  SK_LDA_GIVEN_SEED = 1u << 3,
-  SK_LDA_GIVEN_TEST_FRACTION = 1u << 4,
-  SK_LDA_GIVEN_SAMPLER = 1u << 5
+  SK_LDA_GIVEN_TOPICS = 1u << 0,        /**< the number of topics */
+  SK_LDA_GIVEN_ALPHA = 1u << 1,         /**< alpha */
+  SK_LDA_GIVEN_BETA = 1u << 2,          /**< beta */
+  SK_LDA_GIVEN_SEED = 1u << 3,          /**< the seed */
+  SK_LDA_GIVEN_TEST_FRACTION = 1u << 4, /**< the test fraction */
+  SK_LDA_GIVEN_SAMPLER = 1u << 5        /**< the sampler */
 };
 
-/* What a run does. sk_lda_run_options_default() fills the defaults of `sk-lda train`. */
+/** \brief What a run does. sk_lda_run_options_default() fills the defaults of `sk-lda train`. */
 typedef struct sk_lda_run_options {
-  int32_t num_topics;   /* K (default 100) */
-  double alpha;         /* <= 0: 50 / K */
-  double beta;          /* default SK_LDA_DEFAULT_BETA */
-  uint64_t seed;        /* default 1 */
-  double test_fraction; /* documents held out (default SK_LDA_DEFAULT_TEST_FRACTION) */
-  int sampler;          /* sk_lda_sampler_kind (default AUTO: sk_lda_sampler_auto() picks once the device is known) */
-  sk_lda_device device; /* default AUTO, all CPU threads */
-  int gpu_exact;        /* --gpu-sweep exact: on a GPU, ESCA's exact sweep (the table's esca-exact) */
-  sk_lda_sampler_options samplers; /* every sampler's knobs (zeroed: the defaults) */
-  int64_t iters;        /* sweeps in all, counting those of a resumed run (default 100) */
-  int64_t ll_every;     /* joint log-likelihood every N sweeps, and at the first and last (default 10) */
-  /* Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the
-     default): whenever the sweeps since the last one took 50 times what writing one takes (measured;
-     before the first, estimated at 200 MB/s), so checkpoints cost at most about 2% of the run. */
+  int32_t num_topics;   /**< K (default 100) */
+  double alpha;         /**< <= 0: 50 / K */
+  double beta;          /**< default SK_LDA_DEFAULT_BETA */
+  uint64_t seed;        /**< default 1 */
+  double test_fraction; /**< documents held out (default SK_LDA_DEFAULT_TEST_FRACTION) */
+  int sampler;        /**< sk_lda_sampler_kind (default AUTO: sk_lda_sampler_auto() picks once the device is known) */
+  sk_lda_device device; /**< default AUTO, all CPU threads */
+  int gpu_exact;        /**< --gpu-sweep exact: on a GPU, ESCA's exact sweep (the table's esca-exact) */
+  sk_lda_sampler_options samplers; /**< every sampler's knobs (zeroed: the defaults) */
+  int64_t iters;        /**< sweeps in all, counting those of a resumed run (default 100) */
+  int64_t ll_every;     /**< joint log-likelihood every N sweeps, and at the first and last (default 10) */
+  /** Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the
+      default): whenever the sweeps since the last one took 50 times what writing one takes (measured;
+      before the first, estimated at 200 MB/s), so checkpoints cost at most about 2% of the run. */
   int64_t checkpoint_every;
-  const char *out;      /* output folder (created with its parents), or NULL: no files */
-  const char *resume;   /* folder of the checkpoint to continue, or NULL; out defaults to it */
-  int overwrite;        /* allow an out folder that holds another run's files (they are removed) */
-  int top_words;        /* words per topic in topics.txt */
-  int save_z;           /* also write z.bin */
-  unsigned given;       /* SK_LDA_GIVEN_* */
-  const char *input_args; /* the input options as typed ("--docword F --vocab V"), for the resume hint */
-  /* This process's rank of a multi-GPU run (ranks.h), or NULL: one process. Every rank runs the same
-     run up to the sampler (split, model, resume); rank 0 then runs it on, the other ranks serve rank 0
-     (sk_lda_ranks_serve()) and return without writing anything. */
+  const char *out;      /**< output folder (created with its parents), or NULL: no files */
+  const char *resume;   /**< folder of the checkpoint to continue, or NULL; out defaults to it */
+  int overwrite;        /**< allow an out folder that holds another run's files (they are removed) */
+  int top_words;        /**< words per topic in topics.txt */
+  int save_z;           /**< also write z.bin */
+  unsigned given;       /**< SK_LDA_GIVEN_* */
+  const char *input_args; /**< the input options as typed ("--docword F --vocab V"), for the resume hint */
+  /** This process's rank of a multi-GPU run (ranks.h), or NULL: one process. Every rank runs the same
+      run up to the sampler (split, model, resume); rank 0 then runs it on, the other ranks serve rank 0
+      (sk_lda_ranks_serve()) and return without writing anything. */
   const sk_lda_rank_context *ranks;
 } sk_lda_run_options;
 
+/**
+ * \brief Fills the defaults of `sk-lda train`.
+ * \param o the options.
+ */
 void sk_lda_run_options_default(sk_lda_run_options *o);
 
-/*
- * Runs training on `corpus` (read by the caller) as `o` says, printing progress and the summary.
- * `split` and `m` must be zeroed; they are filled (the model's corpus is split->train) and the caller
- * frees them (sk_lda_model_free(), sk_lda_split_free()) after using them, also on failure.
- * Returns an exit status: SK_LDA_EXIT_OK; SK_LDA_EXIT_USAGE for bad options, a bad or mismatched
- * checkpoint, or an out folder that is refused or not writable (all found before the first sweep);
- * SK_LDA_EXIT_RUNTIME for a failure during the run (device, memory, I/O); SK_LDA_EXIT_SIGINT /
- * SK_LDA_EXIT_SIGTERM when interrupted. Every error is one line on stderr naming the file or option.
+/**
+ * \brief Runs training on `corpus` (read by the caller) as `o` says, printing progress and the summary.
+ *
+ * Every error is one line on stderr naming the file or option.
+ * \param o the options.
+ * \param corpus the corpus, read by the caller.
+ * \param split must be zeroed; it is filled and the caller frees it (sk_lda_split_free()) after using it,
+ *        also on failure.
+ * \param m must be zeroed; it is filled (the model's corpus is split->train) and the caller frees it
+ *        (sk_lda_model_free()) after using it, also on failure.
+ * \return an exit status: SK_EX_EXIT_OK; SK_EX_EXIT_USAGE for bad options, a bad or mismatched
+ *         checkpoint, or an out folder that is refused or not writable (all found before the first sweep);
+ *         SK_EX_EXIT_RUNTIME for a failure during the run (device, memory, I/O); SK_LDA_EXIT_SIGINT /
+ *         SK_LDA_EXIT_SIGTERM when interrupted.
  */
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m);
 

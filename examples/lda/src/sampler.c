@@ -34,20 +34,20 @@ int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64
 /* --- devices ------------------------------------------------------------------------------------- */
 
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
-                          const char **note, sk_lda_error *err) {
+                          const char **note, sk_ex_error *err) {
   static char fallback[600];
   if (note != NULL) *note = NULL;
-  if (requested == NULL || resolved == NULL) return sk_lda_fail(err, "device: a pointer is NULL");
+  if (requested == NULL || resolved == NULL) return sk_ex_fail(err, "device: a pointer is NULL");
   *resolved = *requested;
   if (requested->kind == SK_LDA_DEVICE_CPU) return 0;
-  sk_lda_error why;
+  sk_ex_error why;
   if (sampler_kind == SK_LDA_SAMPLER_CGS) {
     /* CGS draws its tokens one after another: no GPU sampler */
     snprintf(why.message, sizeof why.message, "--sampler %s runs on the CPU only (the GPU samplers are esca and aga)",
              sk_lda_sampler_kind_name(sampler_kind));
   } else {
 #ifdef SK_LDA_HAVE_GPU
-    if (sk_lda_gpu_probe(requested->gpu, NULL, 0, &why) == 0) {
+    if (sk_ex_gpu_probe(requested->gpu, NULL, 0, &why) == 0) {
       resolved->kind = SK_LDA_DEVICE_GPU;
       return 0;
     }
@@ -55,9 +55,9 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
     snprintf(why.message, sizeof why.message, "this sk-lda was built without its CUDA part (nvcc was not found)");
 #endif
   }
-  if (requested->kind == SK_LDA_DEVICE_GPU) return sk_lda_fail(err, "--device gpu: %s", why.message);
+  if (requested->kind == SK_LDA_DEVICE_GPU) return sk_ex_fail(err, "--device gpu: %s", why.message);
   if (sampler_kind == SK_LDA_SAMPLER_AGA)
-    return sk_lda_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);
+    return sk_ex_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);
   resolved->kind = SK_LDA_DEVICE_CPU;
   if (note != NULL) {
     snprintf(fallback, sizeof fallback, "--device auto: %s; training on the CPU", why.message);
@@ -69,13 +69,13 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
 /* --- dispatch ------------------------------------------------------------------------------------ */
 
 int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model *m, const sk_lda_device *device,
-                        sk_lda_sampler **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "sampler: out is NULL");
+                        sk_lda_sampler **out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "sampler: out is NULL");
   *out = NULL;
   if (ops == NULL || ops->sweep == NULL || m == NULL || m->z == NULL || device == NULL)
-    return sk_lda_fail(err, "sampler: operations, model or device missing, or model not initialised");
+    return sk_ex_fail(err, "sampler: operations, model or device missing, or model not initialised");
   sk_lda_sampler *s = (sk_lda_sampler *)calloc(1, sizeof *s);
-  if (s == NULL) return sk_lda_fail(err, "sampler: out of memory");
+  if (s == NULL) return sk_ex_fail(err, "sampler: out of memory");
   s->ops = ops;
   s->model = m;
   s->device = *device;
@@ -84,20 +84,20 @@ int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model
   return 0;
 }
 
-int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
-  if (s == NULL) return sk_lda_fail(err, "sweep: sampler is NULL");
+int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
+  if (s == NULL) return sk_ex_fail(err, "sweep: sampler is NULL");
   if (iteration >= SK_LDA_STREAM_RESERVED)
-    return sk_lda_fail(err, "sweep: iteration %llu is too large", (unsigned long long)iteration);
+    return sk_ex_fail(err, "sweep: iteration %llu is too large", (unsigned long long)iteration);
   return s->ops->sweep(s, iteration, err);
 }
 
-int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err) {
-  if (s == NULL) return sk_lda_fail(err, "to host: sampler is NULL");
+int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_ex_error *err) {
+  if (s == NULL) return sk_ex_fail(err, "to host: sampler is NULL");
   return s->ops->to_host != NULL ? s->ops->to_host(s, err) : 0;
 }
 
-int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err) {
-  if (s == NULL || ll_per_token == NULL) return sk_lda_fail(err, "joint LL: sampler or result is NULL");
+int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_ex_error *err) {
+  if (s == NULL || ll_per_token == NULL) return sk_ex_fail(err, "joint LL: sampler or result is NULL");
   if (s->ops->joint_ll != NULL) return s->ops->joint_ll(s, ll_per_token, err);
   if (sk_lda_sampler_to_host(s, err) != 0) return 1;
   *ll_per_token = sk_lda_joint_ll_per_token(s->model);
@@ -105,8 +105,8 @@ int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_erro
 }
 
 int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                              int fold_in_iters, double *ll_per_token, sk_lda_error *err) {
-  if (s == NULL || ll_per_token == NULL) return sk_lda_fail(err, "held-out LL: sampler or result is NULL");
+                              int fold_in_iters, double *ll_per_token, sk_ex_error *err) {
+  if (s == NULL || ll_per_token == NULL) return sk_ex_fail(err, "held-out LL: sampler or result is NULL");
   if (s->ops->heldout_ll != NULL) return s->ops->heldout_ll(s, observed, heldout, fold_in_iters, ll_per_token, err);
   if (sk_lda_sampler_to_host(s, err) != 0) return 1;
   return sk_lda_heldout_ll(s->model, observed, heldout, fold_in_iters, s->device.threads, ll_per_token, err);

@@ -1,12 +1,15 @@
-/*
- * The seam between an sk-lda run (run.h: corpus, split, init or resume, sweeps, metrics, checkpoints,
- * outputs) and the samplers that draw the topics. Every sampler is one algorithm on one device, listed
- * in one table (sk_lda_sampler_table()): CPU collapsed Gibbs (cgs.h), CPU ESCA (esca.h) and, built only
- * when nvcc is found, the GPU samplers: ESCA resident (gpu/esca_resident.h), ESCA streamed
- * (gpu/esca_streamed.h), ESCA's exact sweep (gpu/esca_exact.h, the oracle: the CPU ESCA's topics bit
- * for bit) and AGA-LDA (gpu/aga_sampler.h). sk_lda_sampler_choose() picks one from the table by asking
- * each its fits() before anything is allocated; the run then drives it through this interface:
+/**
+ * \file sampler.h
+ * \brief The seam between an sk-lda run (run.h: corpus, split, init or resume, sweeps, metrics,
+ * checkpoints, outputs) and the samplers that draw the topics.
  *
+ * Every sampler is one algorithm on one device, listed in one table (sk_lda_sampler_table()): CPU
+ * collapsed Gibbs (cgs.h), CPU ESCA (esca.h) and, built only when nvcc is found, the GPU samplers: ESCA
+ * resident (gpu/esca_resident.h), ESCA streamed (gpu/esca_streamed.h), ESCA's exact sweep
+ * (gpu/esca_exact.h, the oracle: the CPU ESCA's topics bit for bit) and AGA-LDA (gpu/aga_sampler.h).
+ * sk_lda_sampler_choose() picks one from the table by asking each its fits() before anything is
+ * allocated; the run then drives it through this interface:
+ * \verbatim
  *   create  on a model (the host state: z and the counts A, B, n_k, all consistent) and a device; the
  *           sampler takes what it needs from the model (a GPU sampler copies it to the device) and owns
  *           its scratch;
@@ -19,6 +22,7 @@
  *           to_host; absent, the seam brings the model to the host and computes them there;
  *   stats   (optional) where the sweeps' time went and the device memory held;
  *   destroy releases the sampler's scratch (never the model).
+ * \endverbatim
  *
  * The ranks of a multi-GPU run (ranks.h) wrap a GPU ESCA sampler as a decorator; the wrapped sampler
  * gets the rank's link (sk_lda_rank_link) at create and nothing else about the ranks.
@@ -41,269 +45,392 @@
 extern "C" {
 #endif
 
-/* Where a sampler runs. AUTO picks the GPU when the sampler has a GPU version (ESCA, AGA-LDA), this
-   build has the GPU part and a GPU is present. */
+/**
+ * \brief Where a sampler runs.
+ *
+ * AUTO picks the GPU when the sampler has a GPU version (ESCA, AGA-LDA), this build has the GPU part and a
+ * GPU is present.
+ */
 typedef enum sk_lda_device_kind {
-  SK_LDA_DEVICE_AUTO = 0,
-  SK_LDA_DEVICE_CPU = 1,
-  SK_LDA_DEVICE_GPU = 2
+  SK_LDA_DEVICE_AUTO = 0, /**< the GPU when the sampler has a GPU version, the build has the GPU part and a
+                               GPU is present */
+  SK_LDA_DEVICE_CPU = 1,  /**< the CPU */
+  SK_LDA_DEVICE_GPU = 2   /**< a GPU */
 } sk_lda_device_kind;
 
-/* The device a sampler is created on: what a device is, nothing about any sampler (their knobs are
-   sampler_options.h's). */
+/**
+ * \brief The device a sampler is created on: what a device is, nothing about any sampler (their knobs are
+ * sampler_options.h's).
+ */
 typedef struct sk_lda_device {
-  sk_lda_device_kind kind;
-  int gpu;                /* CUDA device ordinal for the GPU samplers */
-  int threads;            /* host threads (OpenMP) for the CPU samplers and a GPU sampler's host work (<= 0:
-                             all); results never depend on it */
-  uint64_t device_memory; /* GPU samplers: the most device bytes to hold (0: the free memory less
-                             SK_LDA_GPU_MEMORY_MARGIN); always capped by the free memory */
+  sk_lda_device_kind kind; /**< CPU, GPU or AUTO */
+  int gpu;                /**< CUDA device ordinal for the GPU samplers */
+  int threads;            /**< host threads (OpenMP) for the CPU samplers and a GPU sampler's host work (<= 0:
+                               all); results never depend on it */
+  uint64_t device_memory; /**< GPU samplers: the most device bytes to hold (0: the free memory less
+                               SK_LDA_GPU_MEMORY_MARGIN); always capped by the free memory */
 } sk_lda_device;
 
-/*
- * How a sampler that is one rank of a multi-GPU run (ranks.h) is tied to the others, given at create:
- * its model holds the rank's documents, whose first token is corpus position token_base (every draw
+/**
+ * \brief How a sampler that is one rank of a multi-GPU run (ranks.h) is tied to the others, given at
+ * create.
+ *
+ * Its model holds the rank's documents, whose first token is corpus position token_base (every draw
  * takes the uniform of its corpus position), and `sum` adds B's next counts over the ranks in the
  * sweep's epilogue, between the draws and n_k (gpu_counts.h). NULL where a sampler takes a link: one
  * device, token_base 0, no sum.
  */
 typedef struct sk_lda_rank_link {
-  uint64_t token_base;
-  sk_lda_count_sum sum;
+  uint64_t token_base;  /**< the corpus position of the first token of the rank's documents */
+  sk_lda_count_sum sum; /**< adds B's next counts over the ranks in the sweep's epilogue */
 } sk_lda_rank_link;
 
+/** \brief A sampler (see struct sk_lda_sampler). */
 typedef struct sk_lda_sampler sk_lda_sampler;
 
-/*
- * Where a sampler's sweeps spent their time since it was created (the parts of SaberLDA's Figure 9),
- * and the device memory it holds. A sampler that cannot split its sweeps (the CPU samplers) reports
- * -1 seconds for every part and 0 device bytes.
+/**
+ * \brief Where a sampler's sweeps spent their time since it was created (the parts of SaberLDA's Figure
+ * 9), and the device memory it holds.
+ *
+ * A sampler that cannot split its sweeps (the CPU samplers) reports -1 seconds for every part and 0 device
+ * bytes.
  */
 typedef struct sk_lda_sampler_stats {
-  int64_t sweeps;            /* sweeps timed (0 when the sampler keeps no statistics) */
-  double sample_seconds;     /* drawing the topics (device time; -1: not known) */
-  double tables_seconds;     /* B_hat and the word tables or trees built before the draws (-1: not known) */
-  double a_seconds;          /* A rebuilt from z (-1: not known) */
-  double b_seconds;          /* B and n_k rebuilt from z (-1: not known) */
-  int64_t device_bytes_peak; /* the most device memory held at once, the metrics' scratch included (0: none) */
-  /* The streamed GPU ESCA sampler's (gpu/esca_streamed.h; 0 otherwise): */
-  int64_t chunks;            /* chunks of documents streamed every sweep */
-  int workers;               /* pipeline workers (CUDA streams) */
-  double wall_seconds;       /* the sweeps' wall time, copies included */
-  double h2d_bytes, d2h_bytes; /* bytes over PCIe, summed over the sweeps */
-  double prepare_seconds;    /* the sampler's host preparation (chunk plan, PDOW plans, pinning) */
-  int64_t host_pinned_bytes; /* pinned host memory it holds */
-  /* A rank of a multi-GPU run's (ranks.h; 0 otherwise): */
-  int ranks;                 /* R */
-  double sum_bytes;          /* bytes of B this rank put into the sums over the ranks, summed over the sweeps */
-  double sum_seconds;        /* wall time of those sums, the wait for the slowest rank included */
+  int64_t sweeps;            /**< sweeps timed (0 when the sampler keeps no statistics) */
+  double sample_seconds;     /**< drawing the topics (device time; -1: not known) */
+  double tables_seconds;     /**< B_hat and the word tables or trees built before the draws (-1: not known) */
+  double a_seconds;          /**< A rebuilt from z (-1: not known) */
+  double b_seconds;          /**< B and n_k rebuilt from z (-1: not known) */
+  int64_t device_bytes_peak; /**< the most device memory held at once, the metrics' scratch included (0: none) */
+  /**
+   * \name The streamed GPU ESCA sampler's
+   * The streamed GPU ESCA sampler's (gpu/esca_streamed.h; 0 otherwise):
+   * \{
+   */
+  int64_t chunks;            /**< chunks of documents streamed every sweep */
+  int workers;               /**< pipeline workers (CUDA streams) */
+  double wall_seconds;       /**< the sweeps' wall time, copies included */
+  double h2d_bytes, /**< bytes over PCIe to the device, summed over the sweeps */ d2h_bytes; /**< and back */
+  double prepare_seconds;    /**< the sampler's host preparation (chunk plan, PDOW plans, pinning) */
+  int64_t host_pinned_bytes; /**< pinned host memory it holds */
+  /** \} */
+  /**
+   * \name A rank's
+   * A rank of a multi-GPU run's (ranks.h; 0 otherwise):
+   * \{
+   */
+  int ranks;                 /**< R */
+  double sum_bytes;          /**< bytes of B this rank put into the sums over the ranks, summed over the sweeps */
+  double sum_seconds;        /**< wall time of those sums, the wait for the slowest rank included */
+  /** \} */
 } sk_lda_sampler_stats;
 
-/* What a sampler implements. Each function receives the sampler it belongs to. */
+/** \brief What a sampler implements. Each function receives the sampler it belongs to. */
 typedef struct sk_lda_sampler_ops {
-  const char *name;        /* the --sampler name: "cgs", "esca" */
-  const char *description; /* for logs: "serial collapsed Gibbs (CPU)" */
-  int (*sweep)(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err);
-  int (*to_host)(sk_lda_sampler *s, sk_lda_error *err); /* NULL: the model is always current */
-  void (*destroy)(sk_lda_sampler *s);                   /* frees s->state; NULL: nothing to free */
-  /* sk_lda_joint_ll_per_token() of the sampler's current state; NULL: to_host, then on the host. */
-  int (*joint_ll)(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err);
-  /* sk_lda_heldout_ll() of the sampler's current counts; NULL: to_host, then on the host. */
+  const char *name;        /**< the --sampler name: "cgs", "esca" */
+  const char *description; /**< for logs: "serial collapsed Gibbs (CPU)" */
+  /** One sweep `iteration` (sk_lda_sampler_sweep()); 0, or non-zero with err filled. */
+  int (*sweep)(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err);
+  int (*to_host)(sk_lda_sampler *s, sk_ex_error *err); /**< NULL: the model is always current */
+  void (*destroy)(sk_lda_sampler *s);                   /**< frees s->state; NULL: nothing to free */
+  /** sk_lda_joint_ll_per_token() of the sampler's current state; NULL: to_host, then on the host. */
+  int (*joint_ll)(sk_lda_sampler *s, double *ll_per_token, sk_ex_error *err);
+  /** sk_lda_heldout_ll() of the sampler's current counts; NULL: to_host, then on the host. */
   int (*heldout_ll)(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout, int fold_in_iters,
-                    double *ll_per_token, sk_lda_error *err);
-  void (*stats)(const sk_lda_sampler *s, sk_lda_sampler_stats *out); /* fills *out; NULL: nothing known */
+                    double *ll_per_token, sk_ex_error *err);
+  void (*stats)(const sk_lda_sampler *s, sk_lda_sampler_stats *out); /**< fills *out; NULL: nothing known */
 } sk_lda_sampler_ops;
 
-/* A sampler: its operations, the model it works on (borrowed), its device and its own state. */
+/** \brief A sampler: its operations, the model it works on (borrowed), its device and its own state. */
 struct sk_lda_sampler {
-  const sk_lda_sampler_ops *ops;
-  sk_lda_model *model;
-  sk_lda_device device;
-  void *state;
+  const sk_lda_sampler_ops *ops; /**< its operations */
+  sk_lda_model *model;           /**< the model it works on (borrowed) */
+  sk_lda_device device;          /**< its device */
+  void *state;                   /**< its own state */
 };
 
-/* The samplers there are, by --sampler name. */
+/** \brief The samplers there are, by --sampler name. */
 typedef enum sk_lda_sampler_kind {
-  SK_LDA_SAMPLER_ESCA = 0,
-  SK_LDA_SAMPLER_CGS = 1,
-  SK_LDA_SAMPLER_AGA = 2, /* AGA-LDA: the GPU only (gpu/aga_sampler.h) */
-  SK_LDA_SAMPLER_AUTO = 3 /* a choice, not a sampler: sk_lda_sampler_auto() makes it (AGA or ESCA) */
+  SK_LDA_SAMPLER_ESCA = 0, /**< ESCA ("esca") */
+  SK_LDA_SAMPLER_CGS = 1,  /**< collapsed Gibbs ("cgs") */
+  SK_LDA_SAMPLER_AGA = 2, /**< AGA-LDA: the GPU only (gpu/aga_sampler.h) */
+  SK_LDA_SAMPLER_AUTO = 3 /**< a choice, not a sampler: sk_lda_sampler_auto() makes it (AGA or ESCA) */
 } sk_lda_sampler_kind;
 
-/* The kind named `name` ("esca", "cgs", "aga" or "auto"); -1 for any other name. */
+/**
+ * \brief The kind named `name` ("esca", "cgs", "aga" or "auto").
+ * \param name the name.
+ * \return the kind; -1 for any other name.
+ */
 int sk_lda_sampler_kind_from_name(const char *name);
 
-/* The --sampler name of a kind ("esca", "cgs", "aga", "auto"), or "?" when out of range. */
+/**
+ * \brief The --sampler name of a kind ("esca", "cgs", "aga", "auto"), or "?" when out of range.
+ * \param kind the kind.
+ * \return the name, or "?" when out of range.
+ */
 const char *sk_lda_sampler_kind_name(int kind);
 
-/*
- * --sampler auto's rule: AGA-LDA up to this many topics on a GPU, ESCA above it and on the CPU. The
- * K at which the GPU ESCA overtakes AGA in time to the CPU CGS's quality (bench/RESULTS.md, issue 14,
+/**
+ * \brief --sampler auto's rule: AGA-LDA up to this many topics on a GPU, ESCA above it and on the CPU.
+ *
+ * The K at which the GPU ESCA overtakes AGA in time to the CPU CGS's quality (bench/RESULTS.md, issue 14,
  * measured on an H200 on kos, nips12, 20news and the NYTimes-scale corpus).
  */
 #define SK_LDA_AUTO_AGA_MAX_TOPICS 128
 
-/*
- * The kind --sampler auto prefers for K topics and T tokens on `resolved` (a resolved device):
+/**
+ * \brief The kind --sampler auto prefers for K topics and T tokens on `resolved` (a resolved device).
+ *
  * SK_LDA_SAMPLER_AGA on a GPU when K <= SK_LDA_AUTO_AGA_MAX_TOPICS and T fits AGA's int32 positions,
  * SK_LDA_SAMPLER_ESCA otherwise. sk_lda_sampler_choose() applies it, and falls back to ESCA when AGA
  * does not fit the device's budget.
+ * \param resolved a resolved device.
+ * \param num_topics K.
+ * \param num_tokens T.
+ * \return SK_LDA_SAMPLER_AGA or SK_LDA_SAMPLER_ESCA.
  */
 int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64_t num_tokens);
 
-/*
- * Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
- * filling `resolved`: CPU stays CPU; GPU needs ESCA or AGA (CGS runs on the CPU only), a build with the
- * GPU part and a usable GPU `requested->gpu` (else an error that says which is missing: exit status 1
- * in the CLI); AUTO is GPU when all three are there and CPU otherwise, with `*note` (when not NULL) set
- * to a one-line explanation of the fallback ("--device auto: ...; training on the CPU"), or NULL. The
- * note points to static storage (one caller at a time). Probing the GPU initialises CUDA.
+/**
+ * \brief Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
+ * filling `resolved`.
+ *
+ * CPU stays CPU; GPU needs ESCA or AGA (CGS runs on the CPU only), a build with the GPU part and a usable
+ * GPU `requested->gpu` (else an error that says which is missing: exit status 1 in the CLI); AUTO is GPU
+ * when all three are there and CPU otherwise, with `*note` (when not NULL) set to a one-line explanation of
+ * the fallback ("--device auto: ...; training on the CPU"), or NULL. The note points to static storage
+ * (one caller at a time). Probing the GPU initialises CUDA.
+ * \param requested the device asked for.
+ * \param sampler_kind the sampler's kind.
+ * \param resolved receives the device it will run on.
+ * \param note receives the fallback's explanation or NULL (static storage); may be NULL.
+ * \param err says which is missing when GPU cannot be honoured.
+ * \return 0 on success, non-zero on failure.
  */
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
-                          const char **note, sk_lda_error *err);
+                          const char **note, sk_ex_error *err);
 
 /* --- the table of samplers ------------------------------------------------------------------------ */
 
-/*
- * Whether a sampler can run on a device with a budget, answered before anything is allocated (host
- * work and device queries only). needed_bytes is exact for the resident samplers: the device bytes
- * their create allocates (the metrics' scratch, made on the first evaluation, aside). For the streamed
- * ESCA it is the least budget its chunk planner accepts. A sampler that cannot run there whatever the
- * budget (K too large for AGA's shared memory, more than 2^31 tokens for a resident sampler) has fits 0
- * and needed_bytes 0; `why` says why whenever fits is 0.
+/**
+ * \brief Whether a sampler can run on a device with a budget, answered before anything is allocated (host
+ * work and device queries only).
+ *
+ * needed_bytes is exact for the resident samplers: the device bytes their create allocates (the metrics'
+ * scratch, made on the first evaluation, aside). For the streamed ESCA it is the least budget its chunk
+ * planner accepts. A sampler that cannot run there whatever the budget (K too large for AGA's shared
+ * memory, more than 2^31 tokens for a resident sampler) has fits 0 and needed_bytes 0; `why` says why
+ * whenever fits is 0.
  */
 typedef struct sk_lda_sampler_fit {
-  int fits;                 /* 1: it can run there */
-  uint64_t needed_bytes;    /* device bytes it needs (0 on the CPU, where nothing is budgeted) */
-  uint64_t available_bytes; /* the budget it was asked about */
-  char why[400];            /* when fits is 0: why, naming the bytes where the budget is the reason */
+  int fits;                 /**< 1: it can run there */
+  uint64_t needed_bytes;    /**< device bytes it needs (0 on the CPU, where nothing is budgeted) */
+  uint64_t available_bytes; /**< the budget it was asked about */
+  char why[400];            /**< when fits is 0: why, naming the bytes where the budget is the reason */
 } sk_lda_sampler_fit;
 
-/* One sampler of the table: its name, where it runs, its fits query and its create. */
+/** \brief One sampler of the table: its name, where it runs, its fits query and its create. */
 typedef struct sk_lda_sampler_entry {
-  const char *name;          /* "cgs", "esca" (CPU), "esca" (GPU, resident), "esca-streamed", "esca-exact", "aga" */
-  int kind;                  /* the --sampler kind it runs (checkpoints record it): SK_LDA_SAMPLER_* */
-  sk_lda_device_kind device; /* CPU or GPU */
-  const char *summary;       /* one line for -v and logs */
-  /* Fills *fit for model m on the resolved device with `budget` device bytes; 0, or non-zero with err
-     filled when the question cannot be answered (a CUDA query failed). */
+  const char *name;          /**< "cgs", "esca" (CPU), "esca" (GPU, resident), "esca-streamed", "esca-exact", "aga" */
+  int kind;                  /**< the --sampler kind it runs (checkpoints record it): SK_LDA_SAMPLER_* */
+  sk_lda_device_kind device; /**< CPU or GPU */
+  const char *summary;       /**< one line for -v and logs */
+  /** Fills *fit for model m on the resolved device with `budget` device bytes; 0, or non-zero with err
+      filled when the question cannot be answered (a CUDA query failed). */
   int (*fits)(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
-              uint64_t budget, sk_lda_sampler_fit *fit, sk_lda_error *err);
-  /* Makes the sampler (see sk_lda_sampler_create()); `rank` NULL on one device. */
+              uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
+  /** Makes the sampler (see sk_lda_sampler_create()); `rank` NULL on one device. */
   int (*create)(sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
-                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_lda_error *err);
+                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_ex_error *err);
 } sk_lda_sampler_entry;
 
-/* The table: every sampler this build has (the GPU ones only with the CUDA part), *count of them. */
+/**
+ * \brief The table: every sampler this build has (the GPU ones only with the CUDA part).
+ * \param count receives how many.
+ * \return the table's *count entries.
+ */
 const sk_lda_sampler_entry *sk_lda_sampler_table(int *count);
 
-/* The entry named `name` that runs on `device` (CPU or GPU), or NULL. */
+/**
+ * \brief The entry named `name` that runs on `device` (CPU or GPU), or NULL.
+ * \param name the entry's name.
+ * \param device CPU or GPU.
+ * \return the entry, or NULL.
+ */
 const sk_lda_sampler_entry *sk_lda_sampler_find(const char *name, sk_lda_device_kind device);
 
-/*
- * The device budget of a resolved device: device_memory capped by the GPU's free memory, or the free
- * memory less SK_LDA_GPU_MEMORY_MARGIN when device_memory is 0 (*free_bytes, when not NULL, gets the
- * free memory). On the CPU: 0 and 0 (nothing is budgeted). Fails on a CUDA error, or on a GPU device in
- * a build without the CUDA part.
+/**
+ * \brief The device budget of a resolved device: device_memory capped by the GPU's free memory, or the
+ * free memory less SK_LDA_GPU_MEMORY_MARGIN when device_memory is 0.
+ *
+ * On the CPU: 0 and 0 (nothing is budgeted).
+ * \param device a resolved device.
+ * \param budget receives the budget.
+ * \param free_bytes when not NULL, gets the free memory.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on a CUDA error, or on a GPU device in a build without the CUDA part.
  */
-int sk_lda_device_budget(const sk_lda_device *device, uint64_t *budget, uint64_t *free_bytes, sk_lda_error *err);
+int sk_lda_device_budget(const sk_lda_device *device, uint64_t *budget, uint64_t *free_bytes, sk_ex_error *err);
 
-/* Device bytes left free when no budget is given: for CUDA's own allocations and the metrics' scratch. */
+/** \brief Device bytes left free when no budget is given: for CUDA's own allocations and the metrics' scratch. */
 #define SK_LDA_GPU_MEMORY_MARGIN ((uint64_t)1 << 30)
 
-/* What the run asks for: the --sampler kind, the GPU ESCA's exact sweep (--gpu-sweep exact), every
-   sampler's knobs (NULL: the defaults) and, for a rank of a multi-GPU run, its link (NULL: one device). */
+/**
+ * \brief What the run asks for: the --sampler kind, the GPU ESCA's exact sweep (--gpu-sweep exact), every
+ * sampler's knobs (NULL: the defaults) and, for a rank of a multi-GPU run, its link (NULL: one device).
+ */
 typedef struct sk_lda_sampler_request {
-  int kind;
-  int exact;
-  const sk_lda_sampler_options *options;
-  const sk_lda_rank_link *rank;
+  int kind;                              /**< the --sampler kind */
+  int exact;                             /**< the GPU ESCA's exact sweep (--gpu-sweep exact) */
+  const sk_lda_sampler_options *options; /**< every sampler's knobs (NULL: the defaults) */
+  const sk_lda_rank_link *rank;          /**< for a rank of a multi-GPU run, its link (NULL: one device) */
 } sk_lda_sampler_request;
 
-/* The sampler chosen for a request, and why. */
+/** \brief The sampler chosen for a request, and why. */
 typedef struct sk_lda_sampler_choice {
-  const sk_lda_sampler_entry *entry; /* what will run */
-  sk_lda_sampler_fit fit;            /* its answer at the budget */
-  uint64_t budget;                   /* the device's budget (0 on the CPU) */
-  char why[600];                     /* why this entry: "--sampler auto: AGA-LDA up to K = 128 on a GPU",
-                                        "the resident state needs 1.20 GB, the budget is 0.50 GB: streamed" */
-  int unfit;                         /* on failure: 1 when no sampler fits the budget or the shape (the
-                                        input's fault: sk-lda exits 2), 0 for other failures (exit 1) */
+  const sk_lda_sampler_entry *entry; /**< what will run */
+  sk_lda_sampler_fit fit;            /**< its answer at the budget */
+  uint64_t budget;                   /**< the device's budget (0 on the CPU) */
+  char why[600];                     /**< why this entry: "--sampler auto: AGA-LDA up to K = 128 on a GPU",
+                                          "the resident state needs 1.20 GB, the budget is 0.50 GB: streamed" */
+  int unfit;                         /**< on failure: 1 when no sampler fits the budget or the shape (the
+                                          input's fault: sk-lda exits 2), 0 for other failures (exit 1) */
 } sk_lda_sampler_choice;
 
-/*
- * Chooses the sampler for `req` on model m (its shape and corpus) and a resolved device, before anything
- * is allocated, by asking the table's fits():
+/**
+ * \brief Chooses the sampler for `req` on model m (its shape and corpus) and a resolved device, before
+ * anything is allocated, by asking the table's fits().
+ * \verbatim
  *   CPU:  cgs for CGS, the CPU ESCA for ESCA and AUTO (AGA is refused: sk_lda_device_resolve() says so);
  *   GPU:  AUTO takes sk_lda_sampler_auto()'s kind, but ESCA when AGA does not fit; a rank link takes
  *         ESCA only (AUTO is ESCA there); ESCA with exact takes esca-exact; ESCA takes the resident
  *         sampler when the corpus has at most 2^31 - 1 tokens and it fits the budget, else the streamed
  *         one; AGA takes aga.
- * Returns 0 with out->entry set; non-zero with err filled and out->unfit telling whether the input (a
- * budget or a shape nothing can run) or something else (a CUDA query) was at fault.
+ * \endverbatim
+ * \param req the request.
+ * \param m the model (its shape and corpus).
+ * \param device a resolved device.
+ * \param out receives the choice.
+ * \param err filled on failure.
+ * \return 0 with out->entry set; non-zero with err filled and out->unfit telling whether the input (a
+ *         budget or a shape nothing can run) or something else (a CUDA query) was at fault.
  */
 int sk_lda_sampler_choose(const sk_lda_sampler_request *req, const sk_lda_model *m, const sk_lda_device *device,
-                          sk_lda_sampler_choice *out, sk_lda_error *err);
+                          sk_lda_sampler_choice *out, sk_ex_error *err);
 
-/*
- * Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved device
- * (CPU or GPU, see sk_lda_device_resolve(); AUTO is refused), with every sampler's default knobs: the
- * sampler sk_lda_sampler_choose() picks, then its create. On success *out is a new sampler; on failure
- * *out is NULL and err says why (no such sampler on that device, out of host or GPU memory, a CUDA
- * error). Work: what the sampler's setup needs (O(1) for the CPU samplers, whose ESCA tables are
- * allocated on the first sweep; a GPU sampler copies the corpus and z to the GPU and allocates all its
- * device memory there).
+/**
+ * \brief Creates a sampler of `kind` on model m (initialised, counts consistent with z) and a resolved
+ * device (CPU or GPU, see sk_lda_device_resolve(); AUTO is refused), with every sampler's default knobs:
+ * the sampler sk_lda_sampler_choose() picks, then its create.
+ *
+ * Work: what the sampler's setup needs (O(1) for the CPU samplers, whose ESCA tables are allocated on the
+ * first sweep; a GPU sampler copies the corpus and z to the GPU and allocates all its device memory
+ * there).
+ * \param kind the sampler's kind.
+ * \param m the model.
+ * \param device a resolved device.
+ * \param out on success a new sampler; on failure NULL.
+ * \param err on failure, says why (no such sampler on that device, out of host or GPU memory, a CUDA
+ *        error).
+ * \return 0 on success, non-zero on failure.
  */
 int sk_lda_sampler_create(int kind, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
-                          sk_lda_error *err);
+                          sk_ex_error *err);
 
-/* sk_lda_sampler_create() for a whole request; *choice (when not NULL) gets the choice it made: the entry
-   that runs (its kind is what a checkpoint records) and why. */
+/**
+ * \brief sk_lda_sampler_create() for a whole request.
+ * \param req the request.
+ * \param m the model.
+ * \param device a resolved device.
+ * \param out on success a new sampler; on failure NULL.
+ * \param choice when not NULL, gets the choice it made: the entry that runs (its kind is what a checkpoint
+ *        records) and why.
+ * \param err on failure, says why.
+ * \return 0 on success, non-zero on failure.
+ */
 int sk_lda_sampler_create_for(const sk_lda_sampler_request *req, sk_lda_model *m, const sk_lda_device *device,
-                              sk_lda_sampler **out, sk_lda_sampler_choice *choice, sk_lda_error *err);
+                              sk_lda_sampler **out, sk_lda_sampler_choice *choice, sk_ex_error *err);
 
-/* What the creates return when the device budget (device_memory, or the free memory) cannot hold the
-   sampler, or no sampler can run the model's shape: the input is at fault (sk-lda exits 2); every other
-   failure returns 1. */
+/**
+ * \brief What the creates return when the device budget (device_memory, or the free memory) cannot hold
+ * the sampler, or no sampler can run the model's shape: the input is at fault (sk-lda exits 2); every other
+ * failure returns 1.
+ */
 #define SK_LDA_SAMPLER_BUDGET_ERROR 2
 
-/*
- * Wraps caller-made operations and state as a sampler (used by the tests' planted-bug samplers):
- * *out gets a new sampler that destroy() frees with ops->destroy(s) first.
+/**
+ * \brief Wraps caller-made operations and state as a sampler (used by the tests' planted-bug samplers).
+ * \param ops the operations.
+ * \param state the state.
+ * \param m the model.
+ * \param device the device.
+ * \param out gets a new sampler that destroy() frees with ops->destroy(s) first.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
  */
 int sk_lda_sampler_wrap(const sk_lda_sampler_ops *ops, void *state, sk_lda_model *m, const sk_lda_device *device,
-                        sk_lda_sampler **out, sk_lda_error *err);
+                        sk_lda_sampler **out, sk_ex_error *err);
 
-/* One sweep `iteration` (< 2^63). Fails on NULL, an iteration in the reserved range, or what the
-   sampler reports. */
-int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err);
-
-/* Makes the model's z, A, B and n_k current (see above). */
-int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_lda_error *err);
-
-/*
- * The joint log-likelihood per token of the sampler's current state (sk_lda_joint_ll_per_token()):
- * with the sampler's joint_ll where it has one (GPU ESCA: on the device, to a relative 1e-12 of the
- * host's value; the model is not brought to the host), else to_host and the host formula. Fails on
- * NULL or what the sampler reports (*ll_per_token untouched).
+/**
+ * \brief One sweep `iteration` (< 2^63).
+ * \param s the sampler.
+ * \param iteration the sweep, < 2^63.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on NULL, an iteration in the reserved range, or what the sampler reports.
  */
-int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_lda_error *err);
+int sk_lda_sampler_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err);
 
-/*
- * The held-out log-likelihood per token of the sampler's current counts (sk_lda_heldout_ll() with the
- * model's seed and s->device.threads): with the sampler's heldout_ll where it has one (GPU ESCA: on the
- * device; the halves are uploaded on the first call and kept while later calls pass the same two
- * corpora, which must not change in between), else to_host and the host rule. Fails as
- * sk_lda_heldout_ll() does, or on what the sampler reports.
+/**
+ * \brief Makes the model's z, A, B and n_k current (see above).
+ * \param s the sampler.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_sampler_to_host(sk_lda_sampler *s, sk_ex_error *err);
+
+/**
+ * \brief The joint log-likelihood per token of the sampler's current state (sk_lda_joint_ll_per_token()).
+ *
+ * With the sampler's joint_ll where it has one (GPU ESCA: on the device, to a relative 1e-12 of the host's
+ * value; the model is not brought to the host), else to_host and the host formula.
+ * \param s the sampler.
+ * \param ll_per_token receives the value; untouched on failure.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on NULL or what the sampler reports (*ll_per_token untouched).
+ */
+int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_ex_error *err);
+
+/**
+ * \brief The held-out log-likelihood per token of the sampler's current counts (sk_lda_heldout_ll() with
+ * the model's seed and s->device.threads).
+ *
+ * With the sampler's heldout_ll where it has one (GPU ESCA: on the device; the halves are uploaded on the
+ * first call and kept while later calls pass the same two corpora, which must not change in between), else
+ * to_host and the host rule.
+ * \param s the sampler.
+ * \param observed the test documents' observed halves.
+ * \param heldout their held-out halves.
+ * \param fold_in_iters fold-in Gibbs sweeps.
+ * \param ll_per_token receives the value.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero as sk_lda_heldout_ll() fails, or on what the sampler reports.
  */
 int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                              int fold_in_iters, double *ll_per_token, sk_lda_error *err);
+                              int fold_in_iters, double *ll_per_token, sk_ex_error *err);
 
-/* Fills *out with the sampler's statistics (sk_lda_sampler_stats): -1 seconds and 0 bytes where the
-   sampler keeps none, or for a NULL sampler; a NULL out is ignored. */
+/**
+ * \brief Fills *out with the sampler's statistics (sk_lda_sampler_stats): -1 seconds and 0 bytes where the
+ * sampler keeps none, or for a NULL sampler; a NULL out is ignored.
+ * \param s the sampler, or NULL.
+ * \param out receives the statistics, or NULL.
+ */
 void sk_lda_sampler_get_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out);
 
-/* Releases the sampler; NULL is fine. The model is untouched. */
+/**
+ * \brief Releases the sampler; NULL is fine. The model is untouched.
+ * \param s the sampler, or NULL.
+ */
 void sk_lda_sampler_destroy(sk_lda_sampler *s);
 
 #ifdef __cplusplus

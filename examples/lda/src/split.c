@@ -19,14 +19,14 @@ static int sk_lda_alloc_corpus(sk_lda_corpus *c, int32_t docs, int32_t words, in
 }
 
 int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint64_t seed, sk_lda_split *out,
-                        sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "split: output is NULL");
+                        sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "split: output is NULL");
   memset(out, 0, sizeof *out);
-  if (source == NULL) return sk_lda_fail(err, "split: corpus is NULL");
+  if (source == NULL) return sk_ex_fail(err, "split: corpus is NULL");
   if (!(test_fraction >= 0.0 && test_fraction < 1.0))
-    return sk_lda_fail(err, "split: test fraction %g is not in [0, 1)", test_fraction);
+    return sk_ex_fail(err, "split: test fraction %g is not in [0, 1)", test_fraction);
   if (source->num_docs < 0 || source->doc_offsets == NULL || (source->num_tokens > 0 && source->tokens == NULL))
-    return sk_lda_fail(err, "split: corpus arrays are NULL or sizes invalid");
+    return sk_ex_fail(err, "split: corpus arrays are NULL or sizes invalid");
   const int32_t D = source->num_docs;
   int32_t num_test = (int32_t)floor(test_fraction * (double)D + 0.5);
   if (num_test > D - 1) num_test = D > 0 ? D - 1 : 0;
@@ -36,7 +36,7 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
   if (perm == NULL || is_test == NULL) {
     free(perm);
     free(is_test);
-    return sk_lda_fail(err, "split: out of memory");
+    return sk_ex_fail(err, "split: out of memory");
   }
   for (int32_t d = 0; d < D; ++d) perm[d] = d;
   for (int32_t i = 0; i < num_test; ++i) {
@@ -67,7 +67,7 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
     free(perm);
     free(is_test);
     sk_lda_split_free(out);
-    return sk_lda_fail(err, "split: out of memory");
+    return sk_ex_fail(err, "split: out of memory");
   }
   /* The offsets of all three corpora first (O(D), in order), then every document's tokens over the
      threads: each document goes to its own range, and its halves come from its own token indices'
@@ -151,7 +151,7 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
   }
   if (failed) {
     sk_lda_split_free(out);
-    return sk_lda_fail(err, "split: out of memory");
+    return sk_ex_fail(err, "split: out of memory");
   }
   return 0;
 }

@@ -58,25 +58,25 @@ static void pack(const sk_lda_pdow_plan *p, int32_t *dst) {
   memcpy(dst, p->item_end, I * sizeof *dst);
 }
 
-static int check_chunks(const sk_lda_corpus *c, const int64_t *chunk_doc, int64_t C, sk_lda_error *err) {
+static int check_chunks(const sk_lda_corpus *c, const int64_t *chunk_doc, int64_t C, sk_ex_error *err) {
   if (C < 1 || chunk_doc[0] != 0 || chunk_doc[C] != c->num_docs)
-    return sk_lda_fail(err, "stream plan: chunk boundaries must run from document 0 to %d", (int)c->num_docs);
+    return sk_ex_fail(err, "stream plan: chunk boundaries must run from document 0 to %d", (int)c->num_docs);
   for (int64_t k = 0; k < C; ++k) {
     if (chunk_doc[k + 1] < chunk_doc[k])
-      return sk_lda_fail(err, "stream plan: chunk %lld's documents decrease", (long long)k);
+      return sk_ex_fail(err, "stream plan: chunk %lld's documents decrease", (long long)k);
     if (c->doc_offsets[chunk_doc[k + 1]] - c->doc_offsets[chunk_doc[k]] > INT32_MAX)
-      return sk_lda_fail(err, "stream plan: chunk %lld has more than %d tokens", (long long)k, INT32_MAX);
+      return sk_ex_fail(err, "stream plan: chunk %lld has more than %d tokens", (long long)k, INT32_MAX);
   }
   return 0;
 }
 
 int sk_lda_stream_plan_build(const sk_lda_corpus *c, const int64_t *chunk_doc, int64_t num_chunks, int32_t item_tokens,
-                             int threads, sk_lda_stream_plan *plan, sk_lda_error *err) {
-  if (plan == NULL) return sk_lda_fail(err, "stream plan: plan is NULL");
+                             int threads, sk_lda_stream_plan *plan, sk_ex_error *err) {
+  if (plan == NULL) return sk_ex_fail(err, "stream plan: plan is NULL");
   memset(plan, 0, sizeof *plan);
   if (c == NULL || chunk_doc == NULL || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL))
-    return sk_lda_fail(err, "stream plan: corpus or chunks NULL");
-  if (item_tokens < 1) return sk_lda_fail(err, "stream plan: item_tokens %d is below 1", (int)item_tokens);
+    return sk_ex_fail(err, "stream plan: corpus or chunks NULL");
+  if (item_tokens < 1) return sk_ex_fail(err, "stream plan: item_tokens %d is below 1", (int)item_tokens);
   if (check_chunks(c, chunk_doc, num_chunks, err) != 0) return 1;
   const int64_t C = num_chunks;
   sk_lda_pdow_plan *plans = (sk_lda_pdow_plan *)calloc((size_t)C, sizeof *plans);
@@ -122,7 +122,7 @@ int sk_lda_stream_plan_build(const sk_lda_corpus *c, const int64_t *chunk_doc, i
   free(plans);
   if (failed) {
     sk_lda_stream_plan_free(plan);
-    return sk_lda_fail(err, "stream plan: out of host memory (%lld tokens in %lld chunks)", (long long)c->num_tokens,
+    return sk_ex_fail(err, "stream plan: out of host memory (%lld tokens in %lld chunks)", (long long)c->num_tokens,
                        (long long)C);
   }
   return 0;

@@ -50,7 +50,7 @@ typedef struct sk_lda_stream_plan {
  * failure (bad arguments, host memory).
  */
 int sk_lda_stream_plan_build(const sk_lda_corpus *c, const int64_t *chunk_doc, int64_t num_chunks, int32_t item_tokens,
-                             int threads, sk_lda_stream_plan *plan, sk_lda_error *err);
+                             int threads, sk_lda_stream_plan *plan, sk_ex_error *err);
 
 /* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_stream_plan_free(sk_lda_stream_plan *plan);

@@ -29,12 +29,12 @@ typedef enum sk_mix_device_kind {
 
 /** \brief How a chain runs; zeros give the CPU with every thread. */
 typedef struct sk_mix_chain_options {
-  int device;     /**< #sk_mix_device_kind */
-  int threads;    /**< CPU threads for every host step (<= 0: all); the results do not depend on it */
-  int gpu_device; /**< CUDA device ordinal */
-  int gpu_kernel; /**< z-step kernel (sk_mix_zstep_kernel in gpu/mix_gpu.h) */
-  int gpu_warps;  /**< z-step warps per block (0: automatic) */
-  int gpu_blocks; /**< blocks (0: automatic) */
+  int device;                   /**< #sk_mix_device_kind */
+  int threads;                  /**< CPU threads for every host step (<= 0: all); the results do not depend on it */
+  int gpu_device;               /**< CUDA device ordinal */
+  const char *gpu_zstep_kernel; /**< NULL: the z-step kernel table's choice; else a row's name (gpu/mix_gpu.h) */
+  int gpu_warps;                /**< z-step warps per block (0: automatic) */
+  int gpu_blocks;               /**< blocks (0: automatic) */
 } sk_mix_chain_options;
 
 struct sk_mix_gpu;
@@ -67,7 +67,7 @@ typedef struct sk_mix_chain {
  * \return 0 on success.
  */
 int sk_mix_chain_create(const sk_mix_data *data, const sk_mix_prior *prior, int32_t k, uint64_t seed,
-                        const sk_mix_chain_options *o, sk_mix_chain **out, sk_mix_error *err);
+                        const sk_mix_chain_options *o, sk_mix_chain **out, sk_ex_error *err);
 
 /**
  * \brief Sets the current parameters (and the table), for example to start a test chain elsewhere.
@@ -82,7 +82,7 @@ void sk_mix_chain_set_params(sk_mix_chain *c, const sk_mix_params *p);
  * \param err a device failure.
  * \return 0 on success.
  */
-int sk_mix_chain_sweep(sk_mix_chain *c, sk_mix_error *err);
+int sk_mix_chain_sweep(sk_mix_chain *c, sk_ex_error *err);
 
 /**
  * \brief Brings the current z to c->z (a no-op on the CPU).
@@ -90,7 +90,7 @@ int sk_mix_chain_sweep(sk_mix_chain *c, sk_mix_error *err);
  * \param err a device failure.
  * \return 0 on success.
  */
-int sk_mix_chain_fetch_z(sk_mix_chain *c, sk_mix_error *err);
+int sk_mix_chain_fetch_z(sk_mix_chain *c, sk_ex_error *err);
 
 /** \brief Frees the chain; NULL is fine. \param c the chain. */
 void sk_mix_chain_destroy(sk_mix_chain *c);

@@ -36,7 +36,7 @@ extern "C" {
  * \param err sizes out of range, a non-finite value, or out of memory.
  * \return 0 on success.
  */
-int sk_mix_data_from_f32(const float *raw, int64_t n, int32_t d, sk_mix_data *out, sk_mix_error *err);
+int sk_mix_data_from_f32(const float *raw, int64_t n, int32_t d, sk_mix_data *out, sk_ex_error *err);
 
 /**
  * \brief sk_mix_data_from_f32() for doubles.
@@ -47,7 +47,7 @@ int sk_mix_data_from_f32(const float *raw, int64_t n, int32_t d, sk_mix_data *ou
  * \param err as for sk_mix_data_from_f32().
  * \return 0 on success.
  */
-int sk_mix_data_from_f64(const double *raw, int64_t n, int32_t d, sk_mix_data *out, sk_mix_error *err);
+int sk_mix_data_from_f64(const double *raw, int64_t n, int32_t d, sk_mix_data *out, sk_ex_error *err);
 
 /** \brief Frees the data and zeroes it; NULL is fine. \param data the data. */
 void sk_mix_data_free(sk_mix_data *data);
@@ -60,7 +60,7 @@ void sk_mix_data_free(sk_mix_data *data);
  * \param err why not.
  * \return 0 when K fits.
  */
-int sk_mix_data_check_k(const sk_mix_data *data, int32_t k, const char *source, sk_mix_error *err);
+int sk_mix_data_check_k(const sk_mix_data *data, int32_t k, const char *source, sk_ex_error *err);
 
 /**
  * \brief Reads a `.npy` file (the rules of the file's description) and standardizes it.
@@ -69,7 +69,7 @@ int sk_mix_data_check_k(const sk_mix_data *data, int32_t k, const char *source, 
  * \param err the file, the row where there is one, and what is wrong.
  * \return 0 on success.
  */
-int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_mix_error *err);
+int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_ex_error *err);
 
 /**
  * \brief Reads a numeric CSV file (the rules of the file's description) and standardizes it.
@@ -78,7 +78,7 @@ int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_mix_error *err);
  * \param err the file, the row and line, and what is wrong.
  * \return 0 on success.
  */
-int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err);
+int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err);
 
 /**
  * \brief The raw value of point i in dimension j: mean_j + scale_j x_ij (double).

@@ -41,7 +41,7 @@ int sk_mix_demo(const sk_mix_fit_options *o) {
   sk_mix_gen_params g;
   sk_mix_truth truth;
   sk_mix_data data;
-  sk_mix_error err;
+  sk_ex_error err;
   float *raw = NULL;
   g.n = SK_MIX_DEMO_N;
   g.d = SK_MIX_DEMO_D;
@@ -54,7 +54,7 @@ int sk_mix_demo(const sk_mix_fit_options *o) {
     fprintf(stderr, "sk-mixture fit --demo: %s\n", err.message);
     free(raw);
     sk_mix_truth_free(&truth);
-    return SK_MIX_EXIT_USAGE;
+    return SK_EX_EXIT_USAGE;
   }
   free(raw);
   printf("demo: %lld points in %d dimensions from %d well-separated planted components (seed %llu)\n", (long long)g.n,
@@ -63,7 +63,7 @@ int sk_mix_demo(const sk_mix_fit_options *o) {
   fo.k = g.k;
   sk_mix_fit_result r;
   const int status = sk_mix_fit(&fo, &data, "demo", &r);
-  if (status == SK_MIX_EXIT_OK) {
+  if (status == SK_EX_EXIT_OK) {
     report(&truth, &r, g.n);
     printf("adjusted Rand index %.4f (1 = the planted partition exactly)\n", sk_mix_ari(truth.z, r.z, g.n, g.k, g.k));
   }

@@ -33,6 +33,7 @@ typedef struct sk_mix_fit_options {
   int threads;        /**< CPU threads (<= 0: all) */
   const char *out;    /**< output folder (created with its parents), or NULL: no files */
   int quiet;          /**< no progress, no summary (tests) */
+  int verbose;        /**< `-v`: say how the sweeps run (on a GPU: the z-step kernel table, the chosen row and why) */
 } sk_mix_fit_options;
 
 /** \brief Fills the defaults. \param o the options. */
@@ -61,7 +62,7 @@ void sk_mix_fit_result_free(sk_mix_fit_result *r);
  * \param err why `--device gpu` cannot be honoured.
  * \return 0 on success.
  */
-int sk_mix_fit_resolve_device(int requested, int *kind, char *name, char *note, size_t cap, sk_mix_error *err);
+int sk_mix_fit_resolve_device(int requested, int *kind, char *name, char *note, size_t cap, sk_ex_error *err);
 
 /**
  * \brief Runs a fit of `data` (its name `source` for messages), printing progress and the summary.
@@ -69,8 +70,8 @@ int sk_mix_fit_resolve_device(int requested, int *kind, char *name, char *note, 
  * \param data the standardized data.
  * \param source the input's name ("demo", a file).
  * \param r zeroed by the caller; filled on success (free with sk_mix_fit_result_free()).
- * \return an exit status: SK_MIX_EXIT_OK; SK_MIX_EXIT_USAGE for bad options or K (before any sweep);
- *         SK_MIX_EXIT_RUNTIME for a device or file failure. Errors are one line on stderr.
+ * \return an exit status: SK_EX_EXIT_OK; SK_EX_EXIT_USAGE for bad options or K (before any sweep);
+ *         SK_EX_EXIT_RUNTIME for a device or file failure. Errors are one line on stderr.
  */
 int sk_mix_fit(const sk_mix_fit_options *o, const sk_mix_data *data, const char *source, sk_mix_fit_result *r);
 

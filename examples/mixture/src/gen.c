@@ -9,14 +9,14 @@
 #include "variates.h"
 #include "zstep.h" /* SK_MIX_STREAM */
 
-int sk_mix_gen_check(const sk_mix_gen_params *p, sk_mix_error *err) {
-  if (p->n < 1) return sk_mix_fail(err, "gen: N = %lld points: need at least 1", (long long)p->n);
+int sk_mix_gen_check(const sk_mix_gen_params *p, sk_ex_error *err) {
+  if (p->n < 1) return sk_ex_fail(err, "gen: N = %lld points: need at least 1", (long long)p->n);
   if (p->d < 1 || p->d > SK_MIX_MAX_D)
-    return sk_mix_fail(err, "gen: D = %d: sk-mixture takes 1 to %d", (int)p->d, SK_MIX_MAX_D);
+    return sk_ex_fail(err, "gen: D = %d: sk-mixture takes 1 to %d", (int)p->d, SK_MIX_MAX_D);
   if (p->k < 1 || p->k > SK_MIX_MAX_K)
-    return sk_mix_fail(err, "gen: K = %d: sk-mixture takes 1 to %d", (int)p->k, SK_MIX_MAX_K);
+    return sk_ex_fail(err, "gen: K = %d: sk-mixture takes 1 to %d", (int)p->k, SK_MIX_MAX_K);
   if (p->n < (int64_t)p->k)
-    return sk_mix_fail(err, "gen: N = %lld points, fewer than K = %d", (long long)p->n, (int)p->k);
+    return sk_ex_fail(err, "gen: N = %lld points, fewer than K = %d", (long long)p->n, (int)p->k);
   return 0;
 }
 
@@ -61,7 +61,7 @@ static void plant(const sk_mix_gen_params *p, sk_mix_truth *t) {
   }
 }
 
-int sk_mix_generate(const sk_mix_gen_params *p, float **x_out, sk_mix_truth *t, sk_mix_error *err) {
+int sk_mix_generate(const sk_mix_gen_params *p, float **x_out, sk_mix_truth *t, sk_ex_error *err) {
   const int32_t K = p->k, D = p->d;
   memset(t, 0, sizeof *t);
   *x_out = NULL;
@@ -78,7 +78,7 @@ int sk_mix_generate(const sk_mix_gen_params *p, float **x_out, sk_mix_truth *t, 
     sk_mix_truth_free(t);
     free(x);
     free(cum);
-    return sk_mix_fail(err, "gen: out of memory for %lld x %d values", (long long)p->n, (int)D);
+    return sk_ex_fail(err, "gen: out of memory for %lld x %d values", (long long)p->n, (int)D);
   }
   plant(p, t);
   double run = 0.0;

@@ -49,7 +49,7 @@ typedef struct sk_mix_truth {
  * \param err what is out of range.
  * \return 0 when valid.
  */
-int sk_mix_gen_check(const sk_mix_gen_params *p, sk_mix_error *err);
+int sk_mix_gen_check(const sk_mix_gen_params *p, sk_ex_error *err);
 
 /**
  * \brief Generates the data.
@@ -59,7 +59,7 @@ int sk_mix_gen_check(const sk_mix_gen_params *p, sk_mix_error *err);
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_generate(const sk_mix_gen_params *p, float **x, sk_mix_truth *truth, sk_mix_error *err);
+int sk_mix_generate(const sk_mix_gen_params *p, float **x, sk_mix_truth *truth, sk_ex_error *err);
 
 /** \brief Frees a truth and zeroes it; NULL is fine. \param t the truth. */
 void sk_mix_truth_free(sk_mix_truth *t);

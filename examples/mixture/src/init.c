@@ -92,7 +92,7 @@ static void choose_seeds(seeding *s, int32_t k, int64_t *seeds) {
 }
 
 int sk_mix_init_params(const sk_mix_data *data, const sk_mix_prior *prior, uint64_t seed, int threads,
-                       sk_mix_params *out, sk_mix_error *err) {
+                       sk_mix_params *out, sk_ex_error *err) {
   const int32_t k = out->k, d = data->d;
   const int64_t want = 16 * (int64_t)k > 10000 ? 16 * (int64_t)k : 10000;
   const int64_t m_count = data->n < want ? data->n : want;
@@ -115,7 +115,7 @@ int sk_mix_init_params(const sk_mix_data *data, const sk_mix_prior *prior, uint6
   if (idx == NULL || seeds == NULL || s.dist == NULL || s.trial == NULL || s.near == NULL || sum == NULL ||
       sq == NULL || cnt == NULL) {
     rc =
-        sk_mix_fail(err, "initialisation: out of memory for %lld points and %d components", (long long)m_count, (int)k);
+        sk_ex_fail(err, "initialisation: out of memory for %lld points and %d components", (long long)m_count, (int)k);
   } else {
     for (int64_t m = 0; m < m_count; ++m) idx[m] = m * data->n / m_count; /* M <= 16 K: m N fits 64 bits */
     s.idx = idx;

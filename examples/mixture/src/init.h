@@ -39,7 +39,7 @@ extern "C" {
  * \return 0 on success.
  */
 int sk_mix_init_params(const sk_mix_data *data, const sk_mix_prior *prior, uint64_t seed, int threads,
-                       sk_mix_params *out, sk_mix_error *err);
+                       sk_mix_params *out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

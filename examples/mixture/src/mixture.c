@@ -13,25 +13,6 @@
 
 #include "stats.h"
 
-int sk_mix_fail(sk_mix_error *err, const char *fmt, ...) {
-  if (err != NULL) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return 1;
-}
-
-int sk_mix_error_prefix(sk_mix_error *err, const char *prefix) {
-  if (err != NULL) {
-    char what[sizeof err->message];
-    snprintf(what, sizeof what, "%s", err->message);
-    sk_mix_fail(err, "%s: %s", prefix, what);
-  }
-  return 1;
-}
-
 void sk_mix_prior_default(sk_mix_prior *p) {
   p->alpha = 1.0;
   p->kappa0 = 0.01;
@@ -39,24 +20,24 @@ void sk_mix_prior_default(sk_mix_prior *p) {
   p->b0 = 0.1;
 }
 
-int sk_mix_prior_check(const sk_mix_prior *p, sk_mix_error *err) {
+int sk_mix_prior_check(const sk_mix_prior *p, sk_ex_error *err) {
   const double v[4] = {p->alpha, p->kappa0, p->a0, p->b0};
   const char *names[4] = {"alpha", "kappa0", "a0", "b0"};
   int i;
   for (i = 0; i < 4; ++i)
     if (!(v[i] > 0.0) || !isfinite(v[i]))
-      return sk_mix_fail(err, "prior: %s = %g must be finite and > 0", names[i], v[i]);
+      return sk_ex_fail(err, "prior: %s = %g must be finite and > 0", names[i], v[i]);
   return 0;
 }
 
 /* calloc of n elements of `size` bytes, n > 0, with a message naming `what` when it fails. */
-static void *alloc_zeroed(size_t n, size_t size, const char *what, sk_mix_error *err) {
+static void *alloc_zeroed(size_t n, size_t size, const char *what, sk_ex_error *err) {
   void *p = calloc(n > 0 ? n : 1, size);
-  if (p == NULL) sk_mix_fail(err, "out of memory for %s (%zu x %zu bytes)", what, n, size);
+  if (p == NULL) sk_ex_fail(err, "out of memory for %s (%zu x %zu bytes)", what, n, size);
   return p;
 }
 
-int sk_mix_params_alloc(sk_mix_params *p, int32_t k, int32_t d, sk_mix_error *err) {
+int sk_mix_params_alloc(sk_mix_params *p, int32_t k, int32_t d, sk_ex_error *err) {
   const size_t kd = (size_t)k * (size_t)d;
   memset(p, 0, sizeof *p);
   p->k = k;
@@ -86,7 +67,7 @@ void sk_mix_params_copy(sk_mix_params *dst, const sk_mix_params *src) {
   memcpy(dst->sigma2, src->sigma2, sizeof(double) * kd);
 }
 
-int sk_mix_ztable_alloc(sk_mix_ztable *t, int32_t k, int32_t d, sk_mix_error *err) {
+int sk_mix_ztable_alloc(sk_mix_ztable *t, int32_t k, int32_t d, sk_ex_error *err) {
   memset(t, 0, sizeof *t);
   t->k = k;
   t->d = d;
@@ -124,7 +105,7 @@ void sk_mix_ztable_set(sk_mix_ztable *t, const sk_mix_params *p) {
   }
 }
 
-int sk_mix_stats_alloc(sk_mix_stats *s, int32_t k, int32_t d, int64_t n, sk_mix_error *err) {
+int sk_mix_stats_alloc(sk_mix_stats *s, int32_t k, int32_t d, int64_t n, sk_ex_error *err) {
   const size_t kd = (size_t)k * (size_t)d;
   memset(s, 0, sizeof *s);
   s->k = k;
@@ -162,10 +143,4 @@ int sk_mix_threads(int threads) {
   (void)threads;
   return 1;
 #endif
-}
-
-double sk_mix_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

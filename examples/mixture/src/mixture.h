@@ -22,6 +22,10 @@
 
 #include <stdint.h>
 
+#include "sk_ex_clock.h"
+#include "sk_ex_error.h"
+#include "sk_ex_main.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,38 +37,6 @@ extern "C" {
  * memory, 32 D floats (32 KiB at D = 256) inside the 48 KiB a block gets without opting in.
  */
 #define SK_MIX_MAX_D 256
-
-/** \brief Exit status of sk-mixture: success. */
-#define SK_MIX_EXIT_OK 0
-/** \brief Exit status of sk-mixture: a failure at run time (a device, memory, writing a file). */
-#define SK_MIX_EXIT_RUNTIME 1
-/** \brief Exit status of sk-mixture: bad usage or bad input. */
-#define SK_MIX_EXIT_USAGE 2
-
-/** \brief An error message: one line naming the file, row or option and what was wrong. */
-typedef struct sk_mix_error {
-  char message[512]; /**< NUL-terminated text */
-} sk_mix_error;
-
-/**
- * \brief Fills `err` (when not NULL) printf-style.
- * \param err where the message goes, or NULL.
- * \param fmt printf format.
- * \return 1, so that `return sk_mix_fail(err, ...)` reports a failure.
- */
-int sk_mix_fail(sk_mix_error *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/**
- * \brief Puts `prefix: ` before the message in `err` (a file's name before a message that lacks it).
- * \param err the message, or NULL.
- * \param prefix the text to put first.
- * \return 1, like sk_mix_fail().
- */
-int sk_mix_error_prefix(sk_mix_error *err, const char *prefix);
 
 /** \brief The data the sampler works on: standardized values and the scale they came from. */
 typedef struct sk_mix_data {
@@ -92,7 +64,7 @@ void sk_mix_prior_default(sk_mix_prior *p);
  * \param err why not.
  * \return 0 when valid.
  */
-int sk_mix_prior_check(const sk_mix_prior *p, sk_mix_error *err);
+int sk_mix_prior_check(const sk_mix_prior *p, sk_ex_error *err);
 
 /** \brief The parameters of one state of the chain, in standardized units, double precision. */
 typedef struct sk_mix_params {
@@ -111,7 +83,7 @@ typedef struct sk_mix_params {
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_params_alloc(sk_mix_params *p, int32_t k, int32_t d, sk_mix_error *err);
+int sk_mix_params_alloc(sk_mix_params *p, int32_t k, int32_t d, sk_ex_error *err);
 
 /** \brief Frees what sk_mix_params_alloc() allocated and zeroes `p`; NULL is fine. \param p the parameters. */
 void sk_mix_params_free(sk_mix_params *p);
@@ -151,7 +123,7 @@ typedef struct sk_mix_ztable {
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_ztable_alloc(sk_mix_ztable *t, int32_t k, int32_t d, sk_mix_error *err);
+int sk_mix_ztable_alloc(sk_mix_ztable *t, int32_t k, int32_t d, sk_ex_error *err);
 
 /** \brief Frees a table and zeroes it; NULL is fine. \param t the table. */
 void sk_mix_ztable_free(sk_mix_ztable *t);
@@ -191,7 +163,7 @@ typedef struct sk_mix_stats {
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_stats_alloc(sk_mix_stats *s, int32_t k, int32_t d, int64_t n, sk_mix_error *err);
+int sk_mix_stats_alloc(sk_mix_stats *s, int32_t k, int32_t d, int64_t n, sk_ex_error *err);
 
 /** \brief Frees statistics and zeroes them; NULL is fine. \param s the statistics. */
 void sk_mix_stats_free(sk_mix_stats *s);
@@ -205,9 +177,6 @@ void sk_mix_stats_zero(sk_mix_stats *s);
  * \return the count (1 without OpenMP).
  */
 int sk_mix_threads(int threads);
-
-/** \brief Seconds on a monotonic clock. \return seconds since an arbitrary origin. */
-double sk_mix_now(void);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_mix_error *err) {
+int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_ex_error *err) {
   memset(c, 0, sizeof *c);
   c->k = k;
   c->d = d;
@@ -17,7 +17,7 @@ int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_mix_e
   c->var = (double *)calloc((size_t)k * (size_t)d, sizeof(double));
   if (c->weight == NULL || c->mean == NULL || c->var == NULL) {
     sk_mix_components_free(c);
-    return sk_mix_fail(err, "out of memory for %d x %d components", (int)k, (int)d);
+    return sk_ex_fail(err, "out of memory for %d x %d components", (int)k, (int)d);
   }
   return 0;
 }
@@ -41,54 +41,6 @@ void sk_mix_components_add(sk_mix_components *acc, const sk_mix_data *data, cons
   }
 }
 
-int sk_mix_path(char *buf, size_t cap, const char *dir, const char *name, sk_mix_error *err) {
-  const int n = snprintf(buf, cap, "%s/%s", dir, name);
-  if (n < 0 || (size_t)n >= cap) return sk_mix_fail(err, "%s/%s: path too long", dir, name);
-  return 0;
-}
-
-int sk_mix_mkdir_p(const char *dir, sk_mix_error *err) {
-  char path[4096];
-  const size_t len = strlen(dir);
-  if (len == 0 || len >= sizeof path) return sk_mix_fail(err, "'%s': not a usable folder name", dir);
-  memcpy(path, dir, len + 1);
-  for (size_t i = 1; i <= len; ++i) {
-    if (path[i] != '/' && path[i] != '\0') continue;
-    const char saved = path[i];
-    path[i] = '\0';
-    struct stat st;
-    if (stat(path, &st) != 0) {
-      if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return sk_mix_fail(err, "%s: cannot create: %s", path, strerror(errno));
-    } else if (!S_ISDIR(st.st_mode)) {
-      return sk_mix_fail(err, "%s: exists and is not a folder", path);
-    }
-    path[i] = saved;
-  }
-  return 0;
-}
-
-int sk_mix_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx, sk_mix_error *err) {
-  char tmp[4200];
-  const int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (n < 0 || (size_t)n >= sizeof tmp) return sk_mix_fail(err, "%s: path too long", path);
-  FILE *f = fopen(tmp, "wb");
-  if (f == NULL) return sk_mix_fail(err, "%s: cannot write: %s", tmp, strerror(errno));
-  int failed = body(f, ctx) != 0 || ferror(f);
-  failed |= fclose(f) != 0;
-  if (failed) {
-    const int e = errno;
-    remove(tmp);
-    return sk_mix_fail(err, "%s: writing failed: %s", tmp, strerror(e));
-  }
-  if (rename(tmp, path) != 0) {
-    const int e = errno;
-    remove(tmp);
-    return sk_mix_fail(err, "%s: cannot rename %s to it: %s", path, tmp, strerror(e));
-  }
-  return 0;
-}
-
 /* --- assign.txt ------------------------------------------------------------------------------------ */
 
 typedef struct assign_ctx {
@@ -103,9 +55,9 @@ static int assign_body(FILE *f, const void *p) {
   return 0;
 }
 
-int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_mix_error *err) {
+int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_ex_error *err) {
   const assign_ctx a = {z, n};
-  return sk_mix_write_file(path, assign_body, &a, err);
+  return sk_ex_write_file(path, assign_body, &a, err);
 }
 
 /* --- components.csv -------------------------------------------------------------------------------- */
@@ -139,9 +91,9 @@ static int components_body(FILE *f, const void *p) {
 }
 
 int sk_mix_write_components(const char *path, const sk_mix_components *const *sets, const char *const *labels,
-                            int count, sk_mix_error *err) {
+                            int count, sk_ex_error *err) {
   const components_ctx c = {sets, labels, count};
-  return sk_mix_write_file(path, components_body, &c, err);
+  return sk_ex_write_file(path, components_body, &c, err);
 }
 
 /* --- data files ------------------------------------------------------------------------------------ */
@@ -168,9 +120,9 @@ static int npy_body(FILE *f, const void *p) {
   return fwrite(m->x, sizeof(float), count, f) != count;
 }
 
-int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_mix_error *err) {
+int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err) {
   const matrix_ctx m = {x, n, d};
-  return sk_mix_write_file(path, npy_body, &m, err);
+  return sk_ex_write_file(path, npy_body, &m, err);
 }
 
 static int csv_body(FILE *f, const void *p) {
@@ -183,9 +135,9 @@ static int csv_body(FILE *f, const void *p) {
   return 0;
 }
 
-int sk_mix_write_csv_f32(const char *path, const float *x, int64_t n, int32_t d, sk_mix_error *err) {
+int sk_mix_write_csv_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err) {
   const matrix_ctx m = {x, n, d};
-  return sk_mix_write_file(path, csv_body, &m, err);
+  return sk_ex_write_file(path, csv_body, &m, err);
 }
 
 /* --- trace.csv ------------------------------------------------------------------------------------- */
@@ -216,14 +168,14 @@ static int trace_printf(sk_mix_trace *t, const char *fmt, ...) {
   }
 }
 
-int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_mix_error *err) {
+int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_ex_error *err) {
   memset(t, 0, sizeof *t);
   t->cap = 4096;
   t->text = (char *)malloc(t->cap);
   if (path != NULL) t->path = (char *)malloc(strlen(path) + 1);
   if (t->text == NULL || (path != NULL && t->path == NULL)) {
     sk_mix_trace_close(t);
-    return sk_mix_fail(err, "out of memory for the trace");
+    return sk_ex_fail(err, "out of memory for the trace");
   }
   t->text[0] = '\0';
   if (path != NULL) memcpy(t->path, path, strlen(path) + 1);
@@ -232,17 +184,17 @@ int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_mix_error
   if (rc == 0) rc = trace_printf(t, "\n");
   if (rc != 0) {
     sk_mix_trace_close(t);
-    return sk_mix_fail(err, "out of memory for the trace");
+    return sk_ex_fail(err, "out of memory for the trace");
   }
   return 0;
 }
 
 int sk_mix_trace_row(sk_mix_trace *t, uint64_t sweep, double seconds, double log_lik, double log_joint,
-                     const int64_t *sizes, int32_t k, int write_file, sk_mix_error *err) {
+                     const int64_t *sizes, int32_t k, int write_file, sk_ex_error *err) {
   int rc = trace_printf(t, "%llu,%.6f,%.17g,%.17g", (unsigned long long)sweep, seconds, log_lik, log_joint);
   for (int32_t c = 0; c < k && rc == 0; ++c) rc = trace_printf(t, ",%lld", (long long)sizes[c]);
   if (rc == 0) rc = trace_printf(t, "\n");
-  if (rc != 0) return sk_mix_fail(err, "out of memory for the trace");
+  if (rc != 0) return sk_ex_fail(err, "out of memory for the trace");
   return write_file ? sk_mix_trace_flush(t, err) : 0;
 }
 
@@ -251,8 +203,8 @@ static int trace_body(FILE *f, const void *p) {
   return fwrite(t->text, 1, t->len, f) != t->len;
 }
 
-int sk_mix_trace_flush(sk_mix_trace *t, sk_mix_error *err) {
-  return t->path == NULL ? 0 : sk_mix_write_file(t->path, trace_body, t, err);
+int sk_mix_trace_flush(sk_mix_trace *t, sk_ex_error *err) {
+  return t->path == NULL ? 0 : sk_ex_write_file(t->path, trace_body, t, err);
 }
 
 void sk_mix_trace_close(sk_mix_trace *t) {

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "mixture.h"
+#include "sk_ex_files.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,7 +44,7 @@ typedef struct sk_mix_components {
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_mix_error *err);
+int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_ex_error *err);
 
 /** \brief Frees components and zeroes them; NULL is fine. \param c the components. */
 void sk_mix_components_free(sk_mix_components *c);
@@ -59,35 +60,6 @@ void sk_mix_components_free(sk_mix_components *c);
 void sk_mix_components_add(sk_mix_components *acc, const sk_mix_data *data, const sk_mix_params *p, double w);
 
 /**
- * \brief Writes `path` through a temporary file: opens `path.tmp`, calls `body`, and renames on success.
- * \param path the file.
- * \param body writes the content to the stream it is given; returns 0 on success.
- * \param ctx passed to body.
- * \param err the file and what failed.
- * \return 0 on success.
- */
-int sk_mix_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx, sk_mix_error *err);
-
-/**
- * \brief Writes `dir/name` into `buf` (cap bytes).
- * \param buf receives the path.
- * \param cap its size.
- * \param dir the folder.
- * \param name the file's name.
- * \param err the path is too long.
- * \return 0 on success.
- */
-int sk_mix_path(char *buf, size_t cap, const char *dir, const char *name, sk_mix_error *err);
-
-/**
- * \brief Creates a folder and its parents (like mkdir -p); an existing folder is fine.
- * \param dir the folder.
- * \param err what failed.
- * \return 0 on success.
- */
-int sk_mix_mkdir_p(const char *dir, sk_mix_error *err);
-
-/**
  * \brief Writes assignments, one per line.
  * \param path the file.
  * \param z n components.
@@ -95,7 +67,7 @@ int sk_mix_mkdir_p(const char *dir, sk_mix_error *err);
  * \param err the file and what failed.
  * \return 0 on success.
  */
-int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_mix_error *err);
+int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_ex_error *err);
 
 /**
  * \brief Writes components.csv: the rows of each set under its label (sets may be NULL to leave out).
@@ -107,7 +79,7 @@ int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_mix_er
  * \return 0 on success.
  */
 int sk_mix_write_components(const char *path, const sk_mix_components *const *sets, const char *const *labels,
-                            int count, sk_mix_error *err);
+                            int count, sk_ex_error *err);
 
 /**
  * \brief Writes N x D floats as a `.npy` file (format 1.0, '<f4', C order).
@@ -118,7 +90,7 @@ int sk_mix_write_components(const char *path, const sk_mix_components *const *se
  * \param err the file and what failed.
  * \return 0 on success.
  */
-int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_mix_error *err);
+int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err);
 
 /**
  * \brief Writes N x D floats as CSV without a header.
@@ -129,7 +101,7 @@ int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d,
  * \param err the file and what failed.
  * \return 0 on success.
  */
-int sk_mix_write_csv_f32(const char *path, const float *x, int64_t n, int32_t d, sk_mix_error *err);
+int sk_mix_write_csv_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err);
 
 /** \brief trace.csv, kept as text; the caller writes the file when it likes (sk-mixture fit: at the end and
  * every 10 seconds, so that a run cut short keeps most of its trace). */
@@ -148,7 +120,7 @@ typedef struct sk_mix_trace {
  * \param err out of memory.
  * \return 0 on success.
  */
-int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_mix_error *err);
+int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_ex_error *err);
 
 /**
  * \brief Appends a row, and writes the whole file when asked.
@@ -164,7 +136,7 @@ int sk_mix_trace_open(sk_mix_trace *t, const char *path, int32_t k, sk_mix_error
  * \return 0 on success.
  */
 int sk_mix_trace_row(sk_mix_trace *t, uint64_t sweep, double seconds, double log_lik, double log_joint,
-                     const int64_t *sizes, int32_t k, int write_file, sk_mix_error *err);
+                     const int64_t *sizes, int32_t k, int write_file, sk_ex_error *err);
 
 /**
  * \brief Writes the trace's file now.
@@ -172,7 +144,7 @@ int sk_mix_trace_row(sk_mix_trace *t, uint64_t sweep, double seconds, double log
  * \param err the file and what failed.
  * \return 0 on success (and when the trace has no file).
  */
-int sk_mix_trace_flush(sk_mix_trace *t, sk_mix_error *err);
+int sk_mix_trace_flush(sk_mix_trace *t, sk_ex_error *err);
 
 /** \brief Frees a trace; NULL is fine. \param t the trace. */
 void sk_mix_trace_close(sk_mix_trace *t);

@@ -64,10 +64,10 @@ void sk_mix_draw_params(double alpha, const int64_t *count, const sk_mix_nig *po
 }
 
 int sk_mix_param_step(const sk_mix_prior *p, const sk_mix_stats *st, uint64_t seed, uint64_t sweep, int threads,
-                      sk_mix_params *out, sk_mix_error *err) {
+                      sk_mix_params *out, sk_ex_error *err) {
   sk_mix_nig *post = (sk_mix_nig *)malloc(sizeof(sk_mix_nig) * (size_t)st->k * (size_t)st->d);
   if (post == NULL)
-    return sk_mix_fail(err, "parameter step: out of memory for %d x %d posteriors", (int)st->k, (int)st->d);
+    return sk_ex_fail(err, "parameter step: out of memory for %d x %d posteriors", (int)st->k, (int)st->d);
   sk_mix_posterior_all(p, st, post);
   sk_mix_draw_params(p->alpha, st->count, post, seed, sweep, threads, out);
   free(post);

@@ -84,7 +84,7 @@ void sk_mix_draw_params(double alpha, const int64_t *count, const sk_mix_nig *po
  * \return 0 on success.
  */
 int sk_mix_param_step(const sk_mix_prior *p, const sk_mix_stats *st, uint64_t seed, uint64_t sweep, int threads,
-                      sk_mix_params *out, sk_mix_error *err);
+                      sk_mix_params *out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

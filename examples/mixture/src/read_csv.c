@@ -60,34 +60,34 @@ static int push(values *v, double x) {
 
 /* Checks one data row's cells and appends them; the message names the row (counting data rows) and line. */
 static int take_row(char **cells, int n, int cols, int header, const char *path, long long row, long long line,
-                    values *out, sk_mix_error *err) {
+                    values *out, sk_ex_error *err) {
   if (n != cols)
-    return sk_mix_fail(err, "%s: row %lld (line %lld) has %s%d cells, the %s has %d", path, row, line,
+    return sk_ex_fail(err, "%s: row %lld (line %lld) has %s%d cells, the %s has %d", path, row, line,
                        n > SK_MIX_CSV_MAX_CELLS - 1 ? "more than " : "",
                        n > SK_MIX_CSV_MAX_CELLS - 1 ? SK_MIX_CSV_MAX_CELLS - 1 : n, header ? "header" : "first row",
                        cols);
   for (int j = 0; j < n; ++j) {
     double x;
     if (cells[j][0] == '\0')
-      return sk_mix_fail(err, "%s: row %lld (line %lld), column %d is empty", path, row, line, j + 1);
+      return sk_ex_fail(err, "%s: row %lld (line %lld), column %d is empty", path, row, line, j + 1);
     if (!parse_number(cells[j], &x))
-      return sk_mix_fail(err, "%s: row %lld (line %lld), column %d: '%.40s' is not a number", path, row, line, j + 1,
+      return sk_ex_fail(err, "%s: row %lld (line %lld), column %d: '%.40s' is not a number", path, row, line, j + 1,
                          cells[j]);
     if (!isfinite(x))
-      return sk_mix_fail(err, "%s: row %lld (line %lld), column %d: '%.40s' is %s (sk-mixture needs finite values)",
+      return sk_ex_fail(err, "%s: row %lld (line %lld), column %d: '%.40s' is %s (sk-mixture needs finite values)",
                          path, row, line, j + 1, cells[j],
                          isnan(x)          ? "NaN"
                          : errno == ERANGE ? "out of range"
                                            : "infinite");
-    if (push(out, x) != 0) return sk_mix_fail(err, "%s: out of memory at row %lld", path, row);
+    if (push(out, x) != 0) return sk_ex_fail(err, "%s: out of memory at row %lld", path, row);
   }
   return 0;
 }
 
-int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err) {
+int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
-  if (f == NULL) return sk_mix_fail(err, "%s: cannot open: %s", path, strerror(errno));
+  if (f == NULL) return sk_ex_fail(err, "%s: cannot open: %s", path, strerror(errno));
   char *line = NULL, *cells[SK_MIX_CSV_MAX_CELLS];
   size_t cap = 0;
   ssize_t len;
@@ -97,7 +97,7 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err) {
   while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
     ++line_no;
     if ((size_t)len != strlen(line)) {
-      rc = sk_mix_fail(err, "%s: line %lld holds a NUL byte (not a text file?)", path, line_no);
+      rc = sk_ex_fail(err, "%s: line %lld holds a NUL byte (not a text file?)", path, line_no);
       break;
     }
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
@@ -107,7 +107,7 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err) {
     }
     if (blank_line != 0) {
       rc =
-          sk_mix_fail(err, "%s: line %lld is blank, between row %lld and the next (remove it)", path, blank_line, rows);
+          sk_ex_fail(err, "%s: line %lld is blank, between row %lld and the next (remove it)", path, blank_line, rows);
       break;
     }
     const int n = split(line, cells, SK_MIX_CSV_MAX_CELLS - 1);
@@ -115,7 +115,7 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err) {
       double x;
       for (int j = 0; j < n && j < SK_MIX_CSV_MAX_CELLS - 1; ++j) header |= !parse_number(cells[j], &x);
       if (n > SK_MIX_MAX_D) {
-        rc = sk_mix_fail(err, "%s: line 1 has more than %d columns; sk-mixture takes 1 to %d dimensions", path,
+        rc = sk_ex_fail(err, "%s: line 1 has more than %d columns; sk-mixture takes 1 to %d dimensions", path,
                          SK_MIX_MAX_D, SK_MIX_MAX_D);
         break;
       }
@@ -125,11 +125,11 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_mix_error *err) {
     ++rows;
     rc = take_row(cells, n, cols, header, path, rows, line_no, &v, err);
   }
-  if (rc == 0 && ferror(f)) rc = sk_mix_fail(err, "%s: read error: %s", path, strerror(errno));
-  if (rc == 0 && rows == 0) rc = sk_mix_fail(err, "%s: no data rows", path);
+  if (rc == 0 && ferror(f)) rc = sk_ex_fail(err, "%s: read error: %s", path, strerror(errno));
+  if (rc == 0 && rows == 0) rc = sk_ex_fail(err, "%s: no data rows", path);
   fclose(f);
   free(line);
-  if (rc == 0 && sk_mix_data_from_f64(v.p, rows, cols, out, err) != 0) rc = sk_mix_error_prefix(err, path);
+  if (rc == 0 && sk_mix_data_from_f64(v.p, rows, cols, out, err) != 0) rc = sk_ex_error_prefix(err, path);
   free(v.p);
   return rc;
 }

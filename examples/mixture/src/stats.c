@@ -20,7 +20,7 @@ void sk_mix_stats_get(const sk_mix_stats *s, int32_t k, int32_t j, double *sx, d
   *sxx = ldexp((double)s->sxx[at], -s->f2);
 }
 
-int sk_mix_stats_cpu(const sk_mix_data *data, const int32_t *z, int threads, sk_mix_stats *out, sk_mix_error *err) {
+int sk_mix_stats_cpu(const sk_mix_data *data, const int32_t *z, int threads, sk_mix_stats *out, sk_ex_error *err) {
   const int64_t n = data->n;
   const int32_t d = data->d, k = out->k;
   const size_t per = (size_t)k * (size_t)(2 * d + 1); /* count, then sx, then sxx */
@@ -28,11 +28,11 @@ int sk_mix_stats_cpu(const sk_mix_data *data, const int32_t *z, int threads, sk_
   const double scale1 = ldexp(1.0, out->f1), scale2 = ldexp(1.0, out->f2);
   for (int64_t i = 0; i < n; ++i)
     if (z[i] < 0 || z[i] >= k)
-      return sk_mix_fail(err, "statistics: point %lld has component %d, not in [0, %d)", (long long)i, (int)z[i],
+      return sk_ex_fail(err, "statistics: point %lld has component %d, not in [0, %d)", (long long)i, (int)z[i],
                          (int)k);
   /* Integer partials per thread: exact, so the order in which they are added back does not matter. */
   int64_t *part = (int64_t *)calloc((size_t)nt * per, sizeof(int64_t));
-  if (part == NULL) return sk_mix_fail(err, "statistics: out of memory for %d threads' partial sums", nt);
+  if (part == NULL) return sk_ex_fail(err, "statistics: out of memory for %d threads' partial sums", nt);
 #pragma omp parallel num_threads(nt)
   {
 #ifdef _OPENMP

@@ -60,7 +60,7 @@ SK_MIX_HD int64_t sk_mix_fixed_xx(float x, double scale2) {
  * \param err a component out of range, or out of memory.
  * \return 0 on success.
  */
-int sk_mix_stats_cpu(const sk_mix_data *data, const int32_t *z, int threads, sk_mix_stats *out, sk_mix_error *err);
+int sk_mix_stats_cpu(const sk_mix_data *data, const int32_t *z, int threads, sk_mix_stats *out, sk_ex_error *err);
 
 /**
  * \brief Converts sums of the grid back to doubles: count n, sum of x, sum of x^2 of component k in

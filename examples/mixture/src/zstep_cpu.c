@@ -9,7 +9,7 @@
 #define SK_MIX_CPU_CHUNK 256
 
 int sk_mix_zstep_cpu(const float *x, int64_t first, int64_t count, const sk_mix_ztable *t, uint64_t seed,
-                     uint64_t sweep, int threads, int32_t *z, sk_mix_error *err) {
+                     uint64_t sweep, int threads, int32_t *z, sk_ex_error *err) {
   const int32_t k = t->k, d = t->d;
   const size_t kd = (size_t)k * (size_t)d;
   /* Component-major copies ([k][j]): the CPU walks one component's D values at a time. */
@@ -18,7 +18,7 @@ int sk_mix_zstep_cpu(const float *x, int64_t first, int64_t count, const sk_mix_
   if (s_kj == NULL || ms_kj == NULL) {
     free(s_kj);
     free(ms_kj);
-    return sk_mix_fail(err, "z-step: out of memory for the table (%d x %d)", (int)k, (int)d);
+    return sk_ex_fail(err, "z-step: out of memory for the table (%d x %d)", (int)k, (int)d);
   }
   for (a = 0; a < k; ++a)
     for (j = 0; j < d; ++j) {

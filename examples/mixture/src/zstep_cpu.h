@@ -31,7 +31,7 @@ extern "C" {
  * \return 0 on success.
  */
 int sk_mix_zstep_cpu(const float *x, int64_t first, int64_t count, const sk_mix_ztable *t, uint64_t seed,
-                     uint64_t sweep, int threads, int32_t *z, sk_mix_error *err);
+                     uint64_t sweep, int threads, int32_t *z, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

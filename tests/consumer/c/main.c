@@ -465,6 +465,86 @@ static void test_csr_chunk_order(void) {
   cudaFree(d_ws);
 }
 
+/* --- csr_chunker.h: sk_csr_chunk_groups_device against the host's order with rows and groups ---- */
+static void test_csr_chunk_groups(void) {
+  enum { T = 600, ROWS = 30, COLS = 50, ITEM = 6 };
+  int64_t row_offsets[ROWS + 1], h_offsets[COLS + 1], groups = 0, items = 0, counts[2] = {-1, -1};
+  int32_t tokens[T], perm[T], inverse[T], position_row[T];
+  int32_t h_gs[T + 1], h_gr[T], h_iw[T], h_ig[T], h_ie[T], gs[T + 1], gr[T], iw[T], ig[T], ie[T];
+  int32_t *d_tokens, *d_perm, *d_inverse, *d_gs, *d_gr, *d_iw, *d_ig, *d_ie;
+  int64_t *d_rows, *d_offsets, *d_counts;
+  void *d_ws;
+  size_t order_bytes = 0, groups_bytes = 0, ws_bytes;
+  int i;
+
+  /* Rows of 0 to 39 tokens and the rest in the last, the offsets starting at 100 (a chunk cut from a
+   * larger matrix); words repeat within rows. */
+  row_offsets[0] = 100;
+  for (i = 0; i < ROWS; ++i) row_offsets[i + 1] = row_offsets[i] + (i + 1 < ROWS ? (i * 13) % 40 : 0);
+  row_offsets[ROWS] = row_offsets[0] + T;
+  for (i = 0; i < T; ++i) tokens[i] = ((i * 7) % 11) * ((i / 5) % 5) % COLS;
+  must(sk_csr_chunk_order_rows_host(row_offsets, ROWS, tokens, T, COLS, perm, position_row, h_offsets),
+       "sk_csr_chunk_order_rows_host");
+  must(sk_csr_chunk_groups_count_host(position_row, T, COLS, h_offsets, ITEM, &groups, &items),
+       "sk_csr_chunk_groups_count_host");
+  must(sk_csr_chunk_groups_host(position_row, T, COLS, h_offsets, ITEM, h_gs, h_gr, groups, h_iw, h_ig, h_ie, items,
+                                &groups, &items),
+       "sk_csr_chunk_groups_host");
+  must(sk_csr_chunk_order_device_workspace_size(T, COLS, &order_bytes), "sk_csr_chunk_order_device_workspace_size");
+  must(sk_csr_chunk_groups_device_workspace_size(T, &groups_bytes), "sk_csr_chunk_groups_device_workspace_size");
+  ws_bytes = order_bytes > groups_bytes ? order_bytes : groups_bytes;
+  d_tokens = (int32_t *)to_device(tokens, sizeof tokens);
+  d_rows = (int64_t *)to_device(row_offsets, sizeof row_offsets);
+  d_perm = (int32_t *)device_alloc(sizeof perm);
+  d_inverse = (int32_t *)device_alloc(sizeof inverse);
+  d_offsets = (int64_t *)device_alloc(sizeof h_offsets);
+  d_gs = (int32_t *)device_alloc(sizeof gs);
+  d_gr = (int32_t *)device_alloc(sizeof gr);
+  d_iw = (int32_t *)device_alloc(sizeof iw);
+  d_ig = (int32_t *)device_alloc(sizeof ig);
+  d_ie = (int32_t *)device_alloc(sizeof ie);
+  d_counts = (int64_t *)device_alloc(sizeof counts);
+  d_ws = device_alloc(ws_bytes);
+  must(sk_csr_chunk_order_device(d_tokens, T, COLS, d_perm, d_inverse, d_offsets, d_ws, ws_bytes, 0),
+       "sk_csr_chunk_order_device");
+  must(sk_csr_chunk_groups_device(d_rows, ROWS, d_tokens, T, COLS, d_perm, d_offsets, ITEM, d_gs, d_gr, d_iw, d_ig,
+                                  d_ie, d_counts, d_ws, ws_bytes, 0),
+       "sk_csr_chunk_groups_device");
+  to_host(counts, d_counts, sizeof counts);
+  if (check(counts[0] == groups && counts[1] == items,
+            "sk_csr_chunk_groups_device: %lld groups and %lld items, the host %lld and %lld", (long long)counts[0],
+            (long long)counts[1], (long long)groups, (long long)items)) {
+    to_host(gs, d_gs, ((size_t)groups + 1) * sizeof(int32_t));
+    to_host(gr, d_gr, (size_t)groups * sizeof(int32_t));
+    to_host(iw, d_iw, (size_t)items * sizeof(int32_t));
+    to_host(ig, d_ig, (size_t)items * sizeof(int32_t));
+    to_host(ie, d_ie, (size_t)items * sizeof(int32_t));
+    check(memcmp(gs, h_gs, ((size_t)groups + 1) * sizeof(int32_t)) == 0 &&
+              memcmp(gr, h_gr, (size_t)groups * sizeof(int32_t)) == 0 &&
+              memcmp(iw, h_iw, (size_t)items * sizeof(int32_t)) == 0 &&
+              memcmp(ig, h_ig, (size_t)items * sizeof(int32_t)) == 0 &&
+              memcmp(ie, h_ie, (size_t)items * sizeof(int32_t)) == 0,
+          "sk_csr_chunk_groups_device: differs from sk_csr_chunk_groups_host");
+  }
+  /* The host rule: items by decreasing token count. */
+  for (i = 1; i < (int)items; ++i)
+    if (!check(h_gs[h_ie[i - 1]] - h_gs[h_ig[i - 1]] >= h_gs[h_ie[i]] - h_gs[h_ig[i]],
+               "sk_csr_chunk_groups_host: item %d is larger than item %d", i, i - 1))
+      break;
+  cudaFree(d_tokens);
+  cudaFree(d_rows);
+  cudaFree(d_perm);
+  cudaFree(d_inverse);
+  cudaFree(d_offsets);
+  cudaFree(d_gs);
+  cudaFree(d_gr);
+  cudaFree(d_iw);
+  cudaFree(d_ig);
+  cudaFree(d_ie);
+  cudaFree(d_counts);
+  cudaFree(d_ws);
+}
+
 /* --- csr_pipeline.h: sk_csr_pipeline_run (streaming and resident), _download, _upload -------------- */
 enum { PL_ROWS = 40, PL_COLS = 97, PL_MAX_TOKENS = PL_ROWS * 12 };
 
@@ -645,6 +725,7 @@ int main(void) {
   test_sample_categorical_product();
   test_segmented_count();
   test_csr_chunk_order();
+  test_csr_chunk_groups();
   test_csr_pipeline();
   must_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize at the end");
 

@@ -1,15 +1,17 @@
 // AGA-LDA's kernels (aga_kernels.cuh): DT and DNT per mini-batch, then a block per column panel with the
-// panel's word-topic rows in shared memory and a warp per token. Composed from samplekit's warp scans
-// and votes (the blocked draw up to K = 256), its running-sum sampling (the total and the walk above)
-// and its RNG; what is AGA's own is the mini-batch and panel structure, the shared and global atomics
-// and the precomputed DNT.
+// panel's word-topic rows in shared memory and a warp per token. Composed from samplekit's blocked draw
+// (warp_blocked_sample.cuh, up to K = 256), its running-sum sampling (the total and the walk above), its
+// warp votes and its RNG; what is AGA's own is the mini-batch and panel structure, the shared and global
+// atomics and the precomputed DNT.
 #include "gpu/aga_kernels.cuh"
+#include "gpu/topic_inverse.cuh"
 
 #include "aga_plan.h"
 
 #include "samplekit/rng.cuh"
+#include "samplekit/warp_blocked_sample.cuh"
+#include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
-#include "samplekit/warp_scan.cuh"
 #include "samplekit/warp_vote.cuh"
 
 namespace sk_lda_gpu {
@@ -18,12 +20,6 @@ namespace {
 constexpr int kDefaultThreads = 256;
 // A panel's rows take at most this much shared memory (about 4 blocks per SM), unless one row is longer.
 constexpr size_t kPanelBytes = 48 * 1024;
-
-// nt_den[k] = NT[k] + V beta, in float, as the mini-batch starts.
-__global__ void nt_den_kernel(const unsigned long long *nt, int32_t num_topics, float vbeta, float *nt_den) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) nt_den[k] = (float)((double)(long long)nt[k] + (double)vbeta);
-}
 
 // Block i: document first_doc + i's DT row counted from z (integer atomics, any order), then its DNT row.
 __global__ void dt_dnt_kernel(aga_params p, int32_t first_doc) {
@@ -51,45 +47,6 @@ struct aga_weights {
   }
 };
 
-// The draw for K <= 32 R: lane j holds the weights of topics [j R, j R + R) in registers; a warp scan
-// of the lanes' sums finds the lane where u x total falls, and that lane walks its R weights. One read
-// of the weights and one warp scan a token, where the round-by-round cache (warp_sample_prefix.cuh)
-// scans every round: the order of the running sums is the topics' order either way. A u x total past
-// the sums, or past the owner lane's own sums (float rounding), gives the last topic with a positive
-// weight there. Returns -1 when no weight is positive.
-template <int R>
-__device__ __forceinline__ int blocked_draw(const aga_weights &weights, int32_t K, int lane, float u) {
-  float w[R];
-  float sum = 0.0f;
-  const int32_t k0 = lane * R;
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    w[i] = k0 + i < K ? weights(k0 + i) : 0.0f;
-    sum += w[i];
-  }
-  const float running = sk_warp_inclusive_sum_f32(SK_FULL_MASK, sum);
-  const float x = u * sk_warp_broadcast_f32(SK_FULL_MASK, running, 31);
-  int owner = sk_warp_first_lane(SK_FULL_MASK, running > x && sum > 0.0f);
-  const bool past = owner < 0;
-  if (past) owner = sk_warp_last_lane(SK_FULL_MASK, sum > 0.0f);
-  if (owner < 0) return -1;
-  int topic = -1;
-  if (lane == owner) {  // the first topic whose running sum passes x, else (rounding) the last positive one
-    float acc = running - sum;
-    int last = -1;
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      acc += w[i];
-      if (w[i] > 0.0f) {
-        last = k0 + i;
-        if (topic < 0 && !past && acc > x) topic = k0 + i;
-      }
-    }
-    if (topic < 0) topic = last;
-  }
-  return (int)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)topic, owner);
-}
-
 // Whether row r of a panel with `flags` and `num_words` rows is shared with a neighbouring panel.
 __device__ __forceinline__ bool shared_row(int32_t r, int32_t num_words, unsigned flags) {
   return (r == 0 && (flags & SK_LDA_AGA_SHARES_FIRST)) || (r == num_words - 1 && (flags & SK_LDA_AGA_SHARES_LAST));
@@ -114,7 +71,7 @@ __global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_
   if (nt_in_shared)
     for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x) nt_change[k] = 0;
   __syncthreads();
-  const int lane = (int)(threadIdx.x & 31u);
+  const int lane = sk_lane_id();
   const int32_t warp = (int32_t)(threadIdx.x / 32u), warps = (int32_t)(blockDim.x / 32u);
   const int32_t begin = p.panel_pos[panel], end = p.panel_pos[panel + 1];
   const int32_t run = min((int32_t)32, (end - begin + warps - 1) / warps);
@@ -153,7 +110,10 @@ __global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_
       const aga_weights weights{row, p.dnt + (size_t)d * (size_t)K, p.beta, own, old};
       int topic;
       if constexpr (R > 0) {
-        topic = blocked_draw<R>(weights, K, lane, u);
+        // Lane j holds topics [j R, j R + R): one read of the weights and one warp scan a token, where
+        // the walk below scans every 32 topics. A u x total past the sums, or past the owner lane's own
+        // sums (float rounding), gives the last topic with a positive weight there.
+        topic = sk_warp_blocked_sample_by_f32<R>(SK_FULL_MASK, weights, K, u);
       } else {
         // The paper's two passes; WT may change between them, and a u past the second pass's total then
         // gives the last topic (every weight is positive).
@@ -225,8 +185,8 @@ cudaError_t aga_choose_launch(int gpu, int32_t num_topics, int threads, int lane
 cudaError_t aga_batch_launch(const aga_params &p, const aga_launch &launch, int32_t first_doc, int32_t end_doc,
                              int32_t first_panel, int32_t end_panel, cudaStream_t stream) {
   if (end_doc <= first_doc) return cudaSuccess;
-  nt_den_kernel<<<(unsigned)((p.num_topics + 255) / 256), 256, 0, stream>>>(p.nt, p.num_topics, p.vbeta, p.nt_den);
-  cudaError_t e = cudaGetLastError();
+  // nt_den[k] = NT[k] + V beta, in float, as the mini-batch starts.
+  cudaError_t e = topic_denominator_f32_launch(p.nt, p.num_topics, (double)p.vbeta, p.nt_den, stream);
   if (e != cudaSuccess) return e;
   dt_dnt_kernel<<<(unsigned)(end_doc - first_doc), 128, 0, stream>>>(p, first_doc);
   e = cudaGetLastError();

@@ -13,14 +13,15 @@
 //                w[k0] = (WT[v,k0] + beta) (DT[d,k0] - 1 + alpha) / (nt_start[k0] - 1 + V beta),
 //              so that the token's own count is out of every term (with one-token documents and
 //              mini-batches of one document this is collapsed Gibbs sampling exactly), the new topic is
-//              drawn with the warp's running sums (the register cache for K <= 256, the paper's two
-//              passes otherwise: the total, then the walk to u x total), and put into WT and NT; the
-//              block writes its rows back to B at the end. A word split between panels (aga_plan.h,
-//              split_words) has a row in each of its panels' blocks: those blocks add every change of
-//              it to B with global atomics as they draw, and do not write it back, so B stays the sum
-//              of all changes; each block sees its own changes of the row at once and the others' as
-//              they were when it loaded the row (never a negative count: the others only move their
-//              own tokens).
+//              drawn with the warp's running sums (samplekit's blocked draw, warp_blocked_sample.cuh,
+//              for K <= 256: R = 1, 2, 4 or 8 topics a lane in registers, one warp scan a token; the
+//              paper's two passes otherwise, with warp_sample_prefix.cuh: the total, then the walk to
+//              u x total), and put into WT and NT; the block writes its rows back to B at the end. A
+//              word split between panels (aga_plan.h, split_words) has a row in each of its panels'
+//              blocks: those blocks add every change of it to B with global atomics as they draw, and
+//              do not write it back, so B stays the sum of all changes; each block sees its own
+//              changes of the row at once and the others' as they were when it loaded the row (never a
+//              negative count: the others only move their own tokens).
 // DT is not updated inside a mini-batch (delayed), WT and NT are (immediately): AGA's choice. The
 // shared and global atomics make the topics depend on the order in which warps run: AGA is not
 // deterministic (ESCA is the deterministic sampler).

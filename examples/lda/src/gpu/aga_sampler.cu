@@ -11,8 +11,8 @@
 #include "gpu/aga_testing.h"
 #include "gpu/gpu_sampler.cuh"
 
-#define SK_LDA_CUDA_SCOPE "GPU AGA-LDA"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU AGA-LDA"
+#include "sk_ex_cuda_check.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -33,19 +33,19 @@ struct aga {
   float *nt_den;   // K
 };
 
-int check(const sk_lda_aga_options *o, const sk_lda_aga_test_hooks *hooks, int32_t K, sk_lda_error *err) {
+int check(const sk_lda_aga_options *o, const sk_lda_aga_test_hooks *hooks, int32_t K, sk_ex_error *err) {
   if (o->minibatch_docs < 0 || o->panel_words < 0 || o->panels < 0)
-    return sk_lda_fail(err, "GPU AGA-LDA: mini-batch documents, panel words and panels must not be negative");
+    return sk_ex_fail(err, "GPU AGA-LDA: mini-batch documents, panel words and panels must not be negative");
   const int lanes = hooks->lane_topics;
   if (lanes != 0 && lanes != -1 && (lanes < 0 || lanes > 8 || (lanes & (lanes - 1)) != 0 || 32 * lanes < K))
-    return sk_lda_fail(err, "GPU AGA-LDA: %d topics a lane is not 1, 2, 4 or 8 covering K = %d", lanes, (int)K);
+    return sk_ex_fail(err, "GPU AGA-LDA: %d topics a lane is not 1, 2, 4 or 8 covering K = %d", lanes, (int)K);
   return 0;
 }
 
 // The knobs with their defaults, the launch and the state's shape (no allocation). *cannot is set, with
 // why in fit, when one word's row of K counts does not fit a block's shared memory.
 int prepare(aga *a, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
-            const sk_lda_aga_test_hooks *hooks, sk_lda_sampler_fit *fit, int *cannot, sk_lda_error *err) {
+            const sk_lda_aga_test_hooks *hooks, sk_lda_sampler_fit *fit, int *cannot, sk_ex_error *err) {
   *cannot = 0;
   if (check(o, hooks, m->num_topics, err) != 0) return 1;
   a->o = *o;
@@ -58,7 +58,7 @@ int prepare(aga *a, const sk_lda_model *m, const sk_lda_device *device, const sk
     a->o.minibatch_docs = (int32_t)(((int64_t)m->num_docs + batches - 1) / batches);
   }
   if (a->o.minibatch_docs < 1) a->o.minibatch_docs = 1;
-  SK_LDA_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
   const cudaError_t e = aga_choose_launch(device->gpu, m->num_topics, 0, hooks->lane_topics, &a->launch);
   if (e == cudaErrorInvalidValue) {
     char why[300];
@@ -70,12 +70,12 @@ int prepare(aga *a, const sk_lda_model *m, const sk_lda_device *device, const sk
     *cannot = 1;
     return 0;
   }
-  SK_LDA_CUDA_TRY(e, "choosing AGA's launch");
+  SK_EX_CUDA_TRY(e, "choosing AGA's launch");
   if (a->o.panel_words > 0 && a->o.panel_words < a->launch.panel_words) a->launch.panel_words = a->o.panel_words;
   if (a->o.panels == 0) {
     // By default 4 panels (blocks) a mini-batch for every multiprocessor: measured against 8 and 16.
     int sms = 0;
-    SK_LDA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device->gpu), "querying the GPU");
+    SK_EX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device->gpu), "querying the GPU");
     a->o.panels = 4 * sms;
   }
   return state_init(&a->base.state, m, device->gpu, kStateDocuments, NULL, err);
@@ -107,7 +107,7 @@ void answer(aga *a, const sk_lda_model *m, const sk_lda_aga_plan_sizes &sz, uint
 }
 
 // The plan's panels and positions to the device; its mini-batches stay on the host for the sweep's loop.
-int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_lda_error *err) {
+int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_ex_error *err) {
   const size_t T = (size_t)plan->num_tokens, B = (size_t)plan->num_batches;
   const size_t P = (size_t)plan->num_panels, W = (size_t)plan->num_panel_words;
   const int32_t *host[kPlanArrays] = {plan->panel_pos, plan->panel_word, plan->words,
@@ -119,14 +119,14 @@ int upload_plan(aga *a, const sk_lda_aga_plan *plan, sk_lda_error *err) {
   a->num_batches = plan->num_batches;
   a->h_batch_doc = (int32_t *)malloc((B + 1) * sizeof *a->h_batch_doc);
   a->h_batch_panel = (int32_t *)malloc((B + 1) * sizeof *a->h_batch_panel);
-  if (a->h_batch_doc == NULL || a->h_batch_panel == NULL) return sk_lda_fail(err, "GPU AGA-LDA: out of host memory");
+  if (a->h_batch_doc == NULL || a->h_batch_panel == NULL) return sk_ex_fail(err, "GPU AGA-LDA: out of host memory");
   memcpy(a->h_batch_doc, plan->batch_doc, (B + 1) * sizeof *a->h_batch_doc);
   memcpy(a->h_batch_panel, plan->batch_panel, (B + 1) * sizeof *a->h_batch_panel);
   return 0;
 }
 
 // The sweep: the mini-batches in order, each its DT and DNT and then its panels' draws; then A.
-int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   aga *a = (aga *)s->state;
   const lda_state &st = a->base.state;
   if (sweep_start(&a->base, err) != 0 || sweep_mark(&a->base, 1, err) != 0) return 1;
@@ -153,7 +153,7 @@ int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   p.iteration = iteration;
   p.planted_bug = a->planted_bug;
   for (int32_t b = 0; b < a->num_batches; ++b)
-    SK_LDA_CUDA_TRY(aga_batch_launch(p, a->launch, a->h_batch_doc[b], a->h_batch_doc[b + 1], a->h_batch_panel[b],
+    SK_EX_CUDA_TRY(aga_batch_launch(p, a->launch, a->h_batch_doc[b], a->h_batch_doc[b + 1], a->h_batch_panel[b],
                                      a->h_batch_panel[b + 1], 0),
                     "drawing the topics (AGA)");
   if (sweep_mark(&a->base, 2, err) != 0) return 1;
@@ -176,7 +176,7 @@ void free_aga(aga *a) {
 void destroy(sk_lda_sampler *s) { free_aga((aga *)s->state); }
 
 // create's work once a is prepared: the plan, its bytes against the budget, the arrays, the uploads.
-int build(aga *a, const sk_lda_model *m, const sk_lda_device *device, sk_lda_error *err) {
+int build(aga *a, const sk_lda_model *m, const sk_lda_device *device, sk_ex_error *err) {
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   sk_lda_aga_plan plan;
@@ -186,7 +186,7 @@ int build(aga *a, const sk_lda_model *m, const sk_lda_device *device, sk_lda_err
   const sk_lda_aga_plan_sizes sz = {plan.num_batches, plan.num_panels, plan.num_panel_words, plan.max_batch_docs};
   sk_lda_sampler_fit fit;
   answer(a, m, sz, budget, &fit);
-  int rc = fit.fits ? 0 : (sk_lda_fail(err, "GPU %s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
+  int rc = fit.fits ? 0 : (sk_ex_fail(err, "GPU %s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
   device_arrays list;
   list_arrays(a, sz, &list);
   if (rc == 0) rc = list.allocate(&a->base.allocated, err);
@@ -201,9 +201,9 @@ int build(aga *a, const sk_lda_model *m, const sk_lda_device *device, sk_lda_err
 using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_aga_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
-                               uint64_t budget, sk_lda_sampler_fit *fit, sk_lda_error *err) {
+                               uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
-    return sk_lda_fail(err, "GPU AGA-LDA fits: a pointer is NULL");
+    return sk_ex_fail(err, "GPU AGA-LDA fits: a pointer is NULL");
   const sk_lda_aga_options defaults = {0, 0, 0, 0};
   const sk_lda_aga_test_hooks none = {0, 0};
   if (m->num_tokens > INT32_MAX) {
@@ -228,24 +228,24 @@ extern "C" int sk_lda_aga_fits(const sk_lda_model *m, const sk_lda_device *devic
 
 extern "C" int sk_lda_aga_create_for_test(sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
                                           const sk_lda_aga_test_hooks *hooks, sk_lda_sampler **out,
-                                          sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU AGA-LDA: out is NULL");
+                                          sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "GPU AGA-LDA: out is NULL");
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
-    return sk_lda_fail(err, "GPU AGA-LDA: model NULL or not initialised");
+    return sk_ex_fail(err, "GPU AGA-LDA: model NULL or not initialised");
   if (m->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "GPU AGA-LDA: %lld tokens; AGA takes at most %d (use --sampler esca)",
+    return sk_ex_fail(err, "GPU AGA-LDA: %lld tokens; AGA takes at most %d (use --sampler esca)",
                        (long long)m->num_tokens, INT32_MAX);
   const sk_lda_aga_options defaults = {0, 0, 0, 0};
   const sk_lda_aga_test_hooks none = {0, 0};
   aga *a = (aga *)calloc(1, sizeof *a);
-  if (a == NULL) return sk_lda_fail(err, "GPU AGA-LDA: out of host memory");
+  if (a == NULL) return sk_ex_fail(err, "GPU AGA-LDA: out of host memory");
   char name[256];
   sk_lda_sampler_fit fit;
   int cannot = 0;
   int rc = begin(&a->base, device, name, sizeof name, err);
   if (rc == 0) rc = prepare(a, m, device, o != NULL ? o : &defaults, hooks != NULL ? hooks : &none, &fit, &cannot, err);
-  if (rc == 0 && cannot) rc = sk_lda_fail(err, "%s", fit.why);
+  if (rc == 0 && cannot) rc = sk_ex_fail(err, "%s", fit.why);
   if (rc == 0) rc = build(a, m, device, err);
   if (rc == 0) rc = make_marks(&a->base, err);
   if (rc == 0) {
@@ -263,6 +263,6 @@ extern "C" int sk_lda_aga_create_for_test(sk_lda_model *m, const sk_lda_device *
 }
 
 extern "C" int sk_lda_aga_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
-                                 sk_lda_sampler **out, sk_lda_error *err) {
+                                 sk_lda_sampler **out, sk_ex_error *err) {
   return sk_lda_aga_create_for_test(m, device, o, NULL, out, err);
 }

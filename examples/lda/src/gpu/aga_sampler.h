@@ -42,13 +42,13 @@ extern "C" {
  * Fails on NULL, knobs out of range or a CUDA query's error.
  */
 int sk_lda_aga_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o, uint64_t budget,
-                    sk_lda_sampler_fit *fit, sk_lda_error *err);
+                    sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 /* Creates AGA-LDA on model m on the resolved GPU device with knobs o (NULL: defaults). Returns
    SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it, 1 on other failures (K too large for
    shared memory: the message says to use --sampler esca); *out is then NULL. */
 int sk_lda_aga_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
-                      sk_lda_sampler **out, sk_lda_error *err);
+                      sk_lda_sampler **out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

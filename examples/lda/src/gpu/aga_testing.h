@@ -22,7 +22,7 @@ typedef struct sk_lda_aga_test_hooks {
 /* sk_lda_aga_create() with the hooks (NULL: none). Fails also on lane_topics that are not 0, -1, or 1,
    2, 4 or 8 covering K. */
 int sk_lda_aga_create_for_test(sk_lda_model *m, const sk_lda_device *device, const sk_lda_aga_options *o,
-                               const sk_lda_aga_test_hooks *hooks, sk_lda_sampler **out, sk_lda_error *err);
+                               const sk_lda_aga_test_hooks *hooks, sk_lda_sampler **out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

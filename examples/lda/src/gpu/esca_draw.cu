@@ -3,6 +3,7 @@
 #include "gpu/esca_draw.cuh"
 
 #include "samplekit/rng.cuh"
+#include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
 #include "samplekit/wary_tree.cuh"
 
@@ -43,7 +44,7 @@ struct dense_part {
 // position (lane g1 - gc, when it is below 32, gets the end of group g1 - 1's tokens).
 __device__ __forceinline__ void load_group_batch(const draw_params &p, int32_t gc, int32_t g1,
                                                  int32_t *begin, int32_t *nnz, int32_t *q) {
-  const int32_t g = gc + (int32_t)(threadIdx.x & 31u);
+  const int32_t g = gc + (int32_t)sk_lane_id();
   if (g < g1) {
     const int32_t d = p.group_doc[g];
     *begin = p.a_offsets[d];
@@ -58,7 +59,7 @@ __device__ __forceinline__ void load_group_batch(const draw_params &p, int32_t g
 // registers when the row has at most 256 pairs) and draws each of its tokens from them.
 __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
                             const dense_part &dense, float dense_total) {
-  const int lane = (int)(threadIdx.x & 31u);
+  const int lane = sk_lane_id();
   const int32_t end = p.group_start[g1];
   int32_t base = p.group_start[g0];
   int32_t my_token = 0, my_topic = 0;

@@ -10,8 +10,8 @@
 #include "gpu/esca_exact_kernels.cuh"
 #include "gpu/gpu_sampler.cuh"
 
-#define SK_LDA_CUDA_SCOPE "GPU ESCA (exact)"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU ESCA (exact)"
+#include "sk_ex_cuda_check.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -46,12 +46,12 @@ void answer(exact *x, const sk_lda_model *m, uint64_t budget, sk_lda_sampler_fit
 }
 
 // The sweep: the word tables, the draws, B's counts from z, the epilogue, A.
-int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   exact *x = (exact *)s->state;
   lda_state &st = x->base.state;
   if (sweep_start(&x->base, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(exact_inv_launch(st.n_k, st.num_topics, st.vbeta, x->inv, 0), "computing inv");
-  SK_LDA_CUDA_TRY(exact_tables_launch(st.b, x->inv, st.num_words, st.num_topics, st.beta, x->cum, 0),
+  SK_EX_CUDA_TRY(exact_inv_launch(st.n_k, st.num_topics, st.vbeta, x->inv, 0), "computing inv");
+  SK_EX_CUDA_TRY(exact_tables_launch(st.b, x->inv, st.num_words, st.num_topics, st.beta, x->cum, 0),
                   "building the word tables");
   if (sweep_mark(&x->base, 1, err) != 0) return 1;
   exact_draw_params p;
@@ -71,9 +71,9 @@ int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
   p.beta = st.beta;
   p.seed = st.seed;
   p.iteration = iteration;
-  SK_LDA_CUDA_TRY(exact_draw_launch(p, 0), "drawing the topics");
+  SK_EX_CUDA_TRY(exact_draw_launch(p, 0), "drawing the topics");
   if (sweep_mark(&x->base, 2, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(count_words_launch(x->tokens, st.z, st.num_tokens, st.num_topics, st.b_next, 0),
+  SK_EX_CUDA_TRY(count_words_launch(x->tokens, st.z, st.num_tokens, st.num_topics, st.b_next, 0),
                   "counting B");
   if (state_epilogue(&st, err) != 0) return 1;
   return sweep_finish(&x->base, err);
@@ -91,12 +91,12 @@ void free_exact(exact *x) {
 void destroy(sk_lda_sampler *s) { free_exact((exact *)s->state); }
 
 // create's work once x's state is initialised: the budget, the arrays, the uploads.
-int build(exact *x, const sk_lda_model *m, const sk_lda_device *device, sk_lda_error *err) {
+int build(exact *x, const sk_lda_model *m, const sk_lda_device *device, sk_ex_error *err) {
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   sk_lda_sampler_fit fit;
   answer(x, m, budget, &fit);
-  if (!fit.fits) return sk_lda_fail(err, "GPU ESCA: %s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  if (!fit.fits) return sk_ex_fail(err, "GPU ESCA: %s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   device_arrays list;
   list_arrays(x, &list);
   return list.allocate(&x->base.allocated, err) || state_upload(&x->base.state, m, err) ||
@@ -109,9 +109,9 @@ int build(exact *x, const sk_lda_model *m, const sk_lda_device *device, sk_lda_e
 using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_esca_exact_fits(const sk_lda_model *m, const sk_lda_device *device, uint64_t budget,
-                                      sk_lda_sampler_fit *fit, sk_lda_error *err) {
+                                      sk_lda_sampler_fit *fit, sk_ex_error *err) {
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
-    return sk_lda_fail(err, "GPU ESCA (exact) fits: a pointer is NULL");
+    return sk_ex_fail(err, "GPU ESCA (exact) fits: a pointer is NULL");
   if (m->num_tokens > INT32_MAX) {
     fit_cannot(fit, budget, "the exact sweep takes at most 2^31 - 1 tokens (use --sampler esca, which streams)");
     return 0;
@@ -124,16 +124,16 @@ extern "C" int sk_lda_esca_exact_fits(const sk_lda_model *m, const sk_lda_device
 }
 
 extern "C" int sk_lda_esca_exact_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
-                                        sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU ESCA (exact): out is NULL");
+                                        sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "GPU ESCA (exact): out is NULL");
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
-    return sk_lda_fail(err, "GPU ESCA (exact): model NULL or not initialised");
+    return sk_ex_fail(err, "GPU ESCA (exact): model NULL or not initialised");
   if (m->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "GPU ESCA: %lld tokens; the exact sweep takes at most %d (use --sampler esca)",
+    return sk_ex_fail(err, "GPU ESCA: %lld tokens; the exact sweep takes at most %d (use --sampler esca)",
                        (long long)m->num_tokens, INT32_MAX);
   exact *x = (exact *)calloc(1, sizeof *x);
-  if (x == NULL) return sk_lda_fail(err, "GPU ESCA (exact): out of host memory");
+  if (x == NULL) return sk_ex_fail(err, "GPU ESCA (exact): out of host memory");
   char name[256];
   int rc = begin(&x->base, device, name, sizeof name, err);
   if (rc == 0) rc = state_init(&x->base.state, m, device->gpu, kParts, NULL, err);

@@ -25,12 +25,12 @@ extern "C" {
 /* Whether the exact sampler of model m fits `budget` device bytes on the resolved GPU device:
    needed_bytes is exactly what create allocates; a corpus of more than 2^31 - 1 tokens cannot run. */
 int sk_lda_esca_exact_fits(const sk_lda_model *m, const sk_lda_device *device, uint64_t budget,
-                           sk_lda_sampler_fit *fit, sk_lda_error *err);
+                           sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 /* Creates the exact sampler of model m on the resolved GPU device. Returns SK_LDA_SAMPLER_BUDGET_ERROR
    (the message names the bytes and says the exact sweep needs the corpus resident) when the budget
    cannot hold it, 1 on other failures; *out is then NULL. */
-int sk_lda_esca_exact_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out, sk_lda_error *err);
+int sk_lda_esca_exact_create(sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // The kernels of GPU ESCA's exact sweep: see esca_exact_kernels.cuh for why they give the CPU's chain bit
 // for bit.
 #include "gpu/esca_exact_kernels.cuh"
+#include "gpu/topic_inverse.cuh"
 
 #include "model.h"
 #include "samplekit/rng.cuh"
@@ -11,13 +12,6 @@ namespace {
 constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
-
-
-// inv[k] = 1 / (n_k[k] + V beta), as sk_lda_esca_inv_denom(); vbeta is (double)V * beta from the host.
-__global__ void inv_denom_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) inv[k] = __ddiv_rn(1.0, __dadd_rn((double)(long long)n_k[k], vbeta));
-}
 
 // One thread per word: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
 __global__ void word_table_kernel(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
@@ -93,8 +87,7 @@ __global__ void count_words_kernel(const int32_t *tokens, const int32_t *z, int6
 
 cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv,
                              cudaStream_t stream) {
-  inv_denom_kernel<<<blocks_for(num_topics), kThreads, 0, stream>>>(n_k, num_topics, vbeta, inv);
-  return cudaGetLastError();
+  return topic_inverse_f64_launch(n_k, num_topics, vbeta, inv, stream);  // the one kernel of topic_inverse.cuh
 }
 
 cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,

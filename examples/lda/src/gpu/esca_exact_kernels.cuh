@@ -32,7 +32,7 @@ struct exact_draw_params {
   uint64_t seed, iteration;
 };
 
-// inv[k] = 1 / (n_k[k] + vbeta) in double, as sk_lda_esca_inv_denom().
+// inv[k] = 1 / (n_k[k] + vbeta) in double, as sk_lda_esca_inv_denom(): topic_inverse.cuh's kernel.
 cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv,
                              cudaStream_t stream);
 

@@ -11,8 +11,8 @@
 #include "gpu/gpu_sampler.cuh"
 #include "pdow_plan.h"
 
-#define SK_LDA_CUDA_SCOPE "GPU ESCA"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU ESCA"
+#include "sk_ex_cuda_check.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -30,11 +30,11 @@ struct resident {
   float *scratch;
 };
 
-int check_options(const sk_lda_esca_options *o, sk_lda_error *err) {
+int check_options(const sk_lda_esca_options *o, sk_ex_error *err) {
   if (o->threads != 0 && (o->threads < 32 || o->threads > 1024 || o->threads % 32 != 0))
-    return sk_lda_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
+    return sk_ex_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
   if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0)
-    return sk_lda_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
+    return sk_ex_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
   return 0;
 }
 
@@ -55,14 +55,14 @@ void list_arrays(resident *r, int32_t groups, int32_t items, device_arrays *list
 // What fits and create both need before the plan: the checks, the state's shape, the launch, the
 // items' size. The model must be initialised.
 int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-            const sk_lda_rank_link *rank, sk_lda_error *err) {
+            const sk_lda_rank_link *rank, sk_ex_error *err) {
   if (check_options(o, err) != 0) return 1;
   if (m->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
+    return sk_ex_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
                        (long long)m->num_tokens, INT32_MAX);
   if (state_init(&r->base.state, m, device->gpu, kParts, rank, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
-  SK_LDA_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
+  SK_EX_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
                   "choosing the launch");
   r->item_tokens = o->item_tokens > 0 ? o->item_tokens : draw_default_item_tokens(m->num_tokens, r->shape);
   return 0;
@@ -74,7 +74,7 @@ void describe(const sk_lda_model *m, char *what, size_t cap) {
            (long long)m->num_tokens);
 }
 
-int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
+int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_ex_error *err) {
   const size_t T = (size_t)plan->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
   return upload_array(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
          upload_array(r->group_start, plan->group_start, G + 1, "copying the groups", err) ||
@@ -85,7 +85,7 @@ int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_lda_error *err) {
 }
 
 // The draws of one sweep (between marks 1 and 2): every token of the plan, B's next counts.
-int draw(resident *r, uint64_t iteration, sk_lda_error *err) {
+int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   const lda_state &st = r->base.state;
   draw_params p;
   p.token = r->plan_token;
@@ -104,15 +104,15 @@ int draw(resident *r, uint64_t iteration, sk_lda_error *err) {
   p.next_item = r->next_item;
   p.scratch = r->scratch;
   p.token_base = st.token_base;
-  SK_LDA_CUDA_TRY(draw_launch(p, r->shape, 0), "drawing the topics");
+  SK_EX_CUDA_TRY(draw_launch(p, r->shape, 0), "drawing the topics");
   return 0;
 }
 
 // The sweep: B_hat's denominators, the draws, the epilogue, A.
-int sweep(sk_lda_sampler *s, uint64_t iteration, sk_lda_error *err) {
+int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   resident *r = (resident *)s->state;
   if (sweep_start(&r->base, err) != 0 || state_inverse(&r->base.state, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
+  SK_EX_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
   if (sweep_mark(&r->base, 1, err) != 0 || draw(r, iteration, err) != 0 || sweep_mark(&r->base, 2, err) != 0 ||
       state_epilogue(&r->base.state, err) != 0)
     return 1;
@@ -133,7 +133,7 @@ void destroy(sk_lda_sampler *s) { free_resident((resident *)s->state); }
 // create's work once r is prepared: the dense part against the budget, the plan, its exact bytes, the
 // arrays, the uploads. Returns SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it.
 int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-          sk_lda_error *err) {
+          sk_ex_error *err) {
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   char what[160];
@@ -142,7 +142,7 @@ int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const
   list_arrays(r, 0, 0, &dense);
   sk_lda_sampler_fit fit;
   fit_answer(&fit, dense.bytes(), budget, what);  /* before the plan's host work */
-  if (!fit.fits) return sk_lda_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   sk_lda_pdow_plan plan;
   if (sk_lda_pdow_plan_build(m->corpus, o->chunk_tokens, r->item_tokens, &plan, err) != 0) return 1;
   r->num_groups = plan.num_groups;
@@ -150,7 +150,7 @@ int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const
   device_arrays list;
   list_arrays(r, plan.num_groups, plan.num_items, &list);
   fit_answer(&fit, list.bytes(), budget, what);
-  int rc = fit.fits ? 0 : (sk_lda_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
+  int rc = fit.fits ? 0 : (sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
   if (rc == 0) rc = list.allocate(&r->base.allocated, err);
   if (rc == 0) rc = state_upload(&r->base.state, m, err) || upload_plan(r, &plan, err);
   sk_lda_pdow_plan_free(&plan);
@@ -164,9 +164,9 @@ using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device,
                                          const sk_lda_esca_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                                         sk_lda_error *err) {
+                                         sk_ex_error *err) {
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
-    return sk_lda_fail(err, "GPU ESCA fits: a pointer is NULL");
+    return sk_ex_fail(err, "GPU ESCA fits: a pointer is NULL");
   const sk_lda_esca_options defaults = {0, 0, 0, 0};
   if (o == NULL) o = &defaults;
   if (m->num_tokens > INT32_MAX) {
@@ -204,15 +204,15 @@ extern "C" size_t sk_lda_esca_resident_state_bytes(const sk_lda_model *m) {
 
 extern "C" int sk_lda_esca_resident_create(sk_lda_model *m, const sk_lda_device *device,
                                            const sk_lda_esca_options *o, const sk_lda_rank_link *rank,
-                                           sk_lda_sampler **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU ESCA: out is NULL");
+                                           sk_lda_sampler **out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "GPU ESCA: out is NULL");
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
-    return sk_lda_fail(err, "GPU ESCA: model NULL or not initialised");
+    return sk_ex_fail(err, "GPU ESCA: model NULL or not initialised");
   const sk_lda_esca_options defaults = {0, 0, 0, 0};
   if (o == NULL) o = &defaults;
   resident *r = (resident *)calloc(1, sizeof *r);
-  if (r == NULL) return sk_lda_fail(err, "GPU ESCA: out of host memory");
+  if (r == NULL) return sk_ex_fail(err, "GPU ESCA: out of host memory");
   char name[256];
   int rc = begin(&r->base, device, name, sizeof name, err);
   if (rc == 0) rc = prepare(r, m, device, o, rank, err);

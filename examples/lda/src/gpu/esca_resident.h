@@ -48,7 +48,7 @@ extern "C" {
  * or a CUDA query's error.
  */
 int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-                              uint64_t budget, sk_lda_sampler_fit *fit, sk_lda_error *err);
+                              uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 /*
  * Creates the resident sampler of model m (initialised; z and the counts consistent) on the resolved GPU
@@ -59,7 +59,7 @@ int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device
  * memory); *out is then NULL and nothing stays allocated. m is read at create and written by to_host.
  */
 int sk_lda_esca_resident_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-                                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_lda_error *err);
+                                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_ex_error *err);
 
 /* The device bytes of the resident sampler's state for model m's shape without the segmented count's
    workspace, the plan and the blocks' rows (those depend on the device and the knobs): a host-only lower

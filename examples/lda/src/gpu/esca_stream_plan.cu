@@ -9,8 +9,8 @@
 #include "samplekit/segmented_count.h"
 #include "stream_plan.h"
 
-#define SK_LDA_CUDA_SCOPE "GPU ESCA (streamed)"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU ESCA (streamed)"
+#include "sk_ex_cuda_check.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -54,14 +54,14 @@ void largest_chunk(const sk_csr_chunk_plan *plan, int64_t *rows, int64_t *tokens
 // alignment are not quite, so the budget given to the chunker shrinks until the largest chunk really
 // fits. kShort, with why, when no plan fits.
 int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, stream_layout *l, char *why,
-              size_t cap, sk_lda_error *err) {
+              size_t cap, sk_ex_error *err) {
   // A chunk's fixed bytes: the regions' alignment, the workspace of the smallest count, and slack for
   // the workspace's own alignment (so that the estimate bounds the real need and the loop below is a
   // safety net, not the rule).
   size_t ws0 = 0;
   const sk_status ws0_st = sk_segmented_count_workspace_size(1, 1, m->num_topics, &ws0);
   if (ws0_st != SK_SUCCESS)
-    return sk_lda_fail(err, "GPU ESCA (streamed): sizing the segmented count: %s", sk_status_string(ws0_st));
+    return sk_ex_fail(err, "GPU ESCA (streamed): sizing the segmented count: %s", sk_status_string(ws0_st));
   const size_t fixed = (kRegions + 4) * kStreamAlign + ws0;
   size_t budget = per_worker;
   for (int attempt = 0; attempt < 32; ++attempt) {
@@ -87,14 +87,14 @@ int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, s
                l->model_bytes);
       return kShort;
     }
-    if (st != SK_SUCCESS) return sk_lda_fail(err, "GPU ESCA (streamed): planning the chunks: %s", sk_status_string(st));
+    if (st != SK_SUCCESS) return sk_ex_fail(err, "GPU ESCA (streamed): planning the chunks: %s", sk_status_string(st));
     int64_t rows = 0, tokens = 0;
     largest_chunk(plan, &rows, &tokens);
     size_t ws = 0;
     const sk_status wst = sk_segmented_count_workspace_size((int32_t)rows, (int32_t)tokens, m->num_topics, &ws);
     if (wst != SK_SUCCESS) {
       sk_csr_chunk_plan_destroy(plan);
-      return sk_lda_fail(err, "GPU ESCA (streamed): sizing the segmented count: %s", sk_status_string(wst));
+      return sk_ex_fail(err, "GPU ESCA (streamed): sizing the segmented count: %s", sk_status_string(wst));
     }
     const size_t need = stream_worker_own_bytes(rows, tokens, ws) + worker_pipe_bytes(rows, tokens);
     if (need <= per_worker) {
@@ -116,7 +116,7 @@ int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, s
 
 // The least share per worker that chunks_at() accepts, by bisection from one that holds the whole
 // corpus in one chunk: the least budget is then the model's bytes and W such shares.
-int least_share(const sk_lda_model *m, stream_layout *l, size_t *share, sk_lda_error *err) {
+int least_share(const sk_lda_model *m, stream_layout *l, size_t *share, sk_ex_error *err) {
   size_t ws = 0;
   const int64_t T = m->num_tokens, D = m->num_docs;
   if (sk_segmented_count_workspace_size((int32_t)(D < INT32_MAX ? D : INT32_MAX),
@@ -143,10 +143,10 @@ int least_share(const sk_lda_model *m, stream_layout *l, size_t *share, sk_lda_e
 
 }  // namespace
 
-int stream_workers(int requested, int *workers, sk_lda_error *err) {
+int stream_workers(int requested, int *workers, sk_ex_error *err) {
   *workers = requested > 0 ? requested : SK_LDA_STREAM_DEFAULT_WORKERS;
   if (requested < 0 || *workers > 16)
-    return sk_lda_fail(err, "GPU ESCA (streamed): %d workers; the streamed sweep takes 1 to 16", requested);
+    return sk_ex_fail(err, "GPU ESCA (streamed): %d workers; the streamed sweep takes 1 to 16", requested);
   return 0;
 }
 
@@ -161,13 +161,13 @@ size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_by
 }
 
 int stream_plan(const sk_lda_model *m, int gpu, int workers, uint64_t budget, const char *budget_source,
-                int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_lda_error *err) {
+                int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_ex_error *err) {
   memset(out, 0, sizeof *out);
   memset(fit, 0, sizeof *fit);
   fit->available_bytes = budget;
   out->workers = workers;
-  SK_LDA_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
-  SK_LDA_CUDA_TRY(draw_choose_shape(gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
+  SK_EX_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(draw_choose_shape(gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
   out->model_bytes =
       stream_model_bytes(m->num_words, m->num_topics, workers, out->shape.on_global ? out->shape.scratch_floats : 0);
   int rc = kShort;

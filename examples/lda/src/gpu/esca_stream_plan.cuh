@@ -30,7 +30,7 @@ struct stream_layout {
 constexpr size_t kStreamAlign = 256;
 
 // W from the options (0: SK_LDA_STREAM_DEFAULT_WORKERS); fails outside 1 .. 16.
-int stream_workers(int requested, int *workers, sk_lda_error *err);
+int stream_workers(int requested, int *workers, sk_ex_error *err);
 
 // Device bytes of the model part for W workers.
 size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int workers, size_t row_scratch_floats);
@@ -45,7 +45,7 @@ size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_by
 // fit->needed_bytes is the least budget the planner accepts when want_least is set and it does not fit
 // (bisection over the workers' share), else the budget when it fits.
 int stream_plan(const sk_lda_model *m, int gpu, int workers, uint64_t budget, const char *budget_source,
-                int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_lda_error *err);
+                int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 void stream_layout_free(stream_layout *l);
 

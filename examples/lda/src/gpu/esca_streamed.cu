@@ -16,8 +16,9 @@
 #include "samplekit/sk_device.h"
 #include "stream_plan.h"
 
-#define SK_LDA_CUDA_SCOPE "GPU ESCA (streamed)"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU ESCA (streamed)"
+#include "sk_ex_cuda_check.cuh"
+#include "sk_ex_clock.h"
 
 namespace sk_lda_gpu {
 namespace {
@@ -47,12 +48,6 @@ struct streamed {
   int model_marks_made;
   uint64_t iteration;  // the sweep being run, for the chunk function
 };
-
-double wall_now() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 const char *budget_source(const sk_lda_device *device) {
   return device->device_memory > 0 ? "--device-memory, capped by the free memory" : NULL;
@@ -103,12 +98,12 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
 }
 
 // The host's plans: the chunks' packed PDOW plans, pinned by registration, and z in pinned memory.
-int plan_host(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
+int plan_host(streamed *s, const sk_lda_model *m, sk_ex_error *err) {
   int64_t C = 0;
   (void)sk_csr_chunk_plan_num_chunks(s->layout.chunks, &C);
   s->base.stats.chunks = C;
   int64_t *chunk_doc = (int64_t *)malloc(((size_t)C + 1) * sizeof *chunk_doc);
-  if (chunk_doc == NULL) return sk_lda_fail(err, "GPU ESCA (streamed): out of host memory");
+  if (chunk_doc == NULL) return sk_ex_fail(err, "GPU ESCA (streamed): out of host memory");
   chunk_doc[0] = 0;
   for (int64_t c = 0; c < C; ++c) {
     sk_csr_chunk_info ci;
@@ -125,7 +120,7 @@ int plan_host(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
   const size_t plan_bytes = failed ? 0 : (size_t)s->plan.offsets[C] * sizeof(int32_t);
   if (plan_bytes > 0) {
     const cudaError_t e = cudaHostRegister(s->plan.packed, plan_bytes, cudaHostRegisterDefault);
-    if (e != cudaSuccess) return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, "pinning the chunks' plans", e);
+    if (e != cudaSuccess) return sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "pinning the chunks' plans", e);
     s->plan_registered = 1;
   }
   s->base.stats.host_pinned_bytes += (int64_t)plan_bytes;
@@ -134,14 +129,14 @@ int plan_host(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
   const cudaError_t e = cudaHostAlloc((void **)&s->h_z, (T > 0 ? T : 1) * sizeof *s->h_z, cudaHostAllocDefault);
   if (e != cudaSuccess) {
     s->h_z = NULL;
-    return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, "allocating pinned host memory for z", e);
+    return sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "allocating pinned host memory for z", e);
   }
   memcpy(s->h_z, m->z, T * sizeof *s->h_z);
   s->base.stats.host_pinned_bytes += (int64_t)(T * sizeof *s->h_z);
   return 0;
 }
 
-int make_pipeline(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
+int make_pipeline(streamed *s, const sk_lda_model *m, sk_ex_error *err) {
   sk_csr_pipeline_array arrays[2];
   memset(arrays, 0, sizeof arrays);
   arrays[0].h_data = s->h_z;
@@ -158,7 +153,7 @@ int make_pipeline(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
   const sk_status st = sk_csr_pipeline_create(l.chunks, m->corpus->doc_offsets, NULL, m->num_words, arrays, 2,
                                               l.workers, SK_CSR_PIPELINE_ORDER_NONE, 0, l.per_worker - own, &s->pipe);
   if (st != SK_SUCCESS)
-    return sk_lda_fail(err, "GPU ESCA (streamed): making the pipeline: %s (%s)", sk_status_string(st),
+    return sk_ex_fail(err, "GPU ESCA (streamed): making the pipeline: %s (%s)", sk_status_string(st),
                        sk_last_cuda_error_string());
   sk_csr_pipeline_info info;
   (void)sk_csr_pipeline_get_info(s->pipe, &info);
@@ -170,7 +165,7 @@ int make_pipeline(streamed *s, const sk_lda_model *m, sk_lda_error *err) {
 }
 
 // Device memory: the state's model part, the counters and rows, then each worker's A and workspace.
-int allocate_device(streamed *s, sk_lda_error *err) {
+int allocate_device(streamed *s, sk_ex_error *err) {
   device_arrays list;
   state_arrays(&s->base.state, &list);
   const int W = s->workers;
@@ -185,39 +180,39 @@ int allocate_device(streamed *s, sk_lda_error *err) {
   return list.allocate(&s->base.allocated, err);
 }
 
-int make_events(streamed *s, sk_lda_error *err) {
+int make_events(streamed *s, sk_ex_error *err) {
   const int64_t C = s->base.stats.chunks;
   s->marks = (cudaEvent_t *)calloc((size_t)(3 * C > 0 ? 3 * C : 1), sizeof *s->marks);
-  if (s->marks == NULL) return sk_lda_fail(err, "GPU ESCA (streamed): out of host memory");
+  if (s->marks == NULL) return sk_ex_fail(err, "GPU ESCA (streamed): out of host memory");
   for (int64_t i = 0; i < 3 * C; ++i) {
-    SK_LDA_CUDA_TRY(cudaEventCreate(&s->marks[i]), "creating the timing events");
+    SK_EX_CUDA_TRY(cudaEventCreate(&s->marks[i]), "creating the timing events");
     s->marks_made = i + 1;
   }
   for (int i = 0; i < 4; ++i) {
-    SK_LDA_CUDA_TRY(cudaEventCreate(&s->model_marks[i]), "creating the timing events");
+    SK_EX_CUDA_TRY(cudaEventCreate(&s->model_marks[i]), "creating the timing events");
     s->model_marks_made = i + 1;
   }
   const cudaError_t e = cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming);
   if (e != cudaSuccess) {
     s->ready = NULL;
-    return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, "creating the sweep's event", e);
+    return sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "creating the sweep's event", e);
   }
   return 0;
 }
 
 // The device part of a sweep's time (summed over chunks, which overlap each other and the copies).
-int add_times(streamed *s, sk_lda_error *err) {
+int add_times(streamed *s, sk_ex_error *err) {
   sk_lda_sampler_stats &t = s->base.stats;
   float ms = 0.0f;
   for (int64_t c = 0; c < t.chunks; ++c) {
-    SK_LDA_CUDA_TRY(cudaEventElapsedTime(&ms, s->marks[3 * c], s->marks[3 * c + 1]), "timing the sweep");
+    SK_EX_CUDA_TRY(cudaEventElapsedTime(&ms, s->marks[3 * c], s->marks[3 * c + 1]), "timing the sweep");
     t.a_seconds += 1e-3 * ms;
-    SK_LDA_CUDA_TRY(cudaEventElapsedTime(&ms, s->marks[3 * c + 1], s->marks[3 * c + 2]), "timing the sweep");
+    SK_EX_CUDA_TRY(cudaEventElapsedTime(&ms, s->marks[3 * c + 1], s->marks[3 * c + 2]), "timing the sweep");
     t.sample_seconds += 1e-3 * ms;
   }
-  SK_LDA_CUDA_TRY(cudaEventElapsedTime(&ms, s->model_marks[0], s->model_marks[1]), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaEventElapsedTime(&ms, s->model_marks[0], s->model_marks[1]), "timing the sweep");
   t.tables_seconds += 1e-3 * ms;
-  SK_LDA_CUDA_TRY(cudaEventElapsedTime(&ms, s->model_marks[2], s->model_marks[3]), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaEventElapsedTime(&ms, s->model_marks[2], s->model_marks[3]), "timing the sweep");
   t.b_seconds += 1e-3 * ms;
   sk_csr_pipeline_info info;
   (void)sk_csr_pipeline_get_info(s->pipe, &info);
@@ -227,38 +222,38 @@ int add_times(streamed *s, sk_lda_error *err) {
 }
 
 // The sweep: the inverse, every chunk through the pipeline, the epilogue.
-int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_lda_error *err) {
+int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_ex_error *err) {
   streamed *s = (streamed *)sampler->state;
-  SK_LDA_CUDA_TRY(cudaSetDevice(s->base.state.gpu), "selecting the GPU");
-  const double t0 = wall_now();
-  SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaSetDevice(s->base.state.gpu), "selecting the GPU");
+  const double t0 = sk_ex_now();
+  SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");
   if (state_inverse(&s->base.state, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[1], 0), "timing the sweep");
-  SK_LDA_CUDA_TRY(cudaEventRecord(s->ready, 0), "ordering the sweep");
+  SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[1], 0), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaEventRecord(s->ready, 0), "ordering the sweep");
   s->iteration = iteration;
   int64_t done = 0;
   const sk_status st = sk_csr_pipeline_run(s->pipe, run_chunk, s, &done);
   if (st != SK_SUCCESS)
-    return sk_lda_fail(err, "GPU ESCA (streamed): sweep %llu stopped after %lld of %lld chunks: %s (%s)",
+    return sk_ex_fail(err, "GPU ESCA (streamed): sweep %llu stopped after %lld of %lld chunks: %s (%s)",
                        (unsigned long long)iteration, (long long)done, (long long)s->base.stats.chunks,
                        sk_status_string(st), sk_last_cuda_error_string());
-  SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[2], 0), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[2], 0), "timing the sweep");
   if (state_epilogue(&s->base.state, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(cudaEventRecord(s->model_marks[3], 0), "timing the sweep");
-  SK_LDA_CUDA_TRY(cudaDeviceSynchronize(), "running the sweep");
+  SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[3], 0), "timing the sweep");
+  SK_EX_CUDA_TRY(cudaDeviceSynchronize(), "running the sweep");
   if (add_times(s, err) != 0) return 1;
   s->base.stats.sweeps += 1;
-  s->base.stats.wall_seconds += wall_now() - t0;
+  s->base.stats.wall_seconds += sk_ex_now() - t0;
   return 0;
 }
 
 // z into model m, then A, B and n_k rebuilt from it on the host.
-int to_model(gpu_sampler *g, sk_lda_model *m, sk_lda_error *err) {
+int to_model(gpu_sampler *g, sk_lda_model *m, sk_ex_error *err) {
   streamed *s = (streamed *)g;
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->state.gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(cudaSetDevice(g->state.gpu), "selecting the GPU");
   const sk_status st = sk_csr_pipeline_download(s->pipe); /* resident mode: z from the device */
   if (st != SK_SUCCESS)
-    return sk_lda_fail(err, "GPU ESCA (streamed) to host: copying z: %s (%s)", sk_status_string(st),
+    return sk_ex_fail(err, "GPU ESCA (streamed) to host: copying z: %s (%s)", sk_status_string(st),
                        sk_last_cuda_error_string());
   memcpy(m->z, s->h_z, (size_t)g->state.num_tokens * sizeof *m->z);
   return sk_lda_model_recount(m, s->host_threads, err);
@@ -297,12 +292,12 @@ void free_streamed(streamed *s) {
 void destroy(sk_lda_sampler *sampler) { free_streamed((streamed *)sampler->state); }
 
 // create's work once s is begun: the plan for the budget, the host plans, the pipeline, the device.
-int build(streamed *s, const sk_lda_model *m, const sk_lda_device *device, int workers, sk_lda_error *err) {
+int build(streamed *s, const sk_lda_model *m, const sk_lda_device *device, int workers, sk_ex_error *err) {
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   sk_lda_sampler_fit fit;
   if (stream_plan(m, device->gpu, workers, budget, budget_source(device), 0, &s->layout, &fit, err) != 0) return 1;
-  if (!fit.fits) return sk_lda_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   if (plan_host(s, m, err) != 0 || make_pipeline(s, m, err) != 0 || allocate_device(s, err) != 0 ||
       state_upload(&s->base.state, m, err) != 0 || make_events(s, err) != 0)
     return 1;
@@ -317,10 +312,10 @@ using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_device *device,
                                          const sk_lda_esca_streamed_options *o, uint64_t budget,
-                                         sk_lda_sampler_fit *fit, int64_t *chunks, sk_lda_error *err) {
+                                         sk_lda_sampler_fit *fit, int64_t *chunks, sk_ex_error *err) {
   if (chunks != NULL) *chunks = 0;
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
-    return sk_lda_fail(err, "GPU ESCA (streamed) plan: a pointer is NULL");
+    return sk_ex_fail(err, "GPU ESCA (streamed) plan: a pointer is NULL");
   int workers = 0;
   if (stream_workers(o != NULL ? o->workers : 0, &workers, err) != 0) return 1;
   stream_layout l;
@@ -332,22 +327,22 @@ extern "C" int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_dev
 
 extern "C" int sk_lda_esca_streamed_fits(const sk_lda_model *m, const sk_lda_device *device,
                                          const sk_lda_esca_streamed_options *o, uint64_t budget,
-                                         sk_lda_sampler_fit *fit, sk_lda_error *err) {
+                                         sk_lda_sampler_fit *fit, sk_ex_error *err) {
   return sk_lda_esca_streamed_plan(m, device, o, budget, fit, NULL, err);
 }
 
 extern "C" int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device *device,
                                            const sk_lda_esca_streamed_options *o, const sk_lda_rank_link *rank,
-                                           sk_lda_sampler **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU ESCA (streamed): out is NULL");
+                                           sk_lda_sampler **out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "GPU ESCA (streamed): out is NULL");
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
-    return sk_lda_fail(err, "GPU ESCA (streamed): model NULL or not initialised");
+    return sk_ex_fail(err, "GPU ESCA (streamed): model NULL or not initialised");
   int workers = 0;
   if (stream_workers(o != NULL ? o->workers : 0, &workers, err) != 0) return 1;
-  const double t0 = wall_now();
+  const double t0 = sk_ex_now();
   streamed *s = (streamed *)calloc(1, sizeof *s);
-  if (s == NULL) return sk_lda_fail(err, "GPU ESCA (streamed): out of host memory");
+  if (s == NULL) return sk_ex_fail(err, "GPU ESCA (streamed): out of host memory");
   char name[256];
   int rc = begin(&s->base, device, name, sizeof name, err);
   s->host_threads = device->threads;
@@ -356,7 +351,7 @@ extern "C" int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device 
   if (rc == 0) {
     s->base.streamed = 1;
     s->base.to_model = to_model;
-    s->base.stats.prepare_seconds = wall_now() - t0;
+    s->base.stats.prepare_seconds = sk_ex_now() - t0;
     snprintf(s->base.description, sizeof s->base.description,
              "ESCA (GPU %d: %s; streamed in %lld chunks by %d workers)", device->gpu, name,
              (long long)s->base.stats.chunks, s->workers);

@@ -45,12 +45,12 @@ extern "C" {
  */
 int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_device *device,
                               const sk_lda_esca_streamed_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                              int64_t *chunks, sk_lda_error *err);
+                              int64_t *chunks, sk_ex_error *err);
 
 /* sk_lda_esca_streamed_plan() without the chunks: the table's fits. */
 int sk_lda_esca_streamed_fits(const sk_lda_model *m, const sk_lda_device *device,
                               const sk_lda_esca_streamed_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                              sk_lda_error *err);
+                              sk_ex_error *err);
 
 /*
  * Creates the streamed sampler of model m (initialised, z consistent with the counts) on the resolved
@@ -60,7 +60,7 @@ int sk_lda_esca_streamed_fits(const sk_lda_model *m, const sk_lda_device *device
  * knobs); *out is then NULL.
  */
 int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_streamed_options *o,
-                                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_lda_error *err);
+                                const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

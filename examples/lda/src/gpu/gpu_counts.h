@@ -40,7 +40,7 @@ typedef struct sk_lda_gpu_counts {
  * communicator provides it (ranks_nccl.h's sk_lda_ranks_comm_count_sum()). fn NULL: one GPU, no sum.
  */
 typedef struct sk_lda_count_sum {
-  int (*fn)(void *ctx, int32_t *d_counts, size_t count, sk_lda_error *err);
+  int (*fn)(void *ctx, int32_t *d_counts, size_t count, sk_ex_error *err);
   void *ctx;
 } sk_lda_count_sum;
 

@@ -28,7 +28,7 @@ struct gpu_sampler {
   int64_t allocated;  // device bytes the sampler allocated (all at create)
   int streamed;       // 1: the corpus is streamed, its counts are not on the device
   // z, A, B and n_k into model m of the sampler's shape (resident samplers: state_to_model).
-  int (*to_model)(gpu_sampler *g, sk_lda_model *m, sk_lda_error *err);
+  int (*to_model)(gpu_sampler *g, sk_lda_model *m, sk_ex_error *err);
   // The metrics (resident samplers), made on the first evaluation; the test halves it last uploaded.
   sk_lda_gpu_metrics *metrics;
   const sk_lda_corpus *observed, *heldout;
@@ -40,7 +40,7 @@ struct gpu_sampler {
 
 // Starts g: zeroed, the device resolved to a GPU, the GPU's name in `name` (cap bytes) for the
 // description; fails on a device that is not a GPU or a GPU that cannot be used.
-int begin(gpu_sampler *g, const sk_lda_device *device, char *name, size_t cap, sk_lda_error *err);
+int begin(gpu_sampler *g, const sk_lda_device *device, char *name, size_t cap, sk_ex_error *err);
 
 // Fills *fit for `needed` bytes against `budget`; when they do not fit, why names both and `what`.
 void fit_answer(sk_lda_sampler_fit *fit, uint64_t needed, uint64_t budget, const char *what);
@@ -49,17 +49,17 @@ void fit_answer(sk_lda_sampler_fit *fit, uint64_t needed, uint64_t budget, const
 void fit_cannot(sk_lda_sampler_fit *fit, uint64_t budget, const char *why);
 
 // The sweep's events (resident samplers).
-int make_marks(gpu_sampler *g, sk_lda_error *err);
+int make_marks(gpu_sampler *g, sk_ex_error *err);
 // The device current and mark 0. (The seam, sk_lda_sampler_sweep(), has refused reserved iterations.)
-int sweep_start(gpu_sampler *g, sk_lda_error *err);
-int sweep_mark(gpu_sampler *g, int mark, sk_lda_error *err);
-int sweep_finish(gpu_sampler *g, sk_lda_error *err);
+int sweep_start(gpu_sampler *g, sk_ex_error *err);
+int sweep_mark(gpu_sampler *g, int mark, sk_ex_error *err);
+int sweep_finish(gpu_sampler *g, sk_ex_error *err);
 
 // Makes *out, the seam's sampler of g: g->ops.sweep and g->ops.destroy are the caller's; to_host, the
 // statistics and, for a sampler whose counts are on the device, the metrics are the shared ones here
 // (a streamed sampler sets its own stats first). g->to_model NULL: state_to_model.
 int wrap(gpu_sampler *g, const char *kind_name, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
-         sk_lda_error *err);
+         sk_ex_error *err);
 
 // Frees what the base holds (the metrics, the events, the state); the caller frees g itself.
 void release(gpu_sampler *g);

@@ -25,14 +25,14 @@ extern "C" {
  * sampler that is not a GPU one, a shape mismatch (the message says "shape"), host memory or CUDA (the
  * model's counts may then be partly written).
  */
-int sk_lda_gpu_sampler_to_model(sk_lda_sampler *s, sk_lda_model *m, sk_lda_error *err);
+int sk_lda_gpu_sampler_to_model(sk_lda_sampler *s, sk_lda_model *m, sk_ex_error *err);
 
 /*
  * The sampler's counts on the device (gpu_counts.h), current after every sweep and after create; the
  * pointers stay valid until the next sweep or destroy. Fails when s is not a resident GPU sampler (a
  * streamed sampler's A and z are not on the device).
  */
-int sk_lda_gpu_sampler_counts(const sk_lda_sampler *s, sk_lda_gpu_counts *out, sk_lda_error *err);
+int sk_lda_gpu_sampler_counts(const sk_lda_sampler *s, sk_lda_gpu_counts *out, sk_ex_error *err);
 
 /* 1 when s is a GPU sampler that streams its corpus (esca_streamed.h), else 0 (also for NULL). */
 int sk_lda_gpu_sampler_streaming(const sk_lda_sampler *s);

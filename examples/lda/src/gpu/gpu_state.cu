@@ -7,19 +7,15 @@
 
 #include "gpu/gpu.h"
 #include "gpu/gpu_state.cuh"
+#include "gpu/topic_inverse.cuh"
 #include "samplekit/segmented_count.h"
 #include "samplekit/sk_device.h"
 
-#define SK_LDA_CUDA_SCOPE "GPU sampler"
-#include "gpu/cuda_check.h"
+#define SK_EX_CUDA_SCOPE "GPU sampler"
+#include "sk_ex_cuda_check.cuh"
 
 namespace sk_lda_gpu {
 namespace {
-
-__global__ void inverse_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, float *inv) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) inv[k] = (float)(1.0 / ((double)(long long)n_k[k] + vbeta));
-}
 
 // Column sums of B: block (x, y) sums rows [y * kTotalsRows, ...) of columns x * 256 + threadIdx.x.
 constexpr int kTotalsRows = 256;
@@ -35,31 +31,31 @@ __global__ void topic_totals_kernel(const int32_t *b, int32_t num_words, int32_t
   if (sum != 0) atomicAdd(n_k + k, sum);
 }
 
-int segc_fail(sk_lda_error *err, const char *what, sk_status st) {
-  return sk_lda_fail(err, "GPU sampler: %s: %s (%s)", what, sk_status_string(st), sk_last_cuda_error_string());
+int segc_fail(sk_ex_error *err, const char *what, sk_status st) {
+  return sk_ex_fail(err, "GPU sampler: %s: %s (%s)", what, sk_status_string(st), sk_last_cuda_error_string());
 }
 
 template <typename T>
-int download_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
+int download_array(T *dst, const T *src, size_t count, const char *what, sk_ex_error *err) {
   if (count == 0) return 0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost), what);
+  SK_EX_CUDA_TRY(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost), what);
   return 0;
 }
 
 size_t vk_of(const lda_state *st) { return (size_t)st->num_words * (size_t)st->num_topics; }
 
 // A's pairs from the device into the model's layout (document d's from dk_start[d]).
-int a_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err) {
+int a_to_model(const lda_state *st, sk_lda_model *m, sk_ex_error *err) {
   const size_t D = (size_t)st->num_docs, cap = (size_t)(st->pair_capacity > 0 ? st->pair_capacity : 1);
   int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
   uint32_t *topic = (uint32_t *)malloc(cap * sizeof *topic), *count = (uint32_t *)malloc(cap * sizeof *count);
   int failed = offsets == NULL || topic == NULL || count == NULL
-                   ? sk_lda_fail(err, "GPU sampler to host: out of host memory for A (%lld pairs)",
+                   ? sk_ex_fail(err, "GPU sampler to host: out of host memory for A (%lld pairs)",
                                  (long long)st->pair_capacity)
                    : download_array(offsets, st->a_offsets, D + 1, "copying A's offsets", err);
   const int32_t pairs = failed ? 0 : offsets[D];
   if (!failed && (pairs < 0 || pairs > st->pair_capacity))
-    failed = sk_lda_fail(err, "GPU sampler to host: A has %d pairs, more than its capacity %lld", (int)pairs,
+    failed = sk_ex_fail(err, "GPU sampler to host: A has %d pairs, more than its capacity %lld", (int)pairs,
                          (long long)st->pair_capacity);
   if (!failed)
     failed = download_array(topic, st->a_topic, (size_t)pairs, "copying A's topics", err) ||
@@ -68,7 +64,7 @@ int a_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err) {
     const int32_t begin = offsets[doc], nnz = offsets[doc + 1] - begin;
     const int64_t slots = m->dk_start[doc + 1] - m->dk_start[doc];
     if (nnz < 0 || (int64_t)nnz > slots) {
-      failed = sk_lda_fail(err, "GPU sampler to host: document %zu has %d topics, more than its %lld slots", doc,
+      failed = sk_ex_fail(err, "GPU sampler to host: document %zu has %d topics, more than its %lld slots", doc,
                            (int)nnz, (long long)slots);
       break;
     }
@@ -86,9 +82,9 @@ int a_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err) {
 
 }  // namespace
 
-int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_lda_error *err) {
+int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_ex_error *err) {
   if (bytes == 0) return 0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), what);
+  SK_EX_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), what);
   return 0;
 }
 
@@ -98,8 +94,8 @@ size_t device_arrays::bytes() const {
   return sum;
 }
 
-int device_arrays::allocate(int64_t *allocated, sk_lda_error *err) const {
-  if (n > kMax) return sk_lda_fail(err, "GPU sampler: %d device arrays, at most %d (internal)", n, kMax);
+int device_arrays::allocate(int64_t *allocated, sk_ex_error *err) const {
+  if (n > kMax) return sk_ex_fail(err, "GPU sampler: %d device arrays, at most %d (internal)", n, kMax);
   for (int i = 0; i < n; ++i) {
     const size_t bytes = (a[i].count > 0 ? a[i].count : 1) * a[i].elem;
     const cudaError_t e = cudaMalloc(a[i].ptr, bytes);
@@ -107,7 +103,7 @@ int device_arrays::allocate(int64_t *allocated, sk_lda_error *err) const {
       *a[i].ptr = NULL;
       char what[160];
       snprintf(what, sizeof what, "allocating %s (%zu bytes)", a[i].what, bytes);
-      return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, what, e);
+      return sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, what, e);
     }
     *allocated += (int64_t)bytes;
   }
@@ -115,7 +111,7 @@ int device_arrays::allocate(int64_t *allocated, sk_lda_error *err) const {
 }
 
 int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, const sk_lda_rank_link *rank,
-               sk_lda_error *err) {
+               sk_ex_error *err) {
   memset(st, 0, sizeof *st);
   st->gpu = gpu;
   st->parts = parts;
@@ -134,7 +130,7 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
   }
   if (!(parts & kStateDocuments)) return 0;
   if (m->num_tokens > INT32_MAX)
-    return sk_lda_fail(err, "GPU sampler: %lld tokens; the corpus kept on the device takes at most %d",
+    return sk_ex_fail(err, "GPU sampler: %lld tokens; the corpus kept on the device takes at most %d",
                        (long long)m->num_tokens, INT32_MAX);
   const sk_status s = sk_segmented_count_workspace_size(st->num_docs, (int32_t)st->num_tokens, st->num_topics,
                                                         &st->workspace_bytes);
@@ -158,30 +154,30 @@ void state_arrays(lda_state *st, device_arrays *list) {
   if (st->parts & kStateInverse) list->add(&st->inv, K, "1 / (n_k + V beta)");
 }
 
-int state_upload(lda_state *st, const sk_lda_model *m, sk_lda_error *err) {
-  SK_LDA_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
+int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
+  SK_EX_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
   const size_t vk = vk_of(st);
   static_assert(sizeof(unsigned long long) == sizeof(int64_t), "n_k is copied as it is");
   if (upload_array(st->b, m->n_vk, vk, "copying B", err) ||
       upload_array(st->n_k, (const unsigned long long *)m->n_k, (size_t)st->num_topics, "copying n_k", err))
     return 1;
   if (st->b_next != NULL && vk > 0)
-    SK_LDA_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
+    SK_EX_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
   if (st->parts & kStateDocuments) {
     const size_t D = (size_t)st->num_docs;
     int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
-    if (offsets == NULL) return sk_lda_fail(err, "GPU sampler: out of host memory (D = %d)", (int)st->num_docs);
+    if (offsets == NULL) return sk_ex_fail(err, "GPU sampler: out of host memory (D = %d)", (int)st->num_docs);
     for (size_t i = 0; i <= D; ++i) offsets[i] = (int32_t)m->corpus->doc_offsets[i];
     const int failed = upload_array(st->doc_offsets, offsets, D + 1, "copying the document offsets", err);
     free(offsets);
     if (failed || upload_array(st->z, m->z, (size_t)st->num_tokens, "copying z", err) || state_rebuild_a(st, err))
       return 1;
   }
-  SK_LDA_CUDA_TRY(cudaDeviceSynchronize(), "building the counts");
+  SK_EX_CUDA_TRY(cudaDeviceSynchronize(), "building the counts");
   return 0;
 }
 
-int state_rebuild_a(lda_state *st, sk_lda_error *err) {
+int state_rebuild_a(lda_state *st, sk_ex_error *err) {
   const sk_status s = sk_segmented_count_u32(st->doc_offsets, st->num_docs, (int32_t)st->num_tokens,
                                              (const uint32_t *)st->z, NULL, st->num_topics, st->a_offsets,
                                              st->a_topic, st->a_count, (int32_t)st->pair_capacity, st->workspace,
@@ -189,27 +185,26 @@ int state_rebuild_a(lda_state *st, sk_lda_error *err) {
   return s == SK_SUCCESS ? 0 : segc_fail(err, "counting A (segmented count)", s);
 }
 
-int state_inverse(lda_state *st, sk_lda_error *err) {
-  inverse_kernel<<<(unsigned)((st->num_topics + 255) / 256), 256, 0, 0>>>(st->n_k, st->num_topics, st->vbeta,
-                                                                          st->inv);
-  SK_LDA_LAUNCH_CHECK("computing 1 / (n_k + V beta)");
+int state_inverse(lda_state *st, sk_ex_error *err) {
+  SK_EX_CUDA_TRY(topic_inverse_f32_launch(st->n_k, st->num_topics, st->vbeta, st->inv, 0),
+                  "computing 1 / (n_k + V beta)");
   return 0;
 }
 
-int state_epilogue(lda_state *st, sk_lda_error *err) {
+int state_epilogue(lda_state *st, sk_ex_error *err) {
   const size_t vk = vk_of(st);
   if (st->sum.fn != NULL && st->sum.fn(st->sum.ctx, st->b_next, vk, err) != 0) return 1;
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
+  SK_EX_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
   if (st->num_words > 0) {
     const dim3 grid((unsigned)((st->num_topics + 255) / 256),
                     (unsigned)((st->num_words + kTotalsRows - 1) / kTotalsRows));
     topic_totals_kernel<<<grid, 256, 0, 0>>>(st->b_next, st->num_words, st->num_topics, st->n_k);
-    SK_LDA_LAUNCH_CHECK("summing the topic totals");
+    SK_EX_LAUNCH_CHECK("summing the topic totals");
   }
   int32_t *const b = st->b;
   st->b = st->b_next;
   st->b_next = b; /* zeroed now, for the next sweep's counts */
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(st->b_next, 0, vk * sizeof *st->b_next, 0), "zeroing B's next counts");
+  SK_EX_CUDA_TRY(cudaMemsetAsync(st->b_next, 0, vk * sizeof *st->b_next, 0), "zeroing B's next counts");
   return 0;
 }
 
@@ -218,8 +213,8 @@ int state_shape_matches(const lda_state *st, const sk_lda_model *m) {
          m->num_tokens == st->num_tokens;
 }
 
-int state_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err) {
-  SK_LDA_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
+int state_to_model(const lda_state *st, sk_lda_model *m, sk_ex_error *err) {
+  SK_EX_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
   static_assert(sizeof(unsigned long long) == sizeof(int64_t), "n_k is copied as it is");
   if (download_array(m->z, st->z, (size_t)st->num_tokens, "copying z", err) ||
       download_array(m->n_vk, st->b, vk_of(st), "copying B", err) ||
@@ -259,10 +254,10 @@ void state_free(lda_state *st) {
 
 }  // namespace sk_lda_gpu
 
-extern "C" int sk_lda_gpu_memory(int device, uint64_t *free_bytes, uint64_t *total_bytes, sk_lda_error *err) {
+extern "C" int sk_lda_gpu_memory(int device, uint64_t *free_bytes, uint64_t *total_bytes, sk_ex_error *err) {
   size_t free_b = 0, total_b = 0;
-  SK_LDA_CUDA_TRY(cudaSetDevice(device), "selecting the GPU");
-  SK_LDA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying the GPU's free memory");
+  SK_EX_CUDA_TRY(cudaSetDevice(device), "selecting the GPU");
+  SK_EX_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying the GPU's free memory");
   if (free_bytes != NULL) *free_bytes = free_b;
   if (total_bytes != NULL) *total_bytes = total_b;
   return 0;

@@ -15,7 +15,7 @@
 // arrays are listed once (state_arrays) in the sampler's device_arrays, which both answers fits() and
 // allocates, so that the bytes a sampler says it needs are the bytes it takes.
 //
-// Errors: int functions give 0, or non-zero with err filled (cuda_check.h's messages, scope "GPU
+// Errors: int functions give 0, or non-zero with err filled (sk_ex_cuda_check.cuh's messages, scope "GPU
 // sampler"); they run on the legacy default stream and make state.gpu current first where they touch
 // the device.
 #ifndef SK_LDA_GPU_STATE_CUH
@@ -51,15 +51,15 @@ struct device_arrays {
   }
   size_t bytes() const;
   // cudaMalloc of every array, added to *allocated; on failure the ones made stay for the caller's free.
-  int allocate(int64_t *allocated, sk_lda_error *err) const;
+  int allocate(int64_t *allocated, sk_ex_error *err) const;
 };
 
 // cudaMemcpy of `bytes` from host to device (nothing when 0); a failure names `what`. Every sampler's
 // uploads go through it (upload_array below).
-int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_lda_error *err);
+int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_ex_error *err);
 
 template <typename T>
-int upload_array(T *dst, const T *src, size_t count, const char *what, sk_lda_error *err) {
+int upload_array(T *dst, const T *src, size_t count, const char *what, sk_ex_error *err) {
   return upload_bytes(dst, src, count * sizeof(T), what, err);
 }
 
@@ -94,32 +94,32 @@ struct lda_state {
 // workspace size; nothing on the device. Fails when the documents part is asked for a corpus of more
 // than 2^31 - 1 tokens (the segmented count's int32 positions).
 int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, const sk_lda_rank_link *rank,
-               sk_lda_error *err);
+               sk_ex_error *err);
 
 // Adds the state's arrays (its parts) to `list`.
 void state_arrays(lda_state *st, device_arrays *list);
 
 // Once allocated: the model's B and n_k (and, with the documents part, its z and offsets) to the
 // device, the next counts zeroed, A rebuilt from z; waits for the device.
-int state_upload(lda_state *st, const sk_lda_model *m, sk_lda_error *err);
+int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err);
 
 // A rebuilt from the device z (documents part), queued on the legacy default stream.
-int state_rebuild_a(lda_state *st, sk_lda_error *err);
+int state_rebuild_a(lda_state *st, sk_ex_error *err);
 
 // inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
-int state_inverse(lda_state *st, sk_lda_error *err);
+int state_inverse(lda_state *st, sk_ex_error *err);
 
 // THE epilogue after a sweep's draws have counted the new topics into b_next (next part): the sum over
 // the ranks (the link's, which waits), n_k summed from b_next, the swap of B and b_next, the new b_next
 // zeroed for the next sweep's counts; queued on the legacy default stream.
-int state_epilogue(lda_state *st, sk_lda_error *err);
+int state_epilogue(lda_state *st, sk_ex_error *err);
 
 // 1 when model m has the state's shape (K, V, D, T).
 int state_shape_matches(const lda_state *st, const sk_lda_model *m);
 
 // z, A (in the model's layout: document d's pairs from dk_start[d]), B and n_k into model m of the
 // state's shape (documents part); synchronous.
-int state_to_model(const lda_state *st, sk_lda_model *m, sk_lda_error *err);
+int state_to_model(const lda_state *st, sk_lda_model *m, sk_ex_error *err);
 
 // The device view of the counts for the metrics (documents part).
 void state_counts(const lda_state *st, sk_lda_gpu_counts *out);

@@ -57,7 +57,7 @@ typedef struct sk_lda_gpu_metrics sk_lda_gpu_metrics;
 
 /* A context on CUDA device `gpu`; nothing is allocated on the device until a metric needs it. Fails on
    a NULL out, host memory or a CUDA error (no such device); *out is then NULL. */
-int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_lda_error *err);
+int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_ex_error *err);
 
 /*
  * Uploads the two halves of the test documents (observed->doc d and heldout->doc d are one document,
@@ -67,7 +67,7 @@ int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_lda_error *e
  * device memory. Work O(D log D + T) on the host, one copy.
  */
 int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
-                                int32_t num_words, sk_lda_error *err);
+                                int32_t num_words, sk_ex_error *err);
 
 /*
  * sk_lda_joint_ll_per_token() of the counts `c` (on the context's device): *ll_per_token gets log
@@ -76,7 +76,7 @@ int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_corpus *obse
  * error (*ll_per_token untouched).
  */
 int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, double *ll_per_token,
-                                sk_lda_error *err);
+                                sk_ex_error *err);
 
 /*
  * sk_lda_heldout_ll() of the counts `c` on the halves of the last sk_lda_gpu_metrics_set_test(), with
@@ -87,7 +87,7 @@ int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *
  * fold_in_iters < 0, a device other than the context's, or a CUDA error (*ll_per_token untouched).
  */
 int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
-                                  double *ll_per_token, sk_lda_error *err);
+                                  double *ll_per_token, sk_ex_error *err);
 
 /* Device bytes the context holds now and the most it has held (0 for NULL). */
 int64_t sk_lda_gpu_metrics_device_bytes(const sk_lda_gpu_metrics *g);

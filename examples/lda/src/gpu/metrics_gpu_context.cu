@@ -5,11 +5,11 @@
 
 #include <stdlib.h>
 
-#include "gpu/cuda_check.h"
+#include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_internal.cuh"
 
-#define SK_LDA_CUDA_SCOPE "GPU metrics"
+#define SK_EX_CUDA_SCOPE "GPU metrics"
 
 namespace sk_lda_gpu {
 
@@ -23,11 +23,11 @@ void metrics_buf_free(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b) {
 }
 
 // Makes b hold at least `bytes` (at least 1), reallocating when it is smaller; the old contents go.
-int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_lda_error *err) {
+int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_ex_error *err) {
   if (bytes == 0) bytes = 1;
   if (b->ptr != NULL && b->bytes >= bytes) return 0;
   metrics_buf_free(g, b);
-  SK_LDA_CUDA_TRY(cudaMalloc(&b->ptr, bytes), what);
+  SK_EX_CUDA_TRY(cudaMalloc(&b->ptr, bytes), what);
   b->bytes = bytes;
   g->bytes += (int64_t)bytes;
   if (g->bytes > g->peak) g->peak = g->bytes;
@@ -35,9 +35,9 @@ int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, 
 }
 
 int metrics_buf_upload(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, const void *h, size_t bytes, const char *what,
-                       sk_lda_error *err) {
+                       sk_ex_error *err) {
   if (metrics_buf_reserve(g, b, bytes, what, err) != 0) return 1;
-  if (bytes > 0) SK_LDA_CUDA_TRY(cudaMemcpy(b->ptr, h, bytes, cudaMemcpyHostToDevice), what);
+  if (bytes > 0) SK_EX_CUDA_TRY(cudaMemcpy(b->ptr, h, bytes, cudaMemcpyHostToDevice), what);
   return 0;
 }
 
@@ -51,13 +51,13 @@ void metrics_free_test(sk_lda_gpu_metrics *g) {
 }
 
 int metrics_check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, const char *what,
-                         sk_lda_error *err) {
+                         sk_ex_error *err) {
   if (c->b == NULL || c->n_k == NULL || c->doc_offsets == NULL || c->a_offsets == NULL || c->a_count == NULL)
-    return sk_lda_fail(err, "GPU metrics: %s: a device pointer of the counts is NULL", what);
+    return sk_ex_fail(err, "GPU metrics: %s: a device pointer of the counts is NULL", what);
   if (c->gpu != g->gpu)
-    return sk_lda_fail(err, "GPU metrics: %s: the counts are on GPU %d, the context on GPU %d", what, c->gpu, g->gpu);
+    return sk_ex_fail(err, "GPU metrics: %s: the counts are on GPU %d, the context on GPU %d", what, c->gpu, g->gpu);
   if (c->num_topics < 1 || c->num_words < 1 || c->num_docs < 0 || c->num_tokens < 0)
-    return sk_lda_fail(err, "GPU metrics: %s: the counts' sizes are invalid (K %d, V %d, D %d, T %lld)", what,
+    return sk_ex_fail(err, "GPU metrics: %s: the counts' sizes are invalid (K %d, V %d, D %d, T %lld)", what,
                        (int)c->num_topics, (int)c->num_words, (int)c->num_docs, (long long)c->num_tokens);
   return 0;
 }
@@ -81,8 +81,8 @@ int by_length_desc(const void *a, const void *b) {
 
 }  // namespace
 
-extern "C" int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_lda_error *err) {
-  if (out == NULL) return sk_lda_fail(err, "GPU metrics: out is NULL");
+extern "C" int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_ex_error *err) {
+  if (out == NULL) return sk_ex_fail(err, "GPU metrics: out is NULL");
   *out = NULL;
   int sms = 0, optin = 0;
   cudaError_t e = cudaSetDevice(gpu);
@@ -90,10 +90,10 @@ extern "C" int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_l
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not again by the next launch check of whoever goes on
-    return sk_lda_cuda_fail(err, SK_LDA_CUDA_SCOPE, "selecting the GPU", e);
+    return sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "selecting the GPU", e);
   }
   sk_lda_gpu_metrics *g = (sk_lda_gpu_metrics *)calloc(1, sizeof *g);
-  if (g == NULL) return sk_lda_fail(err, "GPU metrics: out of host memory");
+  if (g == NULL) return sk_ex_fail(err, "GPU metrics: out of host memory");
   g->gpu = gpu;
   g->sm_count = sms > 0 ? sms : 1;
   g->shared_optin = (size_t)(optin > 0 ? optin : 0);
@@ -102,13 +102,13 @@ extern "C" int sk_lda_gpu_metrics_create(int gpu, sk_lda_gpu_metrics **out, sk_l
 }
 
 extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_corpus *observed,
-                                           const sk_lda_corpus *heldout, int32_t num_words, sk_lda_error *err) {
+                                           const sk_lda_corpus *heldout, int32_t num_words, sk_ex_error *err) {
   if (g == NULL || observed == NULL || heldout == NULL)
-    return sk_lda_fail(err, "GPU metrics: test halves: a pointer is NULL");
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
+    return sk_ex_fail(err, "GPU metrics: test halves: a pointer is NULL");
+  SK_EX_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   sk_lda_gpu::metrics_free_test(g);
   if (observed->num_docs != heldout->num_docs)
-    return sk_lda_fail(err, "GPU metrics: %d observed halves but %d held-out halves", (int)observed->num_docs,
+    return sk_ex_fail(err, "GPU metrics: %d observed halves but %d held-out halves", (int)observed->num_docs,
                        (int)heldout->num_docs);
   const int32_t D = observed->num_docs;
   const sk_lda_corpus *halves[2] = {observed, heldout};
@@ -117,13 +117,13 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
     const char *name = h == 0 ? "observed" : "held-out";
     if (D < 0 || c->doc_offsets == NULL || (c->num_tokens > 0 && c->tokens == NULL) || c->doc_offsets[0] != 0 ||
         c->doc_offsets[D] != c->num_tokens)
-      return sk_lda_fail(err, "GPU metrics: the %s corpus is inconsistent", name);
+      return sk_ex_fail(err, "GPU metrics: the %s corpus is inconsistent", name);
     for (int32_t d = 0; d < D; ++d)
       if (c->doc_offsets[d + 1] < c->doc_offsets[d])
-        return sk_lda_fail(err, "GPU metrics: %s offsets decrease at document %d", name, (int)d);
+        return sk_ex_fail(err, "GPU metrics: %s offsets decrease at document %d", name, (int)d);
     for (int64_t t = 0; t < c->num_tokens; ++t)
       if (c->tokens[t] < 0 || c->tokens[t] >= num_words)
-        return sk_lda_fail(err, "GPU metrics: %s token %lld has word id %d outside 0..%d", name, (long long)t,
+        return sk_ex_fail(err, "GPU metrics: %s token %lld has word id %d outside 0..%d", name, (long long)t,
                            (int)c->tokens[t], (int)num_words - 1);
   }
   doc_key *keys = (doc_key *)malloc((size_t)(D > 0 ? D : 1) * sizeof *keys);
@@ -133,7 +133,7 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
     free(keys);
     free(order);
     sk_lda_gpu::metrics_free_test(g);
-    return sk_lda_fail(err, "GPU metrics: out of host memory for %d test documents", (int)D);
+    return sk_ex_fail(err, "GPU metrics: out of host memory for %d test documents", (int)D);
   }
   for (int32_t d = 0; d < D; ++d) {
     keys[d].tokens = observed->doc_offsets[d + 1] - observed->doc_offsets[d] + heldout->doc_offsets[d + 1] -

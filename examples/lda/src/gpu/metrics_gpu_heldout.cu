@@ -5,25 +5,27 @@
 // Every term, product and quotient is written with the _rn intrinsics in metrics.c's order, so nvcc
 // cannot fuse a multiply and an add (metrics.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
-// sequentially, here each warp adds in a tree of a fixed shape, which is as deterministic and, for
-// long sums, more accurate.
+// sequentially, here each warp adds in a tree of a fixed shape (samplekit's warp sums and prefix
+// search, whose orders are documented), which is as deterministic and, for long sums, more accurate.
 #include <cuda_runtime.h>
 
 #include <math.h>
 #include <string.h>
 
-#include "gpu/cuda_check.h"
+#include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_internal.cuh"
+#include "gpu/topic_inverse.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
+#include "samplekit/warp_sample_prefix.cuh"
+#include "samplekit/warp_scan.cuh"
+#include "samplekit/warp_vote.cuh"
 
-#define SK_LDA_CUDA_SCOPE "GPU metrics"
+#define SK_EX_CUDA_SCOPE "GPU metrics"
 
 namespace {
-
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // Held-out fold-in: one warp per document. A draw's K terms are taken in tiles of 128 topics, four
 // consecutive topics a lane (each lane sums its four in order, the warp adds the 32 lane sums).
@@ -33,25 +35,6 @@ constexpr int kFoldWarps = 8;                        // warps per block, at most
 constexpr int kFoldMinBlocks = 2;                    // blocks of 8 warps per multiprocessor the registers allow
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
-
-// --- device helpers -------------------------------------------------------------------------------------
-
-// The warp's sum of s by a butterfly: IEEE addition is commutative, so every lane gets the same bits.
-__device__ __forceinline__ double warp_sum(double s) {
-#pragma unroll
-  for (int m = 16; m > 0; m >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, m));
-  return s;
-}
-
-// The sum of x over this lane and the lanes below it (Kogge-Stone, a fixed order).
-__device__ __forceinline__ double warp_inclusive_sum(double x, int lane) {
-#pragma unroll
-  for (int delta = 1; delta < 32; delta <<= 1) {
-    const double y = __shfl_up_sync(kFullMask, x, delta);
-    if (lane >= delta) x = __dadd_rn(x, y);
-  }
-  return x;
-}
 
 // --- held-out log-likelihood ----------------------------------------------------------------------------
 
@@ -86,48 +69,41 @@ __device__ __forceinline__ double fold_term(const fold_params &p, const fold_scr
   return __dmul_rn(s.nda[k], __dmul_rn(__dadd_rn((double)b, p.beta), s.inv[k]));
 }
 
-// The totals of eight tiles at once, v[t] being this lane's sum of its terms of tile t: three halving
-// exchanges (xor 16, 8, 4) leave lane l with tile (l >> 2) & 7 summed over eight lanes, two butterfly
-// steps (xor 2, 1) finish it on the four lanes that share it, and tile t's total is gathered from lane
-// 4t: 17 double shuffles where eight warp sums take 40. A fixed tree: every lane gets every total, with
-// the same bits on every call.
-__device__ __forceinline__ void warp_sum8(double (&v)[8], int lane) {
+// The terms of one tile as samplekit's prefix search reads them: entry i is topic base + i, whose n_vk
+// the lane of rank i % 32 holds in bt[i / 32] (a select, not an indexed local-memory load).
+struct tile_terms {
+  const double *nda, *inv;
+  double beta;
+  int32_t base;
+  int32_t bt[kFoldPerLane];
+  __device__ __forceinline__ double operator()(int i) const {
+    const int j = i >> 5;
+    int32_t b = bt[0];
 #pragma unroll
-  for (int half = 4, bit = 16; half > 0; half >>= 1, bit >>= 1) {
-    const bool high = (lane & bit) != 0;  // keeps the upper half of its values, sends the lower
-#pragma unroll
-    for (int i = 0; i < half; ++i) {
-      const double send = high ? v[i] : v[i + half], keep = high ? v[i + half] : v[i];
-      v[i] = __dadd_rn(keep, __shfl_xor_sync(kFullMask, send, bit));
-    }
+    for (int q = 1; q < kFoldPerLane; ++q)
+      if (j == q) b = bt[q];
+    const int32_t k = base + i;
+    return __dmul_rn(nda[k], __dmul_rn(__dadd_rn((double)b, beta), inv[k]));  // fold_term()'s operations
   }
-  double total = __dadd_rn(v[0], __shfl_xor_sync(kFullMask, v[0], 2));
-  total = __dadd_rn(total, __shfl_xor_sync(kFullMask, total, 1));
-#pragma unroll
-  for (int t = 0; t < 8; ++t) v[t] = __shfl_sync(kFullMask, total, 4 * t);
-}
+};
 
 // Pass 2 of a draw: the first topic of tile `tile` whose running sum, from `before` (the sum of the
-// tiles below) through the tile's four rows of 32 topics in order, exceeds x; the tile's last topic when
-// rounding leaves none. bt[j] is n_vk of topic tile * 128 + j * 32 + lane. Every lane calls and gets it.
+// tiles below) through the tile's four rows of 32 topics in order (Kogge-Stone within a row, the carry
+// between rows: sk_warp_sample_prefix_from_by_f64's order), exceeds x; the tile's last topic when
+// rounding leaves none (every term is positive, so that is samplekit's "last positive entry"). bt[j] is
+// n_vk of topic tile * 128 + j * 32 + lane. Every lane calls and gets it.
 __device__ __forceinline__ int32_t fold_search_tile(const fold_params &p, const fold_scratch &s,
                                                     const int32_t (&bt)[kFoldPerLane], int32_t tile, double before,
-                                                    double x, int lane) {
-  const int32_t K = p.num_topics, base = tile * kFoldTile;
-  int32_t topic = min(base + kFoldTile, K) - 1;
+                                                    double x) {
+  tile_terms terms;
+  terms.nda = s.nda;
+  terms.inv = s.inv;
+  terms.beta = p.beta;
+  terms.base = tile * kFoldTile;
 #pragma unroll
-  for (int j = 0; j < kFoldPerLane; ++j) {
-    if (base + j * 32 >= K) break;
-    const int32_t k = base + j * 32 + lane;
-    const double end = __dadd_rn(before, warp_inclusive_sum(k < K ? fold_term(p, s, bt[j], k) : 0.0, lane));
-    const unsigned hit = __ballot_sync(kFullMask, k < K && end > x);
-    if (hit != 0) {
-      topic = base + j * 32 + __ffs(hit) - 1;
-      break;
-    }
-    before = __shfl_sync(kFullMask, end, 31);
-  }
-  return topic;
+  for (int j = 0; j < kFoldPerLane; ++j) terms.bt[j] = bt[j];
+  const int n = min(kFoldTile, p.num_topics - terms.base);
+  return terms.base + sk_warp_sample_prefix_from_by_f64<kFoldPerLane>(SK_FULL_MASK, terms, n, before, x);
 }
 
 // A draw is the first k whose running sum of the terms exceeds x = u W, W their total, as
@@ -167,7 +143,7 @@ __device__ __forceinline__ void tile_totals(const fold_params &p, const fold_scr
       if (k < p.num_topics) v[t] = __dadd_rn(v[t], fold_term(p, s, r.v[t * kFoldPerLane + j], k));
     }
   }
-  warp_sum8(v, lane);
+  sk_warp_sums_f64(SK_FULL_MASK, v);  // each v[t] summed over the warp, in sk_warp_sum_f64()'s order
 }
 
 // The register way, for K <= 1024: the row in registers, the tile ends too (lane t holds tile t's).
@@ -182,9 +158,9 @@ __device__ __forceinline__ int32_t fold_draw_regs(const fold_params &p, const fo
     if (lane == t) my_end = run;
   }
   const double x = __dmul_rn(u, run);
-  const unsigned hit = __ballot_sync(kFullMask, lane < p.num_tiles && my_end > x);
-  const int32_t tile = hit != 0 ? __ffs(hit) - 1 : p.num_tiles - 1;
-  const double end_below = __shfl_sync(kFullMask, my_end, tile > 0 ? tile - 1 : 0);
+  const int first = sk_warp_first_lane(SK_FULL_MASK, lane < p.num_tiles && my_end > x);
+  const int32_t tile = first >= 0 ? first : p.num_tiles - 1;
+  const double end_below = sk_warp_broadcast_f64(SK_FULL_MASK, my_end, tile > 0 ? tile - 1 : 0);
   int32_t bt[kFoldPerLane];
 #pragma unroll
   for (int j = 0; j < kFoldPerLane; ++j) {
@@ -193,7 +169,7 @@ __device__ __forceinline__ int32_t fold_draw_regs(const fold_params &p, const fo
     for (int t = 1; t < kRowTiles; ++t)
       if (t == tile) bt[j] = r.v[t * kFoldPerLane + j];  // a select, not an indexed (local memory) load
   }
-  return fold_search_tile(p, s, bt, tile, tile > 0 ? end_below : 0.0, x, lane);
+  return fold_search_tile(p, s, bt, tile, tile > 0 ? end_below : 0.0, x);
 }
 
 // The memory way, for any K: the row read from global memory eight tiles at a time, the tile ends in
@@ -218,9 +194,9 @@ __device__ __forceinline__ int32_t fold_draw_mem(const fold_params &p, const fol
   int32_t tile = p.num_tiles - 1;
   for (int32_t t0 = 0; t0 < p.num_tiles; t0 += 32) {
     const int32_t t = t0 + lane;
-    const unsigned hit = __ballot_sync(kFullMask, t < p.num_tiles && s.tile_end[t] > x);
-    if (hit != 0) {
-      tile = t0 + __ffs(hit) - 1;
+    const int first = sk_warp_first_lane(SK_FULL_MASK, t < p.num_tiles && s.tile_end[t] > x);
+    if (first >= 0) {
+      tile = t0 + first;
       break;
     }
   }
@@ -231,7 +207,7 @@ __device__ __forceinline__ int32_t fold_draw_mem(const fold_params &p, const fol
     const int32_t k = tile * kFoldTile + j * 32 + lane;
     bt[j] = k < K ? __ldg(b_row + k) : 0;
   }
-  return fold_search_tile(p, s, bt, tile, before, x, lane);
+  return fold_search_tile(p, s, bt, tile, before, x);
 }
 
 // sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
@@ -268,8 +244,9 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
       const int32_t z_lane = mine ? p.z[first + i0 + lane] : 0;
       const int32_t m = (int32_t)(n - i0 < 32 ? n - i0 : 32);
       for (int32_t j = 0; j < m; ++j) {
-        const double u = __shfl_sync(kFullMask, u_lane, j);
-        const int32_t old = __shfl_sync(kFullMask, z_lane, j), w = __shfl_sync(kFullMask, w_lane, j);
+        const double u = sk_warp_broadcast_f64(SK_FULL_MASK, u_lane, j);
+        const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)z_lane, j);
+        const int32_t w = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)w_lane, j);
         const int32_t *b_row = p.b + (size_t)w * (size_t)K;
         [[maybe_unused]] b_row_regs row;
         if constexpr (kRegRow) load_row(row, b_row, K, lane);  // every load in flight at once
@@ -321,7 +298,7 @@ __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fo
         prob = __dadd_rn(prob, __dmul_rn(__dmul_rn(s.nda[k], norm),
                                          __dmul_rn(__dadd_rn((double)__ldg(b_row + k), p.beta), s.inv[k])));
     }
-    ll = __dadd_rn(ll, log(warp_sum(prob)));
+    ll = __dadd_rn(ll, log(sk_warp_sum_f64(SK_FULL_MASK, prob)));
   }
   if (lane == 0) p.doc_ll[d] = ll;
   __syncwarp();  // every lane is done with the scratch before the next document clears it
@@ -353,16 +330,10 @@ __global__ void __launch_bounds__(kFoldWarps * 32, kFoldMinBlocks) heldout_kerne
   for (;;) {
     unsigned next = 0;
     if (lane == 0) next = atomicAdd(p.next_doc, 1u);
-    next = __shfl_sync(kFullMask, next, 0);
+    next = sk_warp_broadcast_u32(SK_FULL_MASK, next, 0);
     if (next >= (unsigned)p.num_docs) return;
     fold_in_and_score<kRegRow>(p, s, p.order[next], lane);
   }
-}
-
-// inv[k] = 1 / (n_k + V beta), as sk_lda_detail_fold_in_docs().
-__global__ void inv_kernel(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < num_topics) inv[k] = __ddiv_rn(1.0, __dadd_rn((double)(long long)n_k[k], vbeta));
 }
 
 // --- host helpers -----------------------------------------------------------------------------------------
@@ -398,7 +369,7 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
 
 // Chooses the fold-in's kernel, block and grid, places its scratch (p.scratch, when in global memory),
 // clears the document counter and launches it on the legacy default stream.
-int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
+int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   // Shared memory while inv and a warp's scratch fit (as many warps a block as fit, up to 8), else
   // global scratch; a grid of as many blocks as can be resident, or fewer.
   int warps = kFoldWarps;
@@ -411,9 +382,9 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
   int per_sm = 0;
   void (*kernel)(fold_params) = p.num_tiles <= kRowTiles ? heldout_kernel<true, true> : heldout_kernel<true, false>;
   if (shared) {
-    SK_LDA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes),
+    SK_EX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes),
                     "sizing the fold-in's shared memory");
-    SK_LDA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, shared_bytes),
+    SK_EX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, shared_bytes),
                     "sizing the fold-in's grid");
     shared = per_sm > 0;
   }
@@ -421,7 +392,7 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
     warps = kFoldWarps;
     shared_bytes = 0;
     kernel = heldout_kernel<false, false>;
-    SK_LDA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0),
+    SK_EX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0),
                     "sizing the fold-in's grid");
   }
   const int64_t blocks_wanted = ((int64_t)p.num_docs + warps - 1) / warps;
@@ -437,10 +408,10 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
       return 1;
     p.scratch = (char *)g->scratch.ptr;
   }
-  SK_LDA_CUDA_TRY(cudaMemsetAsync(p.next_doc, 0, sizeof(unsigned), 0), "starting the fold-in");
+  SK_EX_CUDA_TRY(cudaMemsetAsync(p.next_doc, 0, sizeof(unsigned), 0), "starting the fold-in");
   if (blocks > 0) {
     kernel<<<(unsigned)blocks, warps * 32, shared_bytes>>>(p);
-    SK_LDA_LAUNCH_CHECK("folding in the test documents");
+    SK_EX_LAUNCH_CHECK("folding in the test documents");
   }
   return 0;
 }
@@ -448,34 +419,35 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_lda_error *err) {
 }  // namespace
 
 extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
-                                             double *ll_per_token, sk_lda_error *err) {
+                                             double *ll_per_token, sk_ex_error *err) {
   if (g == NULL || c == NULL || ll_per_token == NULL)
-    return sk_lda_fail(err, "GPU metrics: held-out LL: a pointer is NULL");
+    return sk_ex_fail(err, "GPU metrics: held-out LL: a pointer is NULL");
   if (sk_lda_gpu::metrics_check_counts(g, c, "held-out LL", err) != 0) return 1;
-  if (!g->has_test) return sk_lda_fail(err, "GPU metrics: held-out LL: no test halves (sk_lda_gpu_metrics_set_test)");
+  if (!g->has_test) return sk_ex_fail(err, "GPU metrics: held-out LL: no test halves (sk_lda_gpu_metrics_set_test)");
   if (g->test_words != c->num_words)
-    return sk_lda_fail(err, "GPU metrics: held-out LL: the test halves were checked against V = %d, the counts have V = %d",
+    return sk_ex_fail(err, "GPU metrics: held-out LL: the test halves were checked against V = %d, the counts have V = %d",
                        (int)g->test_words, (int)c->num_words);
-  if (fold_in_iters < 0) return sk_lda_fail(err, "GPU metrics: held-out LL: %d fold-in iterations", fold_in_iters);
+  if (fold_in_iters < 0) return sk_ex_fail(err, "GPU metrics: held-out LL: %d fold-in iterations", fold_in_iters);
   if (g->heldout_tokens == 0) {
     *ll_per_token = NAN;  // as sk_lda_heldout_ll()
     return 0;
   }
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
   const int32_t K = c->num_topics;
   const double vbeta = (double)c->num_words * c->beta;
   if (sk_lda_gpu::metrics_buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)",
                                       err) != 0)
     return 1;
-  inv_kernel<<<(unsigned)((K + 255) / 256), 256>>>(c->n_k, K, vbeta, (double *)g->inv.ptr);
-  SK_LDA_LAUNCH_CHECK("computing 1 / (n_k + V beta)");
+  // inv[k] = 1 / (n_k + V beta), as sk_lda_detail_fold_in_docs()
+  SK_EX_CUDA_TRY(sk_lda_gpu::topic_inverse_f64_launch(c->n_k, K, vbeta, (double *)g->inv.ptr, 0),
+                  "computing 1 / (n_k + V beta)");
 
   fold_params p = fold_params_of(g, c, fold_in_iters);
   if (fold_launch(g, p, err) != 0) return 1;
   const size_t D = (size_t)g->test_docs;
   if (D > 0)
-    SK_LDA_CUDA_TRY(cudaMemcpy(g->h_doc_ll, p.doc_ll, D * sizeof(double), cudaMemcpyDeviceToHost),
+    SK_EX_CUDA_TRY(cudaMemcpy(g->h_doc_ll, p.doc_ll, D * sizeof(double), cudaMemcpyDeviceToHost),
                     "computing the held-out LL");
   double sum = 0.0;  // in document order, as metrics.c
   for (size_t d = 0; d < D; ++d) sum += g->h_doc_ll[d];

@@ -39,11 +39,11 @@ namespace sk_lda_gpu {
 void metrics_buf_free(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b);
 
 // Makes b hold at least `bytes` (at least 1), reallocating when it is smaller; the old contents go.
-int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_lda_error *err);
+int metrics_buf_reserve(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, size_t bytes, const char *what, sk_ex_error *err);
 
 // metrics_buf_reserve(), then a copy of `bytes` from host memory h.
 int metrics_buf_upload(sk_lda_gpu_metrics *g, sk_lda_gpu_buf *b, const void *h, size_t bytes, const char *what,
-                       sk_lda_error *err);
+                       sk_ex_error *err);
 
 // Frees the test halves and the host copy of the document scores; g then holds no halves.
 void metrics_free_test(sk_lda_gpu_metrics *g);
@@ -51,7 +51,7 @@ void metrics_free_test(sk_lda_gpu_metrics *g);
 // 0 when the counts are usable by g (device pointers set, g's device, valid sizes), else 1 with err
 // filled; `what` names the metric.
 int metrics_check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, const char *what,
-                         sk_lda_error *err);
+                         sk_ex_error *err);
 
 }  // namespace sk_lda_gpu
 

@@ -4,35 +4,28 @@
 // Every term, product and quotient is written with the _rn intrinsics in metrics.c's order, so nvcc
 // cannot fuse a multiply and an add (metrics.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
-// sequentially, here each block adds in a tree of a fixed shape, which is as deterministic and, for
-// long sums, more accurate.
+// sequentially, here each block adds in a tree of a fixed shape (samplekit's block sums, whose order
+// is documented), which is as deterministic and, for long sums, more accurate.
 #include <cuda_runtime.h>
 
 #include <math.h>
 
-#include "gpu/cuda_check.h"
+#include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_internal.cuh"
+#include "samplekit/block_sum.cuh"
 
-#define SK_LDA_CUDA_SCOPE "GPU metrics"
+#define SK_EX_CUDA_SCOPE "GPU metrics"
 
 namespace {
 
 // Joint LL: a block of 256 threads sums 4096 consecutive terms of one kind (16 a thread, strided so
-// that a warp's loads are coalesced) into one partial sum; one block then sums the partials.
+// that a warp's loads are coalesced) into one partial sum (sk_block_sum_f64: a halving tree over the
+// threads' sums); one block then sums the partials (sk_block_sum_array_f64). Two launches and no
+// atomics: samplekit's device-wide sum in a fixed order.
 constexpr int kJointThreads = 256;
 constexpr int kJointItems = 16;
 constexpr int64_t kJointBlockTerms = (int64_t)kJointThreads * kJointItems;
-
-// The block's sum of s (blockDim.x == kJointThreads) in a fixed tree; valid in thread 0 (0 elsewhere).
-__device__ double block_sum(double s, double *tree) {
-  tree[threadIdx.x] = s;
-  for (int stride = kJointThreads / 2; stride > 0; stride >>= 1) {
-    __syncthreads();
-    if ((int)threadIdx.x < stride) tree[threadIdx.x] = __dadd_rn(tree[threadIdx.x], tree[threadIdx.x + stride]);
-  }
-  return threadIdx.x == 0 ? tree[0] : 0.0;  // tree[0] is thread 0's own last write
-}
 
 struct joint_params {
   const int32_t *b;
@@ -51,7 +44,7 @@ struct joint_params {
 // per nonzero n_vk, lgamma(n_dk + alpha) - lgamma(alpha) per pair of A, lgamma(K alpha) - lgamma(K alpha + n_d)
 // per document, lgamma(V beta) - lgamma(V beta + n_k) per topic.
 __global__ void joint_terms_kernel(joint_params p, double *partials) {
-  __shared__ double tree[kJointThreads];
+  __shared__ sk_block_sum_storage_f64<kJointThreads> storage;
   const int64_t block = blockIdx.x;
   double s = 0.0;
   if (block < p.blocks_b) {
@@ -86,30 +79,28 @@ __global__ void joint_terms_kernel(joint_params p, double *partials) {
         s = __dadd_rn(s, __dsub_rn(p.lg_vbeta, lgamma(__dadd_rn(p.vbeta, (double)(long long)p.n_k[k]))));
     }
   }
-  s = block_sum(s, tree);
+  s = sk_block_sum_f64(&storage, (int)threadIdx.x, kJointThreads, s);
   if (threadIdx.x == 0) partials[block] = s;
 }
 
 // *out = the sum of partials[0 .. n), in a fixed order (one block).
 __global__ void sum_kernel(const double *partials, int64_t n, double *out) {
-  __shared__ double tree[kJointThreads];
-  double s = 0.0;
-  for (int64_t i = threadIdx.x; i < n; i += kJointThreads) s = __dadd_rn(s, partials[i]);
-  s = block_sum(s, tree);
+  __shared__ sk_block_sum_storage_f64<kJointThreads> storage;
+  const double s = sk_block_sum_array_f64(&storage, (int)threadIdx.x, kJointThreads, partials, n);
   if (threadIdx.x == 0) *out = s;
 }
 
 }  // namespace
 
 extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, double *ll_per_token,
-                                           sk_lda_error *err) {
-  if (g == NULL || c == NULL || ll_per_token == NULL) return sk_lda_fail(err, "GPU metrics: joint LL: a pointer is NULL");
+                                           sk_ex_error *err) {
+  if (g == NULL || c == NULL || ll_per_token == NULL) return sk_ex_fail(err, "GPU metrics: joint LL: a pointer is NULL");
   if (sk_lda_gpu::metrics_check_counts(g, c, "joint LL", err) != 0) return 1;
   if (c->num_tokens == 0) {
     *ll_per_token = NAN;  // as sk_lda_joint_ll_per_token()
     return 0;
   }
-  SK_LDA_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
   joint_params p;
   p.b = c->b;
@@ -135,17 +126,17 @@ extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_g
   p.lg_beta = lgamma(c->beta);
   p.lg_kalpha = lgamma(p.kalpha);
   p.lg_vbeta = lgamma(p.vbeta);
-  if (blocks > INT32_MAX) return sk_lda_fail(err, "GPU metrics: joint LL: %lld blocks of terms", (long long)blocks);
+  if (blocks > INT32_MAX) return sk_ex_fail(err, "GPU metrics: joint LL: %lld blocks of terms", (long long)blocks);
   if (sk_lda_gpu::metrics_buf_reserve(g, &g->partials, (size_t)(blocks + 1) * sizeof(double),
                                       "allocating the partial sums", err) != 0)
     return 1;
   double *partials = (double *)g->partials.ptr;
   joint_terms_kernel<<<(unsigned)blocks, kJointThreads>>>(p, partials);
-  SK_LDA_LAUNCH_CHECK("summing the joint LL's terms");
+  SK_EX_LAUNCH_CHECK("summing the joint LL's terms");
   sum_kernel<<<1, kJointThreads>>>(partials, blocks, partials + blocks);
-  SK_LDA_LAUNCH_CHECK("summing the joint LL's partial sums");
+  SK_EX_LAUNCH_CHECK("summing the joint LL's partial sums");
   double sum = 0.0;
-  SK_LDA_CUDA_TRY(cudaMemcpy(&sum, partials + blocks, sizeof sum, cudaMemcpyDeviceToHost), "computing the joint LL");
+  SK_EX_CUDA_TRY(cudaMemcpy(&sum, partials + blocks, sizeof sum, cudaMemcpyDeviceToHost), "computing the joint LL");
   *ll_per_token = sum / (double)c->num_tokens;
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ranks_nccl.h"
+#include "sk_ex_clock.h"
 
 static_assert(sizeof(ncclUniqueId) == SK_LDA_NCCL_ID_BYTES, "ranks_nccl.h's id size is NCCL's");
 static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0), "non-blocking communicators need NCCL 2.14 or later");
@@ -25,26 +26,20 @@ struct sk_lda_ranks_comm {
 
 namespace {
 
-double now_seconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void nap_100us() {
   struct timespec ts = {0, 100000L};
   nanosleep(&ts, NULL);
 }
 
 // Aborts the communicator (so that no collective of this rank runs on) and fills err; returns 1.
-int fail_abort(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, const char *why) {
+int fail_abort(sk_lda_ranks_comm *c, sk_ex_error *err, const char *what, const char *why) {
   if (c->comm != NULL) (void)ncclCommAbort(c->comm);
   c->comm = NULL;
   c->failed = 1;
-  return sk_lda_fail(err, "rank %d of %d (GPU %d): %s: %s", c->rank, c->num_ranks, c->gpu, what, why);
+  return sk_ex_fail(err, "rank %d of %d (GPU %d): %s: %s", c->rank, c->num_ranks, c->gpu, what, why);
 }
 
-int nccl_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, ncclResult_t r) {
+int nccl_fail(sk_lda_ranks_comm *c, sk_ex_error *err, const char *what, ncclResult_t r) {
   char why[400];
   const char *last = c->comm != NULL ? ncclGetLastError(c->comm) : NULL;
   snprintf(why, sizeof why, "NCCL: %s%s%s", ncclGetErrorString(r), last != NULL && last[0] ? ": " : "",
@@ -52,7 +47,7 @@ int nccl_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, ncclRes
   return fail_abort(c, err, what, why);
 }
 
-int cuda_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, cudaError_t e) {
+int cuda_fail(sk_lda_ranks_comm *c, sk_ex_error *err, const char *what, cudaError_t e) {
   char why[300];
   snprintf(why, sizeof why, "CUDA: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
   return fail_abort(c, err, what, why);
@@ -60,8 +55,8 @@ int cuda_fail(sk_lda_ranks_comm *c, sk_lda_error *err, const char *what, cudaErr
 
 // Waits until the communicator has no operation in progress and, when stream_too, its stream is idle;
 // fails on an asynchronous NCCL error (a peer's failure included), a CUDA error or the timeout.
-int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_lda_error *err) {
-  const double start = now_seconds();
+int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_ex_error *err) {
+  const double start = sk_ex_now();
   for (;;) {
     ncclResult_t async = ncclSuccess;
     const ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
@@ -73,7 +68,7 @@ int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_lda_err
       if (e == cudaSuccess) return 0;
       if (e != cudaErrorNotReady) return cuda_fail(c, err, what, e);
     }
-    if (c->timeout > 0 && now_seconds() - start > c->timeout) {
+    if (c->timeout > 0 && sk_ex_now() - start > c->timeout) {
       char why[200];
       snprintf(why, sizeof why, "no answer from the other ranks after %.0f s (--rank-timeout)", c->timeout);
       return fail_abort(c, err, what, why);
@@ -83,45 +78,45 @@ int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_lda_err
 }
 
 // The start of every call: the communicator usable, its device current.
-int enter(sk_lda_ranks_comm *c, const char *what, sk_lda_error *err) {
-  if (c == NULL) return sk_lda_fail(err, "ranks: %s: no communicator", what);
+int enter(sk_lda_ranks_comm *c, const char *what, sk_ex_error *err) {
+  if (c == NULL) return sk_ex_fail(err, "ranks: %s: no communicator", what);
   if (c->failed || c->comm == NULL)
-    return sk_lda_fail(err, "rank %d: %s: the communicator was aborted after an earlier failure", c->rank, what);
+    return sk_ex_fail(err, "rank %d: %s: the communicator was aborted after an earlier failure", c->rank, what);
   const cudaError_t e = cudaSetDevice(c->gpu);
   if (e != cudaSuccess) return cuda_fail(c, err, "selecting the GPU", e);
   return 0;
 }
 
 // A collective's call: queued (ncclSuccess) or queueing (ncclInProgress, non-blocking), then waited for.
-int run_call(sk_lda_ranks_comm *c, ncclResult_t r, const char *what, sk_lda_error *err) {
+int run_call(sk_lda_ranks_comm *c, ncclResult_t r, const char *what, sk_ex_error *err) {
   if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, err, what, r);
   return wait_done(c, 1, what, err);
 }
 
 }  // namespace
 
-extern "C" int sk_lda_ranks_nccl_available(sk_lda_error *err) {
+extern "C" int sk_lda_ranks_nccl_available(sk_ex_error *err) {
   (void)err;
   return 1;
 }
 
-extern "C" int sk_lda_ranks_nccl_make_id(unsigned char *id, sk_lda_error *err) {
-  if (id == NULL) return sk_lda_fail(err, "NCCL id: NULL");
+extern "C" int sk_lda_ranks_nccl_make_id(unsigned char *id, sk_ex_error *err) {
+  if (id == NULL) return sk_ex_fail(err, "NCCL id: NULL");
   ncclUniqueId u;
   const ncclResult_t r = ncclGetUniqueId(&u);
-  if (r != ncclSuccess) return sk_lda_fail(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+  if (r != ncclSuccess) return sk_ex_fail(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
   memcpy(id, &u, sizeof u);
   return 0;
 }
 
 extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, int gpu,
-                                        double timeout_seconds, sk_lda_ranks_comm **out, sk_lda_error *err) {
-  if (out == NULL || id == NULL) return sk_lda_fail(err, "ranks: communicator: NULL argument");
+                                        double timeout_seconds, sk_lda_ranks_comm **out, sk_ex_error *err) {
+  if (out == NULL || id == NULL) return sk_ex_fail(err, "ranks: communicator: NULL argument");
   *out = NULL;
   if (num_ranks < 1 || rank < 0 || rank >= num_ranks || gpu < 0)
-    return sk_lda_fail(err, "ranks: communicator: rank %d of %d on GPU %d", rank, num_ranks, gpu);
+    return sk_ex_fail(err, "ranks: communicator: rank %d of %d on GPU %d", rank, num_ranks, gpu);
   sk_lda_ranks_comm *c = (sk_lda_ranks_comm *)calloc(1, sizeof *c);
-  if (c == NULL) return sk_lda_fail(err, "ranks: out of host memory");
+  if (c == NULL) return sk_ex_fail(err, "ranks: out of host memory");
   c->rank = rank;
   c->num_ranks = num_ranks;
   c->gpu = gpu;
@@ -150,13 +145,13 @@ extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int n
   return 0;
 }
 
-extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_lda_error *err) {
+extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_ex_error *err) {
   if (enter(c, "summing B over the ranks", err) != 0) return 1;
   /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers);
      the time counted is the sum's, the wait for the slowest rank included, not this rank's draws. */
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return cuda_fail(c, err, "finishing the draws before the sum", e);
-  const double t0 = now_seconds();
+  const double t0 = sk_ex_now();
   int32_t *zeros = NULL;
   if (d_data == NULL && count > 0) { /* a rank without tokens adds zeros */
     cudaError_t ze = cudaMalloc((void **)&zeros, count * sizeof *zeros);
@@ -176,13 +171,13 @@ extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, 
   }
   if (failed) return 1;
   c->sum_bytes += (double)count * sizeof(int32_t);
-  c->sum_seconds += now_seconds() - t0;
+  c->sum_seconds += sk_ex_now() - t0;
   return 0;
 }
 
-extern "C" int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int n, sk_lda_error *err) {
+extern "C" int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int n, sk_ex_error *err) {
   if (enter(c, "rank 0's command", err) != 0) return 1;
-  if (h_words == NULL || n < 1 || n > 8) return sk_lda_fail(err, "ranks: broadcast of %d words", n);
+  if (h_words == NULL || n < 1 || n > 8) return sk_ex_fail(err, "ranks: broadcast of %d words", n);
   cudaError_t e = cudaSuccess;
   if (c->rank == 0) e = cudaMemcpy(c->d_words, h_words, (size_t)n * sizeof *h_words, cudaMemcpyHostToDevice);
   if (e != cudaSuccess) return cuda_fail(c, err, "rank 0's command", e);
@@ -195,18 +190,18 @@ extern "C" int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h
 }
 
 extern "C" int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin,
-                                            int32_t *h_all, sk_lda_error *err) {
+                                            int32_t *h_all, sk_ex_error *err) {
   if (enter(c, "gathering z on rank 0", err) != 0) return 1;
-  if (begin == NULL || (c->rank == 0 && h_all == NULL)) return sk_lda_fail(err, "ranks: gather: NULL argument");
+  if (begin == NULL || (c->rank == 0 && h_all == NULL)) return sk_ex_fail(err, "ranks: gather: NULL argument");
   const int R = c->num_ranks;
   size_t largest = 0;
   for (int r = 0; r < R; ++r) {
-    if (begin[r + 1] < begin[r]) return sk_lda_fail(err, "ranks: gather: part %d has a negative size", r);
+    if (begin[r + 1] < begin[r]) return sk_ex_fail(err, "ranks: gather: part %d has a negative size", r);
     const size_t n = (size_t)(begin[r + 1] - begin[r]);
     if (n > largest) largest = n;
   }
   const size_t own = (size_t)(begin[c->rank + 1] - begin[c->rank]);
-  if (own > 0 && h_part == NULL) return sk_lda_fail(err, "ranks: gather: NULL part");
+  if (own > 0 && h_part == NULL) return sk_ex_fail(err, "ranks: gather: NULL part");
   if (c->rank == 0 && own > 0) memcpy(h_all, h_part, own * sizeof *h_all);
   const size_t stage = c->rank == 0 ? largest : own;
   if (R == 1 || stage == 0) return 0;
@@ -243,7 +238,7 @@ extern "C" void sk_lda_ranks_comm_destroy(sk_lda_ranks_comm *c) {
   if (c == NULL) return;
   (void)cudaSetDevice(c->gpu);
   if (c->comm != NULL) {
-    sk_lda_error ignored;
+    sk_ex_error ignored;
     /* Finalize flushes this rank's operations; when it fails or times out, abort instead. */
     const ncclResult_t r = ncclCommFinalize(c->comm);
     if ((r == ncclSuccess || r == ncclInProgress) && wait_done(c, 0, "ending the communicator", &ignored) == 0)

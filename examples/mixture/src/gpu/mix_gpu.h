@@ -6,54 +6,55 @@
  * parameter step stays on the host (posterior.h): each sweep uploads the z-step's table (K (2 D + 1)
  * floats) and downloads the statistics (K (2 D + 1) integers).
  *
- * **z-step kernels** (all three draw exactly what the CPU reference draws, zstep.h):
- * - `SK_MIX_ZSTEP_BROADCAST` (the default): a thread per point, the components broadcast to the
- *   lanes. Each sweep the host packs the table by component (zstep_gpu.cuh: s_kj and -ms_kj in pairs,
- *   then c_k); each block copies it into shared memory, and every thread walks the tiles of 32
- *   components for its own points: one lane-uniform 16-byte load gives all lanes two dimensions of the
- *   same component, and the tile's 32 log-weights, their maximum, exponentials and tree sum stay in the
- *   thread's registers, in the CPU's order, with no shuffle and no transposition. For D <= 16 the
- *   point's values stay in registers for all tiles and the tile the reservoir keeps goes to the thread's
- *   slot of shared memory; with more than one tile (K > 32) a thread draws for two points (blockDim
- *   apart), so that each loaded table entry serves both (with one point a thread every FMA pair needs a
- *   loaded float; two points measured 10% faster at K = 64 and 512, one point 12% faster at K = 8).
- *   With two points, for D <= 8 and for K = 64, 96 and 128 the points' values go to shared memory and
- *   the chains are built with the dimensions outside the components, which frees the registers for two
- *   blocks an SM (8 to 9% faster there; zstep_gpu.cuh's variant 3; variant 2 where two such blocks do
- *   not fit an SM's shared memory: 22% faster at D = 8, K = 512). With exactly two tiles (K = 33 to
- *   64) the kernel is transposed (zstep_transposed.cuh, variant 5): each warp takes 32 points, its
- *   lanes hold two components' parameters in registers and compute the points' chains, which go
- *   through shared memory to the lane of their point for the tiles' weights, reservoir and search (2
- *   to 7% faster than the broadcast kernel's best two-tile variant, 4, which kept each point's
- *   reservoir and uniforms in shared memory so that its chains' loop could load the table ahead;
- *   variant 4 was 1 to 13% faster than variants 2 and 3 there). Where each point has few components
- *   within 2^-125 of its largest weight in a tile (well-separated components), it computes only
- *   those weights, and the tiles' sums and search from them (zstep_sparse.cuh; the other weights are
- *   exactly +0): 12% faster at K = 64, D = 16 on the benchmark's data, 18% at D = 8, and within 2% of
- *   the dense draws on overlapping data. One full tile (K = 32) with D > 8, and one tile of 9 to 16
- *   components at D = 16, take two points a thread with the dimensions outside (variant 3: 11% and
- *   3 to 4% faster at D = 16). A last
- *   tile with absent components runs the full tile's code where that measured faster (the table gives
- *   the absent ones chains of +inf; zstep_gpu.cu's zstep_full_tile()): K = 33 to 63 6 to 23% faster at
- *   D = 16. A single tile of at most 8 or 16 components runs code 8 or 16 weights wide (K = 12 and 16:
- *   11 to 22% faster than the 32-wide code), as a full tile of that width (the components past K at
- *   +inf: no test per component, whose branches serialised the exponentials; K = 4 to 16 2 to 18%
- *   faster). Partial last tiles drop that test too with the values in registers (K = 80 and 100: 5 to
- *   9% faster).
- *   Larger D is read in chunks of 16 dimensions, one point a thread, the kept tile in registers; a
- *   table larger than 80 KiB is read from global memory through L1. Work: N K D fused multiply-add
- *   pairs and N K exponentials; memory: the points once (4 N D bytes), z (4 N bytes).
- * - `SK_MIX_ZSTEP_THREAD`: a thread per point running sk_mix_draw_point() itself; the simple
- *   reference on the device, for tests.
- * - `SK_MIX_ZSTEP_BUTTERFLY`: a warp takes 32 consecutive points and walks the components in tiles of
- *   32, lane t computing component 32 b + t's log-weight for each of the 32 points (their values read
- *   from shared memory as broadcasts, the lane's component parameters held in registers for 8
- *   dimensions at a time). The tile is then a 32 x 32 block in registers, transposed, which samplekit's
- *   butterfly functions reduce: sk_warp_butterfly_block_max_f32() gives each point its tile maximum,
- *   sk_warp_butterfly_block_sum_f32() its tile sum, and after the last tile
- *   sk_warp_butterfly_block_search_f32() its component in the tile the reservoir kept. The shuffles of
- *   those reductions (and the points' loads per tile) make it several times slower than the broadcast
- *   kernel (bench/RESULTS.md); it is kept as the primitives' use and for comparison.
+ * **The z-step kernel table** (gpu/zstep_table.cu). Every kernel draws exactly what the CPU reference
+ * draws (zstep.h): they differ only in how the work is laid out. Which one runs is one lookup in one
+ * table of named rows (sk_mix_zstep_lookup()), made from D, K, the warps per block and the device's
+ * shared memory before anything is allocated; `sk-mixture fit -v` prints the table, the chosen row and
+ * why. Tests and benchmarks force a row by its name (sk_mix_gpu_options::zstep_kernel). The rows, in
+ * the table's order, with when the lookup chooses them (bench/RESULTS.md, "sk-mixture z-step kernel
+ * table", has the measurements behind each rule):
+ * - `thread-reference`: a thread per point running sk_mix_draw_point() itself, the CPU's code; never
+ *   chosen (the simple reference on the device, for tests).
+ * - `butterfly-warp`: a warp takes 32 consecutive points and walks the components in tiles of 32,
+ *   lane t computing component 32 b + t's log-weight for each point (the points' values broadcast from
+ *   shared memory). The tile is a 32 x 32 block in registers, transposed, which samplekit's butterfly
+ *   reduces (sk_warp_butterfly_block_max_f32(), _sum_f32(), and _search_f32() in the kept tile). Its
+ *   shuffles make it several times slower than the broadcast kernels; never chosen (the butterfly's
+ *   use, and a comparison).
+ * - The broadcast kernels: a thread per point, the components broadcast to the lanes. Each sweep the
+ *   host packs the table by component (zstep_pack(): s_kj and -ms_kj in pairs, then -c_k); each block
+ *   copies it into shared memory, and one lane-uniform 16-byte load gives all lanes two dimensions of
+ *   the same component. A tile's 32 chains, their minimum, exponentials and tree sum stay in the
+ *   thread's registers (samplekit's thread-tile sampler: samplekit/thread_tile_sample.h), with no
+ *   shuffle. For D <= 16 with the table within 80 KiB:
+ *   - `one-point-regs`: a point a thread, its values in registers, the kept tile in shared memory; a
+ *     single tile of at most 8 or 16 components runs code 8 or 16 weights wide. Chosen for one tile
+ *     (K <= 32), where each point has little work and its loads want the occupancy of one point a
+ *     thread; except K = 32 with D > 8 and K = 9 to 16 at D = 16.
+ *   - `two-point-regs`: two points a thread (blockDim apart), so that each loaded table entry serves
+ *     both. Chosen for three tiles at D = 13 to 16 (K = 65 to 95), and where the rows below do not
+ *     fit: two blocks of `two-point-dims-outside` an SM, or a warp of the kernel in passes.
+ *   - `two-point-dims-outside`: two points a thread, their values in shared memory and the chains built
+ *     with the dimensions outside the components, which frees the registers for two blocks an SM.
+ *     Chosen for one tile of K = 32 with D > 8 or of K = 9 to 16 at D = 16, and for K = 96 at D = 9
+ *     to 16.
+ *   - `transposed-two-tiles` (zstep_transposed.cuh): each warp takes 32 points; its lanes hold two
+ *     components' parameters in registers and compute the points' chains, which go through shared
+ *     memory to the lane of their point for the tiles' weights, reservoir and search. Where a point
+ *     has few components within 2^-125 of its largest weight in a tile (well-separated components) it
+ *     computes only those weights (zstep_sparse.cuh; the others are exactly +0). Chosen for exactly
+ *     two tiles (K = 33 to 64).
+ *   - `transposed-passes`, `transposed-passes-permuted` (zstep_passes.cuh): the transposed kernel in
+ *     passes of two tiles, with padded or with unpadded, permuted rows of chains. Chosen for three
+ *     tiles or more, except three tiles at D > 12 and K = 96 at D = 9 to 12; permuted where that fits
+ *     more warps beside the table.
+ *   Larger D, or a larger table:
+ *   - `dim-chunks-shared`: a point a thread, read in chunks of 16 dimensions, the kept tile in
+ *     registers, the table in shared memory. Chosen for D > 16 with the table within 80 KiB.
+ *   - `dim-chunks-global`: the same with the table read from global memory through L1. Chosen when
+ *     the table is larger than 80 KiB.
+ *   Work: N K D fused multiply-add pairs and N K exponentials; memory: the points once (4 N D bytes),
+ *   z (4 N bytes).
  *
  * **Statistics** (stats_gpu.cuh): stats.h's exact fixed-point integers, summed with 64-bit integer
  * additions, which commute, so the launch shape and the order of the atomics change no bit.
@@ -78,18 +79,12 @@
 #include <stdint.h>
 
 #include "mixture.h"
+#include "sk_ex_gpu_probe.h"
 #include "samplekit/sk_config.h" /* sk_stream */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** \brief Which z-step kernel runs (see the file's description). */
-typedef enum sk_mix_zstep_kernel {
-  SK_MIX_ZSTEP_BROADCAST = 0, /**< a thread per point, components broadcast, tiles in registers (default) */
-  SK_MIX_ZSTEP_THREAD = 1,    /**< a thread per point running sk_mix_draw_point() (the reference on the device) */
-  SK_MIX_ZSTEP_BUTTERFLY = 2  /**< a warp per 32 points, butterfly reductions */
-} sk_mix_zstep_kernel;
 
 /** \brief Which statistics kernel runs (see the file's description). */
 typedef enum sk_mix_stats_kernel {
@@ -99,25 +94,95 @@ typedef enum sk_mix_stats_kernel {
 
 /** \brief Launch options; zeros mean the defaults. Results do not depend on them. */
 typedef struct sk_mix_gpu_options {
-  int device;          /**< CUDA device ordinal (default 0) */
-  int kernel;          /**< #sk_mix_zstep_kernel */
-  int warps_per_block; /**< z-step warps per block, 1 to 8 (0: 8; the butterfly kernel: as many as fit 48 KiB) */
+  int device;               /**< CUDA device ordinal (default 0) */
+  const char *zstep_kernel; /**< NULL or "": the z-step kernel table's choice; else a row's name, which must fit
+                                 (for tests and benchmarks; sk_mix_zstep_lookup()) */
+  int warps_per_block;      /**< z-step warps per block, 1 to 8 (0: 8; the butterfly kernel: as many as fit 48 KiB;
+                                 the transposed kernels choose their own) */
   int blocks;          /**< z-step and statistics blocks (0: enough for the device; each then loops over its share) */
   int stats_kernel;    /**< #sk_mix_stats_kernel */
 } sk_mix_gpu_options;
 
-/** \brief The device state of one data set: points, assignments, table and statistics buffers. */
-typedef struct sk_mix_gpu sk_mix_gpu;
+/** \brief What the z-step table's lookup needs to know of a device: its shared memory. */
+typedef struct sk_mix_gpu_caps {
+  size_t shared_per_sm;    /**< bytes an SM holds (cudaDevAttrMaxSharedMemoryPerMultiprocessor) */
+  size_t shared_per_block; /**< bytes a block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin) */
+} sk_mix_gpu_caps;
+
+/** \brief A row of the z-step kernel table as looked up for D and K: the kernel, its instance, its
+ * launch shape and why. */
+typedef struct sk_mix_zstep_choice {
+  int row;              /**< the row, 0 to sk_mix_zstep_kernel_count() - 1 */
+  int dims;             /**< the instance's dimensions: D rounded up to 4 (4 to 16; the chunk kernels: their
+                             last chunk's), the butterfly kernel's chunk (1 to 8), 0 for the thread kernel */
+  int width;            /**< the register kernels' last tile width (8, 16 or 32); 32 for the others, 0 for the
+                             thread kernel */
+  int warps;            /**< warps per block */
+  int points;           /**< points per thread */
+  int points_per_block; /**< points a block draws at a time */
+  size_t shared;        /**< dynamic shared bytes per block */
+  int forced;           /**< 1 when the caller named the row */
+  char why[400];        /**< why this row: the rule that chose it, or that it was forced */
+} sk_mix_zstep_choice;
+
+/** \brief Rows in the z-step kernel table. \return the count. */
+int sk_mix_zstep_kernel_count(void);
 
 /**
- * \brief Whether CUDA device `device` can be used.
- * \param device ordinal.
- * \param name receives its name (at most cap bytes, NUL-terminated), or NULL.
- * \param cap size of name.
- * \param err why not (no driver, no device, ordinal out of range).
- * \return 0 when it can.
+ * \brief A row's name, which says what its kernel does (`one-point-regs`, `transposed-two-tiles`, ...).
+ * \param row 0 to sk_mix_zstep_kernel_count() - 1.
+ * \return the name, or NULL for a row out of range.
  */
-int sk_mix_gpu_probe(int device, char *name, size_t cap, sk_mix_error *err);
+const char *sk_mix_zstep_kernel_name(int row);
+
+/**
+ * \brief What a row's kernel does and what it needs, in a line each.
+ * \param row 0 to sk_mix_zstep_kernel_count() - 1.
+ * \param needs 0: what it does; 1: what it needs.
+ * \return the text, or NULL for a row out of range.
+ */
+const char *sk_mix_zstep_kernel_text(int row, int needs);
+
+/**
+ * \brief Whether a row's kernel can run D and K with `warps` warps per block on a device of `caps`.
+ * \param row the row.
+ * \param d dimensions.
+ * \param k components.
+ * \param warps warps per block asked for (0: the row's default).
+ * \param caps the device's shared memory.
+ * \param why_not receives why not (at most cap bytes), or NULL.
+ * \param cap size of why_not.
+ * \return 1 when it fits, 0 when not (or the row is out of range).
+ */
+int sk_mix_zstep_kernel_fits(int row, int32_t d, int32_t k, int warps, const sk_mix_gpu_caps *caps, char *why_not,
+                             size_t cap);
+
+/**
+ * \brief The table's lookup: the row that runs the z-step for D and K, or the row named `name`, with
+ * its instance and launch shape. A pure function of its arguments (no CUDA call).
+ * \param d dimensions, 1 to #SK_MIX_MAX_D.
+ * \param k components, 1 to #SK_MIX_MAX_K.
+ * \param warps warps per block asked for, 0 to 8 (0: each row's default).
+ * \param caps the device's shared memory (sk_mix_gpu_caps_query()).
+ * \param name NULL or "": the table's choice; else a row's name.
+ * \param out receives the choice.
+ * \param err an unknown name (the message lists the names), or a row that does not fit (and why).
+ * \return 0 on success.
+ */
+int sk_mix_zstep_lookup(int32_t d, int32_t k, int warps, const sk_mix_gpu_caps *caps, const char *name,
+                        sk_mix_zstep_choice *out, sk_ex_error *err);
+
+/**
+ * \brief A device's shared memory, for sk_mix_zstep_lookup().
+ * \param device CUDA device ordinal.
+ * \param caps receives it.
+ * \param err a CUDA failure.
+ * \return 0 on success.
+ */
+int sk_mix_gpu_caps_query(int device, sk_mix_gpu_caps *caps, sk_ex_error *err);
+
+/** \brief The device state of one data set: points, assignments, table and statistics buffers. */
+typedef struct sk_mix_gpu sk_mix_gpu;
 
 /**
  * \brief Copies N x D standardized points to the device and allocates the rest for K components.
@@ -127,11 +192,12 @@ int sk_mix_gpu_probe(int device, char *name, size_t cap, sk_mix_error *err);
  * \param k components, 1 to #SK_MIX_MAX_K.
  * \param o options, or NULL for the defaults.
  * \param out receives the state; release with sk_mix_gpu_destroy().
- * \param err a bad option, no device, or a CUDA failure (out of device memory: how much was asked).
+ * \param err a bad option (an unknown z-step kernel, or one that does not fit D and K), no device, or a
+ *        CUDA failure (out of device memory: how much was asked).
  * \return 0 on success.
  */
 int sk_mix_gpu_create(const float *x, int64_t n, int32_t d, int32_t k, const sk_mix_gpu_options *o, sk_mix_gpu **out,
-                      sk_mix_error *err);
+                      sk_ex_error *err);
 
 /**
  * \brief The z-step: uploads the table and draws every z on the device (asynchronous on the state's
@@ -143,7 +209,7 @@ int sk_mix_gpu_create(const float *x, int64_t n, int32_t d, int32_t k, const sk_
  * \param err a CUDA failure.
  * \return 0 on success.
  */
-int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep, sk_mix_error *err);
+int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint64_t sweep, sk_ex_error *err);
 
 /**
  * \brief The statistics of the current z, computed on the device and copied to `out` (synchronises).
@@ -152,7 +218,7 @@ int sk_mix_gpu_zstep(sk_mix_gpu *g, const sk_mix_ztable *t, uint64_t seed, uint6
  * \param err a CUDA failure.
  * \return 0 on success.
  */
-int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_mix_error *err);
+int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_ex_error *err);
 
 /**
  * \brief Copies the current z to the host (synchronises).
@@ -161,7 +227,14 @@ int sk_mix_gpu_stats(sk_mix_gpu *g, sk_mix_stats *out, sk_mix_error *err);
  * \param err a CUDA failure.
  * \return 0 on success.
  */
-int sk_mix_gpu_copy_z(sk_mix_gpu *g, int32_t *z, sk_mix_error *err);
+int sk_mix_gpu_copy_z(sk_mix_gpu *g, int32_t *z, sk_ex_error *err);
+
+/**
+ * \brief The z-step kernel table's row that the state runs, as looked up when it was created.
+ * \param g the state.
+ * \return the choice (valid while the state is).
+ */
+const sk_mix_zstep_choice *sk_mix_gpu_zstep_choice(const sk_mix_gpu *g);
 
 /**
  * \brief The stream the state's work runs on (for timing it with events).

@@ -1,6 +1,7 @@
 // The GPU statistics kernels (stats_gpu.cuh describes them; stats.h defines the integers they sum).
 #include "gpu/stats_gpu.cuh"
-#include "samplekit/warp_scan.cuh"
+#include "samplekit/block_count_sort.cuh"
+#include "samplekit/warp_lane.cuh"
 #include "stats.h"
 
 namespace sk_mix_gpu_detail {
@@ -51,72 +52,40 @@ __global__ void __launch_bounds__(kStatsThreads) stats_atomic_kernel(stats_args 
 }
 
 // Shared memory of the sorted kernel, each part rounded to 16 bytes: the block's accumulators (K (2 D +
-// 1) integers, when they are the block's), the sorted slots (4 bytes a point), the K counters (then
-// cursors), the unsorted components (2 bytes a point).
+// 1) integers, when they are the block's), then the block count sort's arrays: the sorted slots (4 bytes a
+// point), the K key ends and its scratch (2 bytes a point): 6 bytes a point and 4 a component, as
+// before the sort was samplekit's.
 __host__ __device__ __forceinline__ size_t round16(size_t b) { return (b + 15u) / 16u * 16u; }
 __host__ __device__ __forceinline__ size_t acc_bytes(int32_t d, int32_t k) {
   return round16(sizeof(unsigned long long) * (size_t)k * (size_t)(2 * d + 1));
 }
 __host__ __device__ __forceinline__ size_t tile_bytes(int tile, int32_t k) {
-  return round16(4u * (size_t)tile) + round16(4u * (size_t)k) + round16(2u * (size_t)tile);
+  return round16(4u * (size_t)tile) + round16(4u * (size_t)k) + round16(SK_BLOCK_COUNT_SORT_SCRATCH_BYTES(tile));
 }
 
-// Tile t of the sorted kernel, step 1: the histogram of its components (`hist`, zeroed by the caller)
-// and the components kept for the scatter.
-__device__ __forceinline__ void tile_histogram(const int32_t *z, int cnt, uint32_t *hist, uint16_t *zc) {
-  for (int i = (int)threadIdx.x; i < cnt; i += (int)blockDim.x) {
-    const int32_t c = z[i];
-    zc[i] = (uint16_t)c;
-    atomicAdd(hist + c, 1u);
-  }
-}
-
-// Step 2, warp 0: the counts to the accumulators, and the histogram turned in place into the start
-// of each component's slots (an exclusive scan in chunks of 32, samplekit's warp scan).
-__device__ __forceinline__ void tile_starts(int32_t k, uint32_t *hist, unsigned long long *acc) {
-  const int lane = (int)(threadIdx.x & 31u);
-  uint32_t base = 0;
-  for (int32_t c0 = 0; c0 < k; c0 += 32) {
-    const int32_t c = c0 + lane;
-    const uint32_t h = c < k ? hist[c] : 0u;
-    const uint32_t start = base + sk_warp_exclusive_sum_u32(SK_FULL_MASK, h);
-    if (c < k) {
-      hist[c] = start;
-      if (h != 0u) atomicAdd(acc + c, (unsigned long long)h);
-    }
-    base += sk_warp_sum_u32(SK_FULL_MASK, h);
-  }
-}
-
-// Step 3: each point's slot, (component << 16) | offset, at its component's cursor. The order within a
-// component depends on the atomics' order; the integer sums below do not.
-__device__ __forceinline__ void tile_scatter(int cnt, const uint16_t *zc, uint32_t *cursor, uint32_t *sorted) {
-  for (int i = (int)threadIdx.x; i < cnt; i += (int)blockDim.x) {
-    const uint32_t c = zc[i];
-    sorted[atomicAdd(cursor + c, 1u)] = (c << 16) | (uint32_t)i;
-  }
-}
-
-// Step 4, one warp: the sorted slots [s0, s1), one component's segment at a time (a segment ends where
-// the component's slots end, `ends[c]`, or at s1). Lane (sub, jl) = (lane / DL, lane % DL), DL = min(D,
+// One warp walks the sorted slots [s0, s1), one component's segment at a time (a segment ends where the
+// component's slots end, `ends[c]`, or at s1). Lane (sub, jl) = (lane / DL, lane % DL), DL = min(D,
 // 32): the warp takes P = 32 / DL points a step, lane sub of them, dimension j0 + jl, and sums X and XX
 // in registers, 8 steps a batch (8 independent loads in flight); the P lanes of a dimension then add
 // their sums by shuffles and one lane adds the total to the accumulators (kShared: `acc` is known to be
-// shared memory, where a 64-bit add is a compare-and-swap loop; else one global atomic). The trip counts
-// depend only on the segment, so the warp never diverges inside it. D > 32: one pass per 32 dimensions.
+// shared memory, where a 64-bit add is a compare-and-swap loop; else one global atomic). Lane 0 adds the
+// segment's length to the component's count on the first pass: a tile's segments of one component
+// add up to its count there. The trip counts depend only on the segment, so the warp never diverges
+// inside it. D > 32: one pass per 32 dimensions.
 template <bool kShared>
 __device__ __forceinline__ void tile_walk(const uint32_t *sorted, const uint32_t *ends, int s0, int s1, const float *xt,
                                           int32_t d, int32_t k, double scale1, double scale2,
                                           unsigned long long *acc) {
-  const int lane = (int)(threadIdx.x & 31u), dl = d < 32 ? (int)d : 32, p = 32 / dl;
+  const int lane = sk_lane_id(), dl = d < 32 ? (int)d : 32, p = 32 / dl;
   const int sub = lane / dl, jl = lane - sub * dl;
   const size_t kd = (size_t)k * (size_t)d;
   for (int32_t j0 = 0; j0 < d; j0 += 32) {
     const int32_t j = j0 + jl;
     const bool mine = sub < p && j < d;
     for (int s = s0; s < s1;) {
-      const uint32_t c = sorted[s] >> 16;
+      const uint32_t c = sk_block_count_sort_slot_key(sorted[s]);
       const int end = (int)ends[c] < s1 ? (int)ends[c] : s1;
+      if (j0 == 0 && lane == 0) atomicAdd(acc + c, (unsigned long long)(end - s));
       unsigned long long sx = 0ull, sxx = 0ull;
       for (int b = s; b < end; b += p * kWalkBatch) {
         float v[kWalkBatch];
@@ -124,12 +93,15 @@ __device__ __forceinline__ void tile_walk(const uint32_t *sorted, const uint32_t
         for (int u = 0; u < kWalkBatch; ++u) {
           const int slot = b + u * p + sub;
           // X(+0) = XX(+0) = 0: the lanes past the segment add nothing
-          v[u] = mine && slot < end ? __ldg(xt + (size_t)(sorted[slot] & 0xffffu) * (size_t)d + (size_t)j) : 0.0f;
+          v[u] = mine && slot < end
+                     ? __ldg(xt + (size_t)sk_block_count_sort_slot_item(sorted[slot]) * (size_t)d + (size_t)j)
+                     : 0.0f;
         }
 #pragma unroll
         for (int u = 0; u < kWalkBatch; ++u) add_terms(v[u], scale1, scale2, sx, sxx);
       }
-      // Lane sub gathers sub + o for o = 1, 2, 4, ... (tree over the P lanes of dimension jl).
+      // Lane sub gathers sub + o for o = 1, 2, 4, ... (tree over the P lanes of dimension jl). Raw
+      // shuffles: samplekit's warp sums are of 32-bit values, and these are 64-bit.
       for (int o = 1; o < p; o <<= 1) {
         const unsigned long long ox = __shfl_down_sync(SK_FULL_MASK, sx, o * dl);
         const unsigned long long oxx = __shfl_down_sync(SK_FULL_MASK, sxx, o * dl);
@@ -145,7 +117,7 @@ __device__ __forceinline__ void tile_walk(const uint32_t *sorted, const uint32_t
 }
 
 // The sorted kernel (stats_gpu.cuh). Shared memory: the accumulators (kShared), then the sorted slots,
-// the counters (then the cursors, then each component's end) and the unsorted components of a tile.
+// the key ends and the count sort's scratch of a tile.
 template <bool kShared>
 __global__ void __launch_bounds__(kStatsThreads, 2) stats_sorted_kernel(stats_args a, int tile) {
   extern __shared__ uint4 smem4[];
@@ -155,8 +127,8 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_sorted_kernel(stats_ar
   unsigned long long *const sh = reinterpret_cast<unsigned long long *>(base);
   unsigned long long *const acc = kShared ? sh : a.out;
   uint32_t *const sorted = reinterpret_cast<uint32_t *>(base + skip);
-  uint32_t *const hist = reinterpret_cast<uint32_t *>(base + skip + round16(4u * (size_t)tile));
-  uint16_t *const zc = reinterpret_cast<uint16_t *>(base + skip + round16(4u * (size_t)tile) + round16(4u * (size_t)k));
+  uint32_t *const ends = reinterpret_cast<uint32_t *>(base + skip + round16(4u * (size_t)tile));
+  void *const scratch = base + skip + round16(4u * (size_t)tile) + round16(4u * (size_t)k);
   if (kShared)
     for (size_t i = threadIdx.x; i < words; i += blockDim.x) sh[i] = 0ull;  // visible after the first barrier
   const int warps = (int)(blockDim.x / 32u), warp = (int)(threadIdx.x / 32u);
@@ -165,16 +137,10 @@ __global__ void __launch_bounds__(kStatsThreads, 2) stats_sorted_kernel(stats_ar
     const int64_t p0 = t * (int64_t)tile;
     const int cnt = a.n - p0 < tile ? (int)(a.n - p0) : tile;
     __syncthreads();  // the previous tile's walk has read `sorted` and the ends
-    for (int i = (int)threadIdx.x; i < k; i += (int)blockDim.x) hist[i] = 0u;
-    __syncthreads();
-    tile_histogram(a.z + p0, cnt, hist, zc);
-    __syncthreads();
-    if (threadIdx.x < 32) tile_starts(k, hist, acc);
-    __syncthreads();
-    tile_scatter(cnt, zc, hist, sorted);  // afterwards hist[c] is the end of component c's slots
-    __syncthreads();
+    sk_block_count_sort_u32((int)threadIdx.x, (int)blockDim.x, scratch, reinterpret_cast<const uint32_t *>(a.z + p0),
+                            cnt, k, ends, sorted);
     const int per = (cnt + warps - 1) / warps, s0 = warp * per, s1 = s0 + per < cnt ? s0 + per : cnt;
-    tile_walk<kShared>(sorted, hist, s0, s1, a.x + (size_t)p0 * (size_t)d, d, k, a.scale1, a.scale2, acc);
+    tile_walk<kShared>(sorted, ends, s0, s1, a.x + (size_t)p0 * (size_t)d, d, k, a.scale1, a.scale2, acc);
   }
   if (kShared) flush_block(sh, words, a.out);
 }

@@ -16,11 +16,11 @@ namespace sk_mix_gpu_detail {
 
 /* The statistics kernels (sk_mix_gpu_options.stats_kernel):
    - kStatsSorted (the default): a block takes a tile of points, sorts them by component in shared
-     memory (a counting sort: a histogram of z, its scan, a scatter), then each warp walks a run of the
-     sorted points one component's segment at a time, a lane per dimension (32 / D points a step when
-     D < 32), summing in registers and adding the sums to the component's accumulators once per
-     segment: about two accumulator updates per (component, dimension, tile, warp) instead of two per
-     element.
+     memory (samplekit's block counting sort, sk_block_count_sort_u32: a histogram of z, its scan, a
+     scatter), then each warp walks a run of the sorted points one component's segment at a time, a
+     lane per dimension (32 / D points a step when D < 32), summing in registers and adding the sums
+     (and the segment's length, the count) to the component's accumulators once per segment: about two
+     accumulator updates per (component, dimension, tile, warp) instead of two per element.
    - kStatsAtomic: two 64-bit atomics per element (point, dimension), consecutive elements to
      consecutive threads (the first version; the baseline of the benchmark). */
 enum { kStatsSorted = 0, kStatsAtomic = 1 };

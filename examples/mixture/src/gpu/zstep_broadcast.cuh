@@ -1,8 +1,9 @@
 /*
- * The broadcast z-step kernels' building blocks (zstep_gpu.cu holds the kernels, their dispatch and
- * planning): the tile's trees (minimum, sum, search) in registers, the chains' accumulation from the
- * packed table, the tile's weights and reservoir step, the points' loads and the table's staging.
- * Internal to sk-mixture's CUDA part: C++, device code only.
+ * The broadcast z-step kernels' building blocks (zstep_gpu.cu holds the kernels and their launch,
+ * zstep_table.cu the choice of a kernel): the chains' accumulation from the packed table, the tile's
+ * weights and reservoir step (samplekit's thread-tile sampler: the tile's trees, its minimum, sum and
+ * search, stay in registers), the points' loads and the table's staging. Internal to sk-mixture's
+ * CUDA part: C++, device code only.
  */
 #ifndef SK_MIX_ZSTEP_BROADCAST_CUH
 #define SK_MIX_ZSTEP_BROADCAST_CUH
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "samplekit/rng.cuh"
+#include "samplekit/thread_tile_sample.h"
 #include "zstep.h"
 
 namespace sk_mix_gpu_detail {
@@ -22,74 +24,11 @@ namespace sk_mix_gpu_detail {
 // log-weights), their minimum, exponentials and tree sum stay in the thread's registers: no shuffle,
 // no transposition. The arithmetic is zstep.h's, operation for operation (q from -c, j in order;
 // padding dimensions, with x = 0, s = 0 and -ms = 0, give fma(0, 0, q) = q, or +0 for q = -0: a zero
-// whose sign no later operation sees).
-
-// The two operations the tile's trees combine with: the minimum and the rounded sum.
-struct bc_min_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return fminf(a, b); }
-};
-struct bc_add_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return __fadd_rn(a, b); }
-};
-
-// One level of a tree in place: a[i] = op(a[2i], a[2i+1]) for i < CNT, then the level above (the trip
-// counts are template arguments, so that every index is known at compile time and a stays in registers).
-template <int CNT, typename Op, int N>
-__device__ __forceinline__ void bc_tree_levels(float (&a)[N], Op op) {
-#pragma unroll
-  for (int i = 0; i < CNT; ++i) a[i] = op(a[2 * i], a[2 * i + 1]);
-  if constexpr (CNT > 1) bc_tree_levels<CNT / 2>(a, op);
-}
-
-// op over the tile's first W values by a tree, pairs first (5 steps of latency instead of 31), in
-// registers. For the minimum of the chains the order can only change the sign of a zero minimum, which
-// no later operation sees (2^(+-0) = 1, and h - q, the reservoir's comparisons and differences are the
-// same for either zero), so the draws are the CPU's; for the sum it is sk_mix_tree_sum32() of the tile
-// with its values past W at +0 (adding +0 to a sum >= +0 changes nothing).
-template <int W, typename Op>
-__device__ __forceinline__ float bc_tile_reduce(const float (&v)[32], Op op) {
-  float a[W];
-#pragma unroll
-  for (int i = 0; i < W; ++i) a[i] = v[i];
-  bc_tree_levels<W / 2>(a, op);
-  return a[0];
-}
-
-// The levels of the tree over node[0, W): the level of CNT entries at 2 W - 2 CNT (pairs at W, ...).
-template <int W, int CNT>
-__device__ __forceinline__ void bc_build_levels(float (&node)[2 * W - 1]) {
-  constexpr int lo = 2 * W - 2 * CNT, below = 2 * W - 4 * CNT;
-#pragma unroll
-  for (int i = 0; i < CNT; ++i) node[lo + i] = __fadd_rn(node[below + 2 * i], node[below + 2 * i + 1]);
-  if constexpr (CNT > 1) bc_build_levels<W, CNT / 2>(node);
-}
-
-// One step of the search down the tree: the children sit on the level of CNT entries; n < CNT / 2.
-template <int W, int CNT>
-__device__ __forceinline__ void bc_descend(const float (&node)[2 * W - 1], float u, float &base, int &n) {
-  constexpr int lo = 2 * W - 2 * CNT;
-  float left = node[lo], right = node[lo + 1];
-#pragma unroll
-  for (int c = 1; c < CNT / 2; ++c)
-    if (n == c) left = node[lo + 2 * c], right = node[lo + 2 * c + 1];
-  n = sk_mix_tree_step(left, right, u, &base, n);
-  if constexpr (CNT < W) bc_descend<W, CNT * 2>(node, u, base, n);
-}
-
-// sk_mix_tree_search32() of v with v[W..31] = +0, with registers only: above the W-leaf subtree every
-// right half is 0, so the search goes left there with base +0 and starts at the subtree's root. The
-// nodes a level needs are picked by comparisons (n is not known at compile time).
-template <int W>
-__device__ __forceinline__ int bc_tree_search(const float (&v)[32], float u) {
-  float node[2 * W - 1];
-#pragma unroll
-  for (int i = 0; i < W; ++i) node[i] = v[i];
-  bc_build_levels<W, W / 2>(node);
-  float base = 0.0f;
-  int n = 0;
-  bc_descend<W, 2>(node, u, base, n);
-  return n;
-}
+// whose sign no later operation sees). The tile's minimum is taken along samplekit's tree, pairs first
+// (5 steps of latency instead of 31), where the CPU's runs left to right: the order can only change
+// the sign of a zero minimum, which no later operation sees (2^(+-0) = 1, and h - q, the reservoir's
+// comparisons and differences are the same for either zero), so the draws are the CPU's. A tile W = 8
+// or 16 wide sums and searches what the 32-wide tile with its values past W at +0 would.
 
 // The chains' starts for tile b: -c for the present components (the packed table holds -c), +inf
 // (log-weight -inf) for the absent ones (the table holds +inf there too; the partial code sets them
@@ -150,7 +89,8 @@ __device__ __forceinline__ void bc_accumulate(const float *tile, int row, int j0
   }
 }
 
-// Tile b's chains for the P points with the dimensions outside and the components inside (variant 3):
+// Tile b's chains for the P points with the dimensions outside and the components inside (row
+// two-point-dims-outside):
 // per pair of dimensions each point's two values come from its slot of shared memory (`xs`, float2
 // pairs `xstride` apart) and every present component's 16-byte load serves the P points. Each chain
 // still takes its dimensions in order, so the values are bc_accumulate()'s; only the points' D values
@@ -160,7 +100,7 @@ __device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, in
                                                            float (&q)[P][32]) {
   // Not unrolled: the components' loop alone is 32 (1 + 4 P) instructions, and unrolling the pairs
   // of dimensions too made the kernel larger than the instruction cache keeps for four warps a
-  // scheduler (measured: "no instruction" stalls 1.8 per issued instruction).
+  // scheduler (its warps then stalled waiting for instructions).
   // The points' values of the next pair of dimensions are loaded while this pair's FMAs run.
   float2 xv[P];
 #pragma unroll
@@ -193,27 +133,26 @@ __device__ __forceinline__ void bc_accumulate_dims_outside(const float *tile, in
 // the smallest chain; tb the weights' tree sum. kTest: +0 past r by a test per component (kFull
 // aside); without it the components past r, whose chains are +inf (bc_init_chains()), get 2^-inf = +0
 // from the exponential itself. The tests became a branch around each exponential, which ran them one
-// after the other: without them the register kernel's partial tiles run 1 to 8% faster with one or
-// two points a thread and the values in registers (variants 1 and 2); with the dimensions outside
-// (variant 3) and in the chunk kernel they stay, where dropping them cost 2 to 4% (more spills;
-// bench/RESULTS.md).
+// after the other, so the register kernels with the values in registers (rows one-point-regs and
+// two-point-regs) drop them; with the dimensions outside (two-point-dims-outside) and in the chunk
+// kernels they stay, where dropping them cost more spills than it saved.
 template <int W, bool kFull, bool kTest = true>
 __device__ __forceinline__ void bc_tile_weights(int r, float (&q)[32], float &hb, float &tb) {
-  hb = bc_tile_reduce<W>(q, bc_min_op{});
+  hb = sk_thread_tile_min_f32(q, W);
 #pragma unroll
   for (int i = 0; i < W; ++i)
-    q[i] = (kFull || !kTest || i < r) ? sk_mix_exp2_neg(__fsub_rn(hb, q[i])) : 0.0f;
-  tb = bc_tile_reduce<W>(q, bc_add_op{});
+    q[i] = (kFull || !kTest || i < r) ? sk_tile_exp2_neg_f32(__fsub_rn(hb, q[i])) : 0.0f;
+  tb = sk_thread_tile_sum_f32(q, W);
 }
 
 // The rest of tile b for one point, given its chains q (absent components +inf): minimum, weights,
 // tree sum, the reservoir's step; the tile's weights go to `kept` when the reservoir takes it.
 template <int W, bool kFull>
-__device__ __forceinline__ void bc_finish_tile(int r, int b, float (&q)[32], sk_mix_reservoir &res, float ub,
-                                               float (&kept)[32]) {
+__device__ __forceinline__ void bc_finish_tile(int r, int b, float (&q)[32], sk_thread_tile_reservoir_f32 &res,
+                                               float ub, float (&kept)[32]) {
   float hb, tb;
   bc_tile_weights<W, kFull>(r, q, hb, tb);
-  if (sk_mix_reservoir_step(&res, b, hb, tb, ub)) {
+  if (sk_thread_tile_reservoir_step_f32(&res, b, hb, tb, ub)) {
 #pragma unroll
     for (int i = 0; i < 32; ++i) kept[i] = i < W ? q[i] : 0.0f;
   }
@@ -288,10 +227,11 @@ __device__ __forceinline__ void bc_stage(const float *packed, int32_t k_pad, int
 // with one tile (`single`) nothing is stored: the tile's weights stay in q for the search.
 template <int W, bool kFull, bool kTest = true>
 __device__ __forceinline__ void bc_finish_tile_shared(int r, int b, bool single, float (&q)[32],
-                                                      sk_mix_reservoir &res, float ub, float4 *kept, int stride) {
+                                                      sk_thread_tile_reservoir_f32 &res, float ub, float4 *kept,
+                                                      int stride) {
   float hb, tb;
   bc_tile_weights<W, kFull, kTest>(r, q, hb, tb);
-  if (sk_mix_reservoir_step(&res, b, hb, tb, ub) && !single) {
+  if (sk_thread_tile_reservoir_step_f32(&res, b, hb, tb, ub) && !single) {
 #pragma unroll
     for (int v = 0; v < 8; ++v)
       kept[v * stride] = make_float4(4 * v < W ? q[4 * v] : 0.0f, 4 * v + 1 < W ? q[4 * v + 1] : 0.0f,
@@ -303,8 +243,9 @@ __device__ __forceinline__ void bc_finish_tile_shared(int r, int b, bool single,
 // values in x, or with kDimsOutside in their slots of shared memory, xs).
 template <int JX, int W, bool kFull, int P, bool kDimsOutside>
 __device__ __forceinline__ void bc_regs_tile(const float *tab, const float *cs, int b, int r, bool single,
-                                             const float (&x)[P][JX], const float2 *xs, sk_mix_reservoir (&res)[P],
-                                             const sk_f32x4 (&u4)[P], float (&q)[P][32], float4 *kept, int stride) {
+                                             const float (&x)[P][JX], const float2 *xs,
+                                             sk_thread_tile_reservoir_f32 (&res)[P], const sk_f32x4 (&u4)[P],
+                                             float (&q)[P][32], float4 *kept, int stride) {
   bc_init_chains<W, kFull>(cs + b * 32, r, q[0]);
 #pragma unroll
   for (int p = 1; p < P; ++p)

@@ -23,10 +23,6 @@
 
 namespace sk_mix_gpu_detail {
 
-// Floats a point's row of chains takes in the warp's buffer: 64 and 4 of padding, so that the 8
-// lanes of each phase of a 16-byte load (rows 272 bytes apart) cover the 32 banks once.
-constexpr int kTrRow = 68;
-
 // One chain step pair: dimensions j and j + 1 of a component (v: s_j, -ms_j, s_(j+1), -ms_(j+1)).
 __device__ __forceinline__ float tr_chain2(float q, float x0, float x1, const float4 &v) {
   float t = __fmaf_rn(x0, v.x, v.y);
@@ -118,9 +114,8 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
   if constexpr (kPermuted) {
     // All 32 points unrolled, by their class s % 8 (the row's permutation), so that every store's
     // place is the lane's place for its class plus a constant; two points of a class at a time, their
-    // four chains interleaved (each still takes its dimensions in order). At K = 512, D = 16 (H200,
-    // bench/RESULTS.md): 9.60 to 9.64 ms, against 9.77 to 9.79 a point at a time and 9.93 to 9.98
-    // with the classes in a loop unrolled twice.
+    // four chains interleaved (each still takes its dimensions in order), which kept the FMA pipes
+    // busier than a point at a time or the classes in a loop.
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       float2 *const at = reinterpret_cast<float2 *>(qs + j * kRow) + (lane ^ (j << 1));
@@ -132,9 +127,8 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
       }
     }
   } else if constexpr (kPairs) {
-    // Two points at a time, their four chains interleaved: at K = 128 and 256, D = 16, 3% faster in
-    // the kernel in passes; in the transposed kernel no faster at K = 64 and 0.7% slower at K = 33
-    // (H200, bench/RESULTS.md).
+    // Two points at a time, their four chains interleaved: faster in the kernel in passes, not in the
+    // two-tile kernel (which takes the loop below).
 #pragma unroll 4
     for (int s = 0; s < 32; s += 2) {
       const float4 *xa = reinterpret_cast<const float4 *>(xs + s * JX);
@@ -143,9 +137,8 @@ __device__ __forceinline__ void tr_chains(const float4 *smem4, const float *cs, 
                          reinterpret_cast<float2 *>(qs + (s + 1) * kRow)[lane]);
     }
   } else {
-    // Unrolled 8 times: against 4, with the sparse draws, K = 64 1.8% faster at D = 16, 3% at D = 12,
-    // 1% at D = 8 and 4, and no slower elsewhere (K = 33 to 56, overlapping data); 16 and 32 were
-    // faster still at K = 64 but slower at K = 33 and on overlapping data (H200, bench/RESULTS.md).
+    // Unrolled 8 times: the best of 4, 8, 16 and 32 over two-tile counts and both sparse and dense
+    // data.
 #pragma unroll 8
     for (int s = 0; s < 32; ++s) {
       const float4 *xr = reinterpret_cast<const float4 *>(xs + s * JX);

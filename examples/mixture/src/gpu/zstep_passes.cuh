@@ -1,7 +1,7 @@
 /*
- * The transposed z-step kernel in passes (variant 6 of zstep_gpu.cuh): for three tiles or more (K > 64)
- * and D <= 16, with the table in shared memory. Included by zstep_gpu.cu only. Internal to sk-mixture's
- * CUDA part: C++, device code only.
+ * The transposed z-step kernel in passes (rows transposed-passes and transposed-passes-permuted of the
+ * table, zstep_table.cu): for three tiles or more (K > 64) and D <= 16, with the table in shared memory.
+ * Included by zstep_gpu.cu only. Internal to sk-mixture's CUDA part: C++, device code only.
  *
  * It is the transposed kernel (zstep_transposed.cuh) with a pass per two tiles: for a warp's 32 points,
  * pass p computes the chains of components 64 p to 64 p + 63 (lane t holds 64 p + 2 t and 64 p + 2 t
@@ -16,11 +16,10 @@
  * rows and chain starts of +inf in the packed table; a last pass without a second tile does not step
  * the reservoir over it.
  * Where the transposed kernel's padded rows of chains would cost a warp (K = 512, D = 16: 15 warps),
- * the rows are unpadded and permuted instead (ps_row_floats()), and the chains' phase is unrolled
- * over the 32 points. Either way it interleaves two points' chains (zstep_chains.cuh's
- * tr_chains()). At K = 512, D = 16 (H200, bench/RESULTS.md): 9.6 ms, against 12.0 for variant 2; the
- * chains' phase alone takes about 7.7 ms of it (1.58x the FMA bound; the draws, eight passes of sparse
- * tiles, the rest).
+ * the rows are unpadded and permuted instead (ps_row_floats(); the permuted row), and the chains'
+ * phase is unrolled over the 32 points. Either way it interleaves two points' chains
+ * (zstep_chains.cuh's tr_chains()). Most of its time is the chains' phase; bench/RESULTS.md has the
+ * split.
  */
 #ifndef SK_MIX_ZSTEP_PASSES_CUH
 #define SK_MIX_ZSTEP_PASSES_CUH
@@ -38,19 +37,6 @@
 #include "zstep.h"
 
 namespace sk_mix_gpu_detail {
-
-// A point's row of chains: padded to 68 floats as in the transposed kernel (kTrRow), or, where that
-// costs a warp (K = 512, D = 16: 15 warps instead of 16), 64 floats with the rows' 16-byte vectors
-// permuted, vector v of point t at v ^ (t % 8) (kPermuted): either way the 8 lanes of each phase of a
-// warp's 16-byte loads (lane t, its row t, the same v) cover the 32 banks once. The permutation costs
-// 1.5 to 3.5% where it gains no warp (K = 128 and 256 at D = 16, 512 at D = 8; H200, bench/RESULTS.md).
-__host__ __device__ constexpr int ps_row_floats(bool permuted) { return permuted ? 64 : kTrRow; }
-
-// Shared bytes per warp: one staging buffer of the 32 points' values (JX floats each), their rows of
-// chains.
-__host__ __device__ constexpr size_t ps_shared_per_warp(int jx, bool permuted) {
-  return sizeof(float) * 32u * (size_t)(jx + ps_row_floats(permuted));
-}
 
 // The lane's row by its 16-byte vectors: vector v of the pass's first tile at at[v], of the second at
 // at[v] + 8 (fixed for the kernel: computed once).
@@ -77,32 +63,34 @@ __device__ __forceinline__ void ps_load_tile(const ps_row &r, int half, float (&
 // A pass's draw for the lane's point: tiles b and b + 1 (`two`: the second exists) from its row of
 // chains, by the dense code. A tile the reservoir takes is searched at once (`u0`: the search's uniform).
 __device__ __forceinline__ void ps_draw_dense(const ps_row &rv, int b, bool two, float u0, float ua,
-                                              float ub, sk_mix_reservoir &res, int &pos) {
+                                              float ub, sk_thread_tile_reservoir_f32 &res, int &pos) {
   float q[32], hb, tb;
   ps_load_tile(rv, 0, q);
   bc_tile_weights<32, true>(32, q, hb, tb);
-  if (sk_mix_reservoir_step_as(&res, b, hb, tb, ua, 1)) pos = bc_tree_search<32>(q, __fmul_rn(u0, tb));
+  if (sk_thread_tile_reservoir_step_select_f32(&res, b, hb, tb, ua))
+    pos = sk_thread_tile_search_f32(q, 32, __fmul_rn(u0, tb));
   if (!two) return;
   ps_load_tile(rv, 1, q);
   bc_tile_weights<32, true>(32, q, hb, tb);
-  if (sk_mix_reservoir_step_as(&res, b + 1, hb, tb, ub, 1)) pos = bc_tree_search<32>(q, __fmul_rn(u0, tb));
+  if (sk_thread_tile_reservoir_step_select_f32(&res, b + 1, hb, tb, ub))
+    pos = sk_thread_tile_search_f32(q, 32, __fmul_rn(u0, tb));
 }
 
 // The same by the sparse tiles (zstep_sparse.cuh), when no lane of the warp has more than kSparseMax
 // components tested in in either tile; else false in every lane, nothing changed. Every lane of the
 // warp calls it.
-__device__ __forceinline__ bool ps_draw_sparse(const ps_row &rv, const float *row, int sw, int b, bool two, float u0, float ua,
-                                               float ub, sk_mix_reservoir &res, int &pos) {
+__device__ __forceinline__ bool ps_draw_sparse(const ps_row &rv, const float *row, int sw, int b, bool two, float u0,
+                                               float ua, float ub, sk_thread_tile_reservoir_f32 &res, int &pos) {
   float h0, h1 = sk_mix_pos_inf();
   unsigned in0, in1 = 0u;
   {
     float q[32];
     ps_load_tile(rv, 0, q);
-    h0 = bc_tile_reduce<32>(q, bc_min_op{});
+    h0 = sk_thread_tile_min_f32(q, 32);
     in0 = ~sparse_out(q, h0);
     if (two) {
       ps_load_tile(rv, 1, q);
-      h1 = bc_tile_reduce<32>(q, bc_min_op{});
+      h1 = sk_thread_tile_min_f32(q, 32);
       in1 = ~sparse_out(q, h1);
     }
   }
@@ -111,8 +99,8 @@ __device__ __forceinline__ bool ps_draw_sparse(const ps_row &rv, const float *ro
   sparse_tile t0, t1;
   sparse_tiles_init(t0, t1, in0, in1, h0, h1, row, row + 32, count, sw << 2);
   const float s0 = sparse_sum(t0), s1 = sparse_sum(t1);
-  const bool took0 = sk_mix_reservoir_step_as(&res, b, h0, s0, ua, 1) != 0;
-  const bool took1 = two && sk_mix_reservoir_step_as(&res, b + 1, h1, s1, ub, 1) != 0;
+  const bool took0 = sk_thread_tile_reservoir_step_select_f32(&res, b, h0, s0, ua) != 0;
+  const bool took1 = two && sk_thread_tile_reservoir_step_select_f32(&res, b + 1, h1, s1, ub) != 0;
   if (took0 || took1) pos = sparse_search(sparse_pick(took1, t0, t1), __fmul_rn(u0, res.t_sel), res.t_sel);
   return true;
 }
@@ -140,7 +128,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_passes_ke
     tr_points_wait();
     __syncwarp();  // the points are in xs
     const int64_t point = first + lane;
-    sk_mix_reservoir res;
+    sk_thread_tile_reservoir_f32 res;
     int pos = 0;
     float u0 = 0.0f;
     sk_f32x4 u4;

@@ -1,23 +1,23 @@
 /*
  * The z-step's sparse tiles: a tile's weights, tree sum and search from the few components whose
  * weights can be more than +0, with the values of the dense code (zstep.h, zstep_broadcast.cuh) to the
- * last bit. Used by the transposed kernel (zstep_transposed.cuh). Internal to sk-mixture's CUDA part:
- * C++, device code only.
+ * last bit. Used by the transposed kernels (zstep_transposed.cuh, zstep_passes.cuh). Internal to
+ * sk-mixture's CUDA part: C++, device code only.
  *
- * Why. A weight is e_i = sk_mix_exp2_neg(h - q_i), and sk_mix_exp2_neg() gives exactly +0 below -125.
- * With well-separated components a point has one or two components within 2^-125 of its largest
- * weight in a tile, and the rest are +0 (bench/RESULTS.md: 1.09 a tile on average at K = 64, 1.3 to
- * 1.5 at K = 512). The dense code spends about 17 instructions on each component after its chain (the
+ * Why. A weight is e_i = sk_tile_exp2_neg_f32(h - q_i), which is exactly +0 below -125. With
+ * well-separated components a point has one or two components within 2^-125 of its largest weight in
+ * a tile, and the rest are +0 (bench/RESULTS.md has the counts). The dense code spends about 17
+ * instructions on each component after its chain (the
  * difference, the exponential, the tree's sum and the search's share); here a tile costs its minimum, a
  * test a component, and the exponentials, sum and search of at most kSparseMax components.
  *
  * Exactness. The components tested in are a superset of those with h - q_i >= -125 (q_i <= h + 126,
- * the bound rounded up), so every weight left out is one that sk_mix_exp2_neg() makes +0, and those
- * tested in get sk_mix_exp2_neg() itself. The tree's sum with +0 leaves is the tree over the others
+ * the bound rounded up), so every weight left out is one that sk_tile_exp2_neg_f32() makes +0, and those
+ * tested in get sk_tile_exp2_neg_f32() itself. The tree's sum with +0 leaves is the tree over the others
  * with the same pairing: a subtree of +0 leaves sums to +0, and s + (+0) = s exactly for s >= +0. So a
  * tile's sum is found from its few weights by the shape of the tree above them: sorted positions p_0 <
  * p_1 < ... meet at level lvl(p_j, p_(j+1)), the highest bit in which they differ, and the pair that meets
- * highest is the split at the top. The search (sk_mix_tree_search32()) goes down into the side with the
+ * highest is the split at the top. The search (sk_thread_tile_search_f32()) goes down into the side with the
  * point: above the top split one side is empty, whose sum is +0 (it goes toward the other side with its
  * base unchanged: u >= base + 0, and base + 0 = base), and at each split it compares with the same
  * rounded sums as the dense search. Positions past the last are 32 with weight +0: lvl(p, 32) = 5, above
@@ -34,8 +34,8 @@
 namespace sk_mix_gpu_detail {
 
 // The most components a tile may have tested in for the sparse path; a warp with more in any lane's
-// tile takes the dense one. With 4, that is about 1 group of 32 points in 1,000 at K = 64 on the
-// benchmark's data (Nsight Compute; the histogram of counts is in bench/RESULTS.md).
+// tile takes the dense one. 4 leaves few groups of well-separated data to the dense path
+// (bench/RESULTS.md has the histogram of counts).
 constexpr int kSparseMax = 4;
 
 // A tile's components tested in: positions ascending (32 past the last), their weights (+0 past the
@@ -68,7 +68,7 @@ __device__ __forceinline__ unsigned sparse_out(const float (&q)[32], float h) {
 __device__ __forceinline__ void sparse_entry(unsigned &in, float h, const float *row, int swz, int &p, float &e) {
   p = __clz((int)in);                                   // 32 when none is left
   in ^= __funnelshift_rc(0x80000000u, 0u, (unsigned)p);  // 0 for 32
-  const float w = sk_mix_exp2_neg(__fsub_rn(h, row[(p & 31) ^ swz]));
+  const float w = sk_tile_exp2_neg_f32(__fsub_rn(h, row[(p & 31) ^ swz]));
   e = p < 32 ? w : 0.0f;
 }
 
@@ -118,7 +118,7 @@ __device__ __forceinline__ int sparse_top(const sparse_tile &t) {
   return t.l[0] > t.l[1] && t.l[0] > t.l[2] ? 0 : t.l[2] > t.l[0] && t.l[2] > t.l[1] ? 2 : 1;
 }
 
-// The tile's tree sum (sk_mix_tree_sum32() of its 32 weights).
+// The tile's tree sum (sk_thread_tile_sum_f32() of its 32 weights).
 __device__ __forceinline__ float sparse_sum(const sparse_tile &t) {
   const int top = sparse_top(t);
   if (top == 0) return __fadd_rn(t.e[0], sparse_sum3(t, 1));
@@ -143,7 +143,7 @@ __device__ __forceinline__ int sparse_search3(const sparse_tile &t, int j, float
   return sparse_search2(t, j, u, base);
 }
 
-// sk_mix_tree_search32() of the tile's weights for u (>= 0), whose tree sum is `sum`: where u falls.
+// sk_thread_tile_search_f32() of the tile's weights for u (>= 0), whose tree sum is `sum`: where u falls.
 // A tile whose weights are all +0 gives 0, as the dense search does (it goes left at every level).
 __device__ __forceinline__ int sparse_search(const sparse_tile &t, float u, float sum) {
   if (!(sum > 0.0f)) return 0;

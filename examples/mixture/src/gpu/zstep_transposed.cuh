@@ -1,10 +1,11 @@
 /*
- * The transposed z-step kernel (variant 5 of zstep_gpu.cuh): for exactly two tiles (K = 33 to 64) and
- * D <= 16. Included by zstep_gpu.cu only. Internal to sk-mixture's CUDA part: C++, device code only.
+ * The transposed z-step kernel (row transposed-two-tiles of the table, zstep_table.cu): for exactly two
+ * tiles (K = 33 to 64) and D <= 16. Included by zstep_gpu.cu only. Internal to sk-mixture's CUDA part:
+ * C++, device code only.
  *
  * The broadcast kernels keep a point in each thread and load every table entry from shared memory as
- * they use it: 4 of the 61 instructions a (point, component) are those loads at D = 16, and the
- * chains' loop waits on them (the registers that loading ahead needs are the chains'). Here each warp
+ * they use it, and the chains' loop waits on those loads (the registers that loading ahead needs are
+ * the chains'). Here each warp
  * takes 32 points at a time and works in two phases, with the table in registers:
  * - the chains: lane t holds components 2 t and 2 t + 1 (their s and -ms for all D dimensions, 4 D
  *   registers) and walks the 32 points, whose values the warp has staged in shared memory (one
@@ -21,13 +22,7 @@
  *   that dense data pays for the test about once in 9 groups.
  * The next 32 points are copied into a second staging buffer (cp.async) while these are drawn. The
  * arithmetic of each chain is zstep.h's (q from -c, dimensions in order) and the rest is the broadcast
- * kernels', so the draws are the CPU's. Per (point, component) at K = 64, D = 16 with the dense draws:
- * 57 instructions (Nsight Compute, 1.13 G warp instructions a z-step of 10^7 points), against 61 for
- * variant 4: about 35 in the chains' phase (32 FMAs, 2 loads of the points' values, half a store, the
- * loop) and 21 in the draws' (15 of them the minimum, difference, exponential and tree sum; the rest
- * the uniforms, reservoir, search and the row's loads and stores). With the sparse draws, on the
- * benchmark's well-separated data: about 46 (0.93 G), the draws' phase down to 11;
- * bench/RESULTS.md has where the time goes.
+ * kernels', so the draws are the CPU's. bench/RESULTS.md has where the instructions and the time go.
  * Absent components (K < 64) have zero rows and chain starts of +inf in the packed table, so both
  * tiles run the full tile's code (zstep_gpu.cu's zstep_full_tile()). The chains' phase and the
  * staging are zstep_chains.cuh's, shared with the kernel in passes (zstep_passes.cuh).
@@ -48,42 +43,37 @@
 
 namespace sk_mix_gpu_detail {
 
-// Shared bytes per warp: two staging buffers of the 32 points' values (JX floats each), their rows of
-// chains.
-__host__ __device__ constexpr size_t tr_shared_per_warp(int jx) {
-  return sizeof(float) * 32u * (size_t)(2 * jx + kTrRow);
-}
-
 // Draws the lane's point from its row of chains (both tiles) as the broadcast kernels do: tile 0's
 // weights go back over its chains, for the search if tile 1 is not taken. Returns the position in the
 // taken tile (res.sel).
-__device__ __forceinline__ int tr_draw_dense(float *row, const sk_f32x4 &u, sk_mix_reservoir &res) {
+__device__ __forceinline__ int tr_draw_dense(float *row, const sk_f32x4 &u, sk_thread_tile_reservoir_f32 &res) {
   float q[32], hb, tb;
   bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
   bc_tile_weights<32, true>(32, q, hb, tb);
-  sk_mix_reservoir_step(&res, 0, hb, tb, 0.0f);
+  sk_thread_tile_reservoir_step_f32(&res, 0, hb, tb, 0.0f);
 #pragma unroll
   for (int v = 0; v < 8; ++v)
     reinterpret_cast<float4 *>(row)[v] = make_float4(q[4 * v], q[4 * v + 1], q[4 * v + 2], q[4 * v + 3]);
   bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
   bc_tile_weights<32, true>(32, q, hb, tb);
-  if (!sk_mix_reservoir_step(&res, 1, hb, tb, u.y)) bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
-  return bc_tree_search<32>(q, __fmul_rn(u.x, res.t_sel));
+  if (!sk_thread_tile_reservoir_step_f32(&res, 1, hb, tb, u.y))
+    bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
+  return sk_thread_tile_search_f32(q, 32, __fmul_rn(u.x, res.t_sel));
 }
 
 // The same draw by the sparse tiles (zstep_sparse.cuh), when no lane of the warp has more than
 // kSparseMax components tested in in either tile; else -1 in every lane, the row untouched. Every lane
 // of the warp calls it.
-__device__ __forceinline__ int tr_draw_sparse(const float *row, const sk_f32x4 &u, sk_mix_reservoir &res) {
+__device__ __forceinline__ int tr_draw_sparse(const float *row, const sk_f32x4 &u, sk_thread_tile_reservoir_f32 &res) {
   float h0, h1;
   unsigned in0, in1;
   {
     float q[32];
     bc_load_kept(reinterpret_cast<const float4 *>(row), 1, q);
-    h0 = bc_tile_reduce<32>(q, bc_min_op{});
+    h0 = sk_thread_tile_min_f32(q, 32);
     in0 = ~sparse_out(q, h0);
     bc_load_kept(reinterpret_cast<const float4 *>(row + 32), 1, q);
-    h1 = bc_tile_reduce<32>(q, bc_min_op{});
+    h1 = sk_thread_tile_min_f32(q, 32);
     in1 = ~sparse_out(q, h1);
   }
   const int count = (int)__reduce_max_sync(0xffffffffu, (unsigned)max(__popc(in0), __popc(in1)));
@@ -91,14 +81,10 @@ __device__ __forceinline__ int tr_draw_sparse(const float *row, const sk_f32x4 &
   sparse_tile t0, t1;
   sparse_tiles_init(t0, t1, in0, in1, h0, h1, row, row + 32, count);
   const float s0 = sparse_sum(t0), s1 = sparse_sum(t1);
-  sk_mix_reservoir_step(&res, 0, h0, s0, 0.0f);
-  const bool one = sk_mix_reservoir_step_as(&res, 1, h1, s1, u.y, 1) != 0;
+  sk_thread_tile_reservoir_step_f32(&res, 0, h0, s0, 0.0f);
+  const bool one = sk_thread_tile_reservoir_step_select_f32(&res, 1, h1, s1, u.y) != 0;
   return sparse_search(sparse_pick(one, t0, t1), __fmul_rn(u.x, res.t_sel), res.t_sel);
 }
-
-// 16 warps a block, one block an SM: 126 to 128 registers a thread, and at D = 16 213 KiB of shared
-// memory.
-constexpr int kZstepTransposedWarps = 16;
 
 // Shared memory: the table transposed (JX / 2 float4 vectors a component, vector v of component k at
 // v k_pad + k, so that the lanes' loads of their own components are consecutive), the chain starts,
@@ -127,7 +113,7 @@ __global__ void __launch_bounds__(kZstepTransposedWarps * 32, 1) zstep_transpose
     const sk_f32x4 u = sk_mix_z_uniforms(a.seed, a.sweep, point, 2, 0);
     float *const row = qs + lane * kTrRow;
     int pos = -1;
-    sk_mix_reservoir res;
+    sk_thread_tile_reservoir_f32 res;
     if (predict.try_sparse()) pos = tr_draw_sparse(row, u, res);
     const bool dense = __any_sync(0xffffffffu, pos < 0);  // the sparse path declined (or was not tried)
     predict.record(!dense);

@@ -1,0 +1,103 @@
+/**
+ * \file sk_ex_files.h
+ * \brief Files and folders as both examples write them: folders with their parents, and every output
+ * file through a temporary name, so that no reader ever sees half a file.
+ *
+ * **The temporary-file protocol.** A file is written to PATH ".tmp" in the same folder, flushed to disk
+ * (fsync, unless the caller asks for the unsynced commit) and renamed to PATH, so an interrupted process
+ * leaves either the old file or the complete new one under PATH, never a half file; on failure the
+ * temporary file is removed. Two writers of one PATH at a time are not supported.
+ *
+ * Errors: functions returning int give 0 on success and non-zero on failure with `err` filled (when not
+ * NULL) by one line naming the path. Threading: no shared state; calls on different paths may run at once.
+ */
+#ifndef SK_EX_FILES_H
+#define SK_EX_FILES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sk_ex_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * \brief Writes `dir/name` into `buf`.
+ * \param buf receives the path.
+ * \param cap its size in bytes.
+ * \param dir the folder.
+ * \param name the file's name.
+ * \param err the path is too long.
+ * \return 0 on success.
+ */
+int sk_ex_path(char *buf, size_t cap, const char *dir, const char *name, sk_ex_error *err);
+
+/**
+ * \brief Creates folder `dir` and its missing parents (`mkdir -p`).
+ * \param dir the folder, shorter than 4096 bytes.
+ * \param err a part cannot be created or exists and is not a folder.
+ * \return 0 on success, also when every part already exists.
+ */
+int sk_ex_mkdir_p(const char *dir, sk_ex_error *err);
+
+/**
+ * \brief Opens PATH ".tmp" for binary writing (the protocol's first step).
+ * \param path the file that sk_ex_temp_commit() will create.
+ * \param err the path is NULL or empty, or the temporary file cannot be opened.
+ * \return the stream, or NULL on failure.
+ */
+FILE *sk_ex_temp_create(const char *path, sk_ex_error *err);
+
+/**
+ * \brief Flushes, fsyncs, closes and renames the temporary file to PATH; on any failure removes it.
+ * \param f the stream from sk_ex_temp_create(path, ...), or NULL (then it fails).
+ * \param path the same path.
+ * \param err what failed.
+ * \return 0 on success.
+ */
+int sk_ex_temp_commit(FILE *f, const char *path, sk_ex_error *err);
+
+/**
+ * \brief sk_ex_temp_commit() without the fsync: a killed process still leaves no half file, a power
+ * cut may (for small files that are rewritten often, such as a metrics log).
+ * \param f the stream from sk_ex_temp_create(path, ...), or NULL (then it fails).
+ * \param path the same path.
+ * \param err what failed.
+ * \return 0 on success.
+ */
+int sk_ex_temp_commit_unsynced(FILE *f, const char *path, sk_ex_error *err);
+
+/**
+ * \brief Closes the stream (when not NULL) and removes PATH ".tmp" (when path is not NULL).
+ * \param f the stream, or NULL.
+ * \param path the path given to sk_ex_temp_create(), or NULL.
+ */
+void sk_ex_temp_abort(FILE *f, const char *path);
+
+/**
+ * \brief Whether PATH can be written through the protocol: it is not there as something other than a
+ * regular file, and its temporary file can be created (it is removed again). For checking every output
+ * path before long work starts.
+ * \param path the file.
+ * \param err why it cannot.
+ * \return 0 when it can.
+ */
+int sk_ex_check_writable(const char *path, sk_ex_error *err);
+
+/**
+ * \brief Writes PATH through the protocol in one call: `body` writes the content to the stream.
+ * \param path the file.
+ * \param body writes the content; returns 0 on success.
+ * \param ctx passed to body.
+ * \param err the file and what failed.
+ * \return 0 on success.
+ */
+int sk_ex_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx, sk_ex_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_EX_FILES_H */

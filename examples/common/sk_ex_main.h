@@ -1,0 +1,46 @@
+/**
+ * \file sk_ex_main.h
+ * \brief The examples' command-line skeleton: `PROGRAM COMMAND [options]`, a table of commands, one
+ * exit-status rule, `--help` and `--version`.
+ */
+#ifndef SK_EX_MAIN_H
+#define SK_EX_MAIN_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Exit status: success. */
+#define SK_EX_EXIT_OK 0
+/** \brief Exit status: a failure at run time (the machine, the GPU, CUDA). */
+#define SK_EX_EXIT_RUNTIME 1
+/** \brief Exit status: bad usage or bad input (the user's options, input files or output paths). */
+#define SK_EX_EXIT_USAGE 2
+
+/** \brief One command of a program: `PROGRAM name ...` runs `run(argc, argv)` with argv[0] = name. */
+typedef struct sk_ex_command {
+  const char *name;                  /**< as typed after the program's name */
+  int (*run)(int argc, char **argv); /**< returns an exit status */
+} sk_ex_command;
+
+/**
+ * \brief The whole of a program's main(): stdout line-buffered (progress reaches a pipe as it happens),
+ * no command or `--help`/`-h`/`help` prints `usage` (to stderr with exit 2, or stdout with exit 0),
+ * `--version` prints `PROGRAM (samplekit X.Y.Z)`, a command of the table runs, anything else is named
+ * as unknown (exit 2).
+ * \param program the program's name, for messages.
+ * \param commands the table, ended by an entry whose name is NULL.
+ * \param usage prints the program's usage to the stream it is given.
+ * \param argc main's argc.
+ * \param argv main's argv.
+ * \return the exit status for main to return.
+ */
+int sk_ex_main(const char *program, const sk_ex_command *commands, void (*usage)(FILE *), int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_EX_MAIN_H */

@@ -1,0 +1,126 @@
+/* Host reference for the blocked warp draw; see blocked_ref.h. */
+#include "blocked_ref.h"
+
+#include <stddef.h>
+
+#include "warp_ref.h"
+
+/* Block b's sums: s[r] (member r's R entries in index order, entries past n read as 0) and S[r], the
+   members' inclusive warp sum in Kogge-Stone order; both indexed by rank. */
+static void block_sums(uint32_t mask, int R, const float *w, int n, int base, float s[32], float S[32]) {
+  const int m = sk_ref_popc(mask);
+  int r, i;
+  for (r = 0; r < m; ++r) {
+    float sum = 0.0f;
+    for (i = 0; i < R; ++i) {
+      const int k = base + r * R + i;
+      sum += k < n ? w[k] : 0.0f;
+    }
+    s[r] = sum;
+    S[r] = sum;
+  }
+  sk_ref_rank_inclusive_sum_f32(S, m);
+}
+
+/* The owner's walk over entries [k0, k0 + R) from `base`: the first positive entry whose running sum
+   exceeds x (unless past), else its last positive entry. */
+static int owner_walk(int R, const float *w, int n, int k0, float base, float x, int past, sk_ref_blocked_bug bug,
+                      sk_ref_blocked_path *path) {
+  float acc = base;
+  int i, last = -1;
+  for (i = 0; i < R; ++i) {
+    const int k = k0 + i;
+    const float wk = k < n ? w[k] : 0.0f;
+    acc += wk;
+    if (wk > 0.0f) {
+      last = k;
+      if (!past && (bug == SK_REF_BLOCKED_BUG_TIE_EARLIER ? acc >= x : acc > x)) {
+        if (path) *path = SK_REF_BLOCKED_FOUND;
+        return k;
+      }
+    }
+  }
+  if (path) *path = past ? SK_REF_BLOCKED_NO_OWNER : SK_REF_BLOCKED_OWNER_MISSED;
+  return last;
+}
+
+static int exceeds(float q, float x, sk_ref_blocked_bug bug) {
+  return bug == SK_REF_BLOCKED_BUG_TIE_EARLIER ? q >= x : q > x;
+}
+
+float sk_ref_warp_blocked_total_f32(uint32_t mask, int R, const float *w, int n) {
+  const int m = sk_ref_popc(mask);
+  float carry = 0.0f, s[32], S[32];
+  int base;
+  for (base = 0; base < n; base += m * R) {
+    block_sums(mask, R, w, n, base, s, S);
+    carry = carry + S[m - 1];
+  }
+  return carry;
+}
+
+void sk_ref_warp_blocked_running_sums_f32(uint32_t mask, int R, const float *w, int n, float *member_end,
+                                          float *entry) {
+  const int m = sk_ref_popc(mask);
+  float carry = 0.0f, s[32], S[32];
+  int base, b = 0, r, i;
+  for (base = 0; base < n; base += m * R, ++b) {
+    block_sums(mask, R, w, n, base, s, S);
+    for (r = 0; r < m; ++r) {
+      const float q = carry + S[r];
+      float acc = q - s[r];
+      if (member_end) member_end[b * m + r] = q;
+      for (i = 0; i < R; ++i) {
+        const int k = base + r * R + i;
+        if (k >= n) break;
+        acc += w[k];
+        if (entry) entry[k] = acc;
+      }
+    }
+    carry = carry + S[m - 1];
+  }
+}
+
+int sk_ref_warp_blocked_walk_f32(uint32_t mask, int R, const float *w, int n, float x, sk_ref_blocked_bug bug,
+                                 sk_ref_blocked_path *path) {
+  const int m = sk_ref_popc(mask);
+  float carry = 0.0f, s[32], S[32];
+  int base, r, k, last = -1;
+  for (base = 0; base < n; base += m * R) {
+    block_sums(mask, R, w, n, base, s, S);
+    for (r = 0; r < m; ++r) {
+      const float q = carry + S[r];
+      if (exceeds(q, x, bug) && s[r] > 0.0f) {
+        const float from = bug == SK_REF_BLOCKED_BUG_EXCLUSIVE_BASE ? (r > 0 ? carry + S[r - 1] : carry) : q - s[r];
+        return owner_walk(R, w, n, base + r * R, from, x, 0, bug, path);
+      }
+    }
+    for (k = base; k < base + m * R && k < n; ++k)
+      if (w[k] > 0.0f) last = k;
+    carry = carry + S[m - 1];
+  }
+  if (path) *path = last < 0 ? SK_REF_BLOCKED_EMPTY : SK_REF_BLOCKED_NO_OWNER;
+  return last;
+}
+
+int sk_ref_warp_blocked_sample_f32(uint32_t mask, int R, const float *w, int n, float u, sk_ref_blocked_bug bug,
+                                   sk_ref_blocked_path *path) {
+  const int m = sk_ref_popc(mask);
+  float s[32], S[32], x;
+  int r, owner = -1, past;
+  if (n > m * R) n = m * R;
+  block_sums(mask, R, w, n, 0, s, S);
+  x = u * S[m - 1];
+  for (r = 0; r < m && owner < 0; ++r)
+    if (exceeds(S[r], x, bug) && s[r] > 0.0f) owner = r;
+  past = owner < 0;
+  for (r = m - 1; r >= 0 && owner < 0; --r)
+    if (s[r] > 0.0f) owner = r;
+  if (owner < 0) {
+    if (path) *path = SK_REF_BLOCKED_EMPTY;
+    return -1;
+  }
+  return owner_walk(R, w, n, owner * R,
+                    bug == SK_REF_BLOCKED_BUG_EXCLUSIVE_BASE ? (owner > 0 ? S[owner - 1] : 0.0f) : S[owner] - s[owner],
+                    x, past, bug, path);
+}
