@@ -18,9 +18,9 @@
 // that keeps the result alive: each thread reads slot threadIdx.x):
 //   private             the verbatim copy: zero the counters, histogram (keeps z as 16 bits), warp 0
 //                       scans the counts and adds each to the global counts array, scatter
-//   samplekit+counts    sk_block_count_sort_u32, then each count (end - start) added to the same global
-//                       array by the threads (the same atomics as private's scan): the same work, the
-//                       headline comparison (target: at least 0.98x private's speed)
+//   samplekit+counts    sk_block_count_sort_counts_u32: the sort, with each key's count added to the same
+//                       global array during its scan (the same atomics as private's scan): the same work,
+//                       the headline comparison (target: at least 0.98x private's speed)
 //   samplekit           sk_block_count_sort_u32 alone (sk-mixture now adds the counts while it walks
 //                       the segments, one atomic per segment piece, so this is what it pays for the sort)
 // Before anything is timed, every variant runs once in a checking mode on the same labels: every slot
@@ -150,13 +150,12 @@ __global__ void __launch_bounds__(kStatsThreads, 2)
       baseline::tile_scatter(cnt, zc, hist, sorted);  // afterwards hist[c] is the end of component c's slots
       __syncthreads();
     } else {
-      sk_block_count_sort_u32((int)threadIdx.x, (int)blockDim.x, scratch, reinterpret_cast<const uint32_t *>(z + p0),
-                              cnt, k, hist, sorted);
       if (kVariant == kSamplekitCounts)
-        for (int c = (int)threadIdx.x; c < k; c += (int)blockDim.x) {
-          const uint32_t h = hist[c] - (c > 0 ? hist[c - 1] : 0u);
-          if (h != 0u) atomicAdd(acc + c, (unsigned long long)h);
-        }
+        sk_block_count_sort_counts_u32((int)threadIdx.x, (int)blockDim.x, scratch,
+                                       reinterpret_cast<const uint32_t *>(z + p0), cnt, k, hist, sorted, acc);
+      else
+        sk_block_count_sort_u32((int)threadIdx.x, (int)blockDim.x, scratch, reinterpret_cast<const uint32_t *>(z + p0),
+                                cnt, k, hist, sorted);
     }
     if (kCheck) {
       for (int j = (int)threadIdx.x; j < cnt; j += (int)blockDim.x) {

@@ -11,7 +11,9 @@
 //   all distinct (K = n, a random permutation), skewed (90% on key K - 1 of 500), log-uniform over
 //   K = 4,096, and uniform over K = 50,000 with K - 1 planted; each result's ends equal to the
 //   reference's and each key range equal after sorting it on the host, with poisoned shared memory on
-//   the first call, the shared arrays reused at once by a second case, and guard words after both
+//   the first call, the shared arrays reused at once by a second case (through
+//   sk_block_count_sort_counts_u32, whose global counts must equal the reference's, and stay 0 for the
+//   first case's plain call), and guard words after both
 //   output arrays that must stay unwritten; a planted-bug kernel (the last slot's item off by one) that
 //   the comparison must reject in every case; the usage snippet, run over 10^6 keys in tiles and
 //   compared tile by tile.
@@ -290,12 +292,14 @@ struct case_desc {
 
 // Each block takes cases 2b and 2b + 1 (if any) in turn, in the same shared arrays: the first call
 // finds them poisoned (scratch included), the second finds the first case's result there (only the
-// guard words are poisoned again). Every thread of the block calls. kPlantBug: thread 0 then flips the
-// item bit 0 of the last slot, a defect the comparison must find.
+// guard words are poisoned again). Every thread of the block calls; the second call is
+// sk_block_count_sort_counts_u32, which adds the case's counts to counts[ends_at + c] (zeroed: the first
+// case's must stay 0). kPlantBug: thread 0 then flips the item bit 0 of the last slot, a defect the
+// comparison must find.
 template <bool kPlantBug>
 __global__ void __launch_bounds__(1024)
     sort_cases_kernel(const uint32_t *keys, const case_desc *cases, int num_cases, int k_cap, int n_cap,
-                      uint32_t *out_ends, uint32_t *out_slots) {
+                      uint32_t *out_ends, uint32_t *out_slots, unsigned long long *counts) {
   extern __shared__ uint32_t smem[];
   uint32_t *const s_ends = smem, *const s_slots = smem + k_cap + kGuard;
   void *const s_scratch = s_slots + n_cap + kGuard;
@@ -311,7 +315,11 @@ __global__ void __launch_bounds__(1024)
       for (int g = tid; g < kGuard; g += threads) s_ends[cd.K + g] = s_slots[cd.n + g] = kPoison;
       __syncthreads();
     }
-    sk_block_count_sort_u32(tid, threads, s_scratch, keys + cd.key_at, cd.n, cd.K, s_ends, s_slots);
+    if (h == 0)
+      sk_block_count_sort_u32(tid, threads, s_scratch, keys + cd.key_at, cd.n, cd.K, s_ends, s_slots);
+    else
+      sk_block_count_sort_counts_u32(tid, threads, s_scratch, keys + cd.key_at, cd.n, cd.K, s_ends, s_slots,
+                                     counts + cd.ends_at);
     if (kPlantBug) {
       if (tid == 0 && cd.n > 0) s_slots[cd.n - 1] ^= 1u;
       __syncthreads();
@@ -343,7 +351,10 @@ static int run_cases(const sort_case *cases, int count, int threads, bool plant_
   uint32_t *h_keys = (uint32_t *)malloc(sizeof(uint32_t) * (keys_total + 1));
   for (int i = 0; i < count; ++i) memcpy(h_keys + desc[i].key_at, cases[i].keys, sizeof(uint32_t) * cases[i].n);
   uint32_t *d_keys, *d_ends, *d_slots;
+  unsigned long long *d_counts;
   case_desc *d_desc;
+  SK_CHECK_CUDA(cudaMalloc(&d_counts, sizeof(unsigned long long) * ends_total));
+  SK_CHECK_CUDA(cudaMemset(d_counts, 0, sizeof(unsigned long long) * ends_total));
   SK_CHECK_CUDA(cudaMalloc(&d_keys, sizeof(uint32_t) * (keys_total + 1)));
   SK_CHECK_CUDA(cudaMalloc(&d_ends, sizeof(uint32_t) * ends_total));
   SK_CHECK_CUDA(cudaMalloc(&d_slots, sizeof(uint32_t) * slots_total));
@@ -351,17 +362,19 @@ static int run_cases(const sort_case *cases, int count, int threads, bool plant_
   SK_CHECK_CUDA(cudaMemcpy(d_keys, h_keys, sizeof(uint32_t) * keys_total, cudaMemcpyHostToDevice));
   SK_CHECK_CUDA(cudaMemcpy(d_desc, desc, sizeof(case_desc) * count, cudaMemcpyHostToDevice));
   const size_t shared = case_shared_bytes(k_cap, n_cap);
-  void (*kernel)(const uint32_t *, const case_desc *, int, int, int, uint32_t *, uint32_t *) =
+  void (*kernel)(const uint32_t *, const case_desc *, int, int, int, uint32_t *, uint32_t *, unsigned long long *) =
       plant_bug ? sort_cases_kernel<true> : sort_cases_kernel<false>;
   SK_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   sk_test_context("seed %d, %d threads%s: launch of %d cases (%zu shared bytes)", seed, threads,
                   plant_bug ? ", planted bug" : "", count, shared);
-  kernel<<<(count + 1) / 2, threads, shared>>>(d_keys, d_desc, count, k_cap, n_cap, d_ends, d_slots);
+  kernel<<<(count + 1) / 2, threads, shared>>>(d_keys, d_desc, count, k_cap, n_cap, d_ends, d_slots, d_counts);
   SK_CHECK_LAUNCH();
   uint32_t *h_ends = (uint32_t *)malloc(sizeof(uint32_t) * ends_total);
   uint32_t *h_slots = (uint32_t *)malloc(sizeof(uint32_t) * slots_total);
   SK_CHECK_CUDA(cudaMemcpy(h_ends, d_ends, sizeof(uint32_t) * ends_total, cudaMemcpyDeviceToHost));
   SK_CHECK_CUDA(cudaMemcpy(h_slots, d_slots, sizeof(uint32_t) * slots_total, cudaMemcpyDeviceToHost));
+  unsigned long long *h_counts = (unsigned long long *)malloc(sizeof(unsigned long long) * ends_total);
+  SK_CHECK_CUDA(cudaMemcpy(h_counts, d_counts, sizeof(unsigned long long) * ends_total, cudaMemcpyDeviceToHost));
   char msg[256];
   for (int i = 0; i < count; ++i) {
     const sort_case *c = &cases[i];
@@ -384,6 +397,19 @@ static int run_cases(const sort_case *cases, int count, int threads, bool plant_
                  ge >= 0 ? h_ends[desc[i].ends_at + c->K + ge] : 0u);
         SK_CHECK(gs < 0, "guard word %d after slot n - 1 was written: 0x%08x", gs,
                  gs >= 0 ? h_slots[desc[i].slots_at + c->n + gs] : 0u);
+        // The counts: the second call's are each key's count, the first call's all zero.
+        int bad_count = -1;
+        for (int32_t k = 0; k < c->K && bad_count < 0; ++k) {
+          const unsigned long long want =
+              i % 2 ? (unsigned long long)(want_ends[k] - (k > 0 ? want_ends[k - 1] : 0u)) : 0ull;
+          if (h_counts[desc[i].ends_at + k] != want) bad_count = (int)k;
+        }
+        SK_CHECK(bad_count < 0, "counts[%d] = %llu, want %llu (%s call)", bad_count,
+                 bad_count >= 0 ? h_counts[desc[i].ends_at + bad_count] : 0ull,
+                 bad_count >= 0 && i % 2
+                     ? (unsigned long long)(want_ends[bad_count] - (bad_count > 0 ? want_ends[bad_count - 1] : 0u))
+                     : 0ull,
+                 i % 2 ? "counting" : "plain");
       }
     }
     free(want_ends);
@@ -393,6 +419,8 @@ static int run_cases(const sort_case *cases, int count, int threads, bool plant_
   SK_CHECK_CUDA(cudaFree(d_ends));
   SK_CHECK_CUDA(cudaFree(d_slots));
   SK_CHECK_CUDA(cudaFree(d_desc));
+  SK_CHECK_CUDA(cudaFree(d_counts));
+  free(h_counts);
   free(h_keys);
   free(h_ends);
   free(h_slots);

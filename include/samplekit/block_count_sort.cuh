@@ -71,7 +71,38 @@ SK_DEVICE int sk_block_count_sort_slot_item(uint32_t slot) { return (int)(slot &
  * #SK_BLOCK_COUNT_SORT_SCRATCH_BYTES(n) (2 n, rounded up to 16) of scratch: 4 K + 6 n in all.
  */
 SK_DEVICE void sk_block_count_sort_u32(int thread_id, int num_threads, void *s_scratch, const uint32_t *keys,
-                                       int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots) {
+                                       int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots);
+
+/**
+ * \brief sk_block_count_sort_u32(), which also adds each key's count of this call to `g_counts[key]`
+ * (global memory, 64-bit atomic adds) during its scan: the counts a reduction by key needs (sk-mixture's
+ * component sizes), with no pass of its own.
+ *
+ * Everything else, the results and the barriers included, is sk_block_count_sort_u32()'s. Keys with no
+ * item add nothing; the adds of different blocks to one counter happen in any order (integer sums, so
+ * the totals do not depend on it).
+ * \param thread_id as sk_block_count_sort_u32().
+ * \param num_threads as sk_block_count_sort_u32().
+ * \param s_scratch as sk_block_count_sort_u32().
+ * \param keys as sk_block_count_sort_u32().
+ * \param num_items as sk_block_count_sort_u32().
+ * \param num_keys as sk_block_count_sort_u32().
+ * \param[out] s_key_ends as sk_block_count_sort_u32().
+ * \param[out] s_slots as sk_block_count_sort_u32().
+ * \param g_counts K counters in global memory; `g_counts[c]` grows by the number of items of key c.
+ *
+ * \par Cost
+ * sk_block_count_sort_u32()'s, and one global atomic add per key with items, issued by the scan.
+ */
+SK_DEVICE void sk_block_count_sort_counts_u32(int thread_id, int num_threads, void *s_scratch, const uint32_t *keys,
+                                              int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots,
+                                              unsigned long long *g_counts);
+
+/** \cond SK_INTERNAL */
+template <bool kCounts>
+SK_DEVICE void sk_detail_block_count_sort(int thread_id, int num_threads, void *s_scratch, const uint32_t *keys,
+                                          int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots,
+                                          unsigned long long *g_counts) {
   uint16_t *const s_item_keys = static_cast<uint16_t *>(s_scratch);
   for (int c = thread_id; c < num_keys; c += num_threads) s_key_ends[c] = 0u;
   __syncthreads();
@@ -115,6 +146,7 @@ SK_DEVICE void sk_block_count_sort_u32(int thread_id, int num_threads, void *s_s
     const uint32_t h = c < run_end ? s_key_ends[c] : 0u;
     const uint32_t start = base + sk_warp_exclusive_sum_u32(SK_FULL_MASK, h);
     if (c < run_end) s_key_ends[c] = start;
+    if (kCounts && h != 0u) atomicAdd(g_counts + c, (unsigned long long)h);
     base += sk_warp_sum_u32(SK_FULL_MASK, h);
   }
   __syncthreads();
@@ -125,6 +157,20 @@ SK_DEVICE void sk_block_count_sort_u32(int thread_id, int num_threads, void *s_s
     s_slots[atomicAdd(s_key_ends + c, 1u)] = (c << 16) | (uint32_t)i;
   }
   __syncthreads();
+}
+/** \endcond */
+
+SK_DEVICE void sk_block_count_sort_u32(int thread_id, int num_threads, void *s_scratch, const uint32_t *keys,
+                                       int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots) {
+  sk_detail_block_count_sort<false>(thread_id, num_threads, s_scratch, keys, num_items, num_keys, s_key_ends, s_slots,
+                                    nullptr);
+}
+
+SK_DEVICE void sk_block_count_sort_counts_u32(int thread_id, int num_threads, void *s_scratch, const uint32_t *keys,
+                                              int num_items, int num_keys, uint32_t *s_key_ends, uint32_t *s_slots,
+                                              unsigned long long *g_counts) {
+  sk_detail_block_count_sort<true>(thread_id, num_threads, s_scratch, keys, num_items, num_keys, s_key_ends, s_slots,
+                                   g_counts);
 }
 
 /** @} */

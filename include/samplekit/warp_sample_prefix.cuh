@@ -95,7 +95,10 @@ SK_DEVICE int sk_detail_warp_sample_prefix_bounded(unsigned mask, WeightOf weigh
   const int members = __popc(mask);
   const int top_lane = 31 - __clz((int)mask);
   T carry = start;
-  int last_positive = -1;
+  /* The last round with a positive weight and its ballot: the fallback's index is worked out once,
+     after the walk, and only when it is needed. */
+  unsigned last_positive_mask = 0u;
+  int last_positive_base = 0;
 #pragma unroll
   for (int r = 0; r < MaxRounds; ++r) {
     const int base = r * members;
@@ -105,10 +108,15 @@ SK_DEVICE int sk_detail_warp_sample_prefix_bounded(unsigned mask, WeightOf weigh
     const unsigned hit = __ballot_sync(mask, w > T(0) && running > u);
     if (hit != 0u) return base + sk_lane_rank(mask, __ffs((int)hit) - 1);
     const unsigned positive = __ballot_sync(mask, w > T(0));
-    if (positive != 0u) last_positive = base + sk_lane_rank(mask, 31 - __clz((int)positive));
+    if (positive != 0u) {
+      last_positive_mask = positive;
+      last_positive_base = base;
+    }
     carry = __shfl_sync(mask, running, top_lane);
   }
-  return last_positive;
+  return last_positive_mask != 0u
+             ? last_positive_base + sk_lane_rank(mask, 31 - __clz((int)last_positive_mask))
+             : -1;
 }
 
 template <typename T, typename WeightOf>
