@@ -2,14 +2,12 @@
  * sk-lda: an LDA trainer built on samplekit. `sk-lda COMMAND --help` describes each command.
  * Exit status: 0 success, 2 bad usage or bad input, 1 a failure at run time.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,7 +23,6 @@
 #include "split.h"
 #include "demo.h"
 
-#include <sys/stat.h>
 #include "samplekit/sk_version.h"
 #include "sk_ex_clock.h"
 #include "sk_ex_main.h"

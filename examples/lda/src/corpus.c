@@ -1,7 +1,6 @@
 /* The corpus form shared by the readers, the trainers and the generator. */
 #include "corpus.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,10 @@
 /* Text outputs of sk-lda: topics.txt, document-topic proportions, the metrics CSV (see output.h). */
 #include "output.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* --- topics.txt ---------------------------------------------------------------------------------- */
 

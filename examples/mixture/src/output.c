@@ -1,12 +1,10 @@
 /* sk-mixture's files (output.h). */
 #include "output.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int sk_mix_components_alloc(sk_mix_components *c, int32_t k, int32_t d, sk_ex_error *err) {
   memset(c, 0, sizeof *c);

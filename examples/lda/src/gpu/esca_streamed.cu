@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu/esca_stream_plan.cuh"
 #include "gpu/esca_streamed.h"
