@@ -1,8 +1,9 @@
 /*
  * Corpus readers (examples/lda/src/corpus_read.h): good files of each format with their exact token
  * lists, one test per malformed case (reading fails, *out stays empty, and the message names the file
- * and line), gzip round trip with truncated and corrupt copies, the fuzzers' regression inputs, and the
- * real corpora of ../shared/data against the README's table (skipped with a note when absent).
+ * and line), vocabularies with a repeated word, gzip round trip with truncated and corrupt copies,
+ * concatenated gzip members (read whole) and bytes after the last member (refused), the fuzzers'
+ * regression inputs, and the real corpora of ../shared/data against the README's table (skipped with a note when absent).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -318,6 +319,83 @@ static void test_vocab_length(void) {
   }
 }
 
+/* A vocabulary with a word twice is refused (UCI, LDA-C, from memory and from a file), naming the
+   vocabulary, the line of the repeat and the line of the first occurrence. */
+static void test_vocab_repeated(void) {
+  static const char doc[] = "4\n5\n5\n1 2 2\n1 5 1\n3 1 1\n3 4 3\n4 2 1\n";
+  static const char ldac[] = "3 1:1 2:2 4:1\n0\n";
+  static const struct {
+    const char *vocab, *message;
+  } cases[] = {
+      {"alpha\nbeta\ngamma\nalpha\nepsilon\n", "memv:4: word 'alpha' is already on line 1 (each word may appear once)"},
+      {"alpha\r\nbeta\r\ngamma\r\ndelta\r\ngamma\r\n\n",
+       "memv:5: word 'gamma' is already on line 3 (each word may appear once)"},
+      /* Two repeats: the first in file order is named. */
+      {"alpha\nbeta\nbeta\nalpha\nepsilon", "memv:3: word 'beta' is already on line 2 (each word may appear once)"},
+  };
+  const sk_lda_buffer d = {"mem", doc, sizeof doc - 1}, l = {"meml", ldac, sizeof ldac - 1};
+  sk_lda_corpus c;
+  sk_ex_error err = {""};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const sk_lda_buffer v = {"memv", cases[i].vocab, strlen(cases[i].vocab)};
+    sk_test_context("vocabulary with a repeated word, case %d", (int)i);
+    memset(&c, 0xab, sizeof c);
+    SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) != 0, "UCI: reading succeeded");
+    SK_CHECK(corpus_is_empty(&c), "UCI: *out is not left empty");
+    SK_CHECK(strcmp(err.message, cases[i].message) == 0, "UCI: message \"%s\", expected \"%s\"", err.message,
+             cases[i].message);
+    if (i == 0) printf("example message: %s\n", err.message);
+    memset(&c, 0xab, sizeof c);
+    SK_CHECK(sk_lda_parse_ldac(&l, &v, NULL, &c, &err) != 0, "LDA-C: reading succeeded");
+    SK_CHECK(corpus_is_empty(&c), "LDA-C: *out is not left empty");
+    SK_CHECK(strcmp(err.message, cases[i].message) == 0, "LDA-C: message \"%s\", expected \"%s\"", err.message,
+             cases[i].message);
+  }
+  {
+    /* The count is checked first: a repeat in a vocabulary of the wrong length gives the length's error. */
+    static const char six[] = "alpha\nbeta\ngamma\nalpha\nepsilon\nzeta\n";
+    const sk_lda_buffer v = {"memv", six, sizeof six - 1};
+    sk_test_context("vocabulary with a repeated word and too many words");
+    SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) != 0 && corpus_is_empty(&c) &&
+                 strstr(err.message, "memv:6: the vocabulary has 6 words, more than the 5 words") != NULL,
+             "%s", err.message);
+  }
+  {
+    /* Words differ byte for byte: case and inner spaces make distinct words. */
+    static const char distinct[] = "alpha\nAlpha\nal pha\nALPHA\nalpha2\n";
+    const sk_lda_buffer v = {"memv", distinct, sizeof distinct - 1};
+    sk_test_context("vocabulary of distinct spellings");
+    if (SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) == 0, "%s", err.message))
+      SK_CHECK(c.num_words == 5 && strcmp(c.vocab[2], "al pha") == 0, "vocabulary read wrong");
+    sk_lda_corpus_free(&c);
+  }
+  {
+    /* From files: the path of --vocab is named, as sk-lda prints it (exit 2). */
+    char dir[] = "/tmp/sk_test_corpus_vocab_XXXXXX", path[256], expected[512];
+    FILE *f;
+    sk_test_context("vocabulary file with a repeated word");
+    if (!SK_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) return;
+    snprintf(path, sizeof path, "%s/vocab.dup.txt", dir);
+    f = fopen(path, "wb");
+    if (SK_CHECK(f != NULL, "cannot write %s", path)) {
+      fputs("alpha\nbeta\ngamma\ndelta\nalpha\n", f);
+      fclose(f);
+      snprintf(expected, sizeof expected, "%s:5: word 'alpha' is already on line 1 (each word may appear once)",
+               path);
+      memset(&c, 0xab, sizeof c);
+      SK_CHECK(sk_lda_read_uci(DATA "uci_good.txt", path, &c, &err) != 0 && corpus_is_empty(&c) &&
+                   strcmp(err.message, expected) == 0,
+               "UCI: message \"%s\", expected \"%s\"", err.message, expected);
+      memset(&c, 0xab, sizeof c);
+      SK_CHECK(sk_lda_read_ldac(DATA "ldac_good.txt", path, &c, &err) != 0 && corpus_is_empty(&c) &&
+                   strcmp(err.message, expected) == 0,
+               "LDA-C: message \"%s\", expected \"%s\"", err.message, expected);
+    }
+    unlink(path);
+    rmdir(dir);
+  }
+}
+
 /* Memory parsing gives what file reading gives. */
 static void test_memory(void) {
   static const char doc[] = "4\n5\n5\n1 2 2\n1 5 1\n3 1 1\n3 4 3\n4 2 1";
@@ -408,6 +486,197 @@ static void test_gzip(void) {
   unlink(gz_path);
   unlink(cut_path);
   unlink(bad_path);
+  rmdir(dir);
+}
+
+/* One gzip member holding [data, data + n), appended to *out (size *out_size, capacity *out_cap). 0 on
+   success. level 0 gives stored blocks, so that the compressed bytes are as many as the plain ones. */
+static int gzip_member(const void *data, size_t n, int level, unsigned char **out, size_t *out_size,
+                       size_t *out_cap) {
+  z_stream z;
+  int r;
+  const size_t bound = n + n / 100 + 1024;
+  if (*out_size + bound > *out_cap) {
+    unsigned char *grown = realloc(*out, *out_size + bound);
+    if (grown == NULL) return 1;
+    *out = grown;
+    *out_cap = *out_size + bound;
+  }
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 1;
+  z.next_in = (Bytef *)(uintptr_t)data;
+  z.avail_in = (uInt)n;
+  z.next_out = *out + *out_size;
+  z.avail_out = (uInt)(*out_cap - *out_size);
+  r = deflate(&z, Z_FINISH);
+  *out_size = *out_cap - z.avail_out;
+  deflateEnd(&z);
+  return r == Z_STREAM_END ? 0 : 1;
+}
+
+/* Reads path as UCI (with vocab, may be NULL); must fail with a message holding `part1` and `part2`. */
+static void expect_uci_error(const char *what, const char *path, const char *vocab, const char *part1,
+                             const char *part2, int show) {
+  sk_lda_corpus c;
+  sk_ex_error err = {""};
+  int rc;
+  sk_test_context("gzip: %s", what);
+  memset(&c, 0xab, sizeof c);
+  rc = sk_lda_read_uci(path, vocab, &c, &err);
+  SK_CHECK(rc != 0, "reading succeeded");
+  SK_CHECK(corpus_is_empty(&c), "*out is not left empty");
+  SK_CHECK(strstr(err.message, part1) != NULL, "message \"%s\" lacks \"%s\"", err.message, part1);
+  SK_CHECK(part2 == NULL || strstr(err.message, part2) != NULL, "message \"%s\" lacks \"%s\"", err.message, part2);
+  if (rc != 0 && show) printf("example message: %s\n", err.message);
+  if (rc == 0) sk_lda_corpus_free(&c);
+}
+
+/* gzip members and what follows the last one: concatenated members are one gzip file and read whole
+   (members ending mid-line, an empty member, boundaries anywhere in the reader's buffers); any other byte
+   after the last member is refused, naming the file and the offset where the gzip data ends. */
+static void test_gzip_members(void) {
+  char dir[] = "/tmp/sk_test_corpus_gzm_XXXXXX";
+  char path[256], vocab[256], want[512];
+  unsigned char *plain = NULL, *packed = NULL;
+  size_t plain_size = 0, packed_size = 0, packed_cap = 0;
+  sk_lda_corpus c;
+  sk_ex_error err = {""};
+  sk_test_context("gzip members");
+  if (!SK_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) return;
+  snprintf(path, sizeof path, "%s/docword.m.txt.gz", dir);
+  snprintf(vocab, sizeof vocab, "%s/vocab.m.txt.gz", dir);
+  plain = read_file(DATA "uci_good.txt", &plain_size);
+  if (!SK_CHECK(plain != NULL && plain_size > 10, "cannot read uci_good.txt")) goto done;
+
+  /* Two members, split in the middle of a line. */
+  {
+    const size_t half = plain_size / 2 + 1;
+    SK_CHECK(gzip_member(plain, half, 9, &packed, &packed_size, &packed_cap) == 0 &&
+                 gzip_member(plain + half, plain_size - half, 9, &packed, &packed_size, &packed_cap) == 0 &&
+                 write_file(path, packed, packed_size) == 0,
+             "cannot write %s", path);
+    sk_test_context("gzip: two members");
+    if (SK_CHECK(sk_lda_read_uci(path, DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    sk_lda_corpus_free(&c);
+  }
+  /* Three members, the middle one empty, each a byte or a few. */
+  {
+    size_t three = 0;
+    packed_size = 0;
+    SK_CHECK(gzip_member(plain, 3, 1, &packed, &packed_size, &packed_cap) == 0 &&
+                 gzip_member(plain, 0, 6, &packed, &packed_size, &packed_cap) == 0 &&
+                 gzip_member(plain + 3, plain_size - 3, 0, &packed, &packed_size, &packed_cap) == 0 &&
+                 write_file(path, packed, packed_size) == 0,
+             "cannot write %s", path);
+    three = packed_size;
+    sk_test_context("gzip: three members, one empty");
+    if (SK_CHECK(sk_lda_read_uci(path, DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    sk_lda_corpus_free(&c);
+
+    /* Trailing garbage of several kinds after the last member. */
+    {
+      static const struct {
+        const char *what;
+        const char *bytes;
+        size_t n;
+      } tails[] = {
+          {"text after the gzip data", "garbage\n", 8},
+          {"one byte after the gzip data", "x", 1},
+          {"half a gzip magic after the gzip data", "\x1f", 1},
+          {"zero bytes after the gzip data", "\0\0\0\0\0\0\0\0", 8},
+          {"a data line after the gzip data", "4 3 1\n", 6},
+      };
+      for (size_t i = 0; i < sizeof tails / sizeof tails[0]; ++i) {
+        packed_size = three;
+        if (packed_cap < three + tails[i].n) break;
+        memcpy(packed + three, tails[i].bytes, tails[i].n);
+        packed_size += tails[i].n;
+        if (!SK_CHECK(write_file(path, packed, packed_size) == 0, "cannot write %s", path)) continue;
+        snprintf(want, sizeof want,
+                 "%s: trailing garbage after the gzip data: the bytes from offset %zu on are not a gzip member", path,
+                 three);
+        expect_uci_error(tails[i].what, path, NULL, want, NULL, i == 0);
+      }
+    }
+    /* What starts like a member but is not one: corrupt gzip data, not a second member. */
+    {
+      static const unsigned char bogus[] = {0x1f, 0x8b, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+      packed_size = three;
+      memcpy(packed + three, bogus, sizeof bogus);
+      packed_size += sizeof bogus;
+      SK_CHECK(write_file(path, packed, packed_size) == 0, "cannot write %s", path);
+      snprintf(want, sizeof want, "%s:", path);
+      expect_uci_error("a bogus member after the gzip data", path, NULL, want, "gzip data", 1);
+    }
+  }
+  /* The vocabulary is read the same way: garbage after its gzip data is refused, naming it. */
+  {
+    static const char words[] = "alpha\nbeta\ngamma\ndelta\nepsilon\n";
+    packed_size = 0;
+    SK_CHECK(gzip_member(words, sizeof words - 1, 9, &packed, &packed_size, &packed_cap) == 0 &&
+                 write_file(vocab, packed, packed_size) == 0,
+             "cannot write %s", vocab);
+    sk_test_context("gzip: vocabulary");
+    if (SK_CHECK(sk_lda_read_uci(DATA "uci_good.txt", vocab, &c, &err) == 0, "%s", err.message))
+      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    sk_lda_corpus_free(&c);
+    SK_CHECK(packed_cap >= packed_size + 4, "buffer");
+    if (packed_cap >= packed_size + 4) {
+      const size_t end = packed_size;
+      memcpy(packed + packed_size, "zeta", 4);
+      packed_size += 4;
+      SK_CHECK(write_file(vocab, packed, packed_size) == 0, "cannot write %s", vocab);
+      snprintf(want, sizeof want, "%s: trailing garbage after the gzip data: the bytes from offset %zu on", vocab,
+               end);
+      expect_uci_error("vocabulary with trailing garbage", DATA "uci_good.txt", vocab, want, NULL, 0);
+    }
+  }
+  /* A large file: 200000 entry lines (about 2.4 MB) in stored members of uneven sizes, so that member
+     boundaries and the garbage fall at arbitrary places in the reader's input and output buffers. */
+  {
+    const int nnz = 200000;
+    char *big = malloc((size_t)nnz * 16 + 64);
+    size_t n = 0, cuts[4], at = 0, members_end;
+    if (!SK_CHECK(big != NULL, "out of memory")) goto done;
+    n += (size_t)sprintf(big + n, "1\n%d\n%d\n", nnz, nnz);
+    for (int w = 1; w <= nnz; ++w) n += (size_t)sprintf(big + n, "1 %d 1\n", w);
+    cuts[0] = 300007;
+    cuts[1] = 300007 + 262144 + 17;
+    cuts[2] = n - 1234567;
+    cuts[3] = n;
+    packed_size = 0;
+    for (int m = 0; m < 4; ++m) {
+      SK_CHECK(gzip_member(big + at, cuts[m] - at, m == 3 ? 6 : 0, &packed, &packed_size, &packed_cap) == 0,
+               "cannot compress member %d", m);
+      at = cuts[m];
+    }
+    members_end = packed_size;
+    SK_CHECK(write_file(path, packed, packed_size) == 0, "cannot write %s", path);
+    sk_test_context("gzip: large, four members");
+    if (SK_CHECK(sk_lda_read_uci(path, NULL, &c, &err) == 0, "%s", err.message)) {
+      int ok = c.num_docs == 1 && c.num_words == nnz && c.num_tokens == nnz;
+      for (int t = 0; ok && t < nnz; ++t) ok = c.tokens[t] == t;
+      SK_CHECK(ok, "the large corpus reads back wrong (D %d, W %d, T %lld)", (int)c.num_docs, (int)c.num_words,
+               (long long)c.num_tokens);
+    }
+    sk_lda_corpus_free(&c);
+    if (packed_cap >= packed_size + 3) {
+      memcpy(packed + packed_size, "\n\n\n", 3);
+      packed_size += 3;
+      SK_CHECK(write_file(path, packed, packed_size) == 0, "cannot write %s", path);
+      snprintf(want, sizeof want, "%s: trailing garbage after the gzip data: the bytes from offset %zu on", path,
+               members_end);
+      expect_uci_error("large, newlines after the gzip data", path, NULL, want, NULL, 0);
+    }
+    free(big);
+  }
+done:
+  free(plain);
+  free(packed);
+  unlink(path);
+  unlink(vocab);
   rmdir(dir);
 }
 
@@ -534,8 +803,10 @@ int main(void) {
   test_bad_files();
   test_limits();
   test_vocab_length();
+  test_vocab_repeated();
   test_memory();
   test_gzip();
+  test_gzip_members();
   test_fuzz_regressions();
   test_shared_corpora();
   return sk_test_finish();

@@ -4,9 +4,9 @@
  * sk_lda_parse_binary, and sk_lda_read_uci / sk_lda_read_ldac, which recognise the magic) with and without
  * a vocabulary, a corpus of several read blocks read with 1 and 3 threads, gen's pair of files, and one
  * case per malformed file (truncated, bad magic, version, reserved field, each header count out of range
- * or past the limits, trailing bytes, checksum, offsets, word ids, vocabulary too short or too long): the
- * read fails, *out stays zeroed and the message names the file and what is wrong. Also the writer's
- * refusals.
+ * or past the limits, trailing bytes, checksum, offsets, word ids, vocabulary too short, too long or with
+ * a word twice): the read fails, *out stays zeroed and the message names the file and what is wrong.
+ * Also the writer's refusals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +332,47 @@ static void test_malformed(void) {
   sk_lda_corpus_free(&c);
 }
 
+/* A vocabulary with a word twice is refused with the binary corpus too, through every entry point
+   (read_binary, read_uci, read_ldac, parse_binary), naming the vocabulary and both lines. */
+static void test_vocab_repeated(void) {
+  char path[512], vpath[512], expected[1200];
+  sk_lda_corpus c = small_corpus(), r;
+  sk_ex_error err;
+  static const char words[] = "w0\nw1\nw2\nw3\nw1\nw5\n";
+  sk_test_context("binary corpus, vocabulary with a repeated word");
+  snprintf(path, sizeof path, "%s/dup.bin", dir);
+  snprintf(vpath, sizeof vpath, "%s/dup.vocab.txt", dir);
+  spit(vpath, words, sizeof words - 1);
+  if (!SK_CHECK(sk_lda_write_binary(&c, path, &err) == 0, "%s", err.message)) {
+    sk_lda_corpus_free(&c);
+    return;
+  }
+  snprintf(expected, sizeof expected, "%s:5: word 'w1' is already on line 2 (each word may appear once)", vpath);
+  for (int entry = 0; entry < 3; ++entry) {
+    memset(&err, 0, sizeof err);
+    memset(&r, 0xff, sizeof r);
+    const int rc = entry == 0   ? sk_lda_read_binary(path, vpath, &r, &err)
+                   : entry == 1 ? sk_lda_read_uci(path, vpath, &r, &err)
+                                : sk_lda_read_ldac(path, vpath, &r, &err);
+    SK_CHECK(rc != 0 && corpus_is_empty(&r) && strcmp(err.message, expected) == 0,
+             "entry %d: expected '%s', got '%s'", entry, expected, rc != 0 ? err.message : "success");
+    if (rc == 0) sk_lda_corpus_free(&r);
+  }
+  {
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    const sk_lda_buffer buf = {"dup.bin", (const char *)b, len}, vb = {"dup.vocab", words, sizeof words - 1};
+    memset(&err, 0, sizeof err);
+    SK_CHECK(b != NULL && sk_lda_parse_binary(&buf, &vb, NULL, &r, &err) != 0 && corpus_is_empty(&r) &&
+                 strcmp(err.message, "dup.vocab:5: word 'w1' is already on line 2 (each word may appear once)") == 0,
+             "memory: '%s'", err.message);
+    free(b);
+  }
+  remove(path);
+  remove(vpath);
+  sk_lda_corpus_free(&c);
+}
+
 /* The writer refuses what the reader would refuse, naming the path, and leaves no file. */
 static void test_writer_refusals(void) {
   char path[512];
@@ -368,6 +409,7 @@ int main(void) {
   test_blocks_and_threads();
   test_gen_files();
   test_malformed();
+  test_vocab_repeated();
   test_writer_refusals();
   static const char *left[] = {"small.bin", "small.vocab.txt", "docword.g.bin", "vocab.g.txt", "bad.bin"};
   for (size_t i = 0; i < sizeof left / sizeof left[0]; ++i) {

@@ -5,6 +5,7 @@
  *   per-dimension mean and scale they give;
  * - every malformed case is an error whose message names the file and, where there is one, the row:
  *   ragged CSV rows (fewer and more cells), non-numeric, empty, NaN, infinite and out-of-range cells,
+ *   hexadecimal cells and other strtod forms that are not plain decimal numbers (line and column named),
  *   a blank line between rows, no data, too many columns, a NUL byte, a missing file; a .npy that is
  *   not one, of another version, dtype (int, big-endian, float16) or order (Fortran), 1-D and 3-D,
  *   truncated in its header or data, with bytes after its data, with NaN or infinity (row and
@@ -98,6 +99,11 @@ static void test_csv(void) {
   expect_good_csv("CRLF, spaces, a blank last line", "x, y ,z\r\n 1.5 , -2,3e2\r\n4,5,6\r\n\r\n", 2, 3, r1);
   expect_good_csv("no final newline", "1.5,-2,300\n4,5,6", 2, 3, r1);
   {
+    /* Every form of a plain decimal number: signs, a point with digits on one side, exponents. */
+    const double r2[4] = {1.5, 0.5, 5.0, -0.25};
+    expect_good_csv("decimal forms", "+1.5,.5,5.,-25e-2\n1E+2,-0.0,7e-1,0\n", 2, 4, r2);
+  }
+  {
     /* Standardization: mean and population standard deviation per column. */
     sk_mix_data data;
     sk_ex_error err;
@@ -128,6 +134,19 @@ static void test_csv(void) {
       {"a header and no rows", "header_only.csv", "a,b,c\n", 0, "no data rows", NULL},
       {"an empty file", "empty.csv", "", 0, "no data rows", NULL},
       {"a NUL byte", "nul.csv", "1,2\n3\0,4\n", 9, "line 2", "NUL"},
+      /* strtod reads these, but they are not decimal numbers: refused, naming the line and column. */
+      {"a hexadecimal cell", "hex.csv", "1,2\n3,0x10\n", 0, "row 2 (line 2), column 2: '0x10' is hexadecimal",
+       "decimal numbers only"},
+      {"a hexadecimal cell after a header", "hex_header.csv", "a,b\n1,2\n-0X1F,4\n", 0,
+       "row 2 (line 3), column 1: '-0X1F' is hexadecimal", NULL},
+      {"a hexadecimal float", "hex_float.csv", "1,2\n3,0x1p3\n", 0, "row 2 (line 2), column 2: '0x1p3' is hexadecimal",
+       NULL},
+      {"a hexadecimal first line (not taken for a header)", "hex_first.csv", "0x10,2\n3,4\n", 0,
+       "row 1 (line 1), column 1: '0x10' is hexadecimal", NULL},
+      {"infinity spelled out", "infinity.csv", "1,2\n3,Infinity\n", 0, "row 2 (line 2), column 2", "infinite"},
+      {"nan(...)", "nan_chars.csv", "1,2\nnan(0x1),4\n", 0, "row 2 (line 2), column 1", "NaN"},
+      {"a vertical tab before a number", "vtab.csv", "1,2\n3,\v4\n", 0, "row 2 (line 2), column 2",
+       "is not a plain decimal number"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     write_bytes(bad[i].file, bad[i].content, bad[i].len ? bad[i].len : strlen(bad[i].content));

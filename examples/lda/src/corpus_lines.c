@@ -10,28 +10,62 @@
 #include <string.h>
 
 enum {
-  SK_LDA_LINES_FIRST_CAP = 1 << 22, /* 4 MiB: gzread calls stay few and large */
-  SK_LDA_LINES_GZBUFFER = 1 << 18
+  SK_LDA_LINES_FIRST_CAP = 1 << 22, /* 4 MiB: reads and inflate calls stay few and large */
+  SK_LDA_LINES_IN_CAP = 1 << 18     /* compressed bytes read at a time (gzip) */
 };
 /* A longer line is an error rather than an ever-growing buffer. */
 #define SK_LDA_LINES_MAX_LINE ((size_t)1 << 30)
 
+/* Reads up to n bytes of the file into dst; *got the count. 0, or 1 with err filled on a read error
+   (naming the line being read). *got < n means the end of the file. */
+static int file_read(sk_lda_detail_lines *lines, void *dst, size_t n, size_t *got, sk_ex_error *err) {
+  errno = 0;
+  *got = fread(dst, 1, n, lines->file);
+  if (*got < n && ferror(lines->file))
+    return sk_ex_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
+                       errno ? strerror(errno) : "unknown error");
+  return 0;
+}
+
 int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_ex_error *err) {
+  size_t got = 0;
   memset(lines, 0, sizeof *lines);
   lines->name = path;
   errno = 0;
-  lines->gz = gzopen(path, "rb");
-  if (lines->gz == NULL)
+  lines->file = fopen(path, "rb");
+  if (lines->file == NULL)
     return sk_ex_fail(err, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
-  gzbuffer(lines->gz, SK_LDA_LINES_GZBUFFER);
   lines->buf = malloc(SK_LDA_LINES_FIRST_CAP);
-  if (lines->buf == NULL) {
-    gzclose(lines->gz);
-    lines->gz = NULL;
+  lines->in = malloc(SK_LDA_LINES_IN_CAP);
+  if (lines->buf == NULL || lines->in == NULL) {
+    sk_lda_detail_lines_close(lines);
     return sk_ex_fail(err, "%s: out of memory for the read buffer", path);
   }
   lines->cap = SK_LDA_LINES_FIRST_CAP;
+  lines->in_cap = SK_LDA_LINES_IN_CAP;
   lines->data = lines->buf;
+  /* The first bytes say which: gzip's magic 1f 8b, or plain bytes, which are the first data. */
+  if (file_read(lines, lines->in, lines->in_cap, &got, err) != 0) {
+    sk_lda_detail_lines_close(lines);
+    return 1;
+  }
+  if (got >= 2 && lines->in[0] == 0x1f && lines->in[1] == 0x8b) {
+    /* 15 + 16: gzip only, the largest window; each member's CRC-32 and length are checked. */
+    if (inflateInit2(&lines->z, 15 + 16) != Z_OK) {
+      sk_lda_detail_lines_close(lines);
+      return sk_ex_fail(err, "%s: out of memory for the gzip decoder", path);
+    }
+    lines->gzip = 1;
+    lines->z.next_in = lines->in;
+    lines->z.avail_in = (uInt)got;
+    lines->in_total = got;
+    lines->in_eof = got < lines->in_cap;
+  } else {
+    memcpy(lines->buf, lines->in, got);
+    lines->size = got;
+    free(lines->in);
+    lines->in = NULL;
+  }
   return 0;
 }
 
@@ -44,14 +78,82 @@ void sk_lda_detail_lines_memory(sk_lda_detail_lines *lines, const sk_lda_buffer 
 }
 
 void sk_lda_detail_lines_close(sk_lda_detail_lines *lines) {
-  if (lines->gz != NULL) gzclose(lines->gz);
+  if (lines->gzip) inflateEnd(&lines->z);
+  if (lines->file != NULL) fclose(lines->file);
+  free(lines->in);
   free(lines->buf);
   memset(lines, 0, sizeof *lines);
 }
 
-/* Reads more bytes behind the unread ones (gz only). 0 on success (at_eof set when there were none). */
+/* gzip: makes at least `need` compressed bytes available at z.next_in, unless the file ends first. */
+static int gz_input(sk_lda_detail_lines *lines, size_t need, sk_ex_error *err) {
+  z_stream *z = &lines->z;
+  while (z->avail_in < need && !lines->in_eof) {
+    size_t got;
+    if (z->avail_in > 0 && z->next_in != lines->in) memmove(lines->in, z->next_in, z->avail_in);
+    z->next_in = lines->in;
+    if (file_read(lines, lines->in + z->avail_in, lines->in_cap - z->avail_in, &got, err) != 0) return 1;
+    if (got < lines->in_cap - z->avail_in) lines->in_eof = 1;
+    z->avail_in += (uInt)got;
+    lines->in_total += got;
+  }
+  return 0;
+}
+
+/* gzip: inflates into out[0 .. room), member after member; *got the bytes written, 0 only at the end of
+   the data. Bytes after a member that do not start another one are an error. */
+static int gz_inflate(sk_lda_detail_lines *lines, unsigned char *out, size_t room, size_t *got, sk_ex_error *err) {
+  z_stream *z = &lines->z;
+  const uInt want = room > UINT_MAX ? UINT_MAX : (uInt)room;
+  const char *what = NULL;
+  z->next_out = out;
+  z->avail_out = want;
+  while (z->avail_out > 0) {
+    int r;
+    if (lines->member_ended) {
+      if (gz_input(lines, 2, err) != 0) return 1;
+      if (z->avail_in == 0) break; /* the end of the file right after a member: the end of the data */
+      if (z->avail_in < 2 || z->next_in[0] != 0x1f || z->next_in[1] != 0x8b)
+        return sk_ex_fail(err,
+                           "%s: trailing garbage after the gzip data: the bytes from offset %llu on are not a "
+                           "gzip member (the file is damaged, or something was appended to it)",
+                           lines->name, (unsigned long long)(lines->in_total - z->avail_in));
+      /* Another member (concatenated gzip files are one gzip file, as gzip -d reads them). */
+      if (inflateReset(z) != Z_OK) {
+        what = "cannot reset the decoder";
+        break;
+      }
+      lines->member_ended = 0;
+    }
+    if (z->avail_in == 0) {
+      if (gz_input(lines, 1, err) != 0) return 1;
+      if (z->avail_in == 0) {
+        what = "unexpected end of file";
+        break;
+      }
+    }
+    r = inflate(z, Z_NO_FLUSH);
+    if (r == Z_STREAM_END) {
+      lines->member_ended = 1;
+    } else if (r == Z_MEM_ERROR) {
+      return sk_ex_fail(err, "%s:%lld: out of memory in the gzip decoder", lines->name,
+                         (long long)lines->line_no + 1);
+    } else if (r != Z_OK) {
+      what = z->msg != NULL ? z->msg : r == Z_NEED_DICT ? "needs a preset dictionary" : "corrupt data";
+      break;
+    }
+  }
+  if (what != NULL)
+    return sk_ex_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name, (long long)lines->line_no + 1,
+                       what);
+  *got = (size_t)(want - z->avail_out);
+  return 0;
+}
+
+/* Reads more bytes behind the unread ones (files only). 0 on success (at_eof set when there were none). */
 static int lines_refill(sk_lda_detail_lines *lines, sk_ex_error *err) {
   const size_t avail = lines->size - lines->pos;
+  size_t got = 0;
   if (lines->pos > 0) {
     memmove(lines->buf, lines->buf + lines->pos, avail);
     lines->pos = 0;
@@ -69,25 +171,11 @@ static int lines_refill(sk_lda_detail_lines *lines, sk_ex_error *err) {
     lines->cap *= 2;
   }
   lines->data = lines->buf;
-  {
-    const size_t room = lines->cap - lines->size;
-    const int got = gzread(lines->gz, lines->buf + lines->size, (unsigned)(room > INT_MAX ? INT_MAX : room));
-    int errnum = Z_OK;
-    const char *message = gzerror(lines->gz, &errnum);
-    if (got < 0 || errnum != Z_OK) {
-      if (errnum == Z_ERRNO)
-        return sk_ex_fail(err, "%s:%lld: read error: %s", lines->name, (long long)lines->line_no + 1,
-                           strerror(errno));
-      if (message == NULL) message = "unknown zlib error";
-      /* zlib writes "PATH: what"; the path is already at the front of our message. */
-      if (strncmp(message, lines->name, strlen(lines->name)) == 0 && message[strlen(lines->name)] == ':')
-        message += strlen(lines->name) + 1 + (message[strlen(lines->name) + 1] == ' ');
-      return sk_ex_fail(err, "%s:%lld: truncated or corrupt gzip data: %s", lines->name,
-                         (long long)lines->line_no + 1, message);
-    }
-    if (got == 0) lines->at_eof = 1;
-    lines->size += (size_t)got;
-  }
+  if (lines->gzip ? gz_inflate(lines, (unsigned char *)lines->buf + lines->size, lines->cap - lines->size, &got, err)
+                  : file_read(lines, lines->buf + lines->size, lines->cap - lines->size, &got, err))
+    return 1;
+  if (got == 0) lines->at_eof = 1;
+  lines->size += got;
   return 0;
 }
 
@@ -248,6 +336,22 @@ int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const
   if (n == 0) {
     sk_ex_fail(err, "%s:%lld: the vocabulary is empty", lines->name, sk_lda_detail_last_line(lines));
     goto fail;
+  }
+  {
+    /* A repeated word would make two ids print the same and leave the word-to-id map of infer holding
+       one of them. Word i is on line i + 1: a blank line before a word is an error above. */
+    int64_t first = 0, repeat = 0;
+    const int found = sk_lda_detail_find_repeated_word(words, n, &first, &repeat);
+    if (found < 0) {
+      sk_ex_fail(err, "%s: out of memory checking the vocabulary for repeated words", lines->name);
+      goto fail;
+    }
+    if (found > 0) {
+      sk_ex_fail(err, "%s:%lld: word %s is already on line %lld (each word may appear once)", lines->name,
+                  (long long)repeat + 1, sk_lda_detail_quote(words[repeat], strlen(words[repeat]), q, sizeof q),
+                  (long long)first + 1);
+      goto fail;
+    }
   }
   *vocab = words;
   *count = (int32_t)n;

@@ -10,16 +10,31 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <zlib.h>
 
 #include "corpus_read.h"
 
-/** \brief A line source over a gzFile or a memory buffer. */
+/**
+ * \brief A line source over a file (plain, or gzip through zlib's inflate) or a memory buffer.
+ *
+ * gzip is read with inflate() rather than gzread() because gzread() silently ignores bytes after the
+ * last gzip member that do not start another member; here they are an error.
+ */
 typedef struct sk_lda_detail_lines {
   const char *name;   /**< for messages */
-  gzFile gz;          /**< NULL when reading from memory */
-  char *buf;          /**< gz: owned buffer of cap bytes */
+  FILE *file;         /**< NULL when reading from memory */
+  int gzip;           /**< file: 1 when it is gzip (starts with 1f 8b) and `z` is initialised */
+  z_stream z;         /**< gzip: the inflate state, reading from `in` */
+  unsigned char *in;  /**< gzip: owned buffer of in_cap compressed bytes */
+  size_t in_cap;      /**< bytes of in */
+  uint64_t in_total;  /**< gzip: compressed bytes read from the file so far */
+  int in_eof;         /**< gzip: the file has no bytes beyond in_total */
+  int member_ended;   /**< gzip: the member inflated last has ended (Z_STREAM_END) */
+  char *buf;          /**< file: owned buffer of cap bytes */
   size_t cap;         /**< bytes of buf */
   const char *data;   /**< unread bytes are data[pos .. size) */
   size_t size, /**< end of the bytes in data */ pos; /**< start of the unread bytes in data */
@@ -28,7 +43,11 @@ typedef struct sk_lda_detail_lines {
 } sk_lda_detail_lines;
 
 /**
- * \brief Opens path through gzopen (plain or gzip).
+ * \brief Opens path, plain or gzip (told by its first two bytes, 1f 8b, as gzopen() tells them).
+ *
+ * A gzip file may hold several members one after the other (they are read as one stream, as gzip -d
+ * reads them); anything after the last member that is not a gzip member is an error when the reading
+ * reaches it ("FILE: trailing garbage after the gzip data ...").
  * \param lines the line source to fill; close with sk_lda_detail_lines_close().
  * \param path the file.
  * \param err filled on failure.
@@ -44,7 +63,7 @@ int sk_lda_detail_lines_open(sk_lda_detail_lines *lines, const char *path, sk_ex
 void sk_lda_detail_lines_memory(sk_lda_detail_lines *lines, const sk_lda_buffer *buffer);
 
 /**
- * \brief Closes a line source.
+ * \brief Closes a line source (one from memory too; closing twice is harmless).
  * \param lines the line source.
  */
 void sk_lda_detail_lines_close(sk_lda_detail_lines *lines);
@@ -137,7 +156,9 @@ const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
  * vocabulary's last line, "the vocabulary has only N lines, fewer than the W words of WHAT". More: the
  * file is read to its end and the error names the first word past W, "the vocabulary has N words, more
  * than the W words of WHAT", N counting every non-blank line. expected < 0: any number >= 1, at most
- * max_words.
+ * max_words. Every word must be distinct (byte for byte): once the count is right, a word that repeats an
+ * earlier one is an error naming both lines, "VOCAB:LINE: word 'W' is already on line FIRST (each word
+ * may appear once)", LINE the first repeat in file order; a word-to-id map cannot hold both.
  * \param lines the vocabulary's lines.
  * \param expected the number of words required (W), or < 0 for any number.
  * \param what_expected where the number came from (WHAT).
@@ -149,6 +170,43 @@ const char *sk_lda_detail_quote(const char *p, size_t n, char *out, size_t cap);
  */
 int sk_lda_detail_read_vocab(sk_lda_detail_lines *lines, int64_t expected, const char *what_expected,
                              int64_t max_words, char ***vocab, int32_t *count, sk_ex_error *err);
+
+/**
+ * \brief Finds the first word equal to an earlier one, with a hash set: O(count) expected time, 8 bytes
+ * per slot, at least 2 count slots.
+ *
+ * Inline here, not in corpus_lines.c, so that model_file.c (whose fuzz target links no corpus reader)
+ * checks its vocabulary with the same code.
+ * \param words count NUL-terminated words (none NULL).
+ * \param count how many.
+ * \param first receives the index of the earlier word when one repeats.
+ * \param repeat receives the least index of a word equal to an earlier one.
+ * \return 0 when every word is distinct, 1 when one repeats (*first < *repeat set), -1 out of memory.
+ */
+static inline int sk_lda_detail_find_repeated_word(char *const *words, int64_t count, int64_t *first,
+                                                   int64_t *repeat) {
+  /* Open addressing, at most half full; a slot holds a word's index + 1, 0 when empty. */
+  uint64_t cap = 16, *slots;
+  while (cap < 2 * (uint64_t)count) cap *= 2;
+  if (cap > SIZE_MAX / sizeof *slots) return -1;
+  slots = (uint64_t *)calloc((size_t)cap, sizeof *slots);
+  if (slots == NULL) return -1;
+  for (int64_t i = 0; i < count; ++i) {
+    /* FNV-1a, its high bits folded down: the table indexes with the low bits. */
+    uint64_t h = 1469598103934665603ull, at;
+    for (const char *s = words[i]; *s != '\0'; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (at = (h ^ (h >> 29)) & (cap - 1); slots[at] != 0; at = (at + 1) & (cap - 1))
+      if (strcmp(words[slots[at] - 1], words[i]) == 0) {
+        *first = (int64_t)slots[at] - 1;
+        *repeat = i;
+        free(slots);
+        return 1;
+      }
+    slots[at] = (uint64_t)i + 1;
+  }
+  free(slots);
+  return 0;
+}
 
 /**
  * \brief Frees count words and the array.

@@ -11,8 +11,15 @@
  *   file that cannot be opened).
  * - Malformed input of any kind is an error, never a crash. An empty corpus (no documents, or no tokens
  *   in any document) is an error.
- * - Files are read through zlib (gzopen/gzread), so each file may be plain text or gzip-compressed;
- *   truncated or corrupt gzip data is an error naming the line where reading stopped.
+ * - Each file may be plain text or gzip-compressed (a file starting with gzip's magic 1f 8b, decoded
+ *   with zlib's inflate). A gzip file may hold several members one after the other (concatenated .gz
+ *   files), read as one stream as gzip -d reads them. Truncated or corrupt gzip data is an error naming
+ *   the line where reading stopped; bytes after the last member that do not start another member
+ *   (which zlib's gzread() would skip silently) are an error "FILE: trailing garbage after the gzip data:
+ *   the bytes from offset N on are not a gzip member ...", N the offset in the compressed file.
+ * - A vocabulary (UCI, LDA-C, binary corpus) holds each word once, byte for byte: a word that repeats an
+ *   earlier one is an error "VOCAB:LINE: word 'W' is already on line FIRST (each word may appear once)",
+ *   after the checks of its length. The plain-text reader builds its vocabulary from distinct words.
  * - Lines end in `"\n"` or `"\r\n"`; a last line without a newline is read. Blank lines after the last
  *   data line are ignored; inside the data they are errors, except in plain text, where they are
  *   documents that end up empty.

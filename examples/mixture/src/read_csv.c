@@ -40,6 +40,31 @@ static int parse_number(const char *cell, double *v) {
   return end != cell && *end == '\0';
 }
 
+/* Whether the whole cell is a plain decimal number: [+-] digits [. digits] [e [+-] digits], with digits
+   on at least one side of the point. strtod also takes hexadecimal ("0x10", "0x1p3"), "inf", "nan" and
+   leading white space of every kind; a CSV cell written as one of those is refused, not reinterpreted. */
+static int is_decimal(const char *s) {
+  int digits = 0;
+  if (*s == '+' || *s == '-') ++s;
+  for (; *s >= '0' && *s <= '9'; ++s) ++digits;
+  if (*s == '.')
+    for (++s; *s >= '0' && *s <= '9'; ++s) ++digits;
+  if (digits == 0) return 0;
+  if (*s == 'e' || *s == 'E') {
+    ++s;
+    if (*s == '+' || *s == '-') ++s;
+    if (!(*s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') ++s;
+  }
+  return *s == '\0';
+}
+
+/* Whether the cell is strtod's hexadecimal form, "0x..." after an optional sign. */
+static int is_hexadecimal(const char *s) {
+  if (*s == '+' || *s == '-') ++s;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
 /* A growing buffer of doubles. */
 typedef struct values {
   double *p;
@@ -79,6 +104,11 @@ static int take_row(char **cells, int n, int cols, int header, const char *path,
                          isnan(x)          ? "NaN"
                          : errno == ERANGE ? "out of range"
                                            : "infinite");
+    if (!is_decimal(cells[j]))
+      return sk_ex_fail(err,
+                         "%s: row %lld (line %lld), column %d: '%.40s' is %s (sk-mixture reads decimal numbers only)",
+                         path, row, line, j + 1, cells[j],
+                         is_hexadecimal(cells[j]) ? "hexadecimal" : "not a plain decimal number");
     if (push(out, x) != 0) return sk_ex_fail(err, "%s: out of memory at row %lld", path, row);
   }
   return 0;
@@ -111,7 +141,9 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err) {
       break;
     }
     const int n = split(line, cells, SK_MIX_CSV_MAX_CELLS - 1);
-    if (cols < 0) { /* the first line: a header when any of its cells is not a number */
+    /* The first line: a header when any of its cells is not a number to strtod (its wider syntax, so that
+       a first line of "0x10" or "nan" is refused as data, not skipped as a header). */
+    if (cols < 0) {
       double x;
       for (int j = 0; j < n && j < SK_MIX_CSV_MAX_CELLS - 1; ++j) header |= !parse_number(cells[j], &x);
       if (n > SK_MIX_MAX_D) {
