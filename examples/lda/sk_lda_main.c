@@ -1,6 +1,6 @@
 /*
  * sk-lda: an LDA trainer built on samplekit. `sk-lda COMMAND --help` describes each command.
- * Exit status: 0 success, 2 bad usage or bad input, 1 a failure at run time.
+ * Exit status: sk_ex_main.h's rule (SK_EX_EXIT_RULE): 0 success, 2 the user's input, 1 the machine.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -45,7 +45,7 @@ static void gen_usage(FILE *f) {
           "(DIR/topics.NAME.planted.txt, DIR/phi.NAME.planted.f32, DIR/theta.NAME.planted.f32).\n"
           "The output is a pure function of the options, the same bits for any --threads\n"
           "(see examples/lda/src/gen.h).\n\n"
-          "  -o, --out DIR          folder to write into (must exist)\n"
+          "  -o, --out DIR          folder to write into (created with its parents)\n"
           "      --name NAME        file name part (default synthetic)\n"
           "  -d, --docs D           documents (default %d)\n"
           "  -V, --words V          vocabulary size (default %d)\n"
@@ -123,6 +123,14 @@ static int cmd_gen(int argc, char **argv) {
   sk_ex_error err;
   if (sk_lda_gen_validate(&p, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
+    return SK_EX_EXIT_USAGE;
+  }
+  /* The folder before the work: an output path that cannot be written is the user's (exit 2). */
+  char docword[512];
+  snprintf(docword, sizeof docword, "docword.%s.%s", name, binary ? "bin" : "txt");
+  const char *const outputs[] = {docword, NULL};
+  if (sk_ex_check_output_dir(out, outputs, &err) != 0) {
+    fprintf(stderr, "sk-lda gen: --out: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
   }
 #ifdef _OPENMP
@@ -295,6 +303,22 @@ static void train_usage(FILE *f) {
 #endif
 }
 
+/* Options given for an input they do not apply to are refused, not ignored: --stopwords and --min-count
+   shape a --text corpus only, and a --text corpus's words are its vocabulary. 0 when the options fit; else
+   the message is printed for `cmd` and 1 returned. */
+static int check_input_options(const char *cmd, const input_options *in) {
+  const char *why = NULL;
+  if (in->text == NULL && in->stopwords != NULL)
+    why = "--stopwords applies to --text only (a --docword or --ldac corpus has its words as ids)";
+  else if (in->text == NULL && in->min_count > 0)
+    why = "--min-count applies to --text only";
+  else if (in->text != NULL && in->vocab != NULL)
+    why = "--vocab does not apply to --text (its words are the vocabulary)";
+  if (why == NULL) return 0;
+  fprintf(stderr, "sk-lda %s: %s\n", cmd, why);
+  return 1;
+}
+
 static int read_corpus(const input_options *in, sk_lda_corpus *c, sk_ex_error *err) {
   if (in->docword) return sk_lda_read_uci(in->docword, in->vocab, c, err);
   if (in->ldac) return sk_lda_read_ldac(in->ldac, in->vocab, c, err);
@@ -438,6 +462,17 @@ static int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: --demo makes its own corpus: leave out --docword, --ldac, --text and --resume\n");
     ok = 0;
   }
+  if (ok && check_input_options("train", &in) != 0) ok = 0;
+  if (ok && o.overwrite && o.resume != NULL) {
+    fprintf(stderr, "sk-lda train: --overwrite does not apply to --resume (a resumed run continues its folder; "
+                    "--overwrite starts a new run in --out DIR)\n");
+    ok = 0;
+  }
+  /* A folder another sk-lda writes is refused at once, not after the corpus is read and the ranks start. */
+  if (ok && (o.out != NULL || o.resume != NULL)) {
+    const int in_use = sk_lda_run_check_in_use(&o);
+    if (in_use != SK_EX_EXIT_OK) return in_use;
+  }
   sk_ex_error err;
   int ranked = 0;
   if (ok) {
@@ -534,7 +569,7 @@ static void infer_usage(FILE *f) {
           "      --vocab FILE       vocabulary of the documents: words are matched to the model's by\n"
           "                         string; without it, word ids must be the model's own\n"
           "      --skip-unknown     drop words the model does not know instead of failing\n"
-          "  -n, --iters N          fold-in Gibbs sweeps (default %d)\n"
+          "  -n, --iters N          fold-in Gibbs sweeps, at least 1 (default %d)\n"
           "  -s, --seed N           seed of the fold-in (default: the model's seed)\n"
           "      --threads N        OpenMP threads (default: all; the result does not depend on it)\n"
           "  -o, --out FILE         where the proportions go (written to FILE.tmp, then renamed)\n"
@@ -565,7 +600,7 @@ static int cmd_infer(int argc, char **argv) {
       case 'S': stopwords = optarg; break;
       case 'v': vocab = optarg; break;
       case 'u': skip_unknown = 1; break;
-      case 'n': ok = sk_lda_parse_ll("infer", "--iters", optarg, 0, INT_MAX, &iters); break;
+      case 'n': ok = sk_lda_parse_ll("infer", "--iters", optarg, 1, INT_MAX, &iters); break;
       case 's': ok = sk_lda_parse_u64("infer", "--seed", optarg, &seed); have_seed = 1; break;
       case 't': ok = sk_lda_parse_ll("infer", "--threads", optarg, 1, 4096, &threads); break;
       case 'o': out = optarg; break;
@@ -589,10 +624,8 @@ static int cmd_infer(int argc, char **argv) {
                           : "give exactly one of --docword, --ldac, --text");
     return SK_EX_EXIT_USAGE;
   }
-  if (text != NULL && vocab != NULL) {
-    fprintf(stderr, "sk-lda infer: --vocab does not apply to --text (its words are the vocabulary)\n");
-    return SK_EX_EXIT_USAGE;
-  }
+  const input_options in = {docword, ldac, text, vocab, stopwords, 0};
+  if (check_input_options("infer", &in) != 0) return SK_EX_EXIT_USAGE;
   sk_ex_error err;
   if (sk_ex_check_writable(out, &err) != 0) {
     fprintf(stderr, "sk-lda infer: --out: %s\n", err.message);
@@ -606,7 +639,6 @@ static int cmd_infer(int argc, char **argv) {
   sk_lda_corpus docs;
   memset(&docs, 0, sizeof docs);
   const char *input = docword != NULL ? docword : ldac != NULL ? ldac : text;
-  const input_options in = {docword, ldac, text, vocab, stopwords, 0};
   int rc = read_corpus(&in, &docs, &err);
   int64_t dropped = 0;
   const int id_base = docword != NULL && !sk_lda_is_binary_corpus(docword); /* UCI ids are 1-based */
@@ -659,7 +691,7 @@ static void eval_usage(FILE *f) {
           "      --skip-unknown     drop words the model does not know (default: an error)\n"
           "      --test-fraction F  documents to evaluate (default %g)\n"
           "  -s, --seed N           seed of the split and the fold-in (default: the model's)\n"
-          "  -n, --iters N          fold-in sweeps (default %d)\n"
+          "  -n, --iters N          fold-in sweeps, at least 1 (default %d)\n"
           "      --threads N        CPU threads (default: all); results do not depend on it\n"
           "  -h, --help             this text\n",
           SK_LDA_DEFAULT_TEST_FRACTION, SK_LDA_DEFAULT_FOLDIN_ITERS);
@@ -694,7 +726,7 @@ static int cmd_eval(int argc, char **argv) {
       case 'U': skip_unknown = 1; break;
       case 'F': ok = sk_lda_parse_double("eval", "--test-fraction", optarg, 1e-9, 0.99, &test_fraction); break;
       case 's': ok = sk_lda_parse_u64("eval", "--seed", optarg, &seed); seed_given = 1; break;
-      case 'n': ok = sk_lda_parse_ll("eval", "--iters", optarg, 0, 1000000, &iters); break;
+      case 'n': ok = sk_lda_parse_ll("eval", "--iters", optarg, 1, 1000000, &iters); break;
       case 'j': ok = sk_lda_parse_ll("eval", "--threads", optarg, 1, 4096, &threads); break;
       case 'h': eval_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
@@ -708,6 +740,7 @@ static int cmd_eval(int argc, char **argv) {
     fprintf(stderr, "sk-lda eval: give --model and exactly one of --docword, --ldac, --text\n");
     ok = 0;
   }
+  if (ok && check_input_options("eval", &o) != 0) ok = 0;
   if (!ok) {
     fprintf(stderr, "see 'sk-lda eval --help'\n");
     return SK_EX_EXIT_USAGE;
@@ -763,7 +796,7 @@ static void usage(FILE *f) {
           "  infer    fold new documents into a trained model and write their topic proportions\n"
           "  eval     held-out log-likelihood of a trained model on a corpus (document completion)\n"
           "  gen      draw a synthetic corpus with planted topics, in UCI format or as a binary corpus\n\n"
-          "Exit status: 0 success, 2 bad usage or bad input, 1 failure at run time.\n",
+          SK_EX_EXIT_RULE,
           SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
 }
 

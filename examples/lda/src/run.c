@@ -87,6 +87,12 @@ typedef struct run_state {
   double first_sweep_seconds; /* the first of them (it may pay one-time costs: the first copies) */
   double metrics_seconds;     /* wall time of the joint and held-out log-likelihoods of this part */
   sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
+  sk_lda_run_dir_lock lock;   /* dir's lock (run_dir.h), fd -1 until taken */
+  int lock_tried;             /* the lock was taken, or the file system cannot lock (then the run goes on) */
+  int lock_stale;             /* the lock file was left by a killed run */
+  int restarted;              /* dir held a run that stopped before its first checkpoint: started anew */
+  const char *checkpoint_dir; /* where the run's last checkpoint is: dir, the resumed folder, or NULL */
+  uint64_t checkpoint_sweep;  /* and its sweeps */
 } run_state;
 
 static double run_seconds(const run_state *r) { return r->seconds_before + (sk_ex_now() - r->start); }
@@ -94,6 +100,34 @@ static double run_seconds(const run_state *r) { return r->seconds_before + (sk_e
 static int fail_usage(const char *what, const sk_ex_error *err) {
   fprintf(stderr, "sk-lda train: %s%s\n", what, err->message);
   return SK_EX_EXIT_USAGE;
+}
+
+/* The refusal of a folder that another process writes (exit 2). */
+static int fail_in_use(const char *dir, long holder) {
+  if (holder > 0)
+    fprintf(stderr, "sk-lda train: %s is in use by another sk-lda (process %ld); wait for it to end or stop it\n", dir,
+            holder);
+  else
+    fprintf(stderr, "sk-lda train: %s is in use by another sk-lda (its process id is not in %s/%s); wait for it to "
+            "end or stop it\n", dir, dir, SK_LDA_RUN_DIR_LOCK_FILE);
+  return SK_EX_EXIT_USAGE;
+}
+
+/* Takes r->dir's lock (run_dir.h) for this process, before anything is written there. A file system
+   that cannot lock gets a warning and the run goes on unlocked, as before the lock existed. */
+static int lock_dir(const sk_lda_run_options *o, run_state *r) {
+  sk_ex_error err;
+  long holder = 0;
+  r->lock_tried = 1;
+  switch (sk_lda_run_dir_lock_take(r->dir, &r->lock, &holder, &r->lock_stale, &err)) {
+  case SK_LDA_RUN_DIR_LOCK_TAKEN: return SK_EX_EXIT_OK;
+  case SK_LDA_RUN_DIR_LOCK_IN_USE: return fail_in_use(r->dir, holder);
+  case SK_LDA_RUN_DIR_LOCK_UNSUPPORTED:
+    fprintf(stderr, "sk-lda train: warning: %s; nothing stops another sk-lda from writing %s at the same time\n",
+            err.message, r->dir);
+    return SK_EX_EXIT_OK;
+  default: return fail_usage(o->out != NULL ? "--out: " : "--resume: ", &err);
+  }
 }
 
 /* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). A
@@ -137,6 +171,7 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   c.metrics_len = r->log.len;
   c.z = m->z;
   const int rc = sk_lda_checkpoint_write(path, &c, err);
+  if (rc == 0) r->checkpoint_dir = r->dir, r->checkpoint_sweep = sweeps;
   r->checkpoint_cost = sk_ex_now() - t0;
   r->since_checkpoint = 0.0;
   r->checkpoints += 1;
@@ -175,13 +210,26 @@ static int checkpoint_due(const run_state *r, int64_t it) {
 /* --- start: a new model, or the checkpoint's --------------------------------------------------------- */
 
 /* Reads the checkpoint of o->resume and checks it against the options the user gave. */
-static int read_resume_checkpoint(const sk_lda_run_options *o, sk_lda_checkpoint *ck) {
+static int read_resume_checkpoint(const sk_lda_run_options *o, const run_state *r, sk_lda_checkpoint *ck) {
   sk_ex_error err;
   char path[4096];
   struct stat st;
   if (sk_ex_path(path, sizeof path, o->resume, SK_LDA_CHECKPOINT_FILE, &err) != 0)
     return fail_usage("--resume: ", &err);
   if (stat(path, &st) != 0) {
+    /* A run that has not written its first checkpoint yet, or never will: say which. This process's own
+       lock of the folder (taken before this) tells that no other one writes it. */
+    const int ours = r->lock.fd >= 0 && sk_lda_same_dir(o->resume, r->dir);
+    long holder = 0;
+    if (!ours && sk_lda_run_dir_in_use(o->resume, &holder) && holder != (long)getpid())
+      return fail_in_use(o->resume, holder);
+    if (sk_lda_run_dir_restartable(o->resume) || (ours && r->lock_stale)) {
+      fprintf(stderr,
+              "sk-lda train: --resume %s: the run there stopped before its first checkpoint, so there is nothing "
+              "to resume; the command that started it (with --out %s) starts it again\n",
+              o->resume, o->resume);
+      return SK_EX_EXIT_USAGE;
+    }
     fprintf(stderr, "sk-lda train: --resume %s: there is no %s there (a run with --out writes one)\n", o->resume,
             SK_LDA_CHECKPOINT_FILE);
     return SK_EX_EXIT_USAGE;
@@ -256,9 +304,17 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
   sk_ex_error err;
   if (r->dir == NULL) return SK_EX_EXIT_OK;
   if (sk_ex_mkdir_p(r->dir, &err) != 0) return fail_usage("--out: ", &err);
+  if (!r->lock_tried) { /* the folder did not exist when the run started */
+    const int status = lock_dir(o, r);
+    if (status != SK_EX_EXIT_OK) return status;
+  }
   const int continuing = o->resume != NULL && sk_lda_same_dir(o->resume, r->dir);
   const char *held = continuing ? NULL : sk_lda_run_dir_holds_run(r->dir);
-  if (held != NULL && !o->overwrite) {
+  /* A run killed before its first checkpoint left no model and nothing to resume (a metrics.csv at most,
+     or only its lock file): starting again loses nothing, so the command that started it may. */
+  r->restarted = !continuing && !o->overwrite &&
+                 (held != NULL ? sk_lda_run_dir_restartable(r->dir) : r->lock.fd >= 0 && r->lock_stale);
+  if (held != NULL && !o->overwrite && !r->restarted) {
     fprintf(stderr,
             "sk-lda train: --out %s already holds a run (%s is there): continue it with --resume %s, or replace it "
             "with --overwrite\n",
@@ -279,6 +335,9 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
 
 /* --- the sweeps ---------------------------------------------------------------------------------- */
 
+/* The held-out perplexity, exp(-held-out LL per token), as gensim and scikit-learn define it. The joint
+   LL per token of the training sweeps, log p(w, z) / T, is printed as it is: its exponential is not a
+   perplexity of anything a user compares. */
 static double perplexity(double ll_per_token) { return exp(-ll_per_token); }
 
 /* Interrupted after sweep `done`: the outputs so far and a checkpoint, then how to resume. */
@@ -306,6 +365,29 @@ static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const s
           name, (unsigned long long)done, (long long)r->o->iters, r->dir,
           r->o->input_args != NULL ? r->o->input_args : "(the same input)", r->dir, (long long)r->o->iters);
   return status;
+}
+
+/* A checkpoint during the sweeps could not be written (a full disk, say): its temporary file is gone
+   (sk_ex_files.h) and the last good checkpoint stays. Going on would spend sweeps that the same fault
+   may keep from ever being saved, so the run stops and says what it keeps and how to go on. */
+static void say_checkpoint_failed(const run_state *r, int64_t it, const sk_ex_error *err) {
+  const sk_lda_run_options *o = r->o;
+  const char *input = o->input_args != NULL ? o->input_args : "(the same input)";
+  fprintf(stderr, "\nsk-lda train: %s: the checkpoint after sweep %lld could not be written: %s\n", r->dir,
+          (long long)it, err->message);
+  if (r->checkpoint_dir == NULL) {
+    fprintf(stderr,
+            "  the run stops; it had no checkpoint yet, so its %lld sweeps are lost: make room in %s, then run the "
+            "same command again (it starts the run anew)\n",
+            (long long)it, r->dir);
+    return;
+  }
+  const int elsewhere = !sk_lda_same_dir(r->checkpoint_dir, r->dir);
+  fprintf(stderr,
+          "  the run stops; its checkpoint after sweep %llu in %s is kept: make room in %s, then continue with: "
+          "sk-lda train %s --resume %s%s%s --iters %lld\n",
+          (unsigned long long)r->checkpoint_sweep, r->checkpoint_dir, r->dir, input, r->checkpoint_dir,
+          elsewhere ? " --out " : "", elsewhere ? r->dir : "", (long long)o->iters);
 }
 
 /* The sweeps from done + 1 to o->iters. On return *last is the last sweep done and *ll the last joint
@@ -351,19 +433,23 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
     if (tty) {
       /* A resumed run may sweep before its first evaluation: no LL to show yet, rather than a NaN. */
       char ll_text[80] = "";
-      if (!isnan(*ll)) snprintf(ll_text, sizeof ll_text, "  joint LL/token %.4f (perplexity %.1f)", *ll, perplexity(*ll));
+      if (!isnan(*ll)) snprintf(ll_text, sizeof ll_text, "  joint LL/token %.4f", *ll);
       fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s%s  ETA %.0f s   ", (long long)it, (long long)o->iters,
               *tps / 1e6, ll_text, eta);
       if (it == o->iters) fputc('\n', stderr);
     } else if (evaluate) {
-      printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f (perplexity %.1f)\n", (long long)it,
-             (long long)o->iters, *tps / 1e6, *ll, perplexity(*ll));
+      printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f\n", (long long)it, (long long)o->iters,
+             *tps / 1e6, *ll);
     }
     r->since_checkpoint += sk_ex_now() - t0;
     if (sk_lda_run_signal != 0 && it < o->iters) return SK_EX_EXIT_OK; /* the caller saves the run */
     if (r->dir != NULL && it < o->iters && checkpoint_due(r, it)) {
-      if (sk_lda_sampler_to_host(s, &err) != 0 || save_checkpoint(r, m, (uint64_t)it, &err) != 0) {
+      if (sk_lda_sampler_to_host(s, &err) != 0) {
         fprintf(stderr, "\nsk-lda train: checkpoint after sweep %lld: %s\n", (long long)it, err.message);
+        return SK_EX_EXIT_RUNTIME;
+      }
+      if (save_checkpoint(r, m, (uint64_t)it, &err) != 0) {
+        say_checkpoint_failed(r, it, &err);
         return SK_EX_EXIT_RUNTIME;
       }
     }
@@ -428,8 +514,8 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
     snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
   const double secs = sk_ex_now() - r->start;
   const uint64_t sweeps = done - r->sweeps_before;
-  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f (perplexity %.1f); %s; peak memory %.0f MB%s\n",
-         (long long)sweeps, secs, ll, perplexity(ll), heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
+  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s\n", (long long)sweeps, secs, ll,
+         heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
   print_time_split(r, s, sweeps, secs);
   if (r->dir == NULL) { /* the caller may read the model (--demo) */
     if (sk_lda_sampler_to_host(s, &err) == 0) return SK_EX_EXIT_OK;
@@ -482,6 +568,13 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
   return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
 }
 
+int sk_lda_run_check_in_use(const sk_lda_run_options *o) {
+  const char *dir = o->out != NULL ? o->out : o->resume;
+  long holder = 0;
+  if (dir != NULL && sk_lda_run_dir_in_use(dir, &holder)) return fail_in_use(dir, holder);
+  return SK_EX_EXIT_OK;
+}
+
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
   sk_lda_checkpoint ck;
   memset(&ck, 0, sizeof ck);
@@ -489,7 +582,24 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   memset(&r, 0, sizeof r);
   r.o = o;
   r.dir = o->out != NULL ? o->out : o->resume;
-  int status = o->resume != NULL ? read_resume_checkpoint(o, &ck) : SK_EX_EXIT_OK;
+  r.lock.fd = -1;
+  r.checkpoint_dir = o->resume;
+  int status = SK_EX_EXIT_OK;
+  /* The folder's lock before anything is read from it or written to it, so that a second writer is
+     refused before it reads a checkpoint that the first is about to replace. One process: taken here
+     when the folder exists (else once prepare_dir has made it). Ranks: only rank 0 writes, and takes it
+     in prepare_dir after every rank has joined the sampler; here every rank only looks, so that all of
+     them refuse a folder in use together, before the sampler that needs them all. */
+  struct stat dir_st;
+  if (r.dir != NULL && stat(r.dir, &dir_st) == 0 && S_ISDIR(dir_st.st_mode)) {
+    long holder = 0;
+    if (o->ranks == NULL)
+      status = lock_dir(o, &r);
+    else if (sk_lda_run_dir_in_use(r.dir, &holder))
+      status = fail_in_use(r.dir, holder);
+  }
+  if (status == SK_EX_EXIT_OK && o->resume != NULL) status = read_resume_checkpoint(o, &r, &ck);
+  r.checkpoint_sweep = ck.sweeps;
   const double prep0 = sk_ex_now();
   if (status == SK_EX_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
   const double prep1 = sk_ex_now();
@@ -516,9 +626,14 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   if (status != SK_EX_EXIT_OK) {
     sk_lda_sampler_destroy(s);
     sk_lda_metrics_log_close(&r.log);
+    sk_lda_run_dir_lock_release(&r.lock);
     return status;
   }
   if (note != NULL) fprintf(stderr, "sk-lda train: %s\n", note);
+  if (r.restarted)
+    printf("%s: the run there stopped before its first checkpoint (no checkpoint, no model: nothing is lost); "
+           "starting it again\n",
+           r.dir);
   if (done > 0) printf("resuming after sweep %llu of %s\n", (unsigned long long)done, o->resume);
   printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s%s%s%s, "
          "seed %llu\n",
@@ -543,5 +658,6 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   signals_restore(&signals);
   sk_lda_sampler_destroy(s);
   sk_lda_metrics_log_close(&r.log);
+  sk_lda_run_dir_lock_release(&r.lock);
   return status;
 }

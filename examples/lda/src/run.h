@@ -12,7 +12,16 @@
  *                       end and on SIGINT / SIGTERM
  *   DIR/metrics.csv     one row per evaluated sweep (output.h), rewritten whole on every row
  *   DIR/topics.txt, DIR/model.skl, DIR/theta.txt (and DIR/z.bin with save_z) at the end or interruption
+ *   DIR/run.lock        while the run writes DIR: its lock, with its process id (run_dir.h)
  * \endverbatim
+ *
+ * The process that writes DIR locks it first (only rank 0 when the run has ranks), so a second run
+ * given the same folder (--out or --resume) exits 2 naming the folder and the holder's process id; the
+ * lock goes with the process, also when it is killed. A folder whose run stopped before its first
+ * checkpoint holds nothing to lose: the same command (--out DIR, no --overwrite) starts it again and says
+ * so, and --resume DIR says that this is what to do. A checkpoint that cannot be written during the
+ * sweeps (a full disk) stops the run with exit 1 and a message naming the folder, the sweep, and the
+ * checkpoint that is kept (none: the sweeps are lost), with the command that goes on from it.
  *
  * Every file is replaced atomically (temporary name and rename), so a run killed at any moment, even
  * by SIGKILL, leaves no half file, and resuming from its last checkpoint ends with exactly the bytes
@@ -97,6 +106,17 @@ typedef struct sk_lda_run_options {
 void sk_lda_run_options_default(sk_lda_run_options *o);
 
 /**
+ * \brief Refuses early a run whose folder (o->out, else o->resume) another process writes: for a caller
+ * that has long work to do before sk_lda_run_train() (reading a large corpus, starting ranks), so that a
+ * second writer is turned away at once. It only looks (the lock is taken by sk_lda_run_train()), so a
+ * folder taken meanwhile is still refused there.
+ * \param o the options.
+ * \return SK_EX_EXIT_OK when no other process writes the folder (or there is none); SK_EX_EXIT_USAGE,
+ *         with the message on stderr naming the folder and the holder's process id, when one does.
+ */
+int sk_lda_run_check_in_use(const sk_lda_run_options *o);
+
+/**
  * \brief Runs training on `corpus` (read by the caller) as `o` says, printing progress and the summary.
  *
  * Every error is one line on stderr naming the file or option.
@@ -107,7 +127,8 @@ void sk_lda_run_options_default(sk_lda_run_options *o);
  * \param m must be zeroed; it is filled (the model's corpus is split->train) and the caller frees it
  *        (sk_lda_model_free()) after using it, also on failure.
  * \return an exit status: SK_EX_EXIT_OK; SK_EX_EXIT_USAGE for bad options, a bad or mismatched
- *         checkpoint, or an out folder that is refused or not writable (all found before the first sweep);
+ *         checkpoint, or an out folder that is refused, in use by another process or not writable (all
+ *         found before the first sweep);
  *         SK_EX_EXIT_RUNTIME for a failure during the run (device, memory, I/O); SK_LDA_EXIT_SIGINT /
  *         SK_LDA_EXIT_SIGTERM when interrupted.
  */
