@@ -106,6 +106,14 @@ int sk_ex_check_writable(const char *path, sk_ex_error *err) {
   return 0;
 }
 
+int sk_ex_check_output_dir(const char *dir, const char *const *names, sk_ex_error *err) {
+  char path[4096];
+  if (sk_ex_mkdir_p(dir, err) != 0) return 1;
+  for (int i = 0; names[i] != NULL; ++i)
+    if (sk_ex_path(path, sizeof path, dir, names[i], err) != 0 || sk_ex_check_writable(path, err) != 0) return 1;
+  return 0;
+}
+
 int sk_ex_write_file(const char *path, int (*body)(FILE *, const void *), const void *ctx, sk_ex_error *err) {
   FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) return 1;

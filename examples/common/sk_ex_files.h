@@ -87,6 +87,17 @@ void sk_ex_temp_abort(FILE *f, const char *path);
 int sk_ex_check_writable(const char *path, sk_ex_error *err);
 
 /**
+ * \brief Whether folder `dir` can take the files `names`: creates it with its parents (sk_ex_mkdir_p()),
+ * then checks each `dir/name` with sk_ex_check_writable(). For refusing an output folder before long work
+ * starts (a bad output path is the user's input: exit 2 in both examples).
+ * \param dir the folder.
+ * \param names the files' names, ended by NULL.
+ * \param err the folder or the first file that cannot be written, and why.
+ * \return 0 when every file can be written.
+ */
+int sk_ex_check_output_dir(const char *dir, const char *const *names, sk_ex_error *err);
+
+/**
  * \brief Writes PATH through the protocol in one call: `body` writes the content to the stream.
  * \param path the file.
  * \param body writes the content; returns 0 on success.

@@ -19,6 +19,15 @@ extern "C" {
 /** \brief Exit status: bad usage or bad input (the user's options, input files or output paths). */
 #define SK_EX_EXIT_USAGE 2
 
+/**
+ * \brief The exit-status rule both examples print in their `--help` and state in their READMEs, as one
+ * line of text.
+ */
+#define SK_EX_EXIT_RULE                                                                                        \
+  "Exit status: 0 success; 2 the user's input: bad usage, a bad input file or an output path that cannot\n" \
+  "be written (the message names the option, file or line); 1 the machine: no usable GPU, CUDA, memory, a\n" \
+  "write that fails midway.\n"
+
 /** \brief One command of a program: `PROGRAM name ...` runs `run(argc, argv)` with argv[0] = name. */
 typedef struct sk_ex_command {
   const char *name;                  /**< as typed after the program's name */

@@ -114,3 +114,10 @@ endif()
 # An --out that is a file cannot be created.
 file(WRITE ${WORK}/afile "x")
 check(2 "afile: exists and is not a folder" ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 5 --device cpu --out ${WORK}/afile)
+# One exit rule (issue 31): an output path that cannot be written is the user's input, exit 2, for gen as
+# for fit, refused before any work; so is an output file that is a folder.
+check(2 "gen: --out: .*afile: exists and is not a folder" ${M} gen --out ${WORK}/afile/sub)
+file(MAKE_DIRECTORY ${WORK}/outdir/trace.csv)
+check(2 "trace.csv: exists and is not a regular file" ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 5 --device cpu
+      --out ${WORK}/outdir)
+check(0 "Exit status: 0 success; 2 the user's input" ${M} --help)

@@ -1,7 +1,7 @@
 /*
  * sk-mixture: a Bayesian Gaussian mixture fitted by Gibbs sampling on samplekit's primitives.
- * `sk-mixture COMMAND --help` describes each command. Exit status: 0 success, 2 bad usage or bad input,
- * 1 a failure at run time.
+ * `sk-mixture COMMAND --help` describes each command. Exit status: sk_ex_main.h's rule (SK_EX_EXIT_RULE):
+ * 0 success, 2 the user's input, 1 the machine.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -243,6 +243,12 @@ static int cmd_gen(int argc, char **argv) {
     fprintf(stderr, "see 'sk-mixture gen --help'\n");
     return SK_EX_EXIT_USAGE;
   }
+  /* The folder before the work: an output path that cannot be written is the user's (exit 2). */
+  const char *const outputs[] = {csv ? "data.csv" : "data.npy", "truth_assign.txt", "truth_components.csv", NULL};
+  if (sk_ex_check_output_dir(out, outputs, &err) != 0) {
+    fprintf(stderr, "sk-mixture gen: --out: %s\n", err.message);
+    return SK_EX_EXIT_USAGE;
+  }
   float *x = NULL;
   sk_mix_truth t;
   int status = SK_EX_EXIT_OK;
@@ -268,7 +274,7 @@ static void usage(FILE *f) {
           "commands:\n"
           "  fit      fit a mixture to a .npy or CSV file (fit --demo for a quick look)\n"
           "  gen      draw planted data with its truth\n\n"
-          "Exit status: 0 success, 2 bad usage or bad input, 1 failure at run time.\n",
+          SK_EX_EXIT_RULE,
           SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH,
           sk_mix_have_gpu() ? "" : " (this build has no CUDA part: the CPU only)");
 }

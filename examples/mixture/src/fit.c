@@ -164,8 +164,9 @@ int sk_mix_fit(const sk_mix_fit_options *o, const sk_mix_data *data, const char 
   /* The folder before the sweeps: a run that cannot write its results fails at once. */
   sk_mix_trace trace;
   memset(&trace, 0, sizeof trace);
-  if (o->out != NULL &&
-      (sk_ex_mkdir_p(o->out, &err) != 0 || sk_ex_path(path, sizeof path, o->out, "trace.csv", &err) != 0)) {
+  static const char *const outputs[] = {"trace.csv", "assign.txt", "components.csv", NULL};
+  if (o->out != NULL && (sk_ex_check_output_dir(o->out, outputs, &err) != 0 ||
+                         sk_ex_path(path, sizeof path, o->out, "trace.csv", &err) != 0)) {
     fprintf(stderr, "sk-mixture fit: --out: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
   }
