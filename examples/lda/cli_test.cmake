@@ -359,3 +359,48 @@ if(NOT last_out MATCHES "Exit status: 0 success; 2 the user's input")
   message(FATAL_ERROR "--help does not state the exit-status rule: ${last_out}")
 endif()
 message(STATUS "issue 31's refusals: all checks passed")
+
+# Issue 31: a resume takes the vocabulary from the checkpoint and refuses a different one. Without --vocab
+# the resumed run's topics.txt and model.skl have the run's words (the same bytes as a run given --vocab
+# throughout); a vocabulary whose line 5 changed is refused (exit 2) naming the file, the line and both
+# words; the same vocabulary is accepted.
+file(STRINGS ${WORK}/vocab.t.txt vocab_lines)
+list(TRANSFORM vocab_lines REPLACE "^w" "term")
+list(JOIN vocab_lines "\n" vocab_terms)
+file(WRITE ${WORK}/vocab.terms.txt "${vocab_terms}\n")
+list(GET vocab_lines 4 word5)
+list(REMOVE_AT vocab_lines 4)
+list(INSERT vocab_lines 4 "changed")
+list(JOIN vocab_lines "\n" vocab_changed)
+file(WRITE ${WORK}/vocab.changed.txt "${vocab_changed}\n")
+set(words_run --docword ${WORK}/docword.t.txt -k 4 --seed 5 ${esca})
+expect_exit(0 ${SK_LDA} train ${words_run} --vocab ${WORK}/vocab.terms.txt -n 4 --out ${WORK}/words_half)
+expect_exit(0 ${SK_LDA} train ${words_run} --vocab ${WORK}/vocab.terms.txt -n 8 --out ${WORK}/words_whole)
+expect_exit(0 ${SK_LDA} train ${words_run} -n 8 --resume ${WORK}/words_half --out ${WORK}/words_novocab)
+file(READ ${WORK}/words_novocab/topics.txt topics_novocab)
+if(NOT topics_novocab MATCHES "\tterm[0-9]+\t" OR topics_novocab MATCHES "\tw[0-9]+\t")
+  message(FATAL_ERROR "a resume without --vocab lost the run's words: ${topics_novocab}")
+endif()
+foreach(f model.skl topics.txt)
+  file(SHA256 ${WORK}/words_novocab/${f} a)
+  file(SHA256 ${WORK}/words_whole/${f} b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "a resume without --vocab differs in ${f} from a run given the vocabulary throughout")
+  endif()
+endforeach()
+expect_exit(0 ${SK_LDA} infer --model ${WORK}/words_novocab/model.skl --docword ${WORK}/docword.t.txt
+            --vocab ${WORK}/vocab.terms.txt --out ${WORK}/words_theta.txt)
+expect_message(2 "--resume ${WORK}/words_half: ${WORK}/vocab.changed.txt:5: 'changed' differs from the run's word '${word5}' \\(the checkpoint's vocabulary\\); give the run's vocabulary or leave --vocab out"
+               ${SK_LDA} train ${words_run} --vocab ${WORK}/vocab.changed.txt -n 8 --resume ${WORK}/words_half
+               --out ${WORK}/words_changed)
+if(EXISTS ${WORK}/words_changed)
+  message(FATAL_ERROR "a resume refused for its vocabulary wrote ${WORK}/words_changed")
+endif()
+expect_exit(0 ${SK_LDA} train ${words_run} --vocab ${WORK}/vocab.terms.txt -n 8 --resume ${WORK}/words_half
+            --out ${WORK}/words_same)
+file(SHA256 ${WORK}/words_same/model.skl a)
+file(SHA256 ${WORK}/words_whole/model.skl b)
+if(NOT a STREQUAL b)
+  message(FATAL_ERROR "a resume given the run's vocabulary differs in model.skl from the uninterrupted run")
+endif()
+message(STATUS "issue 31's resume vocabulary: all checks passed")

@@ -530,6 +530,8 @@ static int cmd_train(int argc, char **argv) {
       return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_USAGE) : SK_EX_EXIT_USAGE;
     }
     describe_input(&in, input_args, sizeof input_args);
+    o.vocab_file = in.vocab != NULL ? in.vocab : in.text;
+    o.vocab_from_text = in.vocab == NULL && in.text != NULL;
     printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
            (long long)corpus.num_tokens, sk_ex_now() - t0);
   }

@@ -531,6 +531,104 @@ static void test_checkpoint_file(void) {
   sk_lda_corpus_free(&a);
 }
 
+/* The checkpoint's vocabulary (format version 2): round trip, the section's checks (each naming the file),
+   and format version 1 (no vocabulary) still read and written back byte for byte. */
+static void test_checkpoint_vocab(void) {
+  sk_test_context("checkpoint vocabulary");
+  sk_ex_error err;
+  int32_t z[4] = {0, 1, 1, 0};
+  const char metrics[] = "iteration,seconds\n1,0.5\n";
+  char w0[] = "alpha", w1[] = "be", w2[] = "c";
+  char *vocab[3] = {w0, w1, w2};
+  sk_lda_checkpoint c;
+  memset(&c, 0, sizeof c);
+  c.sampler = 0, c.num_topics = 2, c.num_words = 3, c.num_docs = 2, c.fingerprint = 42u, c.num_tokens = 4;
+  c.alpha = 0.5, c.beta = 0.1, c.test_fraction = 0.0, c.seed = 3, c.sweeps = 2, c.seconds = 1.0;
+  c.metrics = metrics, c.metrics_len = strlen(metrics), c.z = z, c.vocab = vocab;
+  const char *path = tpath("v.skc");
+  if (!SK_CHECK(sk_lda_checkpoint_write(path, &c, &err) == 0, "write: %s", err.message)) return;
+  sk_lda_checkpoint back;
+  if (SK_CHECK(sk_lda_checkpoint_read(path, &back, &err) == 0, "read: %s", err.message)) {
+    SK_CHECK(back.version == SK_LDA_CHECKPOINT_VERSION && back.vocab != NULL && strcmp(back.vocab[0], "alpha") == 0 &&
+                 strcmp(back.vocab[1], "be") == 0 && strcmp(back.vocab[2], "c") == 0,
+             "the vocabulary differs after the round trip (version %u)", (unsigned)back.version);
+    SK_CHECK(memcmp(back.z, z, sizeof z) == 0 && strcmp(back.metrics, metrics) == 0, "topics or metrics differ");
+    sk_lda_checkpoint_free(&back);
+    SK_CHECK(back.vocab == NULL, "free left the vocabulary");
+  }
+  size_t n = 0;
+  unsigned char *bytes = slurp(path, &n);
+  const size_t W = 9 + 6 + 5, at = 104 + c.metrics_len; /* the vocabulary section */
+  SK_CHECK(n == 104 + c.metrics_len + W + 4 * 4 + 4, "file of %zu bytes", n);
+  /* Sections that pass the CRC but break the rules: each refused, naming the file and the fault. */
+  const struct {
+    size_t offset;
+    uint32_t value;
+    int u32;
+    const char *says;
+  } cases[] = {
+      {at + 9, 0, 1, "vocabulary word 1 is empty"},
+      {at + 4 + 2, 0, 0, "vocabulary word 0 holds a NUL byte"},
+      {at + 15, 2, 1, "vocabulary word 2 runs past the end of the vocabulary section"},
+      {20, 2, 1, "holds 5 bytes after its V = 2 words"},
+      {20, 5, 1, "cannot hold V = 5 words"},
+      {96, (uint32_t)W + 1, 1, "bytes of vocabulary"},
+  };
+  const char *bad = tpath("vbad.skc");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    unsigned char *b = (unsigned char *)malloc(n);
+    memcpy(b, bytes, n);
+    if (cases[i].u32)
+      put_u32(b + cases[i].offset, cases[i].value);
+    else
+      b[cases[i].offset] = (unsigned char)cases[i].value;
+    fix_crc(b, n);
+    spit(bad, b, n);
+    free(b);
+    memset(&back, 0, sizeof back);
+    const int rc = sk_lda_checkpoint_read(bad, &back, &err);
+    SK_CHECK(rc != 0 && strstr(err.message, "vbad.skc") != NULL && strstr(err.message, cases[i].says) != NULL,
+             "case %zu accepted or not said (%s)", i, rc != 0 ? err.message : "accepted");
+    SK_CHECK(back.vocab == NULL && back.z == NULL && back.metrics == NULL, "case %zu: the output is not zeroed", i);
+  }
+  free(bytes);
+  /* The writer refuses an empty word, and a vocabulary in format version 1. */
+  char empty[] = "";
+  vocab[1] = empty;
+  SK_CHECK(sk_lda_checkpoint_write(tpath("v2.skc"), &c, &err) != 0 && !exists(tpath("v2.skc")), "an empty word written");
+  vocab[1] = w1;
+  c.version = SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
+  SK_CHECK(sk_lda_checkpoint_write(tpath("v2.skc"), &c, &err) != 0 && !exists(tpath("v2.skc")),
+           "a vocabulary written in format version 1");
+  /* Format version 1: the layout before the vocabulary (no field W), read as a checkpoint without one, and
+     written back the same bytes. */
+  c.vocab = NULL;
+  const char *old = tpath("v1.skc");
+  if (!SK_CHECK(sk_lda_checkpoint_write(old, &c, &err) == 0, "write version 1: %s", err.message)) return;
+  bytes = slurp(old, &n);
+  SK_CHECK(n == 96 + c.metrics_len + 4 * 4 + 4 && bytes[8] == 1 && bytes[9] == 0, "a version-1 file of %zu bytes", n);
+  if (SK_CHECK(sk_lda_checkpoint_read(old, &back, &err) == 0, "read version 1: %s", err.message)) {
+    SK_CHECK(back.version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB && back.vocab == NULL && back.num_words == 3 &&
+                 memcmp(back.z, z, sizeof z) == 0 && strcmp(back.metrics, metrics) == 0,
+             "version 1 read wrongly (version %u)", (unsigned)back.version);
+    const char *again = tpath("v1again.skc");
+    size_t m = 0;
+    unsigned char *same = NULL;
+    SK_CHECK(sk_lda_checkpoint_write(again, &back, &err) == 0 && (same = slurp(again, &m)) != NULL && m == n &&
+                 memcmp(same, bytes, n) == 0,
+             "version 1 not written back byte for byte");
+    free(same);
+    sk_lda_checkpoint_free(&back);
+  }
+  /* A version this sk-lda does not know is refused, naming it. */
+  put_u32(bytes + 8, 3);
+  fix_crc(bytes, n);
+  spit(bad, bytes, n);
+  SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0 && strstr(err.message, "unsupported format version 3"),
+           "version 3 accepted (%s)", err.message);
+  free(bytes);
+}
+
 /* Documents [d0, d1) of c as a new corpus (no vocabulary). */
 static sk_lda_corpus sub_corpus(const sk_lda_corpus *c, int32_t d0, int32_t d1) {
   sk_lda_corpus s;
@@ -827,6 +925,7 @@ int main(void) {
   test_doc_topics();
   test_metrics_csv();
   test_checkpoint_file();
+  test_checkpoint_vocab();
   test_infer();
   test_resume();
   remove_dir();

@@ -11,13 +11,31 @@
 #include "output.h"
 
 static const char sk_lda_checkpoint_magic[8] = {'S', 'K', 'L', 'D', 'A', 'C', 'K', 'P'};
-#define SK_LDA_CHECKPOINT_HEADER_BYTES 96u
+#define SK_LDA_CHECKPOINT_HEADER_BYTES_V1 96u  /* format version 1: no vocabulary section */
+#define SK_LDA_CHECKPOINT_HEADER_BYTES 104u    /* format version 2: the field W at 96 */
 
 void sk_lda_checkpoint_free(sk_lda_checkpoint *c) {
   if (c == NULL) return;
   free((void *)c->metrics);
   free(c->z);
+  if (c->vocab != NULL)
+    for (int32_t v = 0; v < c->num_words; ++v) free(c->vocab[v]);
+  free(c->vocab);
   memset(c, 0, sizeof *c);
+}
+
+/* Bytes of the vocabulary section of c (0: none); fails on a NULL or empty word, or one too long. */
+static int vocab_bytes(const sk_lda_checkpoint *c, const char *what, uint64_t *bytes, sk_ex_error *err) {
+  *bytes = 0;
+  if (c->vocab == NULL) return 0;
+  for (int32_t v = 0; v < c->num_words; ++v) {
+    const size_t len = c->vocab[v] != NULL ? strlen(c->vocab[v]) : 0;
+    if (len == 0 || len > UINT32_MAX)
+      return sk_ex_fail(err, "%s: vocabulary word %d is %s", what, (int)v,
+                        c->vocab[v] == NULL ? "NULL" : len == 0 ? "empty" : "too long");
+    *bytes += 4u + (uint64_t)len;
+  }
+  return 0;
 }
 
 /* The checks shared by the writer and the reader; `what` names the file. */
@@ -44,7 +62,13 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_
     return sk_ex_fail(err, "write checkpoint: a pointer is NULL");
   if (check_fields(c, path, err) != 0) return 1;
   if (sk_lda_detail_check_topics(c->z, c->num_tokens, c->num_topics, path, err) != 0) return 1;
-  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, err);
+  const int v1 = c->version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
+  if (v1 && c->vocab != NULL)
+    return sk_ex_fail(err, "%s: a checkpoint of format version 1 has no vocabulary", path);
+  uint64_t W = 0;
+  if (vocab_bytes(c, path, &W, err) != 0) return 1;
+  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic,
+                                        v1 ? SK_LDA_CHECKPOINT_VERSION_NO_VOCAB : SK_LDA_CHECKPOINT_VERSION, err);
   if (e == NULL) return 1;
   sk_lda_bin_enc_u32(e, (uint32_t)c->sampler);
   sk_lda_bin_enc_u32(e, (uint32_t)c->num_topics);
@@ -59,7 +83,14 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_
   sk_lda_bin_enc_u64(e, c->sweeps);
   sk_lda_bin_enc_f64(e, c->seconds);
   sk_lda_bin_enc_u64(e, (uint64_t)c->metrics_len);
+  if (!v1) sk_lda_bin_enc_u64(e, W);
   sk_lda_bin_enc_bytes(e, c->metrics, c->metrics_len);
+  if (c->vocab != NULL)
+    for (int32_t v = 0; v < c->num_words; ++v) {
+      const size_t len = strlen(c->vocab[v]);
+      sk_lda_bin_enc_u32(e, (uint32_t)len);
+      sk_lda_bin_enc_bytes(e, c->vocab[v], len);
+    }
   for (int64_t t = 0; t < c->num_tokens; ++t) sk_lda_bin_enc_u32(e, (uint32_t)c->z[t]);
   return sk_lda_bin_commit(e, path, err);
 }
@@ -69,12 +100,26 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
   memset(out, 0, sizeof *out);
   uint64_t size = 0;
   unsigned char *buf = NULL;
-  FILE *f = sk_lda_bin_open_header(path, sk_lda_checkpoint_magic, SK_LDA_CHECKPOINT_VERSION, "checkpoint",
-                                   SK_LDA_CHECKPOINT_HEADER_BYTES, &size, &buf, err);
+  /* The version decides the header's length: a glance at the first 12 bytes; the checks of
+     sk_lda_bin_open_header() (magic, size, CRC, then this version) follow. */
+  uint32_t version = SK_LDA_CHECKPOINT_VERSION;
+  FILE *peek = fopen(path, "rb");
+  if (peek != NULL) {
+    unsigned char head[12];
+    if (fread(head, 1, sizeof head, peek) == sizeof head && memcmp(head, sk_lda_checkpoint_magic, 8) == 0 &&
+        sk_lda_bin_dec_u32(head + 8) == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB)
+      version = SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
+    fclose(peek);
+  }
+  const int v1 = version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
+  const size_t header = v1 ? SK_LDA_CHECKPOINT_HEADER_BYTES_V1 : SK_LDA_CHECKPOINT_HEADER_BYTES;
+  FILE *f = sk_lda_bin_open_header(path, sk_lda_checkpoint_magic, version, "checkpoint", header, &size, &buf, err);
   if (f == NULL) return 1;
   sk_lda_checkpoint c;
   memset(&c, 0, sizeof c);
   char *metrics = NULL;
+  unsigned char *words = NULL;
+  c.version = version;
   c.sampler = (int32_t)sk_lda_bin_dec_u32(buf + 12);
   c.num_topics = (int32_t)sk_lda_bin_dec_u32(buf + 16);
   c.num_words = (int32_t)sk_lda_bin_dec_u32(buf + 20);
@@ -89,11 +134,19 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
   c.sweeps = sk_lda_bin_dec_u64(buf + 72);
   c.seconds = sk_lda_bin_dec_f64(buf + 80);
   const uint64_t M = sk_lda_bin_dec_u64(buf + 88);
+  const uint64_t W = v1 ? 0u : sk_lda_bin_dec_u64(buf + 96);
   if (check_fields(&c, path, err) != 0) goto fail;
-  const uint64_t room = size - SK_LDA_CHECKPOINT_HEADER_BYTES - 4u;
-  if (M > room || T > (room - M) / 4u || M + 4u * T != room) {
-    sk_ex_fail(err, "%s: file is %llu bytes but its header calls for %llu bytes of metrics and %llu tokens", path,
-                (unsigned long long)size, (unsigned long long)M, (unsigned long long)T);
+  const uint64_t room = size - header - 4u;
+  if (M > room || W > room - M || T > (room - M - W) / 4u || M + W + 4u * T != room) {
+    sk_ex_fail(err,
+               "%s: file is %llu bytes but its header calls for %llu bytes of metrics, %llu bytes of vocabulary "
+               "and %llu tokens",
+               path, (unsigned long long)size, (unsigned long long)M, (unsigned long long)W, (unsigned long long)T);
+    goto fail;
+  }
+  if (W > 0 && W / 5u < (uint64_t)c.num_words) { /* each entry takes at least 5 bytes */
+    sk_ex_fail(err, "%s: a vocabulary section of %llu bytes cannot hold V = %d words", path, (unsigned long long)W,
+               (int)c.num_words);
     goto fail;
   }
   if (T > (uint64_t)SIZE_MAX / 4u) {
@@ -111,6 +164,44 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
   c.metrics = metrics;
   c.metrics_len = (size_t)M;
   metrics = NULL;
+  if (W > 0) {
+    /* W <= the file's size, checked above; V <= W / 5. */
+    words = (unsigned char *)malloc((size_t)W);
+    c.vocab = (char **)calloc((size_t)c.num_words, sizeof *c.vocab);
+    if (words == NULL || c.vocab == NULL) {
+      sk_ex_fail(err, "%s: out of memory for a vocabulary of %llu bytes", path, (unsigned long long)W);
+      goto fail;
+    }
+    if (sk_lda_bin_read_exact(f, words, (size_t)W, path, err)) goto fail;
+    uint64_t at = 0;
+    for (int32_t v = 0; v < c.num_words; ++v) {
+      const uint64_t len = W - at >= 4u ? sk_lda_bin_dec_u32(words + at) : 0u;
+      if (W - at < 4u || len > W - at - 4u) {
+        sk_ex_fail(err, "%s: vocabulary word %d runs past the end of the vocabulary section (%llu bytes)", path,
+                   (int)v, (unsigned long long)W);
+        goto fail;
+      }
+      if (len == 0 || memchr(words + at + 4u, '\0', (size_t)len) != NULL) {
+        sk_ex_fail(err, "%s: vocabulary word %d %s", path, (int)v, len == 0 ? "is empty" : "holds a NUL byte");
+        goto fail;
+      }
+      c.vocab[v] = (char *)malloc((size_t)len + 1u);
+      if (c.vocab[v] == NULL) {
+        sk_ex_fail(err, "%s: out of memory for vocabulary word %d", path, (int)v);
+        goto fail;
+      }
+      memcpy(c.vocab[v], words + at + 4u, (size_t)len);
+      c.vocab[v][len] = '\0';
+      at += 4u + len;
+    }
+    if (at != W) {
+      sk_ex_fail(err, "%s: the vocabulary section holds %llu bytes after its V = %d words", path,
+                 (unsigned long long)(W - at), (int)c.num_words);
+      goto fail;
+    }
+    free(words);
+    words = NULL;
+  }
   if (sk_lda_bin_read_i32s(f, c.z, (size_t)T, buf, path, err) ||
       sk_lda_detail_check_topics(c.z, (int64_t)T, c.num_topics, path, err))
     goto fail;
@@ -121,6 +212,7 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
 fail:
   free(buf);
   free(metrics);
+  free(words);
   sk_lda_checkpoint_free(&c);
   fclose(f);
   return 1;

@@ -8,11 +8,11 @@
  * The topics z are the state; the counts are rebuilt from them, and every random number depends only on
  * (seed, sweep, token), so the sampler and device that continue may differ from those that stopped.
  *
- * CHECKPOINT FILE (format version 1). Little-endian, no padding:
+ * CHECKPOINT FILE (format version 2). Little-endian, no padding:
  * \verbatim
  *   offset  size     field
  *   0       8        magic, the bytes "SKLDACKP"
- *   8       4        uint32 format version = 1
+ *   8       4        uint32 format version = 2
  *   12      4        int32 sampler kind (sampler.h: 0 esca, 1 cgs, 2 aga)
  *   16      4        int32 K, 1 .. SK_LDA_MAX_TOPICS
  *   20      4        int32 V, >= 1
@@ -26,11 +26,19 @@
  *   72      8        uint64 sweeps done
  *   80      8        float64 seconds of training so far (metrics.csv's clock), finite and >= 0
  *   88      8        uint64 M, bytes of metrics text
- *   96      M        the metrics log (metrics.csv) as it was at this checkpoint
+ *   96      8        uint64 W, bytes of the vocabulary section; 0: the run has no vocabulary
+ *   104     M        the metrics log (metrics.csv) as it was at this checkpoint
+ *   then    W        the run's vocabulary, only when W > 0: exactly V entries, each a uint32 byte length
+ *                    L >= 1 then L bytes of the word (no terminator, no NUL byte inside), as in model.skl
  *   then    4 T      int32 z[t] in [0, K), training tokens in corpus order
  *   then    4        CRC-32 of every byte before it
  * \endverbatim
- * Readers check the magic, the CRC, the version, the length and every range, each with an error that
+ * Format version 1 (sk-lda before checkpoints kept the vocabulary) is version 2 without the field W: the
+ * metrics start at offset 96 and there is no vocabulary. Readers take both (version says which was read);
+ * the writer writes version 2, or version 1 when asked (a checkpoint read from a version-1 file written
+ * back gives the same bytes).
+ * Readers check the magic, the CRC, the version, the length, every range and the vocabulary section
+ * (entry lengths within W, no empty word, no NUL byte, exactly V words filling W), each with an error that
  * names the file. Errors: 0 on success, non-zero with err filled (corpus.h). Threading: no shared state.
  */
 #ifndef SK_LDA_CHECKPOINT_H
@@ -46,7 +54,9 @@ extern "C" {
 #endif
 
 /** \brief The checkpoint file's format version. */
-#define SK_LDA_CHECKPOINT_VERSION 1u
+#define SK_LDA_CHECKPOINT_VERSION 2u
+/** \brief The format version before the vocabulary section (still read). */
+#define SK_LDA_CHECKPOINT_VERSION_NO_VOCAB 1u
 /** \brief The checkpoint's file name inside a run's --out folder. */
 #define SK_LDA_CHECKPOINT_FILE "checkpoint.skc"
 
@@ -71,6 +81,12 @@ typedef struct sk_lda_checkpoint {
   const char *metrics;    /**< metrics_len bytes of metrics.csv text (not NUL-terminated when written) */
   size_t metrics_len;     /**< bytes of metrics */
   int32_t *z;             /**< num_tokens topics */
+  /** The run's vocabulary: num_words NUL-terminated words, or NULL when the run has none (always NULL
+      from a version-1 file). The writer only reads it. */
+  char **vocab;
+  /** The format version: the reader sets the file's (1 or 2); the writer writes version 1 when it is
+      SK_LDA_CHECKPOINT_VERSION_NO_VOCAB (then vocab must be NULL), else the current version (0 included). */
+  uint32_t version;
 } sk_lda_checkpoint;
 
 /**
@@ -82,8 +98,8 @@ void sk_lda_checkpoint_free(sk_lda_checkpoint *c);
 /**
  * \brief Writes c at PATH (temporary name, fsync, rename).
  *
- * Fails when a pointer is NULL, a field is out of range (a topic included) or on an I/O error; PATH is then
- * untouched. Work O(T + M).
+ * Fails when a pointer is NULL, a field is out of range (a topic included), a vocabulary word is NULL or
+ * empty, a vocabulary is given for version 1, or on an I/O error; PATH is then untouched. Work O(T + M + W).
  * \param path the file (PATH).
  * \param c the checkpoint.
  * \param err filled on failure.
@@ -95,7 +111,8 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_
  * \brief Reads and checks a checkpoint into *out (overwritten; zeroed on failure).
  *
  * Malformed or truncated input is an error, never a crash; sizes are checked against the file length
- * before anything is allocated. On success out->metrics is NUL-terminated. Work O(file size).
+ * before anything is allocated. On success out->metrics is NUL-terminated and out->version is the file's
+ * (version 1 and 2 are read). Work O(file size).
  * \param path the file.
  * \param out receives the checkpoint; free with sk_lda_checkpoint_free().
  * \param err filled on failure, naming the file.

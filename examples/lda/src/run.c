@@ -93,7 +93,18 @@ typedef struct run_state {
   int restarted;              /* dir held a run that stopped before its first checkpoint: started anew */
   const char *checkpoint_dir; /* where the run's last checkpoint is: dir, the resumed folder, or NULL */
   uint64_t checkpoint_sweep;  /* and its sweeps */
+  char *const *vocab;         /* the run's vocabulary: the corpus's, else a resumed checkpoint's; or NULL */
+  char **own_vocab;           /* the checkpoint's, when vocab is it: own_vocab_count words, freed at the end */
+  int32_t own_vocab_count;
 } run_state;
+
+static void free_own_vocab(run_state *r) {
+  if (r->own_vocab != NULL)
+    for (int32_t v = 0; v < r->own_vocab_count; ++v) free(r->own_vocab[v]);
+  free(r->own_vocab);
+  r->own_vocab = NULL;
+  r->own_vocab_count = 0;
+}
 
 static double run_seconds(const run_state *r) { return r->seconds_before + (sk_ex_now() - r->start); }
 
@@ -170,6 +181,7 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   c.metrics = r->log.text;
   c.metrics_len = r->log.len;
   c.z = m->z;
+  c.vocab = (char **)r->vocab;
   const int rc = sk_lda_checkpoint_write(path, &c, err);
   if (rc == 0) r->checkpoint_dir = r->dir, r->checkpoint_sweep = sweeps;
   r->checkpoint_cost = sk_ex_now() - t0;
@@ -180,15 +192,15 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
 }
 
 /* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, theta.txt (and z.bin). */
-static int write_outputs(const run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split,
-                         const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err) {
+static int write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
+                         sk_ex_error *err) {
   char path[4096];
   if (sk_ex_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
-      sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, corpus->vocab,
+      sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, r->vocab,
                           r->o->top_words, err) != 0)
     return 1;
   if (sk_ex_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
-      sk_lda_model_save(path, m, corpus->vocab, sweeps, err) != 0)
+      sk_lda_model_save(path, m, r->vocab, sweeps, err) != 0)
     return 1;
   if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
       sk_lda_write_model_doc_topics(path, m, split->train_doc_ids, err) != 0)
@@ -341,7 +353,7 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
 static double perplexity(double ll_per_token) { return exp(-ll_per_token); }
 
 /* Interrupted after sweep `done`: the outputs so far and a checkpoint, then how to resume. */
-static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_sampler *s,
+static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sampler *s,
                               uint64_t done) {
   sk_lda_model *m = s->model;
   const int sig = (int)sk_lda_run_signal;
@@ -353,7 +365,7 @@ static int finish_interrupted(run_state *r, const sk_lda_corpus *corpus, const s
     return status;
   }
   sk_ex_error err;
-  if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
+  if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
       save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s after sweep %llu, but saving failed: %s\n", name, (unsigned long long)done,
             err.message);
@@ -487,7 +499,7 @@ static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64
 }
 
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
-static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_split *split, sk_lda_sampler *s,
+static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s,
                       uint64_t done, double ll, double tps) {
   sk_ex_error err;
   sk_lda_model *m = s->model;
@@ -528,13 +540,47 @@ static int finish_run(run_state *r, const sk_lda_corpus *corpus, const sk_lda_sp
      is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
      them again. */
   if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &times, &err) != 0 ||
-      sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, corpus, split, m, done, &err) != 0 ||
+      sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
       save_checkpoint(r, m, done, &err) != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     return SK_EX_EXIT_RUNTIME;
   }
   printf("wrote %s: topics.txt, model.skl, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
          r->o->save_z ? ", z.bin" : "");
+  return SK_EX_EXIT_OK;
+}
+
+/* The vocabulary of a resumed run (after start_model() found the checkpoint to be of this corpus): a
+   vocabulary given (--vocab, or the words of --text) must be the checkpoint's, word for word; none given,
+   the checkpoint's is the run's (its outputs have the words). A checkpoint of format version 1 has none:
+   the run keeps what it was given, with a note. Returns an exit status, the refusal said on stderr. */
+static int resume_vocabulary(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_checkpoint *ck,
+                             run_state *r) {
+  if (ck->version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB) {
+    fprintf(stderr, "sk-lda train: note: --resume %s: the checkpoint predates vocabularies (an earlier sk-lda wrote "
+            "it), so %s\n", o->resume, corpus->vocab != NULL ? "the vocabulary given is not checked against the run's"
+            : "the run has no vocabulary unless --vocab gives it");
+    return SK_EX_EXIT_OK;
+  }
+  if (ck->vocab == NULL || ck->num_words != corpus->num_words) return SK_EX_EXIT_OK; /* the run had none */
+  if (corpus->vocab == NULL) { /* the checkpoint's words become the run's */
+    r->vocab = r->own_vocab = ck->vocab;
+    r->own_vocab_count = ck->num_words;
+    ck->vocab = NULL;
+    return SK_EX_EXIT_OK;
+  }
+  for (int32_t v = 0; v < ck->num_words; ++v) {
+    if (strcmp(corpus->vocab[v], ck->vocab[v]) == 0) continue;
+    const char *file = o->vocab_file != NULL ? o->vocab_file : "the vocabulary given";
+    if (o->vocab_from_text)
+      fprintf(stderr, "sk-lda train: --resume %s: %s: word %d '%s' differs from the run's word '%s' (the checkpoint's "
+              "vocabulary); give the run's corpus\n", o->resume, file, (int)v + 1, corpus->vocab[v], ck->vocab[v]);
+    else
+      fprintf(stderr, "sk-lda train: --resume %s: %s:%d: '%s' differs from the run's word '%s' (the checkpoint's "
+              "vocabulary); give the run's vocabulary or leave --vocab out\n", o->resume, file, (int)v + 1,
+              corpus->vocab[v], ck->vocab[v]);
+    return SK_EX_EXIT_USAGE;
+  }
   return SK_EX_EXIT_OK;
 }
 
@@ -584,6 +630,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.dir = o->out != NULL ? o->out : o->resume;
   r.lock.fd = -1;
   r.checkpoint_dir = o->resume;
+  r.vocab = corpus->vocab;
   int status = SK_EX_EXIT_OK;
   /* The folder's lock before anything is read from it or written to it, so that a second writer is
      refused before it reads a checkpoint that the first is about to replace. One process: taken here
@@ -602,6 +649,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.checkpoint_sweep = ck.sweeps;
   const double prep0 = sk_ex_now();
   if (status == SK_EX_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
+  if (status == SK_EX_EXIT_OK && ck.z != NULL) status = resume_vocabulary(o, corpus, &ck, &r);
   const double prep1 = sk_ex_now();
   /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
   const char *note = NULL;
@@ -616,6 +664,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
       status = SK_EX_EXIT_RUNTIME;
     }
     sk_lda_sampler_destroy(s);
+    free_own_vocab(&r);
     return status;
   }
   const double prep2 = sk_ex_now();
@@ -627,6 +676,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     sk_lda_sampler_destroy(s);
     sk_lda_metrics_log_close(&r.log);
     sk_lda_run_dir_lock_release(&r.lock);
+    free_own_vocab(&r);
     return status;
   }
   if (note != NULL) fprintf(stderr, "sk-lda train: %s\n", note);
@@ -651,13 +701,14 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   status = sweep_loop(&r, s, done, &last, &ll, &tps);
   if (status == SK_EX_EXIT_OK) {
     if ((int64_t)last < o->iters)
-      status = finish_interrupted(&r, corpus, split, s, last);
+      status = finish_interrupted(&r, split, s, last);
     else
-      status = finish_run(&r, corpus, split, s, last, ll, tps);
+      status = finish_run(&r, split, s, last, ll, tps);
   }
   signals_restore(&signals);
   sk_lda_sampler_destroy(s);
   sk_lda_metrics_log_close(&r.log);
   sk_lda_run_dir_lock_release(&r.lock);
+  free_own_vocab(&r);
   return status;
 }

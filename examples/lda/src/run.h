@@ -93,6 +93,11 @@ typedef struct sk_lda_run_options {
   int save_z;           /**< also write z.bin */
   unsigned given;       /**< SK_LDA_GIVEN_* */
   const char *input_args; /**< the input options as typed ("--docword F --vocab V"), for the resume hint */
+  /** Where the corpus's vocabulary was read from, for the messages of a resume whose vocabulary differs
+      from the checkpoint's: the --vocab file, or the --text corpus (then vocab_from_text is set); NULL:
+      none given. */
+  const char *vocab_file;
+  int vocab_from_text;  /**< the vocabulary is the words of the --text corpus vocab_file */
   /** This process's rank of a multi-GPU run (ranks.h), or NULL: one process. Every rank runs the same
       run up to the sampler (split, model, resume); rank 0 then runs it on, the other ranks serve rank 0
       (sk_lda_ranks_serve()) and return without writing anything. */
