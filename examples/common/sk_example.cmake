@@ -52,3 +52,72 @@ function(sk_example_test name core)
     set_tests_properties(${name}_host PROPERTIES LABELS cpu)
   endif()
 endfunction()
+
+# sk_example_fuzz_compiler(VAR [CLANG]): VAR is a clang that can link -fsanitize=fuzzer,address,undefined
+# (the C compiler when it is Clang, else CLANG when given, else the newest clang on the PATH), or empty,
+# with a status line saying why, when it cannot (Debian: libFuzzer's runtime is libclang-rt-N-dev). The
+# examples' fuzz/ folders build their libFuzzer targets with it; each compiler is probed once.
+function(sk_example_fuzz_compiler var)
+  set(${var} "" PARENT_SCOPE)
+  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    set(_cc ${CMAKE_C_COMPILER})
+  elseif(ARGC GREATER 1 AND ARGV1)
+    set(_cc ${ARGV1})
+  else()
+    find_program(SK_EXAMPLE_FUZZ_CLANG NAMES clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14)
+    if(NOT SK_EXAMPLE_FUZZ_CLANG)
+      message(STATUS "libFuzzer targets skipped: no clang found")
+      return()
+    endif()
+    set(_cc ${SK_EXAMPLE_FUZZ_CLANG})
+  endif()
+  string(MAKE_C_IDENTIFIER "SK_EXAMPLE_FUZZ_OK_${_cc}" _key)
+  get_property(_probed GLOBAL PROPERTY ${_key} SET)
+  if(NOT _probed)
+    set(_probe ${PROJECT_BINARY_DIR}/sk_example_fuzz_probe)
+    file(WRITE ${_probe}.c
+      "#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\n"
+      "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
+    execute_process(COMMAND ${_cc} -fsanitize=fuzzer,address,undefined ${_probe}.c -o ${_probe}
+                    RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_VARIABLE _err)
+    if(_rc EQUAL 0)
+      set(_ok TRUE)
+    else()
+      set(_ok FALSE)
+      message(STATUS "libFuzzer targets skipped: ${_cc} cannot link -fsanitize=fuzzer "
+                     "(Debian: install libclang-rt-N-dev for clang-N): ${_err}")
+    endif()
+    set_property(GLOBAL PROPERTY ${_key} ${_ok})
+  endif()
+  get_property(_ok GLOBAL PROPERTY ${_key})
+  if(_ok)
+    set(${var} ${_cc} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# sk_example_fuzz_target(TARGET CC OUTPUT file SOURCES s... [INCLUDES dir...] [LIBS l...] [DEPENDS f...]
+# [SEEDS dir]): the target TARGET builds the libFuzzer program OUTPUT (in the current binary folder) with
+# CC -fsanitize=fuzzer,address,undefined straight from SOURCES (no instrumented copy of the examples'
+# libraries needed); with tests on, the ctest test TARGET_seeds (label cpu) runs every input in SEEDS once.
+function(sk_example_fuzz_target name cc)
+  cmake_parse_arguments(F "" "OUTPUT;SEEDS" "SOURCES;INCLUDES;LIBS;DEPENDS" ${ARGN})
+  set(_out ${CMAKE_CURRENT_BINARY_DIR}/${F_OUTPUT})
+  set(_inc)
+  foreach(_dir IN LISTS F_INCLUDES)
+    if(NOT _dir STREQUAL "/usr/include") # a system folder given with -I changes the header search order
+      list(APPEND _inc -I${_dir})
+    endif()
+  endforeach()
+  add_custom_command(OUTPUT ${_out}
+    COMMAND ${cc} -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Werror -pedantic
+            -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined ${_inc} ${F_SOURCES} ${F_LIBS}
+            -o ${_out}
+    DEPENDS ${F_SOURCES} ${F_DEPENDS}
+    COMMENT "Building libFuzzer target ${F_OUTPUT}"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${_out})
+  if(SAMPLEKIT_BUILD_TESTS AND F_SEEDS)
+    add_test(NAME ${name}_seeds COMMAND ${_out} -runs=0 ${F_SEEDS})
+    set_tests_properties(${name}_seeds PROPERTIES LABELS cpu)
+  endif()
+endfunction()
