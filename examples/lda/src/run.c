@@ -592,9 +592,10 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
                          const char **note) {
   sk_lda_device device;
   sk_ex_error err;
-  if (sk_lda_device_resolve(&o->device, r->sampler, &device, note, &err) != 0) {
+  const int resolved = sk_lda_device_resolve(&o->device, r->sampler, &device, note, &err);
+  if (resolved != 0) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_EX_EXIT_RUNTIME;
+    return resolved == SK_LDA_DEVICE_CONTRADICTS ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
   }
   const sk_lda_sampler_request req = {r->sampler, o->gpu_exact, &o->samplers, NULL};
   int made = 0;

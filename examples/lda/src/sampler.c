@@ -55,7 +55,10 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
     snprintf(why.message, sizeof why.message, "this sk-lda was built without its CUDA part (nvcc was not found)");
 #endif
   }
-  if (requested->kind == SK_LDA_DEVICE_GPU) return sk_ex_fail(err, "--device gpu: %s", why.message);
+  if (requested->kind == SK_LDA_DEVICE_GPU) {
+    sk_ex_fail(err, "--device gpu: %s", why.message);
+    return sampler_kind == SK_LDA_SAMPLER_CGS ? SK_LDA_DEVICE_CONTRADICTS : 1;
+  }
   if (sampler_kind == SK_LDA_SAMPLER_AGA)
     return sk_ex_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);
   resolved->kind = SK_LDA_DEVICE_CPU;
