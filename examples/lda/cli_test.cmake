@@ -90,6 +90,11 @@ set(esca --sampler esca)
 expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 6 --out ${WORK}/half --save-z)
 expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 12 --resume ${WORK}/half --out ${WORK}/resumed --save-z)
 expect_exit(0 ${SK_LDA} train ${corpus} ${esca} -n 12 --out ${WORK}/whole --save-z)
+# Issue 31, case 10: the joint LL per token of the sweeps is printed as it is, not as a "perplexity" (its
+# exponential is not what gensim or scikit-learn call one); the held-out perplexity stays.
+if(last_out MATCHES "joint LL/token [-0-9.]+ \\(perplexity" OR NOT last_out MATCHES "held-out LL/token [-0-9.]+ \\(perplexity")
+  message(FATAL_ERROR "train's lines call the joint LL a perplexity, or lost the held-out one:\n${last_out}")
+endif()
 string(REGEX MATCH "held-out LL/token ([-0-9.]+)" _ "${last_out}")
 set(train_heldout ${CMAKE_MATCH_1})
 # metrics.csv continues the first part's rows, and its clock goes on from the first part's time.
