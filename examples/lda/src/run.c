@@ -333,7 +333,8 @@ static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_c
             r->dir, held, r->dir);
     return SK_EX_EXIT_USAGE;
   }
-  if (sk_lda_run_dir_check_writable(r->dir, &err) != 0) return fail_usage("--out: ", &err);
+  /* every file of a run can be written there (sk_ex_files.h) */
+  if (sk_ex_check_output_dir(r->dir, sk_lda_run_dir_files, &err) != 0) return fail_usage("--out: ", &err);
   /* Nothing of an earlier run, or of this run's earlier part, can be mixed into the results: its
      outputs go now, and the state is rewritten below from the checkpoint (or anew). */
   if (sk_lda_run_dir_clear(r->dir, continuing, &err) != 0) return fail_usage("--out: ", &err);

@@ -33,16 +33,6 @@ int sk_lda_same_dir(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int sk_lda_run_dir_check_writable(const char *dir, sk_ex_error *err) {
-  char path[4096];
-  for (int i = 0; sk_lda_run_dir_files[i] != NULL; ++i) {
-    if (sk_ex_path(path, sizeof path, dir, sk_lda_run_dir_files[i], err) != 0 ||
-        sk_ex_check_writable(path, err) != 0)
-      return 1;
-  }
-  return 0;
-}
-
 int sk_lda_run_dir_clear(const char *dir, int keep_state, sk_ex_error *err) {
   char path[4096];
   for (int i = keep_state ? 2 : 0; sk_lda_run_dir_files[i] != NULL; ++i) {

@@ -50,15 +50,6 @@ const char *sk_lda_run_dir_holds_run(const char *dir);
  */
 int sk_lda_same_dir(const char *a, const char *b);
 
-/**
- * \brief Checks that every file of sk_lda_run_dir_files can be written in DIR: none is there as something
- * other than a regular file, and a temporary file of each name can be created (and is removed).
- * \param dir the folder (DIR).
- * \param err filled when one cannot.
- * \return 0 when every file can be written, non-zero otherwise.
- */
-int sk_lda_run_dir_check_writable(const char *dir, sk_ex_error *err);
-
 /** \brief The lock file's name inside a run folder. */
 #define SK_LDA_RUN_DIR_LOCK_FILE "run.lock"
 
