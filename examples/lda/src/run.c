@@ -14,6 +14,7 @@
 #include "model_file.h"
 #include "output.h"
 #include "run_dir.h"
+#include "run_state.h"
 
 void sk_lda_run_options_default(sk_lda_run_options *o) {
   memset(o, 0, sizeof *o);
@@ -69,34 +70,6 @@ static void signals_restore(const signal_state *s) {
 
 /* --- the run's state ------------------------------------------------------------------------------ */
 
-typedef struct run_state {
-  const sk_lda_run_options *o;
-  const char *dir;            /* output folder or NULL */
-  int sampler;                /* sk_lda_sampler_kind in use */
-  double test_fraction;       /* of the split in use */
-  uint32_t fingerprint;       /* of the training corpus */
-  double seconds_before;      /* training time of the run's earlier parts (a resume) */
-  uint64_t sweeps_before;     /* sweeps of the run's earlier parts */
-  double start;               /* wall clock at the first sweep of this part */
-  sk_lda_metrics_log log;     /* open when dir != NULL */
-  double checkpoint_cost;     /* seconds one checkpoint takes (estimated, then measured) */
-  double since_checkpoint;    /* seconds of sweeps since the last checkpoint */
-  int checkpoints;            /* written during the sweeps of this part */
-  double checkpoint_seconds;  /* their total time */
-  double sweep_seconds;       /* wall time of the sweeps of this part */
-  double first_sweep_seconds; /* the first of them (it may pay one-time costs: the first copies) */
-  double metrics_seconds;     /* wall time of the joint and held-out log-likelihoods of this part */
-  sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
-  sk_lda_run_dir_lock lock;   /* dir's lock (run_dir.h), fd -1 until taken */
-  int lock_tried;             /* the lock was taken, or the file system cannot lock (then the run goes on) */
-  int lock_stale;             /* the lock file was left by a killed run */
-  int restarted;              /* dir held a run that stopped before its first checkpoint: started anew */
-  const char *checkpoint_dir; /* where the run's last checkpoint is: dir, the resumed folder, or NULL */
-  uint64_t checkpoint_sweep;  /* and its sweeps */
-  char *const *vocab;         /* the run's vocabulary: the corpus's, else a resumed checkpoint's; or NULL */
-  char **own_vocab;           /* the checkpoint's, when vocab is it: own_vocab_count words, freed at the end */
-  int32_t own_vocab_count;
-} run_state;
 
 static void free_own_vocab(run_state *r) {
   if (r->own_vocab != NULL)
@@ -107,39 +80,6 @@ static void free_own_vocab(run_state *r) {
 }
 
 static double run_seconds(const run_state *r) { return r->seconds_before + (sk_ex_now() - r->start); }
-
-static int fail_usage(const char *what, const sk_ex_error *err) {
-  fprintf(stderr, "sk-lda train: %s%s\n", what, err->message);
-  return SK_EX_EXIT_USAGE;
-}
-
-/* The refusal of a folder that another process writes (exit 2). */
-static int fail_in_use(const char *dir, long holder) {
-  if (holder > 0)
-    fprintf(stderr, "sk-lda train: %s is in use by another sk-lda (process %ld); wait for it to end or stop it\n", dir,
-            holder);
-  else
-    fprintf(stderr, "sk-lda train: %s is in use by another sk-lda (its process id is not in %s/%s); wait for it to "
-            "end or stop it\n", dir, dir, SK_LDA_RUN_DIR_LOCK_FILE);
-  return SK_EX_EXIT_USAGE;
-}
-
-/* Takes r->dir's lock (run_dir.h) for this process, before anything is written there. A file system
-   that cannot lock gets a warning and the run goes on unlocked, as before the lock existed. */
-static int lock_dir(const sk_lda_run_options *o, run_state *r) {
-  sk_ex_error err;
-  long holder = 0;
-  r->lock_tried = 1;
-  switch (sk_lda_run_dir_lock_take(r->dir, &r->lock, &holder, &r->lock_stale, &err)) {
-  case SK_LDA_RUN_DIR_LOCK_TAKEN: return SK_EX_EXIT_OK;
-  case SK_LDA_RUN_DIR_LOCK_IN_USE: return fail_in_use(r->dir, holder);
-  case SK_LDA_RUN_DIR_LOCK_UNSUPPORTED:
-    fprintf(stderr, "sk-lda train: warning: %s; nothing stops another sk-lda from writing %s at the same time\n",
-            err.message, r->dir);
-    return SK_EX_EXIT_OK;
-  default: return fail_usage(o->out != NULL ? "--out: " : "--resume: ", &err);
-  }
-}
 
 /* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). A
    part the sampler cannot split leaves a column as it was, and empty where it never had a value. */
@@ -221,60 +161,6 @@ static int checkpoint_due(const run_state *r, int64_t it) {
 
 /* --- start: a new model, or the checkpoint's --------------------------------------------------------- */
 
-/* Reads the checkpoint of o->resume and checks it against the options the user gave. */
-static int read_resume_checkpoint(const sk_lda_run_options *o, const run_state *r, sk_lda_checkpoint *ck) {
-  sk_ex_error err;
-  char path[4096];
-  struct stat st;
-  if (sk_ex_path(path, sizeof path, o->resume, SK_LDA_CHECKPOINT_FILE, &err) != 0)
-    return fail_usage("--resume: ", &err);
-  if (stat(path, &st) != 0) {
-    /* A run that has not written its first checkpoint yet, or never will: say which. This process's own
-       lock of the folder (taken before this) tells that no other one writes it. */
-    const int ours = r->lock.fd >= 0 && sk_lda_same_dir(o->resume, r->dir);
-    long holder = 0;
-    if (!ours && sk_lda_run_dir_in_use(o->resume, &holder) && holder != (long)getpid())
-      return fail_in_use(o->resume, holder);
-    if (sk_lda_run_dir_restartable(o->resume) || (ours && r->lock_stale)) {
-      fprintf(stderr,
-              "sk-lda train: --resume %s: the run there stopped before its first checkpoint, so there is nothing "
-              "to resume; the command that started it (with --out %s) starts it again\n",
-              o->resume, o->resume);
-      return SK_EX_EXIT_USAGE;
-    }
-    fprintf(stderr, "sk-lda train: --resume %s: there is no %s there (a run with --out writes one)\n", o->resume,
-            SK_LDA_CHECKPOINT_FILE);
-    return SK_EX_EXIT_USAGE;
-  }
-  if (sk_lda_checkpoint_read(path, ck, &err) != 0) return fail_usage("--resume: ", &err);
-  char what[200] = "";
-  const unsigned g = o->given;
-  if ((g & SK_LDA_GIVEN_TOPICS) && o->num_topics != ck->num_topics)
-    snprintf(what, sizeof what, "--topics %d (the run has %d)", (int)o->num_topics, (int)ck->num_topics);
-  else if ((g & SK_LDA_GIVEN_ALPHA) && o->alpha != ck->alpha)
-    snprintf(what, sizeof what, "--alpha %.17g (the run has %.17g)", o->alpha, ck->alpha);
-  else if ((g & SK_LDA_GIVEN_BETA) && o->beta != ck->beta)
-    snprintf(what, sizeof what, "--beta %.17g (the run has %.17g)", o->beta, ck->beta);
-  else if ((g & SK_LDA_GIVEN_SEED) && o->seed != ck->seed)
-    snprintf(what, sizeof what, "--seed %llu (the run has %llu)", (unsigned long long)o->seed,
-             (unsigned long long)ck->seed);
-  else if ((g & SK_LDA_GIVEN_TEST_FRACTION) && o->test_fraction != ck->test_fraction)
-    snprintf(what, sizeof what, "--test-fraction %.17g (the run has %.17g)", o->test_fraction, ck->test_fraction);
-  else if ((g & SK_LDA_GIVEN_SAMPLER) && o->sampler != SK_LDA_SAMPLER_AUTO && o->sampler != ck->sampler)
-    snprintf(what, sizeof what, "--sampler %s (the run has %s)", sk_lda_sampler_kind_name(o->sampler),
-             sk_lda_sampler_kind_name(ck->sampler));
-  if (what[0] != '\0') {
-    fprintf(stderr, "sk-lda train: --resume %s: %s; leave the option out, or give the run's value\n", path, what);
-    return SK_EX_EXIT_USAGE;
-  }
-  if ((long long)ck->sweeps >= (long long)o->iters) {
-    fprintf(stderr, "sk-lda train: --resume %s has done %llu sweeps already; ask for more with --iters\n", path,
-            (unsigned long long)ck->sweeps);
-    return SK_EX_EXIT_USAGE;
-  }
-  return SK_EX_EXIT_OK;
-}
-
 /* Splits the corpus and starts the model: from the checkpoint when ck->z is set, else anew. */
 static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus, const sk_lda_checkpoint *ck,
                        run_state *r, sk_lda_split *split, sk_lda_model *m) {
@@ -283,12 +169,12 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   const uint64_t seed = resumed ? ck->seed : o->seed;
   r->test_fraction = resumed ? ck->test_fraction : o->test_fraction;
   r->sampler = resumed ? ck->sampler : o->sampler;
-  if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return fail_usage("", &err);
+  if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return sk_lda_run_fail_usage("", &err);
   r->fingerprint = sk_lda_corpus_fingerprint(&split->train);
   if (!resumed) {
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
     if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
-      return fail_usage("", &err);
+      return sk_lda_run_fail_usage("", &err);
     return SK_EX_EXIT_OK;
   }
   if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
@@ -306,43 +192,8 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   }
   if (sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err) != 0 ||
       sk_lda_model_set_z(m, ck->z, &err) != 0)
-    return fail_usage("--resume: ", &err);
+    return sk_lda_run_fail_usage("--resume: ", &err);
   r->seconds_before = ck->seconds;
-  return SK_EX_EXIT_OK;
-}
-
-/* Prepares the output folder: created, not another run's (unless overwrite), writable, cleared. */
-static int prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_checkpoint *ck) {
-  sk_ex_error err;
-  if (r->dir == NULL) return SK_EX_EXIT_OK;
-  if (sk_ex_mkdir_p(r->dir, &err) != 0) return fail_usage("--out: ", &err);
-  if (!r->lock_tried) { /* the folder did not exist when the run started */
-    const int status = lock_dir(o, r);
-    if (status != SK_EX_EXIT_OK) return status;
-  }
-  const int continuing = o->resume != NULL && sk_lda_same_dir(o->resume, r->dir);
-  const char *held = continuing ? NULL : sk_lda_run_dir_holds_run(r->dir);
-  /* A run killed before its first checkpoint left no model and nothing to resume (a metrics.csv at most,
-     or only its lock file): starting again loses nothing, so the command that started it may. */
-  r->restarted = !continuing && !o->overwrite &&
-                 (held != NULL ? sk_lda_run_dir_restartable(r->dir) : r->lock.fd >= 0 && r->lock_stale);
-  if (held != NULL && !o->overwrite && !r->restarted) {
-    fprintf(stderr,
-            "sk-lda train: --out %s already holds a run (%s is there): continue it with --resume %s, or replace it "
-            "with --overwrite\n",
-            r->dir, held, r->dir);
-    return SK_EX_EXIT_USAGE;
-  }
-  /* every file of a run can be written there (sk_ex_files.h) */
-  if (sk_ex_check_output_dir(r->dir, sk_lda_run_dir_files, &err) != 0) return fail_usage("--out: ", &err);
-  /* Nothing of an earlier run, or of this run's earlier part, can be mixed into the results: its
-     outputs go now, and the state is rewritten below from the checkpoint (or anew). */
-  if (sk_lda_run_dir_clear(r->dir, continuing, &err) != 0) return fail_usage("--out: ", &err);
-  char path[4096];
-  if (sk_ex_path(path, sizeof path, r->dir, "metrics.csv", &err) != 0 ||
-      sk_lda_metrics_log_open(&r->log, path, ck->metrics, &err) != 0)
-    return fail_usage("--out: ", &err);
-  sk_lda_metrics_log_last_times(&r->log, &r->before);
   return SK_EX_EXIT_OK;
 }
 
@@ -551,40 +402,6 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
   return SK_EX_EXIT_OK;
 }
 
-/* The vocabulary of a resumed run (after start_model() found the checkpoint to be of this corpus): a
-   vocabulary given (--vocab, or the words of --text) must be the checkpoint's, word for word; none given,
-   the checkpoint's is the run's (its outputs have the words). A checkpoint of format version 1 has none:
-   the run keeps what it was given, with a note. Returns an exit status, the refusal said on stderr. */
-static int resume_vocabulary(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_checkpoint *ck,
-                             run_state *r) {
-  if (ck->version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB) {
-    fprintf(stderr, "sk-lda train: note: --resume %s: the checkpoint predates vocabularies (an earlier sk-lda wrote "
-            "it), so %s\n", o->resume, corpus->vocab != NULL ? "the vocabulary given is not checked against the run's"
-            : "the run has no vocabulary unless --vocab gives it");
-    return SK_EX_EXIT_OK;
-  }
-  if (ck->vocab == NULL || ck->num_words != corpus->num_words) return SK_EX_EXIT_OK; /* the run had none */
-  if (corpus->vocab == NULL) { /* the checkpoint's words become the run's */
-    r->vocab = r->own_vocab = ck->vocab;
-    r->own_vocab_count = ck->num_words;
-    ck->vocab = NULL;
-    return SK_EX_EXIT_OK;
-  }
-  for (int32_t v = 0; v < ck->num_words; ++v) {
-    if (strcmp(corpus->vocab[v], ck->vocab[v]) == 0) continue;
-    const char *file = o->vocab_file != NULL ? o->vocab_file : "the vocabulary given";
-    if (o->vocab_from_text)
-      fprintf(stderr, "sk-lda train: --resume %s: %s: word %d '%s' differs from the run's word '%s' (the checkpoint's "
-              "vocabulary); give the run's corpus\n", o->resume, file, (int)v + 1, corpus->vocab[v], ck->vocab[v]);
-    else
-      fprintf(stderr, "sk-lda train: --resume %s: %s:%d: '%s' differs from the run's word '%s' (the checkpoint's "
-              "vocabulary); give the run's vocabulary or leave --vocab out\n", o->resume, file, (int)v + 1,
-              corpus->vocab[v], ck->vocab[v]);
-    return SK_EX_EXIT_USAGE;
-  }
-  return SK_EX_EXIT_OK;
-}
-
 /* The device resolved, the sampler chosen from the table (sampler.h) and created: this rank's decorator
    when the run has ranks (ranks.h), which makes its GPU ESCA sampler from the table itself. r->sampler
    becomes the kind that runs (what the checkpoints record); why gets the choice's reason. Returns an exit
@@ -616,13 +433,6 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
   return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
 }
 
-int sk_lda_run_check_in_use(const sk_lda_run_options *o) {
-  const char *dir = o->out != NULL ? o->out : o->resume;
-  long holder = 0;
-  if (dir != NULL && sk_lda_run_dir_in_use(dir, &holder)) return fail_in_use(dir, holder);
-  return SK_EX_EXIT_OK;
-}
-
 int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
   sk_lda_checkpoint ck;
   memset(&ck, 0, sizeof ck);
@@ -643,15 +453,15 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   if (r.dir != NULL && stat(r.dir, &dir_st) == 0 && S_ISDIR(dir_st.st_mode)) {
     long holder = 0;
     if (o->ranks == NULL)
-      status = lock_dir(o, &r);
+      status = sk_lda_run_lock_dir(o, &r);
     else if (sk_lda_run_dir_in_use(r.dir, &holder))
-      status = fail_in_use(r.dir, holder);
+      status = sk_lda_run_fail_in_use(r.dir, holder);
   }
-  if (status == SK_EX_EXIT_OK && o->resume != NULL) status = read_resume_checkpoint(o, &r, &ck);
+  if (status == SK_EX_EXIT_OK && o->resume != NULL) status = sk_lda_run_read_resume_checkpoint(o, &r, &ck);
   r.checkpoint_sweep = ck.sweeps;
   const double prep0 = sk_ex_now();
   if (status == SK_EX_EXIT_OK) status = start_model(o, corpus, &ck, &r, split, m);
-  if (status == SK_EX_EXIT_OK && ck.z != NULL) status = resume_vocabulary(o, corpus, &ck, &r);
+  if (status == SK_EX_EXIT_OK && ck.z != NULL) status = sk_lda_run_resume_vocabulary(o, corpus, &ck, &r);
   const double prep1 = sk_ex_now();
   /* The device and the sampler before the folder: a run that cannot start leaves the folder as it was. */
   const char *note = NULL;
@@ -670,7 +480,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     return status;
   }
   const double prep2 = sk_ex_now();
-  if (status == SK_EX_EXIT_OK) status = prepare_dir(o, &r, &ck);
+  if (status == SK_EX_EXIT_OK) status = sk_lda_run_prepare_dir(o, &r, &ck);
   const uint64_t done = ck.sweeps;
   r.sweeps_before = done;
   sk_lda_checkpoint_free(&ck);

@@ -1,0 +1,60 @@
+/*
+ * Internal to sk_lda_run_train() (run.h): the state of one run, and the part that deals with its folder and
+ * what it resumes from (run_folder.c: the lock, the checkpoint read and checked against the options, the
+ * folder prepared, the vocabulary of a resumed run). run.c holds the rest: the model, the sweeps, the
+ * checkpoints and the outputs. Every function returns an exit status and says its refusal on stderr.
+ */
+#ifndef SK_LDA_RUN_STATE_H
+#define SK_LDA_RUN_STATE_H
+
+#include <stdint.h>
+
+#include "checkpoint.h"
+#include "output.h"
+#include "run.h"
+#include "run_dir.h"
+
+typedef struct run_state {
+  const sk_lda_run_options *o;
+  const char *dir;            /* output folder or NULL */
+  int sampler;                /* sk_lda_sampler_kind in use */
+  double test_fraction;       /* of the split in use */
+  uint32_t fingerprint;       /* of the training corpus */
+  double seconds_before;      /* training time of the run's earlier parts (a resume) */
+  uint64_t sweeps_before;     /* sweeps of the run's earlier parts */
+  double start;               /* wall clock at the first sweep of this part */
+  sk_lda_metrics_log log;     /* open when dir != NULL */
+  double checkpoint_cost;     /* seconds one checkpoint takes (estimated, then measured) */
+  double since_checkpoint;    /* seconds of sweeps since the last checkpoint */
+  int checkpoints;            /* written during the sweeps of this part */
+  double checkpoint_seconds;  /* their total time */
+  double sweep_seconds;       /* wall time of the sweeps of this part */
+  double first_sweep_seconds; /* the first of them (it may pay one-time costs: the first copies) */
+  double metrics_seconds;     /* wall time of the joint and held-out log-likelihoods of this part */
+  sk_lda_metrics_times before; /* metrics.csv's time columns in the resumed log's last row (zeros: none) */
+  sk_lda_run_dir_lock lock;   /* dir's lock (run_dir.h), fd -1 until taken */
+  int lock_tried;             /* the lock was taken, or the file system cannot lock (then the run goes on) */
+  int lock_stale;             /* the lock file was left by a killed run */
+  int restarted;              /* dir held a run that stopped before its first checkpoint: started anew */
+  const char *checkpoint_dir; /* where the run's last checkpoint is: dir, the resumed folder, or NULL */
+  uint64_t checkpoint_sweep;  /* and its sweeps */
+  char *const *vocab;         /* the run's vocabulary: the corpus's, else a resumed checkpoint's; or NULL */
+  char **own_vocab;           /* the checkpoint's, when vocab is it: own_vocab_count words, freed at the end */
+  int32_t own_vocab_count;
+} run_state;
+
+/* "sk-lda train: WHAT<err's message>" on stderr; returns SK_EX_EXIT_USAGE. */
+int sk_lda_run_fail_usage(const char *what, const sk_ex_error *err);
+/* The refusal of a folder that another process (holder, 0 when unknown) writes; returns SK_EX_EXIT_USAGE. */
+int sk_lda_run_fail_in_use(const char *dir, long holder);
+/* Takes r->dir's lock for this process, before anything is written there. */
+int sk_lda_run_lock_dir(const sk_lda_run_options *o, run_state *r);
+/* Reads the checkpoint of o->resume and checks it against the options the user gave. */
+int sk_lda_run_read_resume_checkpoint(const sk_lda_run_options *o, const run_state *r, sk_lda_checkpoint *ck);
+/* Prepares the output folder: created, locked, not another run's (unless overwrite), writable, cleared. */
+int sk_lda_run_prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_lda_checkpoint *ck);
+/* The vocabulary of a resumed run: the checkpoint's, or a given one that must equal it. */
+int sk_lda_run_resume_vocabulary(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_checkpoint *ck,
+                                 run_state *r);
+
+#endif /* SK_LDA_RUN_STATE_H */
