@@ -1,0 +1,40 @@
+/* The corpus options train, infer and eval share (commands.h). */
+
+#include <stdio.h>
+
+#include "commands.h"
+#include "corpus_read.h"
+
+/* Options given for an input they do not apply to are refused, not ignored: --stopwords and --min-count
+   shape a --text corpus only, and a --text corpus's words are its vocabulary. 0 when the options fit; else
+   the message is printed for `cmd` and 1 returned. */
+int sk_lda_cmd_check_input(const char *cmd, const input_options *in) {
+  const char *why = NULL;
+  if (in->text == NULL && in->stopwords != NULL)
+    why = "--stopwords applies to --text only (a --docword or --ldac corpus has its words as ids)";
+  else if (in->text == NULL && in->min_count > 0)
+    why = "--min-count applies to --text only";
+  else if (in->text != NULL && in->vocab != NULL)
+    why = "--vocab does not apply to --text (its words are the vocabulary)";
+  if (why == NULL) return 0;
+  fprintf(stderr, "sk-lda %s: %s\n", cmd, why);
+  return 1;
+}
+
+int sk_lda_cmd_read_corpus(const input_options *in, sk_lda_corpus *c, sk_ex_error *err) {
+  if (in->docword) return sk_lda_read_uci(in->docword, in->vocab, c, err);
+  if (in->ldac) return sk_lda_read_ldac(in->ldac, in->vocab, c, err);
+  return sk_lda_read_text(in->text, in->stopwords, in->min_count, c, err);
+}
+
+/* The input options as typed, for the hint that says how to resume. */
+void sk_lda_cmd_describe_input(const input_options *in, char *buf, size_t cap) {
+  const char *kind = in->docword ? "--docword" : in->ldac ? "--ldac" : "--text";
+  const char *file = in->docword ? in->docword : in->ldac ? in->ldac : in->text;
+  int n = snprintf(buf, cap, "%s %s", kind, file);
+  if (n > 0 && (size_t)n < cap && in->vocab) n += snprintf(buf + n, cap - (size_t)n, " --vocab %s", in->vocab);
+  if (n > 0 && (size_t)n < cap && in->stopwords)
+    n += snprintf(buf + n, cap - (size_t)n, " --stopwords %s", in->stopwords);
+  if (n > 0 && (size_t)n < cap && in->min_count > 0)
+    snprintf(buf + n, cap - (size_t)n, " --min-count %lld", in->min_count);
+}

@@ -1,0 +1,353 @@
+/* sk-lda train: options, the run (run.h), and train --demo. */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "metrics.h"
+#include "run.h"
+#include "demo.h"
+#include "commands.h"
+
+static void train_usage(FILE *f) {
+  fprintf(f,
+          "usage: sk-lda train (--docword FILE | --ldac FILE | --text FILE) [--vocab FILE] [options]\n"
+          "       sk-lda train --demo\n"
+          "Trains LDA by Gibbs sampling: ESCA or AGA-LDA on the GPU, ESCA or serial collapsed Gibbs on the CPU%s.\n\n"
+          "input (one of):\n"
+          "      --docword FILE     UCI bag of words (docword.X.txt or .txt.gz); --vocab vocab.X.txt (exactly W words)\n"
+          "                         or a binary corpus (sk-lda gen --binary; known by its first bytes, read at\n"
+          "                         disk speed; --vocab then holds exactly its V words)\n"
+          "      --ldac FILE        LDA-C (N id:count ...); --vocab FILE gives the words\n"
+          "      --text FILE        plain text, one document per line (lower-cased, letters only)\n"
+          "      --vocab FILE       vocabulary, one word per line\n"
+          "      --stopwords FILE   words to drop (--text)\n"
+          "      --min-count N      drop words seen N times or fewer (--text; default 0)\n"
+          "model and run:\n"
+          "  -k, --topics K         topics, 1 to %d (default 100)\n"
+          "  -n, --iters N          Gibbs sweeps in all, a resumed run's earlier ones included (default 100)\n"
+          "      --alpha A          document-topic prior (default 50 / K)\n"
+          "      --beta B           topic-word prior (default %g)\n"
+          "      --sampler S        auto (default): aga on a GPU when K <= %d, else esca (on the CPU always\n"
+          "                         esca); the K where GPU ESCA overtakes AGA in time to collapsed Gibbs's\n"
+          "                         quality, measured on an H200. esca: every token from the previous sweep's\n"
+          "                         counts, parallel, deterministic, sparse in K (SaberLDA). cgs: serial\n"
+          "                         collapsed Gibbs, the textbook reference, CPU. aga: AGA-LDA, GPU only:\n"
+          "                         documents in mini-batches, word-topic counts updated as topics are drawn,\n"
+          "                         so closer to collapsed Gibbs per sweep; dense in K, for small K; its\n"
+          "                         shared-memory atomics make runs differ from run to run (ESCA is the\n"
+          "                         deterministic choice)\n"
+          "      --minibatch N      aga: documents per mini-batch (default: the documents cut into T / 200,000\n"
+          "                         mini-batches, at least 2 and at most 5: the fastest to quality measured)\n"
+          "      --panels N         aga: blocks a mini-batch's tokens are cut into (default 4 per SM)\n"
+          "      --whole-word-panels\n"
+          "                         aga: keep each word's tokens in one block, as the paper does (default: a\n"
+          "                         frequent word's tokens are shared by several blocks; measured faster)\n"
+          "      --device D         auto (default: GPU 0 when one is found, else the CPU, said once),\n"
+          "                         cpu, or gpu (an error, exit 1, without a GPU or with --sampler cgs). GPU\n"
+          "                         ESCA draws in float in SaberLDA's order (tokens by word, a block per\n"
+          "                         word, a warp per document's tokens): the CPU ESCA's topics but where a\n"
+          "                         draw falls within float rounding of a boundary; deterministic: the\n"
+          "                         topics depend on the corpus, K, alpha, beta, seed and sweep alone\n"
+          "      --gpu-sweep S      fast (default: the float sweep above) or exact (GPU ESCA in double, bit\n"
+          "                         for bit the CPU ESCA's topics, at about 0.6x the speed): with exact, a\n"
+          "                         run may move between the CPU and the GPU with --resume and end with the\n"
+          "                         bits of an uninterrupted run on either\n"
+          "      --seed N           seed of every random draw (default 1)\n"
+          "      --threads N        CPU threads (default: all); results do not depend on it\n"
+          "      --test-fraction F  documents held out for the held-out log-likelihood (default %g)\n"
+          "      --ll-every N       joint log-likelihood every N sweeps (default 10); with a GPU sampler it and\n"
+          "                         the held-out score are computed on the GPU. The summary splits the time per\n"
+          "                         sweep into sampling, tables, A and B rebuilds and metrics\n",
+#ifdef SK_LDA_HAVE_GPU
+          "",
+#else
+          " (this build has no CUDA part: the CPU only)",
+#endif
+          SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_AUTO_AGA_MAX_TOPICS, SK_LDA_DEFAULT_TEST_FRACTION);
+  /* In two parts: C99 compilers need only take string literals of up to 4,095 characters. */
+  fputs(
+          "output (with --out):\n"
+          "      --out DIR          write the results here (created with its parents): topics.txt (top words),\n"
+          "                         model.skl (the model: sk-lda infer reads it), theta.txt (document-topic\n"
+          "                         proportions), metrics.csv (log-likelihoods, speed, the time split and the\n"
+          "                         peak GPU memory), checkpoint.skc (what --resume needs). A DIR that holds\n"
+          "                         another run is refused\n"
+          "      --overwrite        replace the run in --out DIR (its files are removed first)\n"
+          "      --checkpoint-every N\n"
+          "                         write checkpoint.skc every N sweeps (0: only at the end and on Ctrl-C);\n"
+          "                         default auto: whenever the sweeps since the last one took 50 times what\n"
+          "                         writing one takes, so checkpoints cost at most about 2% of the run\n"
+          "      --resume DIR       continue the run saved in DIR (its checkpoint.skc) up to --iters sweeps,\n"
+          "                         writing into DIR (or --out); give the same corpus. K, alpha, beta, seed,\n"
+          "                         test fraction and sampler come from the checkpoint. The result equals an\n"
+          "                         uninterrupted run's, also after a kill at any moment; --device may\n"
+          "                         differ (bit for bit across CPU and GPU with --gpu-sweep exact)\n"
+          "      --top N            words per topic in topics.txt (default 20)\n"
+          "      --save-z           also write z.bin (every token's topic)\n"
+          "      --demo             generate a small corpus with planted topics, train on it and show how\n"
+          "                         well the learned topics match the planted ones\n"
+          "  -h, --help             this text\n"
+          "Ctrl-C (SIGINT) or SIGTERM finishes the current sweep, saves a checkpoint and the outputs so far,\n"
+          "prints how to resume and exits 130 (143); a second one stops at once. Every file is replaced\n"
+          "atomically: an interrupted run never leaves half a file.\n", f);
+  fputs(
+          "GPU memory (corpora larger than the GPU):\n"
+          "      --device-memory BYTES\n"
+          "                         the most GPU memory the sampler may hold, e.g. 20G (K, M, G, T: powers of\n"
+          "                         1024; default: the GPU's free memory less 1 GiB, and never more than is\n"
+          "                         free). When ESCA's state (the corpus's z, A and order, and B) does not\n"
+          "                         fit, the documents are cut into chunks and every sweep streams them\n"
+          "                         through the GPU (SaberLDA's out-of-core ESCA): only B and n_k stay on the\n"
+          "                         GPU, copies overlap the sampling, and the topics are bit for bit those of\n"
+          "                         a run that fits. The metrics are then computed on the CPU. A budget too\n"
+          "                         small for B twice, or for one document's chunk, is an error that names the\n"
+          "                         bytes needed (exit 2). --gpu-sweep exact and --sampler aga need the\n"
+          "                         corpus resident\n"
+          "      --workers N        streamed ESCA: chunks in flight at once, each with its CUDA stream and\n"
+          "                         buffer, 1 to 16 (default 2, the fastest measured on an H200); the budget\n"
+          "                         is shared among them\n", f);
+  fprintf(f,
+          "several GPUs (one host; NCCL%s):\n"
+          "      --gpus N           train on GPUs 0 .. N-1 of this host, one process (rank) each (default 1:\n"
+          "                         one GPU, no NCCL). The training documents are split into N ranges of\n"
+          "                         equal token counts; each rank samples its own with the GPU ESCA sweep\n"
+          "                         (streamed when its share does not fit), and the word-topic counts are\n"
+          "                         summed over the ranks every sweep in integers (NCCL all-reduce of V x K\n"
+          "                         int32), so the topics are bit for bit those of one GPU. Rank 0 writes the\n"
+          "                         outputs and checkpoints (resumable with any --gpus); ESCA's fast sweep\n"
+          "                         only (--sampler auto picks it). A rank that fails ends the others (SIGTERM, then SIGKILL %.0f s\n"
+          "                         later) and the run exits non-zero, keeping the last checkpoint.\n"
+          "                         NCCL_NVLS_ENABLE=0 is set for the ranks unless already set\n"
+          "      --nccl             the ranks' path (launcher, NCCL) even with --gpus 1: checks it on one GPU\n"
+          "      --rank-timeout S   the most seconds a rank waits for the others in one collective before it\n"
+          "                         fails (default %.0f; 0: no limit)\n"
+          "      --mpi              across hosts: the ranks are the processes of an MPI launch, one per GPU\n"
+          "                         (mpirun -n R sk-lda train --mpi ...; the i-th rank of a host drives its\n"
+          "                         GPU i; MPI carries rank 0's NCCL id; a failing rank aborts them all)%s\n",
+#ifdef SK_LDA_HAVE_NCCL
+          "",
+#else
+          ": this build has none, so --gpus 1 only",
+#endif
+          SK_LDA_RANKS_GRACE_SECONDS, SK_LDA_RANK_TIMEOUT_DEFAULT,
+#ifdef SK_LDA_HAVE_MPI
+          "");
+#else
+          ": this build has no MPI");
+#endif
+}
+
+int sk_lda_cmd_train(int argc, char **argv) {
+  static const struct option options[] = {
+      {"docword", required_argument, 0, 'D'},  {"ldac", required_argument, 0, 'C'},
+      {"text", required_argument, 0, 'T'},     {"vocab", required_argument, 0, 'v'},
+      {"stopwords", required_argument, 0, 'S'}, {"min-count", required_argument, 0, 'm'},
+      {"topics", required_argument, 0, 'k'},   {"iters", required_argument, 0, 'n'},
+      {"alpha", required_argument, 0, 'a'},    {"beta", required_argument, 0, 'b'},
+      {"sampler", required_argument, 0, 'A'},  {"seed", required_argument, 0, 's'},
+      {"threads", required_argument, 0, 'j'},  {"test-fraction", required_argument, 0, 'F'},
+      {"ll-every", required_argument, 0, 'e'}, {"device", required_argument, 0, 'G'},
+      {"out", required_argument, 0, 'o'},      {"demo", no_argument, 0, 'Z'},
+      {"top", required_argument, 0, 'W'},      {"save-z", no_argument, 0, 'Y'},
+      {"resume", required_argument, 0, 'R'},   {"overwrite", no_argument, 0, 'O'},
+      {"checkpoint-every", required_argument, 0, 'P'}, {"gpu-sweep", required_argument, 0, 'X'},
+      {"minibatch", required_argument, 0, 'M'}, {"panels", required_argument, 0, 'K'},
+      {"whole-word-panels", no_argument, 0, 'H'},
+      {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
+      {"gpus", required_argument, 0, 'g'},     {"nccl", no_argument, 0, 'N'},
+      {"rank-timeout", required_argument, 0, 'U'}, {"mpi", no_argument, 0, 'I'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  input_options in = {0};
+  sk_lda_run_options o;
+  sk_lda_run_options_default(&o);
+  int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0;
+  double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
+  long long v;
+  optind = 1;
+  while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
+    switch (c) {
+      case 'D': in.docword = optarg; break;
+      case 'C': in.ldac = optarg; break;
+      case 'T': in.text = optarg; break;
+      case 'v': in.vocab = optarg; break;
+      case 'S': in.stopwords = optarg; break;
+      case 'm': ok = sk_lda_parse_ll("train", "--min-count", optarg, 0, INT64_MAX, &in.min_count); break;
+      case 'k':
+        ok = sk_lda_parse_ll("train", "--topics", optarg, 1, SK_LDA_MAX_TOPICS, &v);
+        o.num_topics = (int32_t)v, o.given |= SK_LDA_GIVEN_TOPICS;
+        break;
+      case 'n': ok = sk_lda_parse_ll("train", "--iters", optarg, 1, 1000000000, &v); o.iters = v; break;
+      case 'a':
+        ok = sk_lda_parse_double("train", "--alpha", optarg, 1e-12, 1e12, &o.alpha), o.given |= SK_LDA_GIVEN_ALPHA;
+        break;
+      case 'b':
+        ok = sk_lda_parse_double("train", "--beta", optarg, 1e-12, 1e12, &o.beta), o.given |= SK_LDA_GIVEN_BETA;
+        break;
+      case 'A':
+        o.sampler = sk_lda_sampler_kind_from_name(optarg), o.given |= SK_LDA_GIVEN_SAMPLER;
+        if (o.sampler < 0) {
+          fprintf(stderr, "sk-lda train: --sampler: '%s' is not auto, esca, cgs or aga\n", optarg);
+          ok = 0;
+        }
+        break;
+      case 's': ok = sk_lda_parse_u64("train", "--seed", optarg, &o.seed); o.given |= SK_LDA_GIVEN_SEED; break;
+      case 'j': ok = sk_lda_parse_ll("train", "--threads", optarg, 1, 4096, &v); o.device.threads = (int)v; break;
+      case 'F':
+        ok = sk_lda_parse_double("train", "--test-fraction", optarg, 0.0, 0.99, &o.test_fraction);
+        o.given |= SK_LDA_GIVEN_TEST_FRACTION;
+        break;
+      case 'e': ok = sk_lda_parse_ll("train", "--ll-every", optarg, 0, 1000000000, &v); o.ll_every = v; break;
+      case 'G':
+        if (strcmp(optarg, "auto") == 0) o.device.kind = SK_LDA_DEVICE_AUTO;
+        else if (strcmp(optarg, "cpu") == 0) o.device.kind = SK_LDA_DEVICE_CPU;
+        else if (strcmp(optarg, "gpu") == 0) o.device.kind = SK_LDA_DEVICE_GPU;
+        else {
+          fprintf(stderr, "sk-lda train: --device: '%s' is not auto, cpu or gpu\n", optarg);
+          ok = 0;
+        }
+        break;
+      case 'M':
+        ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
+        o.samplers.aga.minibatch_docs = (int32_t)v;
+        break;
+      case 'K':
+        ok = sk_lda_parse_ll("train", "--panels", optarg, 1, INT32_MAX, &v);
+        o.samplers.aga.panels = (int32_t)v;
+        break;
+      case 'H': o.samplers.aga.whole_words = 1; break;
+      case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
+      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.samplers.streamed.workers = (int)v; break;
+      case 'g': ok = sk_lda_parse_ll("train", "--gpus", optarg, 1, SK_LDA_MAX_RANKS, &v); gpus = (int)v; break;
+      case 'N': nccl = 1; break;
+      case 'I': mpi = 1; break;
+      case 'U': ok = sk_lda_parse_double("train", "--rank-timeout", optarg, 0.0, 1e9, &rank_timeout); break;
+      case 'X':
+        if (strcmp(optarg, "fast") == 0) o.gpu_exact = 0;
+        else if (strcmp(optarg, "exact") == 0) o.gpu_exact = 1;
+        else {
+          fprintf(stderr, "sk-lda train: --gpu-sweep: '%s' is neither fast nor exact\n", optarg);
+          ok = 0;
+        }
+        break;
+      case 'o': o.out = optarg; break;
+      case 'Z': demo = 1; break;
+      case 'W': ok = sk_lda_parse_ll("train", "--top", optarg, 1, 1000000, &v); o.top_words = (int)v; break;
+      case 'Y': o.save_z = 1; break;
+      case 'R': o.resume = optarg; break;
+      case 'O': o.overwrite = 1; break;
+      case 'P':
+        if (strcmp(optarg, "auto") == 0) o.checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
+        else ok = sk_lda_parse_ll("train", "--checkpoint-every", optarg, 0, 1000000000, &v), o.checkpoint_every = v;
+        break;
+      case 'h': train_usage(stdout); return SK_EX_EXIT_OK;
+      default: ok = 0; break;
+    }
+  }
+  if (ok && optind < argc) {
+    fprintf(stderr, "sk-lda train: unexpected argument '%s'\n", argv[optind]);
+    ok = 0;
+  }
+  if (ok && (o.samplers.aga.minibatch_docs > 0 || o.samplers.aga.panels > 0 || o.samplers.aga.whole_words) &&
+      (o.sampler == SK_LDA_SAMPLER_ESCA || o.sampler == SK_LDA_SAMPLER_CGS)) {
+    fprintf(stderr, "sk-lda train: --minibatch, --panels and --whole-word-panels apply to --sampler aga (or auto) only\n");
+    ok = 0;
+  }
+  const int inputs = (in.docword != NULL) + (in.ldac != NULL) + (in.text != NULL);
+  if (ok && !demo && inputs != 1) {
+    fprintf(stderr, "sk-lda train: give exactly one of --docword, --ldac, --text (or --demo)\n");
+    ok = 0;
+  }
+  if (ok && demo && (inputs != 0 || o.resume != NULL)) {
+    fprintf(stderr, "sk-lda train: --demo makes its own corpus: leave out --docword, --ldac, --text and --resume\n");
+    ok = 0;
+  }
+  if (ok && sk_lda_cmd_check_input("train", &in) != 0) ok = 0;
+  if (ok && o.overwrite && o.resume != NULL) {
+    fprintf(stderr, "sk-lda train: --overwrite does not apply to --resume (a resumed run continues its folder; "
+                    "--overwrite starts a new run in --out DIR)\n");
+    ok = 0;
+  }
+  /* A folder another sk-lda writes is refused at once, not after the corpus is read and the ranks start. */
+  if (ok && (o.out != NULL || o.resume != NULL)) {
+    const int in_use = sk_lda_run_check_in_use(&o);
+    if (in_use != SK_EX_EXIT_OK) return in_use;
+  }
+  sk_ex_error err;
+  int ranked = 0;
+  if (ok) {
+    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.gpu_exact, rank_timeout, &err);
+    if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
+    if (ranked == -1) return SK_EX_EXIT_RUNTIME;
+    ok = ranked >= 0;
+  }
+  if (!ok) {
+    fprintf(stderr, "see 'sk-lda train --help'\n");
+    return SK_EX_EXIT_USAGE;
+  }
+  /* Several GPUs: one process per GPU from here on (before any CUDA or OpenMP use); this one waits. */
+  sk_lda_rank_context rank_ctx;
+  if (ranked == 2) { /* the ranks come from mpirun; this process is one of them */
+    if (sk_lda_ranks_mpi_start(rank_timeout, sk_lda_ranks_nccl_make_id, &rank_ctx, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME);
+    }
+    o.ranks = &rank_ctx;
+    o.device.kind = SK_LDA_DEVICE_GPU;
+    o.device.gpu = rank_ctx.gpu;
+  } else if (ranked) {
+    int is_rank = 0;
+    err.message[0] = '\0';
+    const int status = sk_lda_ranks_launch(gpus, rank_timeout, o.out != NULL ? o.out : o.resume,
+                                           sk_lda_ranks_nccl_make_id, &rank_ctx, &is_rank, &err);
+    if (!is_rank) {
+      if (status != SK_EX_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return status;
+    }
+    o.ranks = &rank_ctx;
+    o.device.kind = SK_LDA_DEVICE_GPU;
+    o.device.gpu = rank_ctx.gpu;
+  }
+  sk_lda_corpus corpus;
+  memset(&corpus, 0, sizeof corpus);
+  float *planted = NULL;
+  char input_args[8192] = "";
+  if (demo) {
+    sk_lda_gen_params p;
+    if (sk_lda_demo_corpus(o.seed, &corpus, &planted, &p, &err) != 0) {
+      fprintf(stderr, "sk-lda train --demo: %s\n", err.message);
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME) : SK_EX_EXIT_RUNTIME;
+    }
+    o.num_topics = p.num_topics, o.alpha = p.alpha, o.beta = p.beta;
+    if (o.iters == 100) o.iters = 200;
+    snprintf(input_args, sizeof input_args, "--demo");
+    printf("demo: generated %d documents, %d words, %lld tokens from %d planted topics\n", corpus.num_docs,
+           corpus.num_words, (long long)corpus.num_tokens, p.num_topics);
+  } else {
+    const double t0 = sk_ex_now();
+    if (sk_lda_cmd_read_corpus(&in, &corpus, &err) != 0) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_USAGE) : SK_EX_EXIT_USAGE;
+    }
+    sk_lda_cmd_describe_input(&in, input_args, sizeof input_args);
+    o.vocab_file = in.vocab != NULL ? in.vocab : in.text;
+    o.vocab_from_text = in.vocab == NULL && in.text != NULL;
+    printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
+           (long long)corpus.num_tokens, sk_ex_now() - t0);
+  }
+  o.input_args = input_args;
+  sk_lda_model m;
+  sk_lda_split split;
+  memset(&m, 0, sizeof m);
+  memset(&split, 0, sizeof split);
+  const int status = sk_lda_run_train(&o, &corpus, &split, &m);
+  if (status == SK_EX_EXIT_OK && demo) sk_lda_demo_report(&m, planted, corpus.vocab);
+  sk_lda_model_free(&m);
+  sk_lda_split_free(&split);
+  sk_lda_corpus_free(&corpus);
+  free(planted);
+  return ranked == 2 ? sk_lda_ranks_mpi_end(status) : status;
+}
