@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "metrics.h"
 #include "output.h"
+#include "sk_ex_memory.h"
 #include "run.h"
 #include "commands.h"
 
@@ -108,6 +109,20 @@ int sk_lda_cmd_gen(int argc, char **argv) {
   if (sk_lda_gen_validate(&p, &err) != 0) {
     fprintf(stderr, "sk-lda gen: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
+  }
+  /* The memory before the work: parameters that cannot fit are the user's (exit 2), refused at once. */
+  {
+    int from_env = 0;
+    const uint64_t need = sk_lda_gen_host_bytes(&p, 1, 1, 0), available = sk_ex_host_memory_available(&from_env);
+    char b[32], avail[96];
+    if (need > available) {
+      fprintf(stderr,
+              "sk-lda gen: --docs %d --words %d --topics %d --mean-length %g need about %s of host memory "
+              "(the corpus, phi K x V and theta D x K); %s\n",
+              p.num_docs, p.num_words, p.num_topics, p.mean_doc_length, sk_ex_format_bytes(b, sizeof b, need),
+              sk_ex_describe_available(avail, sizeof avail, available, from_env));
+      return SK_EX_EXIT_USAGE;
+    }
   }
   /* The folder before the work: an output path that cannot be written is the user's (exit 2). */
   char docword[512];

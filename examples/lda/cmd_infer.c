@@ -121,7 +121,7 @@ int sk_lda_cmd_infer(int argc, char **argv) {
   const double t0 = sk_ex_now();
   if (sk_lda_infer(&mf, &docs, (int)iters, have_seed ? seed : mf.seed, (int)threads, &r, &err) != 0 ||
       sk_lda_write_doc_topics(out, r.num_docs, r.num_topics, r.alpha, r.row_start, r.row_nnz, r.row_topic,
-                              r.row_count, NULL, &err) != 0) {
+                              r.row_count, docs.doc_ids, &err) != 0) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
     status = SK_EX_EXIT_RUNTIME;
   } else {

@@ -71,7 +71,8 @@ static void train_usage(FILE *f) {
   fputs(
           "output (with --out):\n"
           "      --out DIR          write the results here (created with its parents): topics.txt (top words),\n"
-          "                         model.skl (the model: sk-lda infer reads it), theta.txt (document-topic\n"
+          "                         model.skl (the model: sk-lda infer reads it), phi.npy (K x V float32\n"
+          "                         topic-word distributions), theta.txt (document-topic\n"
           "                         proportions), metrics.csv (log-likelihoods, speed, the time split and the\n"
           "                         peak GPU memory), checkpoint.skc (what --resume needs). A DIR that holds\n"
           "                         another run is refused\n"

@@ -1,7 +1,8 @@
 /**
  * \file commands.h
- * \brief sk-lda's commands (one file each: cmd_gen.c, cmd_train.c, cmd_infer.c, cmd_eval.c) and the corpus
- * options that train, infer and eval share (cmd_input.c). Private to the sk-lda program.
+ * \brief sk-lda's commands (one file each: cmd_gen.c, cmd_train.c, cmd_infer.c, cmd_eval.c, cmd_topics.c,
+ * cmd_export.c) and the corpus options that train, infer and eval share (cmd_input.c). Private to the sk-lda
+ * program.
  *
  * Each command takes its own argv (argv[0] is the command's name) and returns the exit status of
  * sk_ex_main.h's rule: 0 success, 2 the user's input, 1 the machine.
@@ -58,5 +59,9 @@ int sk_lda_cmd_train(int argc, char **argv);
 int sk_lda_cmd_infer(int argc, char **argv);
 /** \brief `sk-lda eval`. \param argc argument count. \param argv arguments. \return the exit status. */
 int sk_lda_cmd_eval(int argc, char **argv);
+/** \brief `sk-lda topics`. \param argc argument count. \param argv arguments. \return the exit status. */
+int sk_lda_cmd_topics(int argc, char **argv);
+/** \brief `sk-lda export`. \param argc argument count. \param argv arguments. \return the exit status. */
+int sk_lda_cmd_export(int argc, char **argv);
 
 #endif /* SK_LDA_COMMANDS_H */

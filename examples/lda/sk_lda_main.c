@@ -20,6 +20,8 @@ static void usage(FILE *f) {
           "  train    train on a corpus (ESCA or serial collapsed Gibbs; resumable); train --demo for a quick look\n"
           "  infer    fold new documents into a trained model and write their topic proportions\n"
           "  eval     held-out log-likelihood of a trained model on a corpus (document completion)\n"
+          "  topics   print a saved model's top words per topic (text, CSV or JSON)\n"
+          "  export   write a saved model's topic-word matrix as phi.npy (NumPy) and its words as vocab.txt\n"
           "  gen      draw a synthetic corpus with planted topics, in UCI format or as a binary corpus\n\n"
           SK_EX_EXIT_RULE,
           SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
@@ -27,6 +29,8 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   static const sk_ex_command commands[] = {
-      {"gen", sk_lda_cmd_gen}, {"infer", sk_lda_cmd_infer}, {"train", sk_lda_cmd_train}, {"eval", sk_lda_cmd_eval}, {NULL, NULL}};
+      {"gen", sk_lda_cmd_gen},       {"infer", sk_lda_cmd_infer},   {"train", sk_lda_cmd_train},
+      {"eval", sk_lda_cmd_eval},     {"topics", sk_lda_cmd_topics}, {"export", sk_lda_cmd_export},
+      {NULL, NULL}};
   return sk_ex_main("sk-lda", commands, usage, argc, argv);
 }

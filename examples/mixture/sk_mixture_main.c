@@ -15,6 +15,7 @@
 #include "fit.h"
 #include "gen.h"
 #include "output.h"
+#include "sk_ex_npy.h"
 #include "samplekit/sk_version.h"
 
 /* --- fit ------------------------------------------------------------------------------------------ */
@@ -188,7 +189,7 @@ static int write_gen(const char *dir, const sk_mix_gen_params *p, const float *x
   const sk_mix_components *sets[1] = {&c};
   const char *labels[1] = {"planted"};
   if (sk_ex_mkdir_p(dir, err) != 0 || sk_ex_path(path, sizeof path, dir, csv ? "data.csv" : "data.npy", err) != 0 ||
-      (csv ? sk_mix_write_csv_f32(path, x, p->n, p->d, err) : sk_mix_write_npy_f32(path, x, p->n, p->d, err)) != 0)
+      (csv ? sk_mix_write_csv_f32(path, x, p->n, p->d, err) : sk_ex_write_npy_f32(path, x, p->n, p->d, err)) != 0)
     return 1;
   if (sk_ex_path(path, sizeof path, dir, "truth_assign.txt", err) != 0 ||
       sk_mix_write_assign(path, t->z, p->n, err) != 0)

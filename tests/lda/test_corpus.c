@@ -59,8 +59,17 @@ static void check_corpus(const sk_lda_corpus *c, int32_t num_docs, int32_t num_w
 }
 
 static const char *const good_vocab[] = {"alpha", "beta", "gamma", "delta", "epsilon"};
-/* uci_good.txt: docs 1..4, doc 2 has no entries and is kept empty. */
-static const int uci_good_tokens[] = {3, 1, 1, 4, /**/ 0, /**/ 4, 0, 3, 3, 3, /**/ 1, 1};
+/* uci_good.txt: docs 1..4; doc 2 has no entries, so it is not stored and doc_ids says which docIDs are. */
+static const int uci_good_tokens[] = {3, 1, 1, 4, /**/ 4, 0, 3, 3, 3, /**/ 1, 1};
+
+/* The corpus of uci_good.txt: three stored documents, docIDs 1, 3 and 4 of four. */
+static void check_uci_good(const sk_lda_corpus *c, const char *const *vocab) {
+  check_corpus(c, 3, 5, uci_good_tokens, vocab);
+  if (SK_CHECK(c->doc_ids != NULL, "doc_ids is NULL though docID 2 is empty"))
+    SK_CHECK(c->doc_ids[0] == 0 && c->doc_ids[1] == 2 && c->doc_ids[2] == 3, "doc_ids %d %d %d, expected 0 2 3",
+             (int)c->doc_ids[0], (int)c->doc_ids[1], (int)c->doc_ids[2]);
+  SK_CHECK(sk_lda_corpus_input_docs(c) == 4, "input documents %d, expected 4", (int)sk_lda_corpus_input_docs(c));
+}
 
 static void test_uci_good(void) {
   static const char *const files[] = {DATA "uci_good.txt", DATA "uci_good_crlf.txt"};
@@ -69,10 +78,10 @@ static void test_uci_good(void) {
     sk_ex_error err = {""};
     sk_test_context("uci good %s", files[f]);
     if (SK_CHECK(sk_lda_read_uci(files[f], DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+      check_uci_good(&c, good_vocab);
     sk_lda_corpus_free(&c);
     if (SK_CHECK(sk_lda_read_uci(files[f], NULL, &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, NULL);
+      check_uci_good(&c, NULL);
     sk_lda_corpus_free(&c);
   }
 }
@@ -232,7 +241,7 @@ static void test_limits(void) {
   static const char big_d[] = "2000000000\n5\n1\n1 1 1\n";
   static const char big_count[] = "2\n5\n2\n1 1 2147483647\n2 1 2147483647\n";
   static const char ldac_big[] = "1 0:2147483647\n1 1:2147483647\n";
-  const sk_lda_read_limits limits = {1000, 1 << 20};
+  const sk_lda_read_limits limits = {1000, 1 << 20, 0, 0};
   sk_lda_buffer b = {"mem.txt", big_d, sizeof big_d - 1};
   sk_lda_corpus c;
   sk_ex_error err = {""};
@@ -287,7 +296,7 @@ static void test_vocab_length(void) {
     const sk_lda_buffer v = {"memv", exact[i], strlen(exact[i])};
     sk_test_context("vocabulary of exactly W words, case %d", (int)i);
     if (SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+      check_uci_good(&c, good_vocab);
     sk_lda_corpus_free(&c);
     /* LDA-C: the same five words make V = 5; trailing blank lines are not words. */
     if (SK_CHECK(sk_lda_parse_ldac(&l, &v, NULL, &c, &err) == 0, "%s", err.message))
@@ -405,7 +414,7 @@ static void test_memory(void) {
   sk_ex_error err = {""};
   sk_test_context("memory, no final newline");
   if (SK_CHECK(sk_lda_parse_uci(&d, &v, NULL, &c, &err) == 0, "%s", err.message))
-    check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    check_uci_good(&c, good_vocab);
   sk_lda_corpus_free(&c);
 }
 
@@ -454,7 +463,7 @@ static void test_gzip(void) {
   SK_CHECK(gz != NULL && gzwrite(gz, plain, (unsigned)plain_size) == (int)plain_size && gzclose(gz) == Z_OK,
            "cannot write %s", gz_path);
   if (SK_CHECK(sk_lda_read_uci(gz_path, DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
-    check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+    check_uci_good(&c, good_vocab);
   sk_lda_corpus_free(&c);
 
   packed = read_file(gz_path, &packed_size);
@@ -557,7 +566,7 @@ static void test_gzip_members(void) {
              "cannot write %s", path);
     sk_test_context("gzip: two members");
     if (SK_CHECK(sk_lda_read_uci(path, DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+      check_uci_good(&c, good_vocab);
     sk_lda_corpus_free(&c);
   }
   /* Three members, the middle one empty, each a byte or a few. */
@@ -572,7 +581,7 @@ static void test_gzip_members(void) {
     three = packed_size;
     sk_test_context("gzip: three members, one empty");
     if (SK_CHECK(sk_lda_read_uci(path, DATA "vocab_good.txt", &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+      check_uci_good(&c, good_vocab);
     sk_lda_corpus_free(&c);
 
     /* Trailing garbage of several kinds after the last member. */
@@ -620,7 +629,7 @@ static void test_gzip_members(void) {
              "cannot write %s", vocab);
     sk_test_context("gzip: vocabulary");
     if (SK_CHECK(sk_lda_read_uci(DATA "uci_good.txt", vocab, &c, &err) == 0, "%s", err.message))
-      check_corpus(&c, 4, 5, uci_good_tokens, good_vocab);
+      check_uci_good(&c, good_vocab);
     sk_lda_corpus_free(&c);
     SK_CHECK(packed_cap >= packed_size + 4, "buffer");
     if (packed_cap >= packed_size + 4) {
@@ -683,7 +692,7 @@ done:
 /* Each input a fuzzer once failed on stays here as a regression test (data/fuzz/READER/). */
 static void test_fuzz_regressions(void) {
   static const char *const readers[] = {"uci", "ldac", "text"};
-  const sk_lda_read_limits limits = {1 << 16, 1 << 20};
+  const sk_lda_read_limits limits = {1 << 16, 1 << 20, 0, 0};
   int files = 0;
   for (int r = 0; r < 3; ++r) {
     char dir_path[1024];
@@ -796,12 +805,60 @@ static void test_shared_corpora(void) {
   }
 }
 
+/* Issue 31, case 9: a header that claims 2 x 10^9 documents of which three have words costs three
+   documents; counts whose tokens would not fit the memory budget are refused at the line that crosses
+   it, and an NNZ that cannot fit at header line 3, before anything large is taken. */
+static void test_memory_plan(void) {
+  static const char sparse[] = "2147483646\n5\n3\n1 1 2\n2 3 1\n2147483646 2 4\n";
+  static const char huge_counts[] = "3\n5\n3\n1 1 2147483647\n2 1 2147483647\n3 1 2147483647\n";
+  static const char huge_nnz[] = "3\n5\n1000000000\n1 1 1\n";
+  static const char mixed[] = "3\n5\n3\n1 1 100000\n2 1 2147483647\n3 1 5\n";
+  sk_lda_read_limits limits = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS, 1u << 20, 0};
+  sk_lda_buffer b = {"plan.txt", sparse, sizeof sparse - 1};
+  sk_lda_corpus c;
+  sk_ex_error err = {""};
+  const double t0 = now_s();
+  sk_test_context("memory plan");
+  if (SK_CHECK(sk_lda_parse_uci(&b, NULL, &limits, &c, &err) == 0, "sparse header: %s", err.message)) {
+    static const int tokens[] = {2, 0, 0, /**/ 1, 2, /**/ 4, 1, 1, 1, 1};
+    check_corpus(&c, 3, 5, tokens, NULL);
+    if (SK_CHECK(c.doc_ids != NULL, "doc_ids is NULL"))
+      SK_CHECK(c.doc_ids[0] == 0 && c.doc_ids[1] == 1 && c.doc_ids[2] == 2147483645, "doc_ids %d %d %d",
+               (int)c.doc_ids[0], (int)c.doc_ids[1], (int)c.doc_ids[2]);
+    SK_CHECK(sk_lda_corpus_input_docs(&c) == 2147483646, "input documents %d", (int)sk_lda_corpus_input_docs(&c));
+    SK_CHECK(sk_lda_corpus_input_doc(&c, 2) == 2147483645, "input doc of stored 2");
+  }
+  sk_lda_corpus_free(&c);
+  SK_CHECK(now_s() - t0 < 1.0, "the sparse header took %.2f s (it must cost nothing per empty document)",
+           now_s() - t0);
+  b.data = huge_counts;
+  b.size = sizeof huge_counts - 1;
+  SK_CHECK(sk_lda_parse_uci(&b, NULL, &limits, &c, &err) != 0 && strstr(err.message, "plan.txt:4:") != NULL &&
+               strstr(err.message, "of host memory") != NULL && strstr(err.message, "1.00 MiB available") != NULL,
+           "counts over the budget: %s", err.message);
+  SK_CHECK(corpus_is_empty(&c), "a refused corpus is left empty");
+  b.data = mixed; /* the first count fits the budget, the second does not */
+  b.size = sizeof mixed - 1;
+  limits.max_bytes_from_env = 1;
+  SK_CHECK(sk_lda_parse_uci(&b, NULL, &limits, &c, &err) != 0 && strstr(err.message, "plan.txt:5:") != NULL &&
+               strstr(err.message, "2147583647 tokens") != NULL &&
+               strstr(err.message, "SK_HOST_MEMORY allows 1.00 MiB") != NULL,
+           "the line that crosses the budget: %s", err.message);
+  limits.max_bytes = 1u << 20;
+  b.data = huge_nnz;
+  b.size = sizeof huge_nnz - 1;
+  SK_CHECK(sk_lda_parse_uci(&b, NULL, &limits, &c, &err) != 0 && strstr(err.message, "plan.txt:3:") != NULL &&
+               strstr(err.message, "3.73 GiB of host memory") != NULL,
+           "NNZ over the budget: %s", err.message);
+}
+
 int main(void) {
   test_uci_good();
   test_ldac_good();
   test_text_good();
   test_bad_files();
   test_limits();
+  test_memory_plan();
   test_vocab_length();
   test_vocab_repeated();
   test_memory();

@@ -281,7 +281,7 @@ static void test_malformed(void) {
     expect_bad(header[i].what, b, len, NULL, NULL, header[i].expected);
   }
   {
-    const sk_lda_read_limits small_docs = {4, 1000}, small_tokens = {1000, 8};
+    const sk_lda_read_limits small_docs = {4, 1000, 0, 0}, small_tokens = {1000, 8, 0, 0};
     FRESH();
     expect_bad("D past the caller's limit", b, len, NULL, &small_docs, "D = 5 documents is out of range 1..4");
     expect_bad("T past the caller's limit", b, len, NULL, &small_tokens, "T = 9 tokens is out of range 1..8");

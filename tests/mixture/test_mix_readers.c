@@ -20,6 +20,7 @@
 
 #include "data.h"
 #include "output.h"
+#include "sk_ex_npy.h"
 #include "sk_test.h"
 
 static char g_dir[256];
@@ -183,9 +184,9 @@ static void test_npy(void) {
     sk_mix_data_free(&data);
   }
   {
-    /* sk-mixture's own writer reads back. */
+    /* The examples' writer (sk_ex_npy.h), which sk-mixture gen uses, reads back. */
     sk_test_context("npy: the writer's file");
-    if (SK_CHECK(sk_mix_write_npy_f32(path_of("written.npy"), f, 2, 3, &err) == 0, "%s", err.message) &&
+    if (SK_CHECK(sk_ex_write_npy_f32(path_of("written.npy"), f, 2, 3, &err) == 0, "%s", err.message) &&
         SK_CHECK(sk_mix_read_npy(path_of("written.npy"), &data, &err) == 0, "%s", err.message)) {
       SK_CHECK(data.n == 2 && data.d == 3 && sk_mix_data_raw(&data, 0, 1) == 2.0, "2 x 3 with x[0][1] = 2");
       sk_mix_data_free(&data);

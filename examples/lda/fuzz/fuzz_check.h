@@ -9,7 +9,7 @@
 #include "corpus_read.h"
 
 /* The fuzzer's allocations stay far below libFuzzer's memory limit. */
-static const sk_lda_read_limits sk_fuzz_limits = {1 << 16, 1 << 20};
+static const sk_lda_read_limits sk_fuzz_limits = {1 << 16, 1 << 20, 64u << 20, 0};
 
 /* Splits [data, data+size) at the first marker: *first before it, *second after it (NULL, 0 when absent). */
 static inline void sk_fuzz_split(const uint8_t *data, size_t size, const char *marker, sk_lda_buffer *first,

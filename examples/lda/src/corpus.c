@@ -12,5 +12,6 @@ void sk_lda_corpus_free(sk_lda_corpus *corpus) {
   free(corpus->vocab);
   free(corpus->doc_offsets);
   free(corpus->tokens);
+  free(corpus->doc_ids);
   memset(corpus, 0, sizeof *corpus);
 }

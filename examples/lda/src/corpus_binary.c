@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "corpus_lines.h"
+#include "sk_ex_memory.h"
 
 static const char sk_lda_corpus_magic[8] = {'S', 'K', 'L', 'D', 'A', 'C', 'R', 'P'};
 
@@ -195,6 +196,12 @@ static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk
   if (s->size < want)
     return sk_ex_fail(err, "%s: file is truncated (%llu bytes; its header's D = %lld and T = %lld need %llu)", name,
                        (unsigned long long)s->size, (long long)D, (long long)T, (unsigned long long)want);
+  if (limits.max_bytes != 0 && offsets_bytes + tokens_bytes > limits.max_bytes) {
+    char b[32], avail[96];
+    return sk_ex_fail(err, "%s: header: D = %lld documents and T = %lld tokens need %s of host memory; %s", name,
+                       (long long)D, (long long)T, sk_ex_format_bytes(b, sizeof b, offsets_bytes + tokens_bytes),
+                       sk_ex_describe_available(avail, sizeof avail, limits.max_bytes, limits.max_bytes_from_env));
+  }
   if (s->size > want)
     return sk_ex_fail(err,
                        "%s: file has %llu bytes, more than the %llu that its header's D = %lld and T = %lld give "
@@ -280,7 +287,9 @@ int sk_lda_read_binary(const char *path, const char *vocab_path, sk_lda_corpus *
     close(fd);
     return 1;
   }
-  const int rc = read_corpus(&s, vocab_path != NULL ? &v : NULL, NULL, out, err);
+  sk_lda_read_limits limits = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS, 0, 0};
+  limits.max_bytes = sk_ex_host_memory_available(&limits.max_bytes_from_env);
+  const int rc = read_corpus(&s, vocab_path != NULL ? &v : NULL, &limits, out, err);
   if (vocab_path != NULL) sk_lda_detail_lines_close(&v);
   close(fd);
   return rc;

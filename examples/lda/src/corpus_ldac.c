@@ -82,8 +82,17 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
                     doc_lines->name, (long long)doc_lines->line_no, (long long)limits.max_tokens);
         goto fail;
       }
+      {
+        /* 4 bytes a token and 8 a document (its offset): refused at the line that crosses the budget. */
+        char what[96];
+        const uint64_t need = 4u * (uint64_t)(num_tokens + count) + 8u * (uint64_t)(num_docs + 2);
+        snprintf(what, sizeof what, "the %lld tokens read by this line", (long long)(num_tokens + count));
+        if (sk_lda_detail_check_bytes(doc_lines, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
+      }
       if (sk_lda_detail_reserve((void **)&ids, &ids_cap, pairs + 1, sizeof *ids) != 0 ||
-          sk_lda_detail_reserve((void **)&c.tokens, &tokens_cap, num_tokens + count, sizeof *c.tokens) != 0)
+          sk_lda_detail_reserve_upto((void **)&c.tokens, &tokens_cap, num_tokens + count,
+                                     limits.max_bytes != 0 ? (int64_t)(limits.max_bytes / 4u) : INT64_MAX,
+                                     sizeof *c.tokens) != 0)
         goto oom;
       ids[pairs++] = (int32_t)id;
       for (int64_t i = 0; i < count; ++i) c.tokens[num_tokens + i] = (int32_t)id;

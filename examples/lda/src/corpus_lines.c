@@ -1,5 +1,6 @@
 /* Line source, vocabulary reader and small helpers shared by the corpus readers (corpus_lines.h). */
 #include "corpus_lines.h"
+#include "sk_ex_memory.h"
 
 #include "corpus_binary.h"
 
@@ -249,11 +250,16 @@ void sk_lda_detail_free_vocab(char **vocab, int32_t count) {
 }
 
 int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem) {
+  return sk_lda_detail_reserve_upto(array, cap, need, INT64_MAX, elem);
+}
+
+int sk_lda_detail_reserve_upto(void **array, int64_t *cap, int64_t need, int64_t most, size_t elem) {
   int64_t c = *cap;
   void *grown;
   if (need <= c) return 0;
   if (c < 16) c = 16;
   while (c < need) c = c > INT64_MAX / 2 ? need : c * 2;
+  if (c > most) c = most > need ? most : need;
   if ((uint64_t)c > SIZE_MAX / elem) return 1;
   grown = realloc(*array, (size_t)c * elem);
   if (grown == NULL) return 1;
@@ -263,10 +269,12 @@ int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem)
 }
 
 sk_lda_read_limits sk_lda_detail_limits(const sk_lda_read_limits *limits) {
-  sk_lda_read_limits l = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS};
+  sk_lda_read_limits l = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS, 0, 0};
   if (limits != NULL) {
     if (limits->max_docs >= 0 && limits->max_docs < l.max_docs) l.max_docs = limits->max_docs;
     if (limits->max_tokens >= 0 && limits->max_tokens < l.max_tokens) l.max_tokens = limits->max_tokens;
+    l.max_bytes = limits->max_bytes;
+    l.max_bytes_from_env = limits->max_bytes_from_env;
   }
   return l;
 }
@@ -386,10 +394,23 @@ int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const c
     sk_lda_detail_lines_close(&d);
     return 1;
   }
-  r = parse(&d, vocab_path != NULL ? &v : NULL, NULL, out, err);
+  {
+    sk_lda_read_limits limits = {SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS, 0, 0};
+    limits.max_bytes = sk_ex_host_memory_available(&limits.max_bytes_from_env);
+    r = parse(&d, vocab_path != NULL ? &v : NULL, &limits, out, err);
+  }
   sk_lda_detail_lines_close(&d);
   if (vocab_path != NULL) sk_lda_detail_lines_close(&v);
   return r;
+}
+
+int sk_lda_detail_check_bytes(const sk_lda_detail_lines *lines, int64_t line, const sk_lda_read_limits *limits,
+                              uint64_t need, const char *what, sk_ex_error *err) {
+  char b[32], avail[96];
+  if (limits->max_bytes == 0 || need <= limits->max_bytes) return 0;
+  return sk_ex_fail(err, "%s:%lld: %s need %s of host memory; %s", lines->name, (long long)line, what,
+                     sk_ex_format_bytes(b, sizeof b, need),
+                     sk_ex_describe_available(avail, sizeof avail, limits->max_bytes, limits->max_bytes_from_env));
 }
 
 int sk_lda_detail_parse_number(const sk_lda_detail_lines *lines, const char *s, const char *e, const char *what, int64_t lo,

@@ -284,6 +284,33 @@ int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const c
 int sk_lda_detail_reserve(void **array, int64_t *cap, int64_t need, size_t elem);
 
 /**
+ * \brief sk_lda_detail_reserve() that grows the capacity to at most `most` elements (but always to need),
+ * so that doubling never asks for more than a memory budget allows.
+ * \param array the array, reallocated.
+ * \param cap its capacity in elements, updated.
+ * \param need the elements it must hold.
+ * \param most the capacity not to grow past (unless need is larger).
+ * \param elem the element size.
+ * \return 0 on success, 1 out of memory.
+ */
+int sk_lda_detail_reserve_upto(void **array, int64_t *cap, int64_t need, int64_t most, size_t elem);
+
+/**
+ * \brief The memory budget check of sk_lda_read_limits: 0 when `need` bytes fit limits->max_bytes (or
+ * there is no budget); else 1 with err "NAME:LINE: WHAT need X of host memory; this machine has Y
+ * available" (or "SK_HOST_MEMORY allows Y").
+ * \param lines the file, for its name.
+ * \param line the line to name.
+ * \param limits the limits (sk_lda_detail_limits()).
+ * \param need the bytes needed.
+ * \param what what needs them, e.g. "the 6442450941 tokens read so far".
+ * \param err filled on failure.
+ * \return 0 or 1.
+ */
+int sk_lda_detail_check_bytes(const sk_lda_detail_lines *lines, int64_t line, const sk_lda_read_limits *limits,
+                              uint64_t need, const char *what, sk_ex_error *err);
+
+/**
  * \brief The limits to use.
  * \param limits the limits asked for, or NULL.
  * \return *limits clamped to the defaults, or the defaults when NULL.

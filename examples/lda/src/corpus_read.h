@@ -51,12 +51,19 @@ extern "C" {
  * \brief Limits on what a header or a count may make the reader allocate, so that a few bytes of input
  * cannot ask for gigabytes.
  *
- * The sk_lda_read_* functions use SK_LDA_READ_MAX_DOCS and SK_LDA_READ_MAX_TOKENS; going past a limit is
- * an error naming the line.
+ * The sk_lda_read_* functions use SK_LDA_READ_MAX_DOCS, SK_LDA_READ_MAX_TOKENS and, as max_bytes, the
+ * host memory this process may take (sk_ex_host_memory_available() of sk_ex_memory.h: MemAvailable, the
+ * control group's room, SK_HOST_MEMORY). Going past a limit is an error naming the line, before the
+ * memory is taken: for max_bytes, "FILE:LINE: ... need X of host memory; this machine has Y available"
+ * at header line 3 when NNZ alone (4 bytes a token, at least one token an entry) cannot fit, else at the
+ * entry line from which the tokens read so far (4 bytes each) and the stored documents (12 bytes each)
+ * no longer fit; the binary corpus checks its header's D and T the same way.
  */
 typedef struct sk_lda_read_limits {
-  int64_t max_docs;   /**< most documents (D) a corpus may have, at most SK_LDA_READ_MAX_DOCS */
-  int64_t max_tokens; /**< most tokens (T) a corpus may have, at most SK_LDA_READ_MAX_TOKENS */
+  int64_t max_docs;       /**< most documents (D) a corpus may have, at most SK_LDA_READ_MAX_DOCS */
+  int64_t max_tokens;     /**< most tokens (T) a corpus may have, at most SK_LDA_READ_MAX_TOKENS */
+  uint64_t max_bytes;     /**< most bytes of host memory the corpus's arrays may take (0: no limit) */
+  int max_bytes_from_env; /**< 1 when max_bytes came from SK_HOST_MEMORY (the message says so) */
 } sk_lda_read_limits;
 
 /** \brief The most documents a corpus may have: the sk_lda_read_* functions' limit (sk_lda_read_limits). */
@@ -86,8 +93,10 @@ typedef struct sk_lda_buffer {
  * (W = 6906).
  *
  * Result: D documents in docID order, each the expansion of its counts into tokens in wordID order
- * (word ids 0-based); V = W. Documents with no entries are kept, empty, so that document d of the corpus
- * is docID d+1 of the file. Rejected (error naming the line): a missing or non-numeric header, D = 0,
+ * (word ids 0-based); V = W. Documents with no entries cost nothing: they are not stored, and when
+ * there are any, the corpus's doc_ids holds each stored document's docID - 1 and num_input_docs = D
+ * (corpus.h), so that outputs keyed by document keep the file's numbering; a header D of 2 x 10^9 with
+ * three documents that have entries makes a corpus of three documents. Rejected (error naming the line): a missing or non-numeric header, D = 0,
  * W = 0, NNZ = 0, more or fewer entry lines than NNZ, docID outside 1..D, wordID outside 1..W, count
  * outside 1..INT32_MAX, non-numeric or missing fields, trailing text, pairs out of order, and duplicate
  * (docID, wordID) pairs (rejected, not merged: a repeated pair means the file is broken).

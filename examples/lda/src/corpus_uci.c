@@ -53,8 +53,11 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
                      sk_lda_corpus *out, sk_ex_error *err) {
   const sk_lda_read_limits limits = sk_lda_detail_limits(lim);
   sk_lda_corpus c;
-  int64_t num_docs, num_words, nnz, entries = 0, num_tokens = 0, tokens_cap = 0;
+  int64_t num_docs, num_words, nnz, entries = 0, num_tokens = 0, pairs_cap = 0;
+  int32_t *pairs = NULL; /* per entry its word id and count, 2 NNZ: the tokens once T is known */
   int64_t prev_doc = 0, prev_word = 0, prev_line = 0;
+  int64_t stored = 0, offsets_cap = 0, ids_cap = 0; /* documents with entries, and their arrays' room */
+  char what[96];
   const char *line;
   size_t len;
   char q[64];
@@ -82,13 +85,14 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
     goto fail;
   }
 
-  c.num_docs = (int32_t)num_docs;
-  c.num_words = (int32_t)num_words;
-  c.doc_offsets = malloc(((size_t)num_docs + 1) * sizeof *c.doc_offsets);
-  if (c.doc_offsets == NULL) {
-    sk_ex_fail(err, "%s:1: out of memory for D = %lld documents", doc_lines->name, (long long)num_docs);
+  /* Every entry is at least one token of 4 bytes: NNZ alone may already not fit. */
+  snprintf(what, sizeof what, "NNZ = %lld entries hold at least as many tokens, which", (long long)nnz);
+  if ((uint64_t)nnz > UINT64_MAX / 4u ||
+      sk_lda_detail_check_bytes(doc_lines, 3, &limits, 4u * (uint64_t)nnz, what, err) != 0) {
+    if ((uint64_t)nnz > UINT64_MAX / 4u) sk_ex_fail(err, "%s:3: NNZ = %lld is too large", doc_lines->name, (long long)nnz);
     goto fail;
   }
+  c.num_words = (int32_t)num_words;
 
   while (entries < nnz) {
     const char *p, *s, *e, *end;
@@ -131,17 +135,32 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
                   doc_lines->name, (long long)doc_lines->line_no, (long long)limits.max_tokens);
       goto fail;
     }
-    /* Documents prev_doc+1 .. doc (1-based) start here; those before doc stay empty. */
-    for (int64_t d = prev_doc; d < doc; ++d) c.doc_offsets[d] = num_tokens;
-    if (sk_lda_detail_reserve((void **)&c.tokens, &tokens_cap, num_tokens + count, sizeof *c.tokens) != 0) {
-      sk_ex_fail(err, "%s:%lld: out of memory for %lld tokens", doc_lines->name, (long long)doc_lines->line_no,
-                  (long long)(num_tokens + count));
-      goto fail;
-    }
+    /* The bytes the corpus will take, planned before its tokens are: 4 a token, 12 a stored document (its
+       offset and its id) and, while reading, 8 an entry (its word and count, expanded at the end). */
     {
-      int32_t *t = c.tokens + num_tokens;
-      const int32_t w = (int32_t)(word - 1);
-      for (int64_t i = 0; i < count; ++i) t[i] = w;
+      const uint64_t need = 4u * (uint64_t)(num_tokens + count) + 8u * (uint64_t)(entries + 1) +
+                            12u * (uint64_t)(stored + 2);
+      snprintf(what, sizeof what, "the %lld tokens counted by this line", (long long)(num_tokens + count));
+      if (sk_lda_detail_check_bytes(doc_lines, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
+      /* A new docID starts a stored document; the empty ones before it cost nothing. */
+      if (doc != prev_doc) {
+        if (sk_lda_detail_reserve((void **)&c.doc_offsets, &offsets_cap, stored + 2, sizeof *c.doc_offsets) != 0 ||
+            sk_lda_detail_reserve((void **)&c.doc_ids, &ids_cap, stored + 1, sizeof *c.doc_ids) != 0) {
+          sk_ex_fail(err, "%s:%lld: out of memory for %lld documents", doc_lines->name,
+                      (long long)doc_lines->line_no, (long long)(stored + 1));
+          goto fail;
+        }
+        c.doc_offsets[stored] = num_tokens;
+        c.doc_ids[stored] = (int32_t)(doc - 1);
+        ++stored;
+      }
+      if (sk_lda_detail_reserve((void **)&pairs, &pairs_cap, 2 * (entries + 1), sizeof *pairs) != 0) {
+        sk_ex_fail(err, "%s:%lld: out of memory for %lld entries", doc_lines->name, (long long)doc_lines->line_no,
+                    (long long)(entries + 1));
+        goto fail;
+      }
+      pairs[2 * entries] = (int32_t)(word - 1);
+      pairs[2 * entries + 1] = (int32_t)count;
     }
     num_tokens += count;
     prev_doc = doc;
@@ -158,8 +177,26 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
       goto fail;
     }
   }
-  for (int64_t d = prev_doc; d <= num_docs; ++d) c.doc_offsets[d] = num_tokens;
+  c.doc_offsets[stored] = num_tokens;
+  /* Every count is in and fits the budget: the tokens, entry by entry. */
+  c.tokens = malloc((size_t)num_tokens * sizeof *c.tokens);
+  if (c.tokens == NULL) {
+    sk_ex_fail(err, "%s:%lld: out of memory for %lld tokens", doc_lines->name, (long long)prev_line,
+                (long long)num_tokens);
+    goto fail;
+  }
+  for (int64_t e = 0, t = 0; e < entries; ++e)
+    for (int32_t i = 0; i < pairs[2 * e + 1]; ++i) c.tokens[t++] = pairs[2 * e];
+  free(pairs);
+  pairs = NULL;
+  c.num_docs = (int32_t)stored;
   c.num_tokens = num_tokens;
+  if (stored == num_docs) { /* no document dropped: the ids are 0 .. D-1 */
+    free(c.doc_ids);
+    c.doc_ids = NULL;
+  } else {
+    c.num_input_docs = (int32_t)num_docs;
+  }
 
   if (vocab_lines != NULL) {
     char what[128];
@@ -172,6 +209,7 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
   *out = c;
   return 0;
 fail:
+  free(pairs);
   sk_lda_corpus_free(&c);
   return 1;
 }

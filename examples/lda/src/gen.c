@@ -365,6 +365,15 @@ static void make_doc(const sk_lda_gen_params *p, int32_t d, int32_t m, const dou
   }
 }
 
+uint64_t sk_lda_gen_host_bytes(const sk_lda_gen_params *p, int phi, int theta, int topics) {
+  const double D = (double)p->num_docs, V = (double)p->num_words, K = (double)p->num_topics;
+  const double m = (double)support_size(p), T = D * p->mean_doc_length, threads = (double)gen_threads(p);
+  const double scratch = threads * (4.0 * V + 44.0 * (m > K ? m : K));
+  const double bytes = 8.0 * (D + 1.0) + 4.0 * T * (topics ? 2.0 : 1.0) + 24.0 * V + 8.0 * V + 8.0 * K +
+                       12.0 * m * K + (phi ? 4.0 * K * V : 0.0) + (theta ? 4.0 * D * K : 0.0) + scratch;
+  return bytes >= 1.8e19 ? UINT64_MAX : (uint64_t)bytes;
+}
+
 int sk_lda_generate(const sk_lda_gen_params *p, sk_lda_corpus *out, float **phi_out, float **theta_out,
                     int32_t **topics_out, sk_ex_error *err) {
   int32_t D, V, K, m, k, d;

@@ -112,6 +112,20 @@ void sk_lda_gen_params_default(sk_lda_gen_params *params);
 int sk_lda_gen_validate(const sk_lda_gen_params *params, sk_ex_error *err);
 
 /**
+ * \brief The host bytes sk_lda_generate() will take with these parameters (the complexity line above),
+ * with the expected token count T = D x mean_doc_length (the drawn lengths make T differ by a fraction
+ * of a percent): corpus 8 (D + 1) + 4 T and its vocabulary (about 24 bytes a word), the Zipf weights, the
+ * alias tables 12 m K, the optional outputs, and the per-thread scratch; `sk-lda gen` compares it with
+ * sk_ex_host_memory_available() before it draws anything.
+ * \param params valid parameters (sk_lda_gen_validate()).
+ * \param phi 1 when phi is asked for.
+ * \param theta 1 when theta is asked for.
+ * \param topics 1 when the tokens' topics are asked for.
+ * \return the bytes (saturating at UINT64_MAX).
+ */
+uint64_t sk_lda_gen_host_bytes(const sk_lda_gen_params *params, int phi, int theta, int topics);
+
+/**
  * \brief Draws a corpus (construction above) into `out`, which the caller frees with sk_lda_corpus_free().
  *
  * `out` is overwritten (not freed first) and left zeroed on failure. The vocabulary is "w000000" ..

@@ -118,11 +118,11 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
         continue;
       }
       if (new_id != NULL && w >= 0 && w < W && docs->vocab[w] != NULL) {
-        sk_ex_fail(err, "%s: document %d: word \"%s\" is not in the model's vocabulary", name, (int)d,
-                    docs->vocab[w]);
+        sk_ex_fail(err, "%s: document %d: word \"%s\" is not in the model's vocabulary", name,
+                    (int)sk_lda_corpus_input_doc(docs, d), docs->vocab[w]);
       } else {
         sk_ex_fail(err, "%s: document %d: word id %lld is outside the model's vocabulary (ids %d..%d)", name,
-                    (int)d, (long long)w + id_base, id_base, (int)V - 1 + id_base);
+                    (int)sk_lda_corpus_input_doc(docs, d), (long long)w + id_base, id_base, (int)V - 1 + id_base);
       }
       free(new_id);
       return 1;

@@ -233,6 +233,19 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err) {
   return 0;
 }
 
+uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics, uint64_t *b_bytes) {
+  const uint64_t D = (uint64_t)corpus->num_docs, V = (uint64_t)corpus->num_words, K = (uint64_t)num_topics;
+  const uint64_t T = (uint64_t)corpus->num_tokens;
+  uint64_t slots = 0;
+  for (int32_t d = 0; d < corpus->num_docs; ++d) {
+    const int64_t n = corpus->doc_offsets[d + 1] - corpus->doc_offsets[d];
+    slots += (uint64_t)(n < num_topics ? n : num_topics);
+  }
+  if (b_bytes != NULL) *b_bytes = V > UINT64_MAX / 4u / (K > 0 ? K : 1) ? UINT64_MAX : 4u * V * K;
+  if (V * K > UINT64_MAX / 8u) return UINT64_MAX;
+  return 4u * T + 12u * D + 8u + 8u * slots + 4u * V * K + 8u * K;
+}
+
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_ex_error *err) {
   if (m == NULL) return sk_ex_fail(err, "model init: model is NULL");

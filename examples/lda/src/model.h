@@ -98,6 +98,17 @@ typedef struct sk_lda_model {
 double sk_lda_default_alpha(int32_t num_topics);
 
 /**
+ * \brief The host bytes sk_lda_model_init() will take for K topics on `corpus` (exact for that corpus;
+ * an upper bound for any part of it, such as its training split): 4 T (z) + 12 D + 8 (A's offsets and
+ * sizes) + 8 sum_d min(n_d, K) (A's pairs) + 4 V K (B) + 8 K (n_k). Reads only the offsets.
+ * \param corpus the corpus.
+ * \param num_topics K.
+ * \param b_bytes receives the 4 V K of B alone; may be NULL.
+ * \return the bytes (saturating at UINT64_MAX).
+ */
+uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics, uint64_t *b_bytes);
+
+/**
  * \brief Builds a model on `train` (borrowed, must outlive the model) with K topics and priors alpha, beta.
  *
  * Token t starts in topic floor(K * sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)); the counts are

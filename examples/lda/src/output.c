@@ -8,13 +8,13 @@
 
 /* --- topics.txt ---------------------------------------------------------------------------------- */
 
-int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
-                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_ex_error *err) {
-  if (path == NULL || n_vk == NULL || n_k == NULL) return sk_ex_fail(err, "write topics: a pointer is NULL");
+int sk_lda_top_words_find(sk_lda_top_words *t, const int32_t *n_vk, int32_t num_words, int32_t num_topics, int top_n,
+                          sk_ex_error *err) {
+  memset(t, 0, sizeof *t);
+  if (n_vk == NULL) return sk_ex_fail(err, "top words: n_vk is NULL");
   if (num_words < 1 || num_topics < 1)
-    return sk_ex_fail(err, "%s: invalid sizes V = %d, K = %d", path, (int)num_words, (int)num_topics);
-  if (top_n < 1) return sk_ex_fail(err, "%s: top_n = %d must be >= 1", path, top_n);
-  if (!(beta > 0.0) || !isfinite(beta)) return sk_ex_fail(err, "%s: beta %g must be finite and positive", path, beta);
+    return sk_ex_fail(err, "top words: invalid sizes V = %d, K = %d", (int)num_words, (int)num_topics);
+  if (top_n < 1) return sk_ex_fail(err, "top words: top_n = %d must be >= 1", top_n);
   const int32_t K = num_topics, V = num_words;
   const int32_t N = top_n < V ? top_n : V;
   /* Per topic a list of its best N words so far, sorted by (count desc, word asc). Words arrive in
@@ -26,7 +26,7 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
     free(best_word);
     free(best_count);
     free(fill);
-    return sk_ex_fail(err, "%s: out of memory (K = %d, top %d)", path, (int)K, (int)N);
+    return sk_ex_fail(err, "top words: out of memory (K = %d, top %d)", (int)K, (int)N);
   }
   /* Word-major order reads n_vk sequentially. */
   for (int32_t v = 0; v < V; ++v) {
@@ -50,31 +50,65 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
       bw[i] = v;
     }
   }
-  FILE *f = sk_ex_temp_create(path, err);
-  if (f == NULL) {
-    free(best_word);
-    free(best_count);
-    free(fill);
-    return 1;
-  }
+  free(fill);
+  t->num_topics = K;
+  t->per_topic = N;
+  t->word = best_word;
+  t->count = best_count;
+  return 0;
+}
+
+void sk_lda_top_words_free(sk_lda_top_words *t) {
+  if (t == NULL) return;
+  free(t->word);
+  free(t->count);
+  memset(t, 0, sizeof *t);
+}
+
+const char *sk_lda_word_name(char *const *vocab, int32_t v, char *buf, size_t cap) {
+  if (vocab != NULL && vocab[v] != NULL) return vocab[v];
+  snprintf(buf, cap, "w%06d", (int)v);
+  return buf;
+}
+
+int sk_lda_print_topics(FILE *f, const int32_t *n_vk, const int64_t *n_k, int32_t num_words, int32_t num_topics,
+                        double beta, char *const *vocab, int top_n, sk_ex_error *err) {
+  if (f == NULL || n_k == NULL) return sk_ex_fail(err, "print topics: a pointer is NULL");
+  if (!(beta > 0.0) || !isfinite(beta))
+    return sk_ex_fail(err, "print topics: beta %g must be finite and positive", beta);
+  sk_lda_top_words t;
+  if (sk_lda_top_words_find(&t, n_vk, num_words, num_topics, top_n, err) != 0) return 1;
+  const int32_t K = num_topics, V = num_words, N = t.per_topic;
   fprintf(f, "# sk-lda topics: top %d words per topic, word<TAB>probability\n", (int)N);
   fprintf(f, "# K=%d V=%d beta=%.17g\n", (int)K, (int)V, beta);
   fprintf(f, "# phi_kv = (n_vk + beta) / (n_k + V beta); words by decreasing n_vk, ties by increasing word id\n");
   for (int32_t k = 0; k < K; ++k) {
-    const double inv = 1.0 / ((double)n_k[k] + (double)V * beta);
+    const double scale = sk_lda_phi_scale(n_k[k], V, beta);
     fprintf(f, "topic %d\n", (int)k);
     for (int32_t i = 0; i < N; ++i) {
-      const int32_t v = best_word[(size_t)k * (size_t)N + (size_t)i];
-      const double p = ((double)best_count[(size_t)k * (size_t)N + (size_t)i] + beta) * inv;
-      if (vocab != NULL && vocab[v] != NULL)
-        fprintf(f, "\t%s\t%.6g\n", vocab[v], p);
-      else
-        fprintf(f, "\tw%06d\t%.6g\n", (int)v, p);
+      const size_t at = (size_t)k * (size_t)N + (size_t)i;
+      char id[16];
+      fprintf(f, "\t%s\t%.6g\n", sk_lda_word_name(vocab, t.word[at], id, sizeof id),
+              ((double)t.count[at] + beta) * scale);
     }
   }
-  free(best_word);
-  free(best_count);
-  free(fill);
+  sk_lda_top_words_free(&t);
+  return 0; /* write errors: the caller's ferror() (sk_ex_temp_commit() checks it) */
+}
+
+int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
+                        int32_t num_topics, double beta, char *const *vocab, int top_n, sk_ex_error *err) {
+  if (path == NULL || n_vk == NULL || n_k == NULL) return sk_ex_fail(err, "write topics: a pointer is NULL");
+  if (num_words < 1 || num_topics < 1)
+    return sk_ex_fail(err, "%s: invalid sizes V = %d, K = %d", path, (int)num_words, (int)num_topics);
+  if (top_n < 1) return sk_ex_fail(err, "%s: top_n = %d must be >= 1", path, top_n);
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_ex_fail(err, "%s: beta %g must be finite and positive", path, beta);
+  FILE *f = sk_ex_temp_create(path, err);
+  if (f == NULL) return 1;
+  if (sk_lda_print_topics(f, n_vk, n_k, num_words, num_topics, beta, vocab, top_n, err) != 0) {
+    sk_ex_temp_abort(f, path);
+    return sk_ex_error_prefix(err, path);
+  }
   return sk_ex_temp_commit(f, path, err);
 }
 

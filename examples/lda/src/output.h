@@ -60,6 +60,81 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
                         int32_t num_topics, double beta, char *const *vocab, int top_n, sk_ex_error *err);
 
 /**
+ * \brief sk_lda_write_topics()'s text written to a stream instead of a file (what `sk-lda topics` prints:
+ * the same bytes for the same model and top_n).
+ * \param f the stream.
+ * \param n_vk V x K row-major word-topic counts.
+ * \param n_k K topic totals.
+ * \param num_words V.
+ * \param num_topics K.
+ * \param beta the topic-word prior.
+ * \param vocab the words, or NULL.
+ * \param top_n words per topic.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on the argument errors of sk_lda_write_topics() or out of memory. Write
+ *         errors are the stream's: the caller checks ferror() (or fflush()) afterwards.
+ */
+int sk_lda_print_topics(FILE *f, const int32_t *n_vk, const int64_t *n_k, int32_t num_words, int32_t num_topics,
+                        double beta, char *const *vocab, int top_n, sk_ex_error *err);
+
+/**
+ * \brief phi's normaliser of topic k, 1 / (n_k + V beta): phi_kv = (n_vk + beta) * sk_lda_phi_scale(n_k, V,
+ * beta). The one place of the formula that topics.txt, `sk-lda topics` and phi.npy (phi.h) share, with
+ * the same operations in the same order, so that phi.npy holds the float32 rounding of the printed values.
+ * \param n_k the topic's total count.
+ * \param num_words V.
+ * \param beta the topic-word prior.
+ * \return 1 / (n_k + V beta).
+ */
+static inline double sk_lda_phi_scale(int64_t n_k, int32_t num_words, double beta) {
+  return 1.0 / ((double)n_k + (double)num_words * beta);
+}
+
+/**
+ * \brief Each topic's top words, as topics.txt lists them: by decreasing n_vk, ties by increasing word id.
+ *
+ * Topic k's i-th word is word[k * per_topic + i], its count count[k * per_topic + i], i < per_topic.
+ */
+typedef struct sk_lda_top_words {
+  int32_t num_topics; /**< K */
+  int32_t per_topic;  /**< min(top_n, V) */
+  int32_t *word;      /**< K x per_topic word ids */
+  int32_t *count;     /**< K x per_topic counts n_vk */
+} sk_lda_top_words;
+
+/**
+ * \brief Finds each topic's min(top_n, V) words with the largest n_vk (ties by increasing word id).
+ *
+ * Work O(V K top_n) worst case, O(V K) typical; memory 8 K min(top_n, V) bytes. Deterministic.
+ * \param t receives the lists; free with sk_lda_top_words_free(); zeroed on failure.
+ * \param n_vk V x K row-major word-topic counts.
+ * \param num_words V.
+ * \param num_topics K.
+ * \param top_n words per topic.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero when n_vk is NULL, K or V < 1, top_n < 1, or out of memory.
+ */
+int sk_lda_top_words_find(sk_lda_top_words *t, const int32_t *n_vk, int32_t num_words, int32_t num_topics, int top_n,
+                          sk_ex_error *err);
+
+/**
+ * \brief Frees the lists and zeroes them; NULL or zeroed is fine.
+ * \param t the lists.
+ */
+void sk_lda_top_words_free(sk_lda_top_words *t);
+
+/**
+ * \brief A word as sk-lda's outputs name it: vocab[v], or "w%06d" of the 0-based id when vocab (or
+ * vocab[v]) is NULL.
+ * \param vocab the words, or NULL.
+ * \param v the word id.
+ * \param buf receives the id form (16 bytes are enough).
+ * \param cap bytes of buf.
+ * \return vocab[v] or buf.
+ */
+const char *sk_lda_word_name(char *const *vocab, int32_t v, char *buf, size_t cap);
+
+/**
  * \brief Document-topic proportions, sparse text.
  *
  * One '#' comment line stating the format, K and alpha, then one line per document d = 0 .. num_docs-1:

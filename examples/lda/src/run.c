@@ -13,8 +13,10 @@
 #include "metrics.h"
 #include "model_file.h"
 #include "output.h"
+#include "phi.h"
 #include "run_dir.h"
 #include "run_state.h"
+#include "sk_ex_memory.h"
 
 void sk_lda_run_options_default(sk_lda_run_options *o) {
   memset(o, 0, sizeof *o);
@@ -131,7 +133,7 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   return rc;
 }
 
-/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, theta.txt (and z.bin). */
+/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt (and z.bin). */
 static int write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
                          sk_ex_error *err) {
   char path[4096];
@@ -142,8 +144,11 @@ static int write_outputs(const run_state *r, const sk_lda_split *split, const sk
   if (sk_ex_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
       sk_lda_model_save(path, m, r->vocab, sweeps, err) != 0)
     return 1;
+  if (sk_ex_path(path, sizeof path, r->dir, "phi.npy", err) != 0 ||
+      sk_lda_write_phi_npy(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, err) != 0)
+    return 1;
   if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
-      sk_lda_write_model_doc_topics(path, m, split->train_doc_ids, err) != 0)
+      sk_lda_write_model_doc_topics(path, m, split->train.doc_ids, err) != 0)
     return 1;
   if (r->o->save_z && (sk_ex_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
                        sk_lda_z_write(path, m->z, m->num_tokens, m->num_topics, err) != 0))
@@ -161,6 +166,28 @@ static int checkpoint_due(const run_state *r, int64_t it) {
 
 /* --- start: a new model, or the checkpoint's --------------------------------------------------------- */
 
+/* The host memory the run needs before the sampler's own, planned before any of it is taken: the split's
+   copy of the corpus (4 bytes a token, 24 a document) and the model on the whole corpus (an upper bound of
+   the model on its training part). A run that cannot fit is refused with both figures (exit 2). */
+static int check_host_memory(const sk_lda_run_options *o, const sk_lda_corpus *corpus, int32_t num_topics) {
+  int from_env = 0;
+  const uint64_t available = sk_ex_host_memory_available(&from_env);
+  uint64_t b_bytes = 0;
+  const uint64_t model = sk_lda_model_host_bytes(corpus, num_topics, &b_bytes);
+  const uint64_t split = 4u * (uint64_t)corpus->num_tokens + 24u * ((uint64_t)corpus->num_docs + 3u);
+  const uint64_t need = model > UINT64_MAX - split ? UINT64_MAX : model + split;
+  char a[32], b[32], c[32], d[32], avail[96];
+  if (need <= available) return 0;
+  fprintf(stderr,
+          "sk-lda train: %s with K = %d topics (D = %d documents, V = %d words, T = %lld tokens) needs at least %s "
+          "of host memory (the model %s, of which B, V x K counts, %s; the train/test split %s); %s\n",
+          o->input_args != NULL ? o->input_args : "the corpus", (int)num_topics, (int)corpus->num_docs,
+          (int)corpus->num_words, (long long)corpus->num_tokens, sk_ex_format_bytes(a, sizeof a, need),
+          sk_ex_format_bytes(b, sizeof b, model), sk_ex_format_bytes(c, sizeof c, b_bytes),
+          sk_ex_format_bytes(d, sizeof d, split), sk_ex_describe_available(avail, sizeof avail, available, from_env));
+  return 1;
+}
+
 /* Splits the corpus and starts the model: from the checkpoint when ck->z is set, else anew. */
 static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus, const sk_lda_checkpoint *ck,
                        run_state *r, sk_lda_split *split, sk_lda_model *m) {
@@ -169,6 +196,7 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   const uint64_t seed = resumed ? ck->seed : o->seed;
   r->test_fraction = resumed ? ck->test_fraction : o->test_fraction;
   r->sampler = resumed ? ck->sampler : o->sampler;
+  if (check_host_memory(o, corpus, resumed ? ck->num_topics : o->num_topics) != 0) return SK_EX_EXIT_USAGE;
   if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return sk_lda_run_fail_usage("", &err);
   r->fingerprint = sk_lda_corpus_fingerprint(&split->train);
   if (!resumed) {
@@ -397,7 +425,7 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     return SK_EX_EXIT_RUNTIME;
   }
-  printf("wrote %s: topics.txt, model.skl, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
+  printf("wrote %s: topics.txt, model.skl, phi.npy, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
          r->o->save_z ? ", z.bin" : "");
   return SK_EX_EXIT_OK;
 }

@@ -63,7 +63,13 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
   ok = sk_lda_alloc_corpus(&out->test_heldout, num_test, V, test_tokens - observed_tokens) && ok;
   out->train_doc_ids = (int32_t *)malloc((size_t)(D - num_test > 0 ? D - num_test : 1) * sizeof(int32_t));
   out->test_doc_ids = (int32_t *)malloc((size_t)(num_test > 0 ? num_test : 1) * sizeof(int32_t));
-  if (!ok || out->train_doc_ids == NULL || out->test_doc_ids == NULL) {
+  out->train.doc_ids = (int32_t *)malloc((size_t)(D - num_test > 0 ? D - num_test : 1) * sizeof(int32_t));
+  out->test_observed.doc_ids = (int32_t *)malloc((size_t)(num_test > 0 ? num_test : 1) * sizeof(int32_t));
+  out->test_heldout.doc_ids = (int32_t *)malloc((size_t)(num_test > 0 ? num_test : 1) * sizeof(int32_t));
+  out->train.num_input_docs = out->test_observed.num_input_docs = out->test_heldout.num_input_docs =
+      sk_lda_corpus_input_docs(source);
+  if (!ok || out->train_doc_ids == NULL || out->test_doc_ids == NULL || out->train.doc_ids == NULL ||
+      out->test_observed.doc_ids == NULL || out->test_heldout.doc_ids == NULL) {
     free(perm);
     free(is_test);
     sk_lda_split_free(out);
@@ -77,10 +83,12 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
     const int64_t n = source->doc_offsets[d + 1] - source->doc_offsets[d];
     if (!is_test[d]) {
       out->train_doc_ids[ntrain] = d;
+      out->train.doc_ids[ntrain] = sk_lda_corpus_input_doc(source, d);
       out->train.doc_offsets[ntrain + 1] = out->train.doc_offsets[ntrain] + n;
       ++ntrain;
     } else {
       out->test_doc_ids[ntest] = d;
+      out->test_observed.doc_ids[ntest] = out->test_heldout.doc_ids[ntest] = sk_lda_corpus_input_doc(source, d);
       out->test_observed.doc_offsets[ntest + 1] = out->test_observed.doc_offsets[ntest] + n / 2;
       out->test_heldout.doc_offsets[ntest + 1] = out->test_heldout.doc_offsets[ntest] + (n - n / 2);
       ++ntest;

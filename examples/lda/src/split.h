@@ -24,14 +24,15 @@ extern "C" {
  * \brief A split of one corpus.
  *
  * The three corpora own their arrays, have vocab = NULL (the vocabulary stays with the source corpus) and
- * the source's num_words.
+ * the source's num_words; their doc_ids are their documents' numbers in the input (the source's
+ * sk_lda_corpus_input_doc()), so that theta.txt keeps the input's numbering.
  */
 typedef struct sk_lda_split {
   sk_lda_corpus train;         /**< training documents, whole, in source order */
   sk_lda_corpus test_observed; /**< per test document (in source order): its observed tokens */
   sk_lda_corpus test_heldout;  /**< per test document, same order: its held-out tokens */
-  int32_t *train_doc_ids;      /**< train.num_docs source document ids */
-  int32_t *test_doc_ids;       /**< test_observed.num_docs source document ids */
+  int32_t *train_doc_ids;      /**< train.num_docs indices of the training documents in the source corpus */
+  int32_t *test_doc_ids;       /**< test_observed.num_docs indices of the test documents in the source corpus */
 } sk_lda_split;
 
 /**

@@ -102,27 +102,6 @@ typedef struct matrix_ctx {
   int32_t d;
 } matrix_ctx;
 
-static int npy_body(FILE *f, const void *p) {
-  const matrix_ctx *m = (const matrix_ctx *)p;
-  char header[128];
-  int len = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (%lld, %d), }",
-                     (long long)m->n, (int)m->d);
-  /* Pad with spaces so that magic (6) + version (2) + length (2) + header + newline is a multiple of 64. */
-  while ((10 + len + 1) % 64 != 0) header[len++] = ' ';
-  header[len++] = '\n';
-  const unsigned char pre[10] = {
-      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-  if (fwrite(pre, 1, sizeof pre, f) != sizeof pre || fwrite(header, 1, (size_t)len, f) != (size_t)len) return 1;
-  /* Little-endian hosts only (every platform sk-mixture builds on): the floats go out as they are. */
-  const size_t count = (size_t)m->n * (size_t)m->d;
-  return fwrite(m->x, sizeof(float), count, f) != count;
-}
-
-int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err) {
-  const matrix_ctx m = {x, n, d};
-  return sk_ex_write_file(path, npy_body, &m, err);
-}
-
 static int csv_body(FILE *f, const void *p) {
   const matrix_ctx *m = (const matrix_ctx *)p;
   for (int64_t i = 0; i < m->n; ++i) {

@@ -10,8 +10,9 @@
  *   only if they swapped labels during that half, which well-separated data does not do). Data units.
  * - `trace.csv`: header `sweep,seconds,log_likelihood,log_joint,size_0..size_(K-1)`; a row per sweep
  *   (metrics.h: both of the state at the end of the sweep; seconds since the first sweep began).
- * - gen: `data.npy` (N x D float32, C order) or `data.csv` (no header), `truth_assign.txt`,
- *   `truth_components.csv` (as components.csv with estimate `planted`).
+ * - gen: `data.npy` (N x D float32, C order: sk_ex_write_npy_f32() of sk_ex_npy.h) or `data.csv` (no
+ *   header, sk_mix_write_csv_f32()), `truth_assign.txt`, `truth_components.csv` (as components.csv with
+ *   estimate `planted`).
  * Numbers are printed with 9 significant digits for floats and 17 for doubles (they read back exactly).
  */
 #ifndef SK_MIX_OUTPUT_H
@@ -80,17 +81,6 @@ int sk_mix_write_assign(const char *path, const int32_t *z, int64_t n, sk_ex_err
  */
 int sk_mix_write_components(const char *path, const sk_mix_components *const *sets, const char *const *labels,
                             int count, sk_ex_error *err);
-
-/**
- * \brief Writes N x D floats as a `.npy` file (format 1.0, '<f4', C order).
- * \param path the file.
- * \param x the values.
- * \param n rows.
- * \param d columns.
- * \param err the file and what failed.
- * \return 0 on success.
- */
-int sk_mix_write_npy_f32(const char *path, const float *x, int64_t n, int32_t d, sk_ex_error *err);
 
 /**
  * \brief Writes N x D floats as CSV without a header.
