@@ -159,8 +159,10 @@ int sk_lda_parse_ldac(const sk_lda_buffer *docs, const sk_lda_buffer *vocab, con
  * ASCII letters are lower-cased, a token is a run of letters a-z of length 3 or more (every other byte
  * separates tokens), words in the stop-word file (may be NULL; one word per line, blank lines ignored) are
  * removed, and then words seen min_count times or fewer in the whole text are removed (min_count = 0 keeps
- * every word; the shared corpora used 10). Documents left empty are dropped, so D counts only documents
- * with tokens. The vocabulary is the kept words in byte order (strcmp), word ids are their positions in
+ * every word; the shared corpora used 10). Documents left empty are not stored, so D counts only documents
+ * with tokens; when any line was left empty, doc_ids holds each stored document's line number - 1 and
+ * num_input_docs the file's lines (corpus.h), so that theta.txt and theta.npy name documents by their
+ * lines. The vocabulary is the kept words in byte order (strcmp), word ids are their positions in
  * it. Rejected: min_count < 0, and no tokens left at all.
  * \param path the text file.
  * \param stopwords_path the stop-word file, or NULL.

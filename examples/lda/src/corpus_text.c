@@ -210,8 +210,25 @@ static int parse_text(sk_lda_detail_lines *text, sk_lda_detail_lines *stop_lines
         const int64_t id = new_id[raw[from]];
         if (id >= 0) raw[t++] = (int32_t)id;
       }
-      if (t > doc_start) raw_ends[docs++] = t; /* raw_ends now holds document ends, docs <= l + 1 */
+      if (t > doc_start) {
+        raw_ends[docs] = t; /* raw_ends now holds document ends, docs <= l + 1 */
+        if (docs != l) {    /* a line before left no token: the stored documents need their line numbers */
+          if (c.doc_ids == NULL) {
+            c.doc_ids = malloc((size_t)num_lines * sizeof *c.doc_ids);
+            if (c.doc_ids == NULL) goto oom;
+            for (int64_t i = 0; i < docs; ++i) c.doc_ids[i] = (int32_t)i;
+          }
+        }
+        if (c.doc_ids != NULL) c.doc_ids[docs] = (int32_t)l;
+        ++docs;
+      }
     }
+    if (c.doc_ids == NULL && docs < num_lines) { /* only the last lines left no token */
+      c.doc_ids = malloc((size_t)(docs > 0 ? docs : 1) * sizeof *c.doc_ids);
+      if (c.doc_ids == NULL) goto oom;
+      for (int64_t i = 0; i < docs; ++i) c.doc_ids[i] = (int32_t)i;
+    }
+    if (c.doc_ids != NULL) c.num_input_docs = (int32_t)(num_lines < INT32_MAX ? num_lines : INT32_MAX);
     if (t == 0) {
       sk_ex_fail(err, "%s:%lld: the corpus is empty: no tokens left after tokenizing%s%s", text->name,
                   sk_lda_detail_last_line(text), stop_lines != NULL ? ", removing stop words" : "",

@@ -16,6 +16,7 @@
 #include "phi.h"
 #include "run_dir.h"
 #include "run_state.h"
+#include "theta_npy.h"
 #include "sk_ex_memory.h"
 
 void sk_lda_run_options_default(sk_lda_run_options *o) {
@@ -133,7 +134,7 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   return rc;
 }
 
-/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt (and z.bin). */
+/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin). */
 static int write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
                          sk_ex_error *err) {
   char path[4096];
@@ -150,6 +151,21 @@ static int write_outputs(const run_state *r, const sk_lda_split *split, const sk
   if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
       sk_lda_write_model_doc_topics(path, m, split->train.doc_ids, err) != 0)
     return 1;
+  {
+    const int rc = sk_ex_path(path, sizeof path, r->dir, "theta.npy", err) != 0
+                       ? 1
+                       : sk_lda_write_theta_npy(path, m, split, r->o->device.threads, SK_LDA_THETA_NPY_MAX_BYTES, err);
+    if (rc == 1) return 1;
+    if (rc == 2) {
+      char b[32], lim[32];
+      printf("theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; theta.txt "
+             "holds the same proportions, sparse\n",
+             (int)sk_lda_corpus_input_docs(&split->train), (int)m->num_topics,
+             sk_ex_format_bytes(b, sizeof b, 4u * (uint64_t)sk_lda_corpus_input_docs(&split->train) *
+                                                 (uint64_t)m->num_topics),
+             sk_ex_format_bytes(lim, sizeof lim, SK_LDA_THETA_NPY_MAX_BYTES));
+    }
+  }
   if (r->o->save_z && (sk_ex_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
                        sk_lda_z_write(path, m->z, m->num_tokens, m->num_topics, err) != 0))
     return 1;
@@ -425,7 +441,7 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     return SK_EX_EXIT_RUNTIME;
   }
-  printf("wrote %s: topics.txt, model.skl, phi.npy, theta.txt, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
+  printf("wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
          r->o->save_z ? ", z.bin" : "");
   return SK_EX_EXIT_OK;
 }

@@ -17,7 +17,7 @@
 #include "output.h"
 
 const char *const sk_lda_run_dir_files[] = {SK_LDA_CHECKPOINT_FILE, "metrics.csv", "topics.txt", "model.skl",
-                                            "phi.npy", "theta.txt", "z.bin", NULL};
+                                            "phi.npy", "theta.txt", "theta.npy", "z.bin", NULL};
 
 const char *sk_lda_run_dir_holds_run(const char *dir) {
   char path[4096];

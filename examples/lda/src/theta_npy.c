@@ -1,0 +1,87 @@
+/* theta.npy: every input document's topic proportions in the input's order (theta_npy.h). */
+#include "theta_npy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "sk_ex_npy.h"
+
+typedef struct {
+  const sk_lda_model *m;
+  const sk_lda_split *split;
+  float *test_theta;   /* test documents x K: the held-out documents' rows */
+  int64_t next_train;  /* the first training document not yet written */
+  int64_t next_test;   /* the first test document not yet written */
+} theta_rows;
+
+/* The fold-in's visit: the held-out document's row from its observed half's counts. */
+static void keep_test_row(void *p, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n_obs,
+                          const double *inv) {
+  theta_rows *r = (theta_rows *)p;
+  const int32_t K = r->m->num_topics;
+  const double alpha = r->m->alpha, norm = 1.0 / ((double)n_obs + (double)K * alpha);
+  float *row = r->test_theta + (size_t)d * (size_t)K;
+  (void)cum;
+  (void)inv;
+  for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha) * norm);
+  for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
+}
+
+/* Rows first .. first + count - 1 of the input: the training and the test documents are each in the
+   input's order, so the rows merge the two lists as the file is written front to back. */
+static int make_rows(const void *ctx, int64_t first, int64_t count, float *out) {
+  theta_rows *r = (theta_rows *)(uintptr_t)ctx;
+  const sk_lda_model *m = r->m;
+  const sk_lda_corpus *train = &r->split->train, *test = &r->split->test_observed;
+  const int32_t K = m->num_topics;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t doc = first + i;
+    float *row = out + (size_t)i * (size_t)K;
+    if (r->next_train < train->num_docs && sk_lda_corpus_input_doc(train, (int32_t)r->next_train) == doc) {
+      const int32_t d = (int32_t)r->next_train++;
+      const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
+      const double norm = 1.0 / ((double)n + (double)K * m->alpha);
+      const float base = (float)(m->alpha * norm);
+      for (int32_t k = 0; k < K; ++k) row[k] = base;
+      for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
+        const int64_t s = m->dk_start[d] + j;
+        row[m->dk_topic[s]] = (float)(((double)m->dk_count[s] + m->alpha) * norm);
+      }
+    } else if (r->next_test < test->num_docs && sk_lda_corpus_input_doc(test, (int32_t)r->next_test) == doc) {
+      memcpy(row, r->test_theta + (size_t)r->next_test * (size_t)K, (size_t)K * sizeof *row);
+      ++r->next_test;
+    } else {
+      for (int32_t k = 0; k < K; ++k) row[k] = 1.0f / (float)K; /* no tokens: the prior's mean */
+    }
+  }
+  return 0;
+}
+
+int sk_lda_write_theta_npy(const char *path, const sk_lda_model *m, const sk_lda_split *split, int threads,
+                           uint64_t max_bytes, sk_ex_error *err) {
+  const int64_t D = sk_lda_corpus_input_docs(&split->train), K = m->num_topics;
+  const int32_t num_test = split->test_observed.num_docs;
+  theta_rows r;
+  int rc;
+  if ((uint64_t)D * (uint64_t)K > max_bytes / 4u) return 2;
+  memset(&r, 0, sizeof r);
+  r.m = m;
+  r.split = split;
+  r.test_theta = (float *)malloc((size_t)(num_test > 0 ? num_test : 1) * (size_t)K * sizeof *r.test_theta);
+  if (r.test_theta == NULL) return sk_ex_fail(err, "%s: out of memory for %d held-out documents' rows", path, (int)num_test);
+  if (num_test > 0) {
+    const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
+    const sk_lda_corpus *obs = &split->test_observed;
+    int64_t max_len = 0;
+    for (int32_t d = 0; d < num_test; ++d)
+      if (obs->doc_offsets[d + 1] - obs->doc_offsets[d] > max_len) max_len = obs->doc_offsets[d + 1] - obs->doc_offsets[d];
+    if (sk_lda_detail_fold_in_docs(&view, obs, max_len, SK_LDA_DEFAULT_FOLDIN_ITERS, threads, keep_test_row, &r) != 0) {
+      free(r.test_theta);
+      return sk_ex_fail(err, "%s: out of memory for the held-out documents' fold-in", path);
+    }
+  }
+  rc = sk_ex_write_npy_f32_rows(path, D, K, make_rows, &r, err);
+  free(r.test_theta);
+  return rc != 0 ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+/**
+ * \file theta_npy.h
+ * \brief theta.npy: every input document's topic proportions, D x K float32 in the input's order, for numpy.
+ *
+ * Row i is input document i (UCI docID i + 1, LDA-C line i + 1, plain-text line i + 1):
+ * - a training document: theta_dk = (n_dk + alpha) / (n_d + K alpha) from the model's counts A (theta.txt's
+ *   values, dense);
+ * - a held-out document: the same formula over the counts of its observed half after the fold-in of the
+ *   held-out log-likelihood (sk_lda_heldout_ll(): the same draws, SK_LDA_DEFAULT_FOLDIN_ITERS sweeps, phi
+ *   fixed), so its row is the theta that scored its held-out half;
+ * - a document with no tokens (a UCI docID with no entry line, a text line with no word, a held-out document
+ *   whose observed half is empty): the prior's mean, 1/K in every column.
+ * The file is written a block of rows at a time (sk_ex_write_npy_f32_rows()): memory O(test documents x K).
+ *
+ * Errors: 0 on success, 1 with err filled, 2 when D x K x 4 bytes exceed `max_bytes` (nothing written; the
+ * caller says why). Threading: the fold-in uses `threads` OpenMP threads (0: all); the bytes do not depend on it.
+ */
+#ifndef SK_LDA_THETA_NPY_H
+#define SK_LDA_THETA_NPY_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "split.h"
+#include "sk_ex_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief The largest theta.npy train writes by default (bytes): 4 GiB. */
+#define SK_LDA_THETA_NPY_MAX_BYTES (UINT64_C(4) << 30)
+
+/**
+ * \brief Writes theta.npy (the file's description) for the model trained on split->train.
+ * \param path the file.
+ * \param m the model (m->corpus is split->train).
+ * \param split the split the run trained on.
+ * \param threads OpenMP threads of the fold-in (0: all).
+ * \param max_bytes the largest file to write; above it nothing is written and 2 returned.
+ * \param err filled on failure.
+ * \return 0, 1 (err filled) or 2 (too large).
+ */
+int sk_lda_write_theta_npy(const char *path, const sk_lda_model *m, const sk_lda_split *split, int threads,
+                           uint64_t max_bytes, sk_ex_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SK_LDA_THETA_NPY_H */
