@@ -13,19 +13,7 @@ set -uo pipefail
 sk_lda=$1
 work=$2
 
-# The first python3 that has numpy: the one on the PATH, else the system's (python3-numpy installs there
-# when a pyenv or venv python3 comes first on the PATH).
-python=
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' >/dev/null 2>&1; then
-    python=$p
-    break
-  fi
-done
-if [ -z "$python" ]; then
-  echo "SKIP: no python3 with numpy (apt-get install python3-numpy)"
-  exit 77
-fi
+. "$(dirname "$0")/numpy_python.sh"
 
 . "$(dirname "$0")/lda_cli_common.sh"
 V=800

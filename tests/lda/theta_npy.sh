@@ -12,17 +12,7 @@ set -uo pipefail
 sk_lda=$1
 work=$2
 
-python=
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' >/dev/null 2>&1; then
-    python=$p
-    break
-  fi
-done
-if [ -z "$python" ]; then
-  echo "SKIP: no python3 with numpy (apt-get install python3-numpy)"
-  exit 77
-fi
+. "$(dirname "$0")/numpy_python.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
 
