@@ -119,3 +119,13 @@ const char *sk_ex_describe_available(char *buf, size_t cap, uint64_t available, 
     snprintf(buf, cap, "this machine has %s available", sk_ex_format_bytes(b, sizeof b, available));
   return buf;
 }
+
+int sk_ex_host_memory_refuses(uint64_t need, char *why, size_t cap) {
+  int from_env = 0;
+  const uint64_t available = sk_ex_host_memory_available(&from_env);
+  char b[32], avail[96];
+  if (need <= available) return 0;
+  snprintf(why, cap, "%s of host memory; %s", sk_ex_format_bytes(b, sizeof b, need),
+           sk_ex_describe_available(avail, sizeof avail, available, from_env));
+  return 1;
+}

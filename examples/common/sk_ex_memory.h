@@ -64,6 +64,17 @@ const char *sk_ex_format_bytes(char *buf, size_t cap, uint64_t bytes);
  */
 const char *sk_ex_describe_available(char *buf, size_t cap, uint64_t available, int from_env);
 
+/**
+ * \brief The check every planned allocation makes: whether `need` bytes fit what this process may take now
+ * (sk_ex_host_memory_available()), and if not, the second half of the refusal.
+ * \param need the bytes the caller plans to take.
+ * \param why when they do not fit: "X of host memory; this machine has Y available" (or "SK_HOST_MEMORY
+ *        allows Y"), for the caller to put after its own "... need" (128 bytes are always enough).
+ * \param cap bytes of why.
+ * \return 0 when they fit, 1 when they do not.
+ */
+int sk_ex_host_memory_refuses(uint64_t need, char *why, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

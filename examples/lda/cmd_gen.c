@@ -112,15 +112,12 @@ int sk_lda_cmd_gen(int argc, char **argv) {
   }
   /* The memory before the work: parameters that cannot fit are the user's (exit 2), refused at once. */
   {
-    int from_env = 0;
-    const uint64_t need = sk_lda_gen_host_bytes(&p, 1, 1, 0), available = sk_ex_host_memory_available(&from_env);
-    char b[32], avail[96];
-    if (need > available) {
+    char why[160];
+    if (sk_ex_host_memory_refuses(sk_lda_gen_host_bytes(&p, 1, 1, 0), why, sizeof why)) {
       fprintf(stderr,
-              "sk-lda gen: --docs %d --words %d --topics %d --mean-length %g need about %s of host memory "
-              "(the corpus, phi K x V and theta D x K); %s\n",
-              p.num_docs, p.num_words, p.num_topics, p.mean_doc_length, sk_ex_format_bytes(b, sizeof b, need),
-              sk_ex_describe_available(avail, sizeof avail, available, from_env));
+              "sk-lda gen: --docs %d --words %d --topics %d --mean-length %g (the corpus, phi K x V and theta D x K) "
+              "need about %s\n",
+              p.num_docs, p.num_words, p.num_topics, p.mean_doc_length, why);
       return SK_EX_EXIT_USAGE;
     }
   }

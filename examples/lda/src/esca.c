@@ -68,14 +68,9 @@ static int sk_lda_esca_tables_fit(sk_lda_esca_tables *t, int32_t V, int32_t K, s
   sk_lda_esca_tables_free(t);
   {
     /* V x K doubles: planned against the host's memory before they are taken (issue 31, case 9). */
-    int from_env = 0;
-    const uint64_t need = 8u * (uint64_t)V * (uint64_t)K + 8u * (uint64_t)K;
-    const uint64_t available = sk_ex_host_memory_available(&from_env);
-    char b[32], avail[96];
-    if (need > available)
-      return sk_ex_fail(err, "ESCA on the CPU: its word tables (V x K = %d x %d doubles) need %s of host memory; %s",
-                         (int)V, (int)K, sk_ex_format_bytes(b, sizeof b, need),
-                         sk_ex_describe_available(avail, sizeof avail, available, from_env));
+    char why[160];
+    if (sk_ex_host_memory_refuses(8u * (uint64_t)V * (uint64_t)K + 8u * (uint64_t)K, why, sizeof why))
+      return sk_ex_fail(err, "ESCA on the CPU: its word tables (V x K = %d x %d doubles) need %s", (int)V, (int)K, why);
   }
   t->word_cum = (double *)malloc((size_t)V * (size_t)K * sizeof *t->word_cum);
   t->inv_denom = (double *)malloc((size_t)K * sizeof *t->inv_denom);

@@ -186,21 +186,18 @@ static int checkpoint_due(const run_state *r, int64_t it) {
    copy of the corpus (4 bytes a token, 24 a document) and the model on the whole corpus (an upper bound of
    the model on its training part). A run that cannot fit is refused with both figures (exit 2). */
 static int check_host_memory(const sk_lda_run_options *o, const sk_lda_corpus *corpus, int32_t num_topics) {
-  int from_env = 0;
-  const uint64_t available = sk_ex_host_memory_available(&from_env);
   uint64_t b_bytes = 0;
   const uint64_t model = sk_lda_model_host_bytes(corpus, num_topics, &b_bytes);
   const uint64_t split = 4u * (uint64_t)corpus->num_tokens + 24u * ((uint64_t)corpus->num_docs + 3u);
   const uint64_t need = model > UINT64_MAX - split ? UINT64_MAX : model + split;
-  char a[32], b[32], c[32], d[32], avail[96];
-  if (need <= available) return 0;
+  char b[32], c[32], d[32], why[160];
+  if (!sk_ex_host_memory_refuses(need, why, sizeof why)) return 0;
   fprintf(stderr,
-          "sk-lda train: %s with K = %d topics (D = %d documents, V = %d words, T = %lld tokens) needs at least %s "
-          "of host memory (the model %s, of which B, V x K counts, %s; the train/test split %s); %s\n",
+          "sk-lda train: %s with K = %d topics (D = %d documents, V = %d words, T = %lld tokens; the model %s, of "
+          "which B, V x K counts, %s; the train/test split %s) needs at least %s\n",
           o->input_args != NULL ? o->input_args : "the corpus", (int)num_topics, (int)corpus->num_docs,
-          (int)corpus->num_words, (long long)corpus->num_tokens, sk_ex_format_bytes(a, sizeof a, need),
-          sk_ex_format_bytes(b, sizeof b, model), sk_ex_format_bytes(c, sizeof c, b_bytes),
-          sk_ex_format_bytes(d, sizeof d, split), sk_ex_describe_available(avail, sizeof avail, available, from_env));
+          (int)corpus->num_words, (long long)corpus->num_tokens, sk_ex_format_bytes(b, sizeof b, model),
+          sk_ex_format_bytes(c, sizeof c, b_bytes), sk_ex_format_bytes(d, sizeof d, split), why);
   return 1;
 }
 
