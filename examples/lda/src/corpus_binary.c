@@ -196,11 +196,10 @@ static int read_corpus(const bin_source *s, sk_lda_detail_lines *vocab, const sk
   if (s->size < want)
     return sk_ex_fail(err, "%s: file is truncated (%llu bytes; its header's D = %lld and T = %lld need %llu)", name,
                        (unsigned long long)s->size, (long long)D, (long long)T, (unsigned long long)want);
-  if (limits.max_bytes != 0 && offsets_bytes + tokens_bytes > limits.max_bytes) {
-    char b[32], avail[96];
-    return sk_ex_fail(err, "%s: header: D = %lld documents and T = %lld tokens need %s of host memory; %s", name,
-                       (long long)D, (long long)T, sk_ex_format_bytes(b, sizeof b, offsets_bytes + tokens_bytes),
-                       sk_ex_describe_available(avail, sizeof avail, limits.max_bytes, limits.max_bytes_from_env));
+  {
+    char what[96];
+    snprintf(what, sizeof what, "header: D = %lld documents and T = %lld tokens", (long long)D, (long long)T);
+    if (sk_lda_detail_check_bytes(name, 0, &limits, offsets_bytes + tokens_bytes, what, err) != 0) return 1;
   }
   if (s->size > want)
     return sk_ex_fail(err,

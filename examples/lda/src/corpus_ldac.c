@@ -87,7 +87,7 @@ static int parse_ldac(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab
         char what[96];
         const uint64_t need = 4u * (uint64_t)(num_tokens + count) + 8u * (uint64_t)(num_docs + 2);
         snprintf(what, sizeof what, "the %lld tokens read by this line", (long long)(num_tokens + count));
-        if (sk_lda_detail_check_bytes(doc_lines, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
+        if (sk_lda_detail_check_bytes(doc_lines->name, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
       }
       if (sk_lda_detail_reserve((void **)&ids, &ids_cap, pairs + 1, sizeof *ids) != 0 ||
           sk_lda_detail_reserve_upto((void **)&c.tokens, &tokens_cap, num_tokens + count,

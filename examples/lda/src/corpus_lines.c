@@ -404,12 +404,12 @@ int sk_lda_detail_read_files(const char *fn, sk_lda_detail_parser parse, const c
   return r;
 }
 
-int sk_lda_detail_check_bytes(const sk_lda_detail_lines *lines, int64_t line, const sk_lda_read_limits *limits,
-                              uint64_t need, const char *what, sk_ex_error *err) {
-  char b[32], avail[96];
+int sk_lda_detail_check_bytes(const char *name, int64_t line, const sk_lda_read_limits *limits, uint64_t need,
+                              const char *what, sk_ex_error *err) {
+  char b[32], avail[96], at[32] = "";
   if (limits->max_bytes == 0 || need <= limits->max_bytes) return 0;
-  return sk_ex_fail(err, "%s:%lld: %s need %s of host memory; %s", lines->name, (long long)line, what,
-                     sk_ex_format_bytes(b, sizeof b, need),
+  if (line > 0) snprintf(at, sizeof at, ":%lld", (long long)line);
+  return sk_ex_fail(err, "%s%s: %s need %s of host memory; %s", name, at, what, sk_ex_format_bytes(b, sizeof b, need),
                      sk_ex_describe_available(avail, sizeof avail, limits->max_bytes, limits->max_bytes_from_env));
 }
 

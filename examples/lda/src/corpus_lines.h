@@ -298,17 +298,17 @@ int sk_lda_detail_reserve_upto(void **array, int64_t *cap, int64_t need, int64_t
 /**
  * \brief The memory budget check of sk_lda_read_limits: 0 when `need` bytes fit limits->max_bytes (or
  * there is no budget); else 1 with err "NAME:LINE: WHAT need X of host memory; this machine has Y
- * available" (or "SK_HOST_MEMORY allows Y").
- * \param lines the file, for its name.
- * \param line the line to name.
+ * available" (or "SK_HOST_MEMORY allows Y"; "NAME: WHAT ..." when line is 0).
+ * \param name the file's name.
+ * \param line the line to name, or 0 for none (a binary header).
  * \param limits the limits (sk_lda_detail_limits()).
  * \param need the bytes needed.
- * \param what what needs them, e.g. "the 6442450941 tokens read so far".
+ * \param what what needs them, e.g. "the 6442450941 tokens counted by this line".
  * \param err filled on failure.
  * \return 0 or 1.
  */
-int sk_lda_detail_check_bytes(const sk_lda_detail_lines *lines, int64_t line, const sk_lda_read_limits *limits,
-                              uint64_t need, const char *what, sk_ex_error *err);
+int sk_lda_detail_check_bytes(const char *name, int64_t line, const sk_lda_read_limits *limits, uint64_t need,
+                              const char *what, sk_ex_error *err);
 
 /**
  * \brief The limits to use.

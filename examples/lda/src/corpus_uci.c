@@ -87,11 +87,11 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
 
   /* Every entry is at least one token of 4 bytes: NNZ alone may already not fit. */
   snprintf(what, sizeof what, "NNZ = %lld entries hold at least as many tokens, which", (long long)nnz);
-  if ((uint64_t)nnz > UINT64_MAX / 4u ||
-      sk_lda_detail_check_bytes(doc_lines, 3, &limits, 4u * (uint64_t)nnz, what, err) != 0) {
-    if ((uint64_t)nnz > UINT64_MAX / 4u) sk_ex_fail(err, "%s:3: NNZ = %lld is too large", doc_lines->name, (long long)nnz);
+  if ((uint64_t)nnz > UINT64_MAX / 4u) {
+    sk_ex_fail(err, "%s:3: NNZ = %lld is too large", doc_lines->name, (long long)nnz);
     goto fail;
   }
+  if (sk_lda_detail_check_bytes(doc_lines->name, 3, &limits, 4u * (uint64_t)nnz, what, err) != 0) goto fail;
   c.num_words = (int32_t)num_words;
 
   while (entries < nnz) {
@@ -141,7 +141,7 @@ static int parse_uci(sk_lda_detail_lines *doc_lines, sk_lda_detail_lines *vocab_
       const uint64_t need = 4u * (uint64_t)(num_tokens + count) + 8u * (uint64_t)(entries + 1) +
                             12u * (uint64_t)(stored + 2);
       snprintf(what, sizeof what, "the %lld tokens counted by this line", (long long)(num_tokens + count));
-      if (sk_lda_detail_check_bytes(doc_lines, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
+      if (sk_lda_detail_check_bytes(doc_lines->name, doc_lines->line_no, &limits, need, what, err) != 0) goto fail;
       /* A new docID starts a stored document; the empty ones before it cost nothing. */
       if (doc != prev_doc) {
         if (sk_lda_detail_reserve((void **)&c.doc_offsets, &offsets_cap, stored + 2, sizeof *c.doc_offsets) != 0 ||
