@@ -18,7 +18,7 @@ extern "C" {
 
 /** \brief One error message: a NUL-terminated line. */
 typedef struct sk_ex_error {
-  char message[512]; /**< the line; longer messages are cut */
+  char message[1024]; /**< the line; longer messages are cut */
 } sk_ex_error;
 
 /**

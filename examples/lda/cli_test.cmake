@@ -124,7 +124,7 @@ endforeach()
 file(STRINGS ${WORK}/whole/metrics.csv metrics)
 list(GET metrics 0 metrics_header)
 if(NOT metrics_header STREQUAL
-   "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak")
+   "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak,alpha_sum,beta")
   message(FATAL_ERROR "unexpected metrics.csv header: ${metrics_header}")
 endif()
 expect_exit(2 ${SK_LDA} train ${corpus} -n 12 --resume ${WORK}/no-such-run)

@@ -205,8 +205,8 @@ int sk_lda_cmd_eval(int argc, char **argv) {
   } else {
     const sk_lda_counts_view view = {mf.num_topics, mf.num_words, mf.alpha, mf.beta, mf.seed, mf.n_vk, mf.n_k};
     double ll = NAN;
-    if (sk_lda_heldout_ll_counts(&view, &split.test_observed, &split.test_heldout, (int)iters, (int)threads, &ll,
-                                 &err) != 0) {
+    if (sk_lda_heldout_ll_priors(&view, mf.alpha_k, &split.test_observed, &split.test_heldout, (int)iters,
+                                 (int)threads, &ll, &err) != 0) {
       fprintf(stderr, "sk-lda eval: %s\n", err.message);
       status = SK_EX_EXIT_RUNTIME;
     } else {

@@ -19,8 +19,9 @@ static void infer_usage(FILE *f) {
           "                    --out FILE [options]\n"
           "Folds new documents into a trained model (topics fixed) by Gibbs sampling and writes their\n"
           "topic proportions, one line per document: \"doc_id k:theta_dk ...\" for the topics the\n"
-          "document uses, theta_dk = (n_dk + alpha) / (n_d + K alpha); every other topic has\n"
-          "alpha / (n_d + K alpha). doc_id is the 0-based document index in the input (UCI docID - 1).\n\n"
+          "document uses, theta_dk = (n_dk + alpha_k) / (n_d + sum alpha); every other topic has\n"
+          "alpha_k / (n_d + sum alpha) (alpha_k = alpha unless the model learnt its priors). doc_id is the\n"
+          "0-based document index in the input (UCI docID - 1).\n\n"
           "  -m, --model FILE       model file written by sk-lda train\n"
           "      --docword FILE     documents in UCI bag of words (.txt or .txt.gz) or a binary corpus\n"
           "      --ldac FILE        documents in LDA-C format\n"
@@ -120,8 +121,8 @@ int sk_lda_cmd_infer(int argc, char **argv) {
   int status = SK_EX_EXIT_OK;
   const double t0 = sk_ex_now();
   if (sk_lda_infer(&mf, &docs, (int)iters, have_seed ? seed : mf.seed, (int)threads, &r, &err) != 0 ||
-      sk_lda_write_doc_topics(out, r.num_docs, r.num_topics, r.alpha, r.row_start, r.row_nnz, r.row_topic,
-                              r.row_count, docs.doc_ids, &err) != 0) {
+      sk_lda_write_doc_topics_priors(out, r.num_docs, r.num_topics, r.alpha, r.alpha_k, r.row_start, r.row_nnz,
+                                     r.row_topic, r.row_count, docs.doc_ids, &err) != 0) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
     status = SK_EX_EXIT_RUNTIME;
   } else {

@@ -1,15 +1,46 @@
-/* sk-lda train: options, the run (run.h), and train --demo. */
+/* sk-lda train: options, the run through the library (sk_lda.h), and train --demo. */
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "api_internal.h"
 #include "cli.h"
 #include "metrics.h"
 #include "run.h"
 #include "demo.h"
 #include "commands.h"
+
+/* The run's report as sk-lda always printed it: the plan and the summary on stdout, notes on stderr after
+   the command's name (a line that starts with two spaces continues the one before). */
+static void train_log(int level, const char *line, void *user) {
+  (void)user;
+  if (level == SKLDA_LOG_INFO) {
+    printf("%s\n", line);
+    return;
+  }
+  fprintf(stderr, "%s%s\n", strncmp(line, "  ", 2) == 0 ? "" : "sk-lda train: ", line);
+}
+
+/* Progress: one line rewritten on a terminal (stderr), else a line per evaluated sweep on stdout. */
+static int train_progress(const sklda_progress *p, void *user) {
+  const int tty = *(const int *)user;
+  if (tty) {
+    /* A resumed run may sweep before its first evaluation: no LL to show yet, rather than a NaN. */
+    char ll_text[80] = "";
+    if (!isnan(p->joint_ll)) snprintf(ll_text, sizeof ll_text, "  joint LL/token %.4f", p->joint_ll);
+    fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s%s  ETA %.0f s   ", (long long)p->sweep, (long long)p->iters,
+            p->tokens_per_second / 1e6, ll_text, p->eta_seconds);
+    if (p->sweep == p->iters) fputc('\n', stderr);
+  } else if (p->evaluated) {
+    printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f\n", (long long)p->sweep, (long long)p->iters,
+           p->tokens_per_second / 1e6, p->joint_ll);
+  }
+  return 0;
+}
 
 static void train_usage(FILE *f) {
   fprintf(f,
@@ -67,7 +98,17 @@ static void train_usage(FILE *f) {
           " (this build has no CUDA part: the CPU only)",
 #endif
           SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_AUTO_AGA_MAX_TOPICS, SK_LDA_DEFAULT_TEST_FRACTION);
-  /* In two parts: C99 compilers need only take string literals of up to 4,095 characters. */
+  /* In parts: C99 compilers need only take string literals of up to 4,095 characters. */
+  fputs(
+          "      --optimize-every N learn the priors from the counts every N sweeps: an asymmetric alpha (one\n"
+          "                         value per topic, Minka's fixed point, as MALLET's --optimize-interval) and\n"
+          "                         a symmetric beta; deterministic, the same on the CPU and the GPU, kept in\n"
+          "                         the checkpoint, model.skl and metrics.csv (default: fixed priors); not\n"
+          "                         with --gpus N > 1\n"
+          "      --optimize-burnin N\n"
+          "                         no optimisation before sweep N (default 0: the first is at sweep N of\n"
+          "                         --optimize-every)\n"
+          , f);
   fputs(
           "output (with --out):\n"
           "      --out DIR          write the results here (created with its parents): topics.txt (top words),\n"
@@ -160,12 +201,14 @@ int sk_lda_cmd_train(int argc, char **argv) {
       {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
       {"gpus", required_argument, 0, 'g'},     {"nccl", no_argument, 0, 'N'},
       {"rank-timeout", required_argument, 0, 'U'}, {"mpi", no_argument, 0, 'I'},
+      {"optimize-every", required_argument, 0, 'Q'}, {"optimize-burnin", required_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
-  sk_lda_run_options o;
-  sk_lda_run_options_default(&o);
-  int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0;
+  sklda_options o;
+  sklda_options_default(&o);
+  uint64_t seed = 0;
+  int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0, seed_given = 0, sampler = SK_LDA_SAMPLER_AUTO;
   double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
   long long v;
   optind = 1;
@@ -179,49 +222,47 @@ int sk_lda_cmd_train(int argc, char **argv) {
       case 'm': ok = sk_lda_parse_ll("train", "--min-count", optarg, 0, INT64_MAX, &in.min_count); break;
       case 'k':
         ok = sk_lda_parse_ll("train", "--topics", optarg, 1, SK_LDA_MAX_TOPICS, &v);
-        o.num_topics = (int32_t)v, o.given |= SK_LDA_GIVEN_TOPICS;
+        o.num_topics = (int32_t)v;
         break;
       case 'n': ok = sk_lda_parse_ll("train", "--iters", optarg, 1, 1000000000, &v); o.iters = v; break;
       case 'a':
-        ok = sk_lda_parse_double("train", "--alpha", optarg, 1e-12, 1e12, &o.alpha), o.given |= SK_LDA_GIVEN_ALPHA;
+        ok = sk_lda_parse_double("train", "--alpha", optarg, 1e-12, 1e12, &o.alpha);
         break;
       case 'b':
-        ok = sk_lda_parse_double("train", "--beta", optarg, 1e-12, 1e12, &o.beta), o.given |= SK_LDA_GIVEN_BETA;
+        ok = sk_lda_parse_double("train", "--beta", optarg, 1e-12, 1e12, &o.beta);
         break;
       case 'A':
-        o.sampler = sk_lda_sampler_kind_from_name(optarg), o.given |= SK_LDA_GIVEN_SAMPLER;
-        if (o.sampler < 0) {
+        o.sampler = optarg;
+        sampler = sk_lda_sampler_kind_from_name(optarg);
+        if (sampler < 0) {
           fprintf(stderr, "sk-lda train: --sampler: '%s' is not auto, esca, cgs or aga\n", optarg);
           ok = 0;
         }
         break;
-      case 's': ok = sk_lda_parse_u64("train", "--seed", optarg, &o.seed); o.given |= SK_LDA_GIVEN_SEED; break;
-      case 'j': ok = sk_lda_parse_ll("train", "--threads", optarg, 1, 4096, &v); o.device.threads = (int)v; break;
+      case 's': ok = sk_lda_parse_u64("train", "--seed", optarg, &seed); seed_given = 1; break;
+      case 'j': ok = sk_lda_parse_ll("train", "--threads", optarg, 1, 4096, &v); o.threads = (int)v; break;
       case 'F':
         ok = sk_lda_parse_double("train", "--test-fraction", optarg, 0.0, 0.99, &o.test_fraction);
-        o.given |= SK_LDA_GIVEN_TEST_FRACTION;
         break;
       case 'e': ok = sk_lda_parse_ll("train", "--ll-every", optarg, 0, 1000000000, &v); o.ll_every = v; break;
       case 'G':
-        if (strcmp(optarg, "auto") == 0) o.device.kind = SK_LDA_DEVICE_AUTO;
-        else if (strcmp(optarg, "cpu") == 0) o.device.kind = SK_LDA_DEVICE_CPU;
-        else if (strcmp(optarg, "gpu") == 0) o.device.kind = SK_LDA_DEVICE_GPU;
-        else {
+        o.device = optarg;
+        if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "cpu") != 0 && strcmp(optarg, "gpu") != 0) {
           fprintf(stderr, "sk-lda train: --device: '%s' is not auto, cpu or gpu\n", optarg);
           ok = 0;
         }
         break;
       case 'M':
         ok = sk_lda_parse_ll("train", "--minibatch", optarg, 1, INT32_MAX, &v);
-        o.samplers.aga.minibatch_docs = (int32_t)v;
+        o.minibatch = (int32_t)v;
         break;
       case 'K':
         ok = sk_lda_parse_ll("train", "--panels", optarg, 1, INT32_MAX, &v);
-        o.samplers.aga.panels = (int32_t)v;
+        o.panels = (int32_t)v;
         break;
-      case 'H': o.samplers.aga.whole_words = 1; break;
-      case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device.device_memory); break;
-      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.samplers.streamed.workers = (int)v; break;
+      case 'H': o.whole_word_panels = 1; break;
+      case 'B': ok = sk_lda_parse_bytes("train", "--device-memory", optarg, 1, &o.device_memory); break;
+      case 'w': ok = sk_lda_parse_ll("train", "--workers", optarg, 1, 16, &v); o.workers = (int)v; break;
       case 'g': ok = sk_lda_parse_ll("train", "--gpus", optarg, 1, SK_LDA_MAX_RANKS, &v); gpus = (int)v; break;
       case 'N': nccl = 1; break;
       case 'I': mpi = 1; break;
@@ -234,11 +275,13 @@ int sk_lda_cmd_train(int argc, char **argv) {
           ok = 0;
         }
         break;
-      case 'o': o.out = optarg; break;
+      case 'o': o.out_dir = optarg; break;
       case 'Z': demo = 1; break;
       case 'W': ok = sk_lda_parse_ll("train", "--top", optarg, 1, 1000000, &v); o.top_words = (int)v; break;
       case 'Y': o.save_z = 1; break;
-      case 'R': o.resume = optarg; break;
+      case 'R': o.resume_dir = optarg; break;
+      case 'Q': ok = sk_lda_parse_ll("train", "--optimize-every", optarg, 1, 1000000000, &v); o.optimize_every = v; break;
+      case 'q': ok = sk_lda_parse_ll("train", "--optimize-burnin", optarg, 0, 1000000000, &v); o.optimize_burnin = v; break;
       case 'O': o.overwrite = 1; break;
       case 'P':
         if (strcmp(optarg, "auto") == 0) o.checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
@@ -252,8 +295,8 @@ int sk_lda_cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: unexpected argument '%s'\n", argv[optind]);
     ok = 0;
   }
-  if (ok && (o.samplers.aga.minibatch_docs > 0 || o.samplers.aga.panels > 0 || o.samplers.aga.whole_words) &&
-      (o.sampler == SK_LDA_SAMPLER_ESCA || o.sampler == SK_LDA_SAMPLER_CGS)) {
+  if (ok && (o.minibatch > 0 || o.panels > 0 || o.whole_word_panels) &&
+      (sampler == SK_LDA_SAMPLER_ESCA || sampler == SK_LDA_SAMPLER_CGS)) {
     fprintf(stderr, "sk-lda train: --minibatch, --panels and --whole-word-panels apply to --sampler aga (or auto) only\n");
     ok = 0;
   }
@@ -262,25 +305,43 @@ int sk_lda_cmd_train(int argc, char **argv) {
     fprintf(stderr, "sk-lda train: give exactly one of --docword, --ldac, --text (or --demo)\n");
     ok = 0;
   }
-  if (ok && demo && (inputs != 0 || o.resume != NULL)) {
+  if (ok && demo && (inputs != 0 || o.resume_dir != NULL)) {
     fprintf(stderr, "sk-lda train: --demo makes its own corpus: leave out --docword, --ldac, --text and --resume\n");
     ok = 0;
   }
   if (ok && sk_lda_cmd_check_input("train", &in) != 0) ok = 0;
-  if (ok && o.overwrite && o.resume != NULL) {
+  if (ok && o.optimize_burnin > 0 && o.optimize_every == 0) {
+    fprintf(stderr, "sk-lda train: --optimize-burnin applies to --optimize-every only\n");
+    ok = 0;
+  }
+  if (ok && o.overwrite && o.resume_dir != NULL) {
     fprintf(stderr, "sk-lda train: --overwrite does not apply to --resume (a resumed run continues its folder; "
                     "--overwrite starts a new run in --out DIR)\n");
     ok = 0;
   }
-  /* A folder another sk-lda writes is refused at once, not after the corpus is read and the ranks start. */
-  if (ok && (o.out != NULL || o.resume != NULL)) {
-    const int in_use = sk_lda_run_check_in_use(&o);
-    if (in_use != SK_EX_EXIT_OK) return in_use;
-  }
+  /* The library's options become the run's (the library checks them); what only a process has (ranks,
+     the resume hint, the vocabulary's file for messages) is set on the run's options below. */
+  const int tty = isatty(fileno(stderr));
   sk_ex_error err;
+  sk_lda_run_options ro;
+  sklda_detail_hooks adapter;
+  o.log = train_log;
+  o.progress = train_progress;
+  o.user = (void *)&tty;
+  o.handle_signals = 1;
+  if (ok && sklda_detail_run_options(&o, &ro, &adapter, &err) != SK_EX_EXIT_OK) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    ok = 0;
+  }
+  if (seed_given) ro.seed = seed, ro.given |= SK_LDA_GIVEN_SEED;
+  /* A folder another sk-lda writes is refused at once, not after the corpus is read and the ranks start. */
+  if (ok && (ro.out != NULL || ro.resume != NULL) && sk_lda_run_check_in_use(&ro, &err) != SK_EX_EXIT_OK) {
+    fprintf(stderr, "sk-lda train: %s\n", err.message);
+    return SK_EX_EXIT_USAGE;
+  }
   int ranked = 0;
   if (ok) {
-    ranked = sk_lda_ranks_check(gpus, nccl, mpi, o.sampler, o.device.kind, o.gpu_exact, rank_timeout, &err);
+    ranked = sk_lda_ranks_check(gpus, nccl, mpi, ro.sampler, ro.device.kind, ro.gpu_exact, rank_timeout, &err);
     if (ranked < 0) fprintf(stderr, "sk-lda train: %s\n", err.message);
     if (ranked == -1) return SK_EX_EXIT_RUNTIME;
     ok = ranked >= 0;
@@ -296,59 +357,72 @@ int sk_lda_cmd_train(int argc, char **argv) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
       return sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME);
     }
-    o.ranks = &rank_ctx;
-    o.device.kind = SK_LDA_DEVICE_GPU;
-    o.device.gpu = rank_ctx.gpu;
+    ro.ranks = &rank_ctx;
+    ro.device.kind = SK_LDA_DEVICE_GPU;
+    ro.device.gpu = rank_ctx.gpu;
   } else if (ranked) {
     int is_rank = 0;
     err.message[0] = '\0';
-    const int status = sk_lda_ranks_launch(gpus, rank_timeout, o.out != NULL ? o.out : o.resume,
+    const int status = sk_lda_ranks_launch(gpus, rank_timeout, ro.out != NULL ? ro.out : ro.resume,
                                            sk_lda_ranks_nccl_make_id, &rank_ctx, &is_rank, &err);
     if (!is_rank) {
       if (status != SK_EX_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
       return status;
     }
-    o.ranks = &rank_ctx;
-    o.device.kind = SK_LDA_DEVICE_GPU;
-    o.device.gpu = rank_ctx.gpu;
+    ro.ranks = &rank_ctx;
+    ro.device.kind = SK_LDA_DEVICE_GPU;
+    ro.device.gpu = rank_ctx.gpu;
   }
-  sk_lda_corpus corpus;
-  memset(&corpus, 0, sizeof corpus);
+  sk_lda_corpus demo_corpus;
+  memset(&demo_corpus, 0, sizeof demo_corpus);
+  sklda_corpus *corpus = NULL;
   float *planted = NULL;
   char input_args[8192] = "";
   if (demo) {
     sk_lda_gen_params p;
-    if (sk_lda_demo_corpus(o.seed, &corpus, &planted, &p, &err) != 0) {
+    if (sk_lda_demo_corpus(ro.seed, &demo_corpus, &planted, &p, &err) != 0) {
       fprintf(stderr, "sk-lda train --demo: %s\n", err.message);
       return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME) : SK_EX_EXIT_RUNTIME;
     }
-    o.num_topics = p.num_topics, o.alpha = p.alpha, o.beta = p.beta;
-    if (o.iters == 100) o.iters = 200;
+    ro.num_topics = p.num_topics, ro.alpha = p.alpha, ro.beta = p.beta;
+    if (ro.iters == 100) ro.iters = 200;
     snprintf(input_args, sizeof input_args, "--demo");
-    printf("demo: generated %d documents, %d words, %lld tokens from %d planted topics\n", corpus.num_docs,
-           corpus.num_words, (long long)corpus.num_tokens, p.num_topics);
+    printf("demo: generated %d documents, %d words, %lld tokens from %d planted topics\n", demo_corpus.num_docs,
+           demo_corpus.num_words, (long long)demo_corpus.num_tokens, p.num_topics);
+    corpus = sklda_detail_corpus_wrap(&demo_corpus);
+    if (corpus == NULL) {
+      fprintf(stderr, "sk-lda train --demo: out of memory\n");
+      free(planted);
+      return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME) : SK_EX_EXIT_RUNTIME;
+    }
   } else {
     const double t0 = sk_ex_now();
-    if (sk_lda_cmd_read_corpus(&in, &corpus, &err) != 0) {
-      fprintf(stderr, "sk-lda train: %s\n", err.message);
+    sklda_read_options rd;
+    sklda_error e;
+    sklda_read_options_default(&rd);
+    rd.format = in.docword != NULL ? "uci" : in.ldac != NULL ? "ldac" : "text";
+    rd.vocab = in.vocab;
+    rd.stopwords = in.stopwords;
+    rd.min_count = in.min_count;
+    if (sklda_corpus_read(in.docword != NULL ? in.docword : in.ldac != NULL ? in.ldac : in.text, &rd, &corpus, &e) !=
+        SKLDA_OK) {
+      fprintf(stderr, "sk-lda train: %s\n", e.message);
       return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_USAGE) : SK_EX_EXIT_USAGE;
     }
     sk_lda_cmd_describe_input(&in, input_args, sizeof input_args);
-    o.vocab_file = in.vocab != NULL ? in.vocab : in.text;
-    o.vocab_from_text = in.vocab == NULL && in.text != NULL;
-    printf("read %d documents, %d words, %lld tokens in %.2f s\n", corpus.num_docs, corpus.num_words,
-           (long long)corpus.num_tokens, sk_ex_now() - t0);
+    ro.vocab_file = in.vocab != NULL ? in.vocab : in.text;
+    ro.vocab_from_text = in.vocab == NULL && in.text != NULL;
+    printf("read %d documents, %d words, %lld tokens in %.2f s\n", (int)corpus->c.num_docs,
+           sklda_corpus_num_words(corpus), (long long)sklda_corpus_num_tokens(corpus), sk_ex_now() - t0);
   }
-  o.input_args = input_args;
-  sk_lda_model m;
-  sk_lda_split split;
-  memset(&m, 0, sizeof m);
-  memset(&split, 0, sizeof split);
-  const int status = sk_lda_run_train(&o, &corpus, &split, &m);
-  if (status == SK_EX_EXIT_OK && demo) sk_lda_demo_report(&m, planted, corpus.vocab);
-  sk_lda_model_free(&m);
-  sk_lda_split_free(&split);
-  sk_lda_corpus_free(&corpus);
+  ro.input_args = input_args;
+  sklda_model *model = NULL;
+  err.message[0] = '\0';
+  const int status = sklda_detail_train(corpus, &ro, &model, &err);
+  if (status != SK_EX_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
+  if (status == SK_EX_EXIT_OK && demo && model != NULL) sk_lda_demo_report(&model->model, planted, corpus->c.vocab);
+  sklda_model_free(model);
+  sklda_corpus_free(corpus);
   free(planted);
   return ranked == 2 ? sk_lda_ranks_mpi_end(status) : status;
 }

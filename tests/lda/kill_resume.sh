@@ -32,13 +32,13 @@ echo "uninterrupted run: ${run_ms} ms"
 # sixth on: sample_s .. metrics_s, device_bytes_peak).
 rows() { cut -d, -f1,4,5 "$1"; }
 
-# Every file of the run folder is whole: metrics.csv lines all have eleven fields and end in a newline; the
+# Every file of the run folder is whole: metrics.csv lines all have thirteen fields and end in a newline; the
 # binary files are checked by their CRC when read (the resume reads the checkpoint; eval the model).
 check_whole() {
   local dir=$1
   if [ -f "$dir/metrics.csv" ]; then
     [ -z "$(tail -c1 "$dir/metrics.csv")" ] || fail "$dir/metrics.csv does not end in a newline"
-    awk -F, 'NF != 11 { exit 1 }' "$dir/metrics.csv" || fail "$dir/metrics.csv has a line that is not 11 fields"
+    awk -F, 'NF != 13 { exit 1 }' "$dir/metrics.csv" || fail "$dir/metrics.csv has a line that is not 13 fields"
   fi
   if [ -f "$dir/model.skl" ]; then
     "$sk_lda" eval --model "$dir/model.skl" "${corpus[@]}" -n 1 >/dev/null 2>"$work/eval.err" ||

@@ -35,32 +35,7 @@
 #include "sk_test.h"
 #include "split.h"
 
-static char g_dir[256];
-
-static const char *tpath(const char *name) {
-  static char buf[4][512];
-  static int i = 0;
-  i = (i + 1) & 3;
-  snprintf(buf[i], sizeof buf[i], "%s/%s", g_dir, name);
-  return buf[i];
-}
-
-static unsigned char *slurp(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = (unsigned char *)malloc((size_t)n + 1);
-  if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b != NULL) b[n] = 0;
-  *size = (size_t)n;
-  return b;
-}
+#include "lda_test_files.h"
 
 static void spit(const char *path, const unsigned char *b, size_t n) {
   FILE *f = fopen(path, "wb");
@@ -180,7 +155,8 @@ static void test_model_file(void) {
       size_t off;
       uint32_t val;
       const char *msg;
-    } edits[] = {{8, 2, "unsupported format version 2"},
+    } edits[] = {{8, 3, "unsupported format version 3"},
+                 {8, 2, "version-2 files set bit 1"}, /* a version-2 file holds per-topic priors (flags bit 1) */
                  {12, 4, "unknown flags"},
                  {16, 0, "number of topics 0"},
                  {16, 70000, "number of topics 70000"},
@@ -398,7 +374,7 @@ static void test_metrics_csv(void) {
   sk_ex_error err;
   const char *path = tpath("metrics.csv");
   const char header[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,"
-                        "b_rebuild_s,metrics_s,device_bytes_peak\n";
+                        "b_rebuild_s,metrics_s,device_bytes_peak,alpha_sum,beta\n";
   sk_lda_metrics_log log;
   if (!SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message)) return;
   size_t n = 0;
@@ -411,7 +387,7 @@ static void test_metrics_csv(void) {
   SK_CHECK(sk_lda_metrics_log_row(&log, 1, 0.5, 1234.56, -8.25, NAN, NULL, &err) == 0, "%s", err.message);
   /* Written whole at once: visible before the close, no temporary file left. */
   char want[1024];
-  snprintf(want, sizeof want, "%s1,0.500000,1234.6,-8.25,,,,,,,\n", header);
+  snprintf(want, sizeof want, "%s1,0.500000,1234.6,-8.25,,,,,,,,,\n", header);
   got = (char *)slurp(path, &n);
   SK_CHECK(strcmp(got, want) == 0, "after one row: '%s'", got);
   free(got);
@@ -436,8 +412,8 @@ static void test_metrics_csv(void) {
   free(kept);
   got = (char *)slurp(path, &n);
   snprintf(want, sizeof want,
-           "%s1,0.500000,1234.6,-8.25,,,,,,,\n2,1.250000,2000.0,%.17g,%.17g,0.250000,,,0.125000,0.062500,123456789\n"
-           "3,2.000000,10.0,,,,,,,,\n",
+           "%s1,0.500000,1234.6,-8.25,,,,,,,,,\n2,1.250000,2000.0,%.17g,%.17g,0.250000,,,0.125000,0.062500,123456789,,\n"
+           "3,2.000000,10.0,,,,,,,,,,\n",
            header, -7.1, -7.5);
   SK_CHECK(strcmp(got, want) == 0, "metrics.csv:\n%s\nwanted:\n%s", got, want);
   free(got);
@@ -454,9 +430,27 @@ static void test_metrics_csv(void) {
   sk_lda_metrics_log_close(&log);
   got = (char *)slurp(path, &n);
   snprintf(want, sizeof want,
-           "%s1,0.5,10.0,-8,,,,,,,\n2,0.75,9.0,-7.5,,,,,,,\n3,1.000000,8.0,-7.25,,0.250000,,,0.125000,0.062500,123456789\n",
+           "%s1,0.5,10.0,-8,,,,,,,,,\n2,0.75,9.0,-7.5,,,,,,,,,\n3,1.000000,8.0,-7.25,,0.250000,,,0.125000,0.062500,123456789,,"
+           "\n",
            header);
   SK_CHECK(strcmp(got, want) == 0, "continued five-column log:\n%s\nwanted:\n%s", got, want);
+  free(got);
+  /* A log of the eleven-column header (before the prior columns) is continued with them added, empty in
+     its rows; a row with its priors writes them exactly (%.17g), NaN as an empty field. */
+  SK_CHECK(sk_lda_metrics_log_open(&log, path,
+                                   "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,"
+                                   "a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak\n1,0.5,10.0,-8,,,,,,,\n",
+                                   &err) == 0,
+           "%s", err.message);
+  const sk_lda_metrics_priors priors = {12.375, 0.1}, half = {NAN, 0.02};
+  SK_CHECK(sk_lda_metrics_log_row_priors(&log, 2, 1.0, 8.0, -7.25, NAN, NULL, &priors, &err) == 0 &&
+               sk_lda_metrics_log_row_priors(&log, 3, 1.5, 8.0, NAN, NAN, NULL, &half, &err) == 0,
+           "%s", err.message);
+  sk_lda_metrics_log_close(&log);
+  got = (char *)slurp(path, &n);
+  snprintf(want, sizeof want, "%s1,0.5,10.0,-8,,,,,,,,,\n2,1.000000,8.0,-7.25,,,,,,,,12.375,%.17g\n3,1.500000,8.0,,,,,,,,,,%.17g\n",
+           header, 0.1, 0.02);
+  SK_CHECK(strcmp(got, want) == 0, "continued eleven-column log with priors:\n%s\nwanted:\n%s", got, want);
   free(got);
   /* Text that is not a metrics log is refused; so is a folder that does not exist. */
   SK_CHECK(sk_lda_metrics_log_open(&log, tpath("m2.csv"), "a,b\n1,2\n", &err) != 0 && strstr(err.message, "m2.csv"),
@@ -622,12 +616,17 @@ static void test_checkpoint_vocab(void) {
     free(same);
     sk_lda_checkpoint_free(&back);
   }
-  /* A version this sk-lda does not know is refused, naming it. */
+  /* A version this sk-lda does not know is refused, naming it; version 3 (learnt priors) needs their section. */
+  put_u32(bytes + 8, 4);
+  fix_crc(bytes, n);
+  spit(bad, bytes, n);
+  SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0 && strstr(err.message, "unsupported format version 4"),
+           "version 4 accepted (%s)", err.message);
   put_u32(bytes + 8, 3);
   fix_crc(bytes, n);
   spit(bad, bytes, n);
-  SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0 && strstr(err.message, "unsupported format version 3"),
-           "version 3 accepted (%s)", err.message);
+  SK_CHECK(sk_lda_checkpoint_read(bad, &back, &err) != 0 && strstr(err.message, "learnt priors"),
+           "version 3 without its priors accepted (%s)", err.message);
   free(bytes);
 }
 

@@ -14,6 +14,8 @@
  * only every m sweeps (after a burn-in of 10 m sweeps), so the recorded states are, to within 1e-3 in
  * total variation, independent draws from pi and Pearson's statistic against N pi follows chi-square
  * with (cells - 1) degrees of freedom; it must stay below sk_test_chi2_threshold() (false alarm ~1e-7).
+ * One case of each kind has per-topic priors alpha_k (model.h; what --optimize-every learns), which the
+ * posterior, the matrices and every sampler (planted bugs included) then use.
  * Each planted bug (a sampler built here from the real samplers' parts, with one mistake) must push the statistic above the threshold, and
  * ESCA's visits compared with the exact posterior instead of its own pi must be rejected too (total
  * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
@@ -142,7 +144,16 @@ typedef struct tiny_case {
   int32_t doc_len[TINY_MAX_D];
   int32_t words[TINY_MAX_T];
   double alpha, beta;
+  double alpha_k[TINY_MAX_K]; /* per-topic priors when alpha_k[0] > 0 (model.h's alpha_k), else alpha for every topic */
 } tiny_case;
+
+/* Topic k's document-topic prior, and their sum. */
+static double tiny_alpha(const tiny_case *tc, int k) { return tc->alpha_k[0] > 0.0 ? tc->alpha_k[k] : tc->alpha; }
+static double tiny_alpha_sum(const tiny_case *tc) {
+  double s = 0.0;
+  for (int k = 0; k < tc->K; ++k) s += tiny_alpha(tc, k);
+  return s;
+}
 
 typedef struct tiny_counts {
   int ndk[TINY_MAX_D][TINY_MAX_K], nvk[TINY_MAX_V][TINY_MAX_K], nk[TINY_MAX_K], nd[TINY_MAX_D];
@@ -201,8 +212,8 @@ static void tiny_posterior(const tiny_case *tc, double *post) {
     tiny_count(tc, z, &n);
     double p = 1.0;
     for (int d = 0; d < tc->D; ++d) {
-      p /= rising(tc->K * tc->alpha, n.nd[d]);
-      for (int k = 0; k < tc->K; ++k) p *= rising(tc->alpha, n.ndk[d][k]);
+      p /= rising(tiny_alpha_sum(tc), n.nd[d]);
+      for (int k = 0; k < tc->K; ++k) p *= rising(tiny_alpha(tc, k), n.ndk[d][k]);
     }
     for (int k = 0; k < tc->K; ++k) {
       p /= rising(tc->V * tc->beta, n.nk[k]);
@@ -219,7 +230,7 @@ static void tiny_conditional(const tiny_case *tc, const tiny_counts *n, int t, d
   const int d = tiny_doc_of(tc, t), v = tc->words[t];
   double total = 0.0;
   for (int k = 0; k < tc->K; ++k) {
-    q[k] = (n->ndk[d][k] + tc->alpha) * (n->nvk[v][k] + tc->beta) / (n->nk[k] + tc->V * tc->beta);
+    q[k] = (n->ndk[d][k] + tiny_alpha(tc, k)) * (n->nvk[v][k] + tc->beta) / (n->nk[k] + tc->V * tc->beta);
     total += q[k];
   }
   for (int k = 0; k < tc->K; ++k) q[k] /= total;
@@ -360,8 +371,9 @@ static int buggy_cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *e
       if (bug != BUG_DOC_COUNT) --ndk[old];
       if (bug != BUG_WORD_COUNT) --nvk[old], --m->n_k[old];
       for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)m->n_k[k] + vbeta);
-      const int32_t k = sk_lda_cgs_draw(ndk, nvk, inv, K, m->alpha, m->beta,
-                                        sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), cum);
+      const double u = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t);
+      const int32_t k = m->alpha_k == NULL ? sk_lda_cgs_draw(ndk, nvk, inv, K, m->alpha, m->beta, u, cum)
+                                           : sk_lda_cgs_draw_prior(ndk, nvk, inv, K, m->alpha_k, m->beta, u, cum);
       if (bug == BUG_DOC_COUNT) --ndk[old];
       if (bug == BUG_WORD_COUNT) --nvk[old], --m->n_k[old];
       m->z[t] = k;
@@ -385,7 +397,10 @@ static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *
   const int32_t end = bug == BUG_WORD_COUNT && K > 1 ? K - 1 : K;
   for (int32_t v = 0; v < V; ++v) {
     double *c = cum + (size_t)v * K;
-    sk_lda_esca_word_table(m->n_vk + (size_t)v * K, inv, m->beta, end, c);
+    if (m->alpha_k == NULL)
+      sk_lda_esca_word_table(m->n_vk + (size_t)v * K, inv, m->beta, end, c);
+    else
+      sk_lda_esca_word_table_prior(m->n_vk + (size_t)v * K, inv, m->alpha_k, m->beta, end, c);
     for (int32_t k = end; k < K; ++k) c[k] = c[end - 1];
   }
   for (int32_t d = 0; d < m->num_docs; ++d) {
@@ -395,7 +410,8 @@ static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *
       for (int32_t i = 0; i < nnz; ++i)
         row[i] = m->dk_count[start + i] - (bug == BUG_DOC_COUNT && m->dk_topic[start + i] == m->z[t] ? 1 : 0);
       const size_t w = (size_t)m->corpus->tokens[t] * (size_t)K;
-      m->z[t] = sk_lda_esca_draw(m->dk_topic + start, row, nnz, m->n_vk + w, cum + w, inv, K, m->alpha, m->beta,
+      m->z[t] = sk_lda_esca_draw(m->dk_topic + start, row, nnz, m->n_vk + w, cum + w, inv, K,
+                                 m->alpha_k == NULL ? m->alpha : 1.0, m->beta,
                                  sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), psum);
     }
   }
@@ -404,9 +420,9 @@ static int buggy_esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *
 }
 
 static const sk_lda_sampler_ops buggy_cgs_ops = {"cgs-bug", "CGS with a planted bug", buggy_cgs_sweep,
-                                                 NULL, NULL, NULL, NULL, NULL};
+                                                 NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 static const sk_lda_sampler_ops buggy_esca_ops = {"esca-bug", "ESCA with a planted bug", buggy_esca_sweep,
-                                                  NULL, NULL, NULL, NULL, NULL};
+                                                  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* The device the real samplers of the exact chains run on: the CPU, or GPU 0 with --gpu. */
 static sk_lda_device exact_device = {.kind = SK_LDA_DEVICE_CPU, .threads = 1};
@@ -453,7 +469,9 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
   double chi2 = -1.0;
   if (SK_CHECK(sk_lda_model_init(&m, &c, tc->K, tc->alpha, tc->beta, seed, &err) == 0, "init: %s", err.message)) {
     uint64_t it = 0;
-    int ok = SK_CHECK(make_sampler(sampler, &bug, &m, &s, &err) == 0, "sampler: %s", err.message);
+    int ok = tc->alpha_k[0] <= 0.0 || SK_CHECK(sk_lda_model_set_priors(&m, tc->alpha_k, tc->beta, &err) == 0,
+                                               "per-topic priors: %s", err.message);
+    ok = ok && SK_CHECK(make_sampler(sampler, &bug, &m, &s, &err) == 0, "sampler: %s", err.message);
     for (long n = -10; n < samples && ok; ++n) { /* 10 thinning intervals of burn-in */
       for (int j = 0; j < thin && ok; ++j, ++it) ok = sk_lda_sampler_sweep(s, it, &err) == 0;
       if (ok && n >= 0) ok = sk_lda_sampler_to_host(s, &err) == 0; /* a GPU sampler's z is on the GPU */
@@ -480,9 +498,11 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
 /* gpu: ESCA only, on exact_device (the GPU), with fewer samples and without the planted bugs. */
 static void test_exact_chains(int gpu) {
   static const tiny_case cases[] = {
-      {"K3 V3 docs [0 1][1 2]", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2},
-      {"K2 V3 docs [0 0 1][2]", 2, 3, 2, 4, {3, 1}, {0, 0, 1, 2}, 1.0, 0.5},
-      {"K3 V3 one doc [0 1 2 0]", 3, 3, 1, 4, {4}, {0, 1, 2, 0}, 0.3, 0.7},
+      {"K3 V3 docs [0 1][1 2]", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2, {0}},
+      {"K2 V3 docs [0 0 1][2]", 2, 3, 2, 4, {3, 1}, {0, 0, 1, 2}, 1.0, 0.5, {0}},
+      {"K3 V3 one doc [0 1 2 0]", 3, 3, 1, 4, {4}, {0, 1, 2, 0}, 0.3, 0.7, {0}},
+      /* per-topic priors (--optimize-every's alpha_k): every sampler's draws and the posterior take them */
+      {"K3 V3 [0 1][1 2] alpha_k", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2, {0.1, 0.5, 1.3}},
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
     const tiny_case *tc = &cases[ci];
@@ -510,8 +530,25 @@ static void test_exact_chains(int gpu) {
                  maxdiff);
       const int thin = thinning(S, P, pi, 1e-3);
       double chi2_post = 0.0;
+      /* with per-topic priors CGS's visits are also held against the symmetric prior's posterior (alpha for
+         every topic): a sampler that ignored alpha_k must be told apart */
+      const int asym_cgs = sampler == SAMPLER_CGS && tc->alpha_k[0] > 0.0;
+      double *sym = NULL;
+      if (asym_cgs) {
+        tiny_case plain = *tc;
+        plain.alpha_k[0] = 0.0;
+        sym = (double *)malloc((size_t)S * sizeof *sym);
+        tiny_posterior(&plain, sym);
+      }
       const double chi2 = run_chain_chi2(tc, sampler, BUG_NONE, pi, thin, samples, 1000 + ci,
-                                         sampler == SAMPLER_ESCA ? post : NULL, &chi2_post);
+                                         sampler == SAMPLER_ESCA ? post : sym, &chi2_post);
+      if (asym_cgs) {
+        printf("%-26s CGS  against the symmetric prior's posterior instead: chi2 %8.1f -> %s\n", tc->name, chi2_post,
+               chi2_post > threshold ? "rejected" : "NOT rejected");
+        SK_CHECK(chi2_post > threshold, "CGS's visits fit the symmetric posterior (chi2 %.1f): alpha_k is not seen",
+                 chi2_post);
+        free(sym);
+      }
       printf("%-26s %-4s states %2d thin %2d  TV(pi, posterior) %.4f  chi2 %8.1f (threshold %.1f)\n", tc->name,
              sname, S, thin, tv_post, chi2, threshold);
       if (sampler == SAMPLER_ESCA) { /* the test tells ESCA's own chain from the posterior it approximates */
@@ -547,8 +584,9 @@ static void test_exact_chains(int gpu) {
    paper's two passes (K > 256 otherwise); the planted bug with the first. */
 static void test_aga_exact_chains(void) {
   static const tiny_case cases[] = {
-      {"K3 V3 4 one-token docs", 3, 3, 4, 4, {1, 1, 1, 1}, {0, 1, 1, 2}, 0.4, 0.2},
-      {"K2 V2 4 one-token docs", 2, 2, 4, 4, {1, 1, 1, 1}, {0, 0, 1, 0}, 1.0, 0.5},
+      {"K3 V3 4 one-token docs", 3, 3, 4, 4, {1, 1, 1, 1}, {0, 1, 1, 2}, 0.4, 0.2, {0}},
+      {"K2 V2 4 one-token docs", 2, 2, 4, 4, {1, 1, 1, 1}, {0, 0, 1, 0}, 1.0, 0.5, {0}},
+      {"K3 V3 one-token alpha_k", 3, 3, 4, 4, {1, 1, 1, 1}, {0, 1, 1, 2}, 0.4, 0.2, {0.2, 0.6, 1.1}},
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
     const tiny_case *tc = &cases[ci];

@@ -39,7 +39,13 @@ static const char *chosen(const sk_lda_sampler_request *req, const sk_lda_model 
   sk_ex_error err;
   const int rc = sk_lda_sampler_choose(req, m, device, &c, &err);
   if (unfit != NULL) *unfit = c.unfit;
-  if (why != NULL) snprintf(why, cap, "%s", rc == 0 ? c.why : err.message);
+  if (why != NULL && cap > 0) { /* copied by hand: a format would be a truncation warning (an error here) */
+    const char *src = rc == 0 ? c.why : err.message;
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(why, src, n);
+    why[n] = '\0';
+  }
   return rc == 0 ? c.entry->name : "";
 }
 

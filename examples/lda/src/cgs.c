@@ -16,6 +16,16 @@ int32_t sk_lda_cgs_draw(const int32_t *ndk, const int32_t *nvk, const double *in
   return sk_lda_detail_first_above(cum, num_topics, u * total);
 }
 
+int32_t sk_lda_cgs_draw_prior(const int32_t *ndk, const int32_t *nvk, const double *inv, int32_t num_topics,
+                              const double *alpha_k, double beta, double u, double *cum) {
+  double total = 0.0;
+  for (int32_t k = 0; k < num_topics; ++k) {
+    total += ((double)ndk[k] + alpha_k[k]) * ((double)nvk[k] + beta) * inv[k];
+    cum[k] = total;
+  }
+  return sk_lda_detail_first_above(cum, num_topics, u * total);
+}
+
 int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_ex_error *err) {
   if (m == NULL || m->z == NULL) return sk_ex_fail(err, "CGS sweep: model is NULL or not initialised");
   if (iteration >= SK_LDA_STREAM_RESERVED)
@@ -45,8 +55,9 @@ int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_ex_error *err) {
       --nvk[old];
       --m->n_k[old];
       inv[old] = 1.0 / ((double)m->n_k[old] + vbeta);
-      const int32_t k =
-          sk_lda_cgs_draw(ndk, nvk, inv, K, alpha, beta, sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t), cum);
+      const double u = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)t);
+      const int32_t k = m->alpha_k == NULL ? sk_lda_cgs_draw(ndk, nvk, inv, K, alpha, beta, u, cum)
+                                           : sk_lda_cgs_draw_prior(ndk, nvk, inv, K, m->alpha_k, beta, u, cum);
       m->z[t] = k;
       ++ndk[k];
       ++nvk[k];

@@ -25,6 +25,7 @@ extern "C" {
  *
  *     p(k) proportional to p_k = (n_dk + alpha) (n_vk + beta) / (n_k + V beta),   k = 0 .. K-1,
  *
+ * (alpha_k in place of alpha when the model has per-topic priors, m->alpha_k: sk_lda_cgs_draw_prior())
  * computed in double; with u = sk_rng_uniform_f64(m->seed, iteration, t) and W = sum_k p_k (summed in
  * increasing k), the new topic is the first k whose running sum exceeds u W (K-1 if rounding leaves
  * none); it is added back to the counts. Deterministic for (model state, seed, iteration).
@@ -56,6 +57,23 @@ int sk_lda_cgs_sweep(sk_lda_model *m, uint64_t iteration, sk_ex_error *err);
  */
 int32_t sk_lda_cgs_draw(const int32_t *ndk, const int32_t *nvk, const double *inv, int32_t num_topics, double alpha,
                         double beta, double u, double *cum);
+
+/**
+ * \brief sk_lda_cgs_draw() with per-topic document-topic priors: p_k = (ndk[k] + alpha_k[k])(nvk[k] + beta)
+ * inv[k], summed in increasing k into cum; the topic is the first k with cum[k] > u W (K-1 if rounding
+ * leaves none). O(K).
+ * \param ndk the document's K topic counts.
+ * \param nvk the word's K topic counts.
+ * \param inv K factors inv[k].
+ * \param num_topics K.
+ * \param alpha_k the K document-topic priors.
+ * \param beta the topic-word prior.
+ * \param u the uniform in [0, 1).
+ * \param cum K doubles of scratch.
+ * \return the topic drawn.
+ */
+int32_t sk_lda_cgs_draw_prior(const int32_t *ndk, const int32_t *nvk, const double *inv, int32_t num_topics,
+                              const double *alpha_k, double beta, double u, double *cum);
 
 #ifdef __cplusplus
 }

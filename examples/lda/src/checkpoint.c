@@ -12,12 +12,13 @@
 
 static const char sk_lda_checkpoint_magic[8] = {'S', 'K', 'L', 'D', 'A', 'C', 'K', 'P'};
 #define SK_LDA_CHECKPOINT_HEADER_BYTES_V1 96u  /* format version 1: no vocabulary section */
-#define SK_LDA_CHECKPOINT_HEADER_BYTES 104u    /* format version 2: the field W at 96 */
+#define SK_LDA_CHECKPOINT_HEADER_BYTES 104u    /* format versions 2 and 3: the field W at 96 */
 
 void sk_lda_checkpoint_free(sk_lda_checkpoint *c) {
   if (c == NULL) return;
   free((void *)c->metrics);
   free(c->z);
+  free(c->alpha_k);
   if (c->vocab != NULL)
     for (int32_t v = 0; v < c->num_words; ++v) free(c->vocab[v]);
   free(c->vocab);
@@ -54,7 +55,9 @@ static int check_fields(const sk_lda_checkpoint *c, const char *what, sk_ex_erro
     return sk_ex_fail(err, "%s: training time %g is not a finite non-negative number", what, c->seconds);
   if (c->sweeps >= SK_LDA_STREAM_RESERVED)
     return sk_ex_fail(err, "%s: %llu sweeps is out of range", what, (unsigned long long)c->sweeps);
-  return 0;
+  if (c->alpha_k != NULL && (!(c->prior_beta > 0.0) || !isfinite(c->prior_beta)))
+    return sk_ex_fail(err, "%s: the learnt beta %g must be finite and positive", what, c->prior_beta);
+  return sk_lda_detail_check_alpha_k(c->alpha_k, c->num_topics, what, err);
 }
 
 int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_error *err) {
@@ -65,10 +68,14 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_
   const int v1 = c->version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
   if (v1 && c->vocab != NULL)
     return sk_ex_fail(err, "%s: a checkpoint of format version 1 has no vocabulary", path);
+  if (v1 && c->alpha_k != NULL)
+    return sk_ex_fail(err, "%s: a checkpoint of format version 1 has no learnt priors", path);
   uint64_t W = 0;
   if (vocab_bytes(c, path, &W, err) != 0) return 1;
-  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic,
-                                        v1 ? SK_LDA_CHECKPOINT_VERSION_NO_VOCAB : SK_LDA_CHECKPOINT_VERSION, err);
+  const uint32_t version = v1 ? SK_LDA_CHECKPOINT_VERSION_NO_VOCAB
+                           : c->alpha_k != NULL ? SK_LDA_CHECKPOINT_VERSION_PRIORS
+                                                : SK_LDA_CHECKPOINT_VERSION;
+  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_checkpoint_magic, version, err);
   if (e == NULL) return 1;
   sk_lda_bin_enc_u32(e, (uint32_t)c->sampler);
   sk_lda_bin_enc_u32(e, (uint32_t)c->num_topics);
@@ -91,6 +98,10 @@ int sk_lda_checkpoint_write(const char *path, const sk_lda_checkpoint *c, sk_ex_
       sk_lda_bin_enc_u32(e, (uint32_t)len);
       sk_lda_bin_enc_bytes(e, c->vocab[v], len);
     }
+  if (c->alpha_k != NULL) {
+    sk_lda_bin_enc_f64(e, c->prior_beta);
+    for (int32_t k = 0; k < c->num_topics; ++k) sk_lda_bin_enc_f64(e, c->alpha_k[k]);
+  }
   for (int64_t t = 0; t < c->num_tokens; ++t) sk_lda_bin_enc_u32(e, (uint32_t)c->z[t]);
   return sk_lda_bin_commit(e, path, err);
 }
@@ -106,9 +117,10 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
   FILE *peek = fopen(path, "rb");
   if (peek != NULL) {
     unsigned char head[12];
-    if (fread(head, 1, sizeof head, peek) == sizeof head && memcmp(head, sk_lda_checkpoint_magic, 8) == 0 &&
-        sk_lda_bin_dec_u32(head + 8) == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB)
-      version = SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
+    if (fread(head, 1, sizeof head, peek) == sizeof head && memcmp(head, sk_lda_checkpoint_magic, 8) == 0) {
+      const uint32_t v = sk_lda_bin_dec_u32(head + 8);
+      if (v == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB || v == SK_LDA_CHECKPOINT_VERSION_PRIORS) version = v;
+    }
     fclose(peek);
   }
   const int v1 = version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB;
@@ -136,12 +148,15 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
   const uint64_t M = sk_lda_bin_dec_u64(buf + 88);
   const uint64_t W = v1 ? 0u : sk_lda_bin_dec_u64(buf + 96);
   if (check_fields(&c, path, err) != 0) goto fail;
+  /* version 3: the learnt priors, beta and K alpha_k (K <= 2^16: no overflow) */
+  const uint64_t P = version == SK_LDA_CHECKPOINT_VERSION_PRIORS ? 8u + 8u * (uint64_t)c.num_topics : 0u;
   const uint64_t room = size - header - 4u;
-  if (M > room || W > room - M || T > (room - M - W) / 4u || M + W + 4u * T != room) {
+  if (P > room || M > room - P || W > room - P - M || T > (room - P - M - W) / 4u || M + W + P + 4u * T != room) {
     sk_ex_fail(err,
-               "%s: file is %llu bytes but its header calls for %llu bytes of metrics, %llu bytes of vocabulary "
-               "and %llu tokens",
-               path, (unsigned long long)size, (unsigned long long)M, (unsigned long long)W, (unsigned long long)T);
+               "%s: file is %llu bytes but its header calls for %llu bytes of metrics, %llu bytes of vocabulary, "
+               "%llu bytes of learnt priors and %llu tokens",
+               path, (unsigned long long)size, (unsigned long long)M, (unsigned long long)W, (unsigned long long)P,
+               (unsigned long long)T);
     goto fail;
   }
   if (W > 0 && W / 5u < (uint64_t)c.num_words) { /* each entry takes at least 5 bytes */
@@ -201,6 +216,20 @@ int sk_lda_checkpoint_read(const char *path, sk_lda_checkpoint *out, sk_ex_error
     }
     free(words);
     words = NULL;
+  }
+  if (P > 0) {
+    c.alpha_k = (double *)malloc((size_t)c.num_topics * sizeof *c.alpha_k);
+    if (c.alpha_k == NULL) {
+      sk_ex_fail(err, "%s: out of memory for K = %d priors", path, (int)c.num_topics);
+      goto fail;
+    }
+    if (sk_lda_bin_read_exact(f, buf, 8, path, err)) goto fail;
+    c.prior_beta = sk_lda_bin_dec_f64(buf);
+    for (int32_t k = 0; k < c.num_topics; ++k) {
+      if (sk_lda_bin_read_exact(f, buf, 8, path, err)) goto fail;
+      c.alpha_k[k] = sk_lda_bin_dec_f64(buf);
+    }
+    if (check_fields(&c, path, err) != 0) goto fail;
   }
   if (sk_lda_bin_read_i32s(f, c.z, (size_t)T, buf, path, err) ||
       sk_lda_detail_check_topics(c.z, (int64_t)T, c.num_topics, path, err))

@@ -27,6 +27,24 @@ void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta
   }
 }
 
+void sk_lda_esca_word_table_prior(const int32_t *b_row, const double *inv, const double *alpha_k, double beta,
+                                  int32_t n, double *cum) {
+  double s = 0.0;
+  for (int32_t k = 0; k < n; ++k) {
+    s += alpha_k[k] * (((double)b_row[k] + beta) * inv[k]);
+    cum[k] = s;
+  }
+}
+
+/* Word v's dense table for the model's priors: symmetric (scaled by alpha in the draw) or per topic. */
+static void sk_lda_esca_table_of(const sk_lda_model *m, const sk_lda_esca_tables *t, int32_t v) {
+  const size_t row = (size_t)v * (size_t)m->num_topics;
+  if (m->alpha_k == NULL)
+    sk_lda_esca_word_table(m->n_vk + row, t->inv_denom, m->beta, m->num_topics, t->word_cum + row);
+  else
+    sk_lda_esca_word_table_prior(m->n_vk + row, t->inv_denom, m->alpha_k, m->beta, m->num_topics, t->word_cum + row);
+}
+
 int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int32_t nnz, const int32_t *b_row,
                          const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,
                          double u, double *psum) {
@@ -53,12 +71,15 @@ static void sk_lda_esca_doc(sk_lda_model *m, const sk_lda_esca_tables *t, uint64
   const int32_t *row_topic = m->dk_topic + m->dk_start[d];
   const int32_t *row_count = m->dk_count + m->dk_start[d];
   const int32_t nnz = m->dk_nnz[d];
+  /* per-topic priors are inside the tables (sk_lda_esca_word_table_prior()): the draw's alpha is then 1,
+     and 1 * Q and (x - S) / 1 are exact, so the draw's rule is the same code */
+  const double alpha = m->alpha_k == NULL ? m->alpha : 1.0;
   for (int64_t i = c->doc_offsets[d]; i < c->doc_offsets[d + 1]; ++i) {
     const size_t row = (size_t)c->tokens[i] * (size_t)K;
     const double u = sk_rng_uniform_f64(m->seed, iteration, (uint64_t)i);
     /* safe in place: a draw reads the counts, not other tokens' topics */
     m->z[i] = sk_lda_esca_draw(row_topic, row_count, nnz, m->n_vk + row, t->word_cum + row, t->inv_denom, K,
-                               m->alpha, m->beta, u, psum);
+                               alpha, m->beta, u, psum);
   }
 }
 
@@ -97,8 +118,7 @@ int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration
   if (threads == 1) { /* no OpenMP runtime at all: matters for tiny models */
     double *psum = (double *)malloc((size_t)K * sizeof *psum);
     if (psum == NULL) return sk_ex_fail(err, "ESCA sweep: out of memory (K = %d)", (int)K);
-    for (int32_t v = 0; v < V; ++v)
-      sk_lda_esca_word_table(m->n_vk + (size_t)v * K, t->inv_denom, m->beta, K, t->word_cum + (size_t)v * K);
+    for (int32_t v = 0; v < V; ++v) sk_lda_esca_table_of(m, t, v);
     for (int32_t d = 0; d < m->num_docs; ++d) sk_lda_esca_doc(m, t, iteration, d, psum);
     free(psum);
     return sk_lda_model_recount(m, 1, err);
@@ -119,8 +139,7 @@ int sk_lda_esca_sweep(sk_lda_model *m, sk_lda_esca_tables *t, uint64_t iteration
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (int32_t v = 0; v < V; ++v)
-      sk_lda_esca_word_table(m->n_vk + (size_t)v * K, t->inv_denom, m->beta, K, t->word_cum + (size_t)v * K);
+    for (int32_t v = 0; v < V; ++v) sk_lda_esca_table_of(m, t, v);
     /* the loop's implicit barrier: tables complete, and every thread sees the same `failed` */
     if (!failed) {
 #ifdef _OPENMP

@@ -47,6 +47,11 @@ void sk_lda_esca_tables_free(sk_lda_esca_tables *t);
  * drawn exactly so (all in double) by sk_lda_esca_draw() with u = sk_rng_uniform_f64(m->seed,
  * iteration, t). Then z is replaced and A, B, n_k are rebuilt from it.
  *
+ * With per-topic priors (m->alpha_k set) the prior part is sum_k alpha_k B_hat[v,k]: the word tables are
+ * sk_lda_esca_word_table_prior()'s running sums of alpha_k B_hat[v,k] and sk_lda_esca_draw() is called
+ * with alpha = 1 (1 * Q and (x - S) / 1 are exact, so the rule is unchanged). With m->alpha_k NULL every
+ * topic is the bits it always was.
+ *
  * The result depends only on (model state, seed, iteration), never on the thread count or on what the
  * tables held before. Work O(T (nnz_d + log K) + V K) per sweep; memory: t grows to 8 V K + 8 K bytes on
  * the first sweep (or when the model's shape changes), each thread 8 K.
@@ -83,12 +88,26 @@ void sk_lda_esca_inv_denom(const sk_lda_model *m, double *inv);
 void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta, int32_t n, double *cum);
 
 /**
+ * \brief cum[k] = sum_{j <= k} alpha_k[j] ((b_row[j] + beta) inv[j]) for k in [0, n): one word's dense table
+ * with per-topic priors (n = K), each term the product of alpha_k and sk_lda_esca_word_table()'s term.
+ * \param b_row the word's n topic counts.
+ * \param inv n values of sk_lda_esca_inv_denom().
+ * \param alpha_k the n per-topic document-topic priors.
+ * \param beta the topic-word prior.
+ * \param n the number of topics, K.
+ * \param cum receives n running sums.
+ */
+void sk_lda_esca_word_table_prior(const int32_t *b_row, const double *inv, const double *alpha_k, double beta,
+                                  int32_t n, double *cum);
+
+/**
  * \brief ESCA's draw for one token, all in double.
  *
  * The sparse part runs over the document's nonzero topics row_topic[0 .. nnz) (increasing) with counts
  * row_count: s_i = running sum of row_count[i] * (b_row[k_i] + beta) inv[k_i], S = the last s_i (0 for an
  * empty row); Q = alpha cum[K-1]; x = u (S + Q). If x < S the topic is k_i for the first i with s_i > x;
  * otherwise it is the first k with cum[k] > (x - S) / alpha (K-1 if rounding leaves none).
+ * With per-topic priors cum is sk_lda_esca_word_table_prior()'s table and alpha is 1.
  * O(nnz + log K).
  * \param row_topic the document's nonzero topics, increasing.
  * \param row_count their counts.

@@ -13,6 +13,7 @@ void sk_lda_infer_result_free(sk_lda_infer_result *r) {
   free(r->row_nnz);
   free(r->row_topic);
   free(r->row_count);
+  free(r->alpha_k);
   memset(r, 0, sizeof *r);
 }
 
@@ -177,6 +178,15 @@ int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int ite
   out->num_docs = D;
   out->num_topics = K;
   out->alpha = mf->alpha;
+  if (sk_lda_detail_check_alpha_k(mf->alpha_k, K, "infer", err) != 0) {
+    memset(out, 0, sizeof *out);
+    return 1;
+  }
+  if (mf->alpha_k != NULL) {
+    out->alpha_k = (double *)malloc((size_t)K * sizeof *out->alpha_k);
+    if (out->alpha_k == NULL) goto oom;
+    memcpy(out->alpha_k, mf->alpha_k, (size_t)K * sizeof *out->alpha_k);
+  }
   out->row_start = (int64_t *)malloc((size_t)(D + 1) * sizeof *out->row_start);
   out->row_nnz = (int32_t *)calloc((size_t)(D > 0 ? D : 1), sizeof *out->row_nnz);
   if (out->row_start == NULL || out->row_nnz == NULL) goto oom;
@@ -194,7 +204,8 @@ int sk_lda_infer(const sk_lda_model_file *mf, const sk_lda_corpus *docs, int ite
   {
     /* The fold-in of sk_lda_heldout_ll(), shared: equal inputs give equal bits. */
     const sk_lda_counts_view view = {K, V, mf->alpha, mf->beta, seed, mf->n_vk, mf->n_k};
-    if (sk_lda_detail_fold_in_docs(&view, docs, max_len, iters, threads, sk_lda_infer_visit, out) != 0) goto oom;
+    if (sk_lda_detail_fold_in_docs(&view, mf->alpha_k, docs, max_len, iters, threads, sk_lda_infer_visit, out) != 0)
+      goto oom;
   }
   return 0;
 oom:

@@ -35,6 +35,9 @@ typedef struct sk_lda_infer_result {
   int32_t *row_nnz;   /**< D: each document's number of pairs */
   int32_t *row_topic; /**< the pairs' topics, strictly increasing within a document */
   int32_t *row_count; /**< the pairs' counts */
+  /** The model's per-topic priors (a copy, owned), or NULL when its prior is symmetric: then theta_dk =
+      (n_dk + alpha_k) / (n_d + sum_k alpha_k) (sk_lda_write_doc_topics_priors()). */
+  double *alpha_k;
 } sk_lda_infer_result;
 
 /**
@@ -72,7 +75,8 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
  * \brief Folds in every document of `docs` (word ids in the model's [0, V), e.g. after
  * sk_lda_infer_map_words()).
  *
- * With phi[k][v] = (n_vk + beta) / (n_k + V beta) from mf and the model's alpha, the token with index i in
+ * With phi[k][v] = (n_vk + beta) / (n_k + V beta) from mf and the model's alpha (its alpha_k[k] for topic k
+ * when the model file has per-topic priors; out->alpha_k then gets a copy of them), the token with index i in
  * `docs` starts in topic floor(K sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters`
  * Gibbs sweeps over each document's tokens in order: remove the token from n_dk, draw k with p(k)
  * proportional to (n_dk + alpha) phi[k][w] (first k whose running sum over increasing k exceeds u W, W the

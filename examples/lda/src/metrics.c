@@ -25,6 +25,7 @@ double sk_lda_joint_ll_per_token(const sk_lda_model *m) {
     word_part += row;
   }
   double doc_part = 0.0;
+  if (m->alpha_k != NULL) return (word_part + sk_lda_detail_doc_part_prior(m)) / (double)m->num_tokens;
   for (int32_t d = 0; d < m->num_docs; ++d) {
     const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
     double row = lg_kalpha - lgamma((double)K * alpha + (double)n);
@@ -35,8 +36,29 @@ double sk_lda_joint_ll_per_token(const sk_lda_model *m) {
   return (word_part + doc_part) / (double)m->num_tokens;
 }
 
-int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corpus *docs, int64_t max_len, int iters,
-                               int threads, sk_lda_detail_fold_in_visit visit, void *ctx) {
+double sk_lda_detail_doc_part_prior(const sk_lda_model *m) {
+  const int32_t K = m->num_topics;
+  const double *alpha_k = m->alpha_k;
+  const double asum = sk_lda_model_alpha_sum(m), lg_asum = lgamma(asum);
+  double *lg_alpha = (double *)malloc((size_t)K * sizeof *lg_alpha);
+  if (lg_alpha == NULL) return NAN;
+  for (int32_t k = 0; k < K; ++k) lg_alpha[k] = lgamma(alpha_k[k]);
+  double doc_part = 0.0;
+  for (int32_t d = 0; d < m->num_docs; ++d) {
+    const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
+    double row = lg_asum - lgamma(asum + (double)n);
+    for (int64_t i = m->dk_start[d]; i < m->dk_start[d] + m->dk_nnz[d]; ++i) {
+      const int32_t k = m->dk_topic[i];
+      row += lgamma((double)m->dk_count[i] + alpha_k[k]) - lg_alpha[k];
+    }
+    doc_part += row;
+  }
+  free(lg_alpha);
+  return doc_part;
+}
+
+int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,
+                               int64_t max_len, int iters, int threads, sk_lda_detail_fold_in_visit visit, void *ctx) {
   const int32_t K = view->num_topics, D = docs->num_docs;
   double *inv = (double *)malloc((size_t)K * sizeof *inv);
   if (inv == NULL) return 1;
@@ -56,7 +78,7 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corp
 #endif
       for (int32_t d = 0; d < D; ++d) {
         const int64_t first = docs->doc_offsets[d], n = docs->doc_offsets[d + 1] - first;
-        sk_lda_detail_fold_in_doc(view, inv, docs->tokens + first, n, first, iters, ndk, cum, z);
+        sk_lda_detail_fold_in_doc(view, alpha_k, inv, docs->tokens + first, n, first, iters, ndk, cum, z);
         visit(ctx, d, ndk, cum, z, n, inv);
       }
     }
@@ -71,6 +93,8 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corp
 /* The held-out score of one folded-in document: theta from its counts, then each held-out token. */
 typedef struct {
   const sk_lda_counts_view *view;
+  const double *alpha_k; /* NULL: view->alpha for every topic */
+  double alpha_sum;      /* sk_lda_prior_alpha_sum() */
   const sk_lda_corpus *heldout;
   double *doc_ll;
 } sk_lda_heldout_ctx;
@@ -81,8 +105,13 @@ static void sk_lda_heldout_visit(void *p, int32_t d, int32_t *ndk, double *cum, 
   const int32_t K = c->view->num_topics;
   const double alpha = c->view->alpha, beta = c->view->beta;
   /* theta is kept in cum to save a buffer. */
-  const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
-  for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
+  if (c->alpha_k == NULL) {
+    const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
+    for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
+  } else {
+    const double norm = 1.0 / ((double)n_obs + c->alpha_sum);
+    for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + c->alpha_k[k]) * norm;
+  }
   double ll = 0.0;
   for (int64_t t = c->heldout->doc_offsets[d]; t < c->heldout->doc_offsets[d + 1]; ++t) {
     const int32_t *b = c->view->n_vk + (size_t)c->heldout->tokens[t] * (size_t)K;
@@ -96,8 +125,15 @@ static void sk_lda_heldout_visit(void *p, int32_t d, int32_t *ndk, double *cum, 
 
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
                              int fold_in_iters, int threads, double *ll_per_token, sk_ex_error *err) {
+  return sk_lda_heldout_ll_priors(m, NULL, observed, heldout, fold_in_iters, threads, ll_per_token, err);
+}
+
+int sk_lda_heldout_ll_priors(const sk_lda_counts_view *m, const double *alpha_k, const sk_lda_corpus *observed,
+                             const sk_lda_corpus *heldout, int fold_in_iters, int threads, double *ll_per_token,
+                             sk_ex_error *err) {
   if (m == NULL || m->n_vk == NULL || m->n_k == NULL || observed == NULL || heldout == NULL || ll_per_token == NULL)
     return sk_ex_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
+  if (sk_lda_detail_check_alpha_k(alpha_k, m->num_topics, "held-out LL", err) != 0) return 1;
   if (observed->num_docs != heldout->num_docs)
     return sk_ex_fail(err, "held-out LL: %d observed halves but %d held-out halves", (int)observed->num_docs,
                        (int)heldout->num_docs);
@@ -126,8 +162,9 @@ int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *o
   }
   double *doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *doc_ll);
   if (doc_ll == NULL) return sk_ex_fail(err, "held-out LL: out of memory");
-  sk_lda_heldout_ctx ctx = {m, heldout, doc_ll};
-  const int st = sk_lda_detail_fold_in_docs(m, observed, max_len, fold_in_iters, threads, sk_lda_heldout_visit, &ctx);
+  sk_lda_heldout_ctx ctx = {m, alpha_k, sk_lda_prior_alpha_sum(alpha_k, m->alpha, K), heldout, doc_ll};
+  const int st =
+      sk_lda_detail_fold_in_docs(m, alpha_k, observed, max_len, fold_in_iters, threads, sk_lda_heldout_visit, &ctx);
   if (st != 0) {
     free(doc_ll);
     if (st == 1) return sk_ex_fail(err, "held-out LL: out of memory");
@@ -144,7 +181,7 @@ int sk_lda_heldout_ll(const sk_lda_model *m, const sk_lda_corpus *observed, cons
                       int fold_in_iters, int threads, double *ll_per_token, sk_ex_error *err) {
   if (m == NULL || m->z == NULL) return sk_ex_fail(err, "held-out LL: a pointer is NULL or the model is not initialised");
   const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
-  return sk_lda_heldout_ll_counts(&view, observed, heldout, fold_in_iters, threads, ll_per_token, err);
+  return sk_lda_heldout_ll_priors(&view, m->alpha_k, observed, heldout, fold_in_iters, threads, ll_per_token, err);
 }
 
 double sk_lda_tokens_per_second(int64_t tokens, double seconds) {
@@ -157,8 +194,9 @@ int64_t sk_lda_peak_rss_bytes(void) {
   return (int64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
 
-void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *inv, const int32_t *words, int64_t n,
-                               int64_t first_index, int iters, int32_t *ndk, double *cum, int32_t *z) {
+void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *alpha_k, const double *inv,
+                               const int32_t *words, int64_t n, int64_t first_index, int iters, int32_t *ndk,
+                               double *cum, int32_t *z) {
   const int32_t K = view->num_topics;
   const double alpha = view->alpha, beta = view->beta;
   for (int64_t i = 0; i < n; ++i) {
@@ -171,9 +209,16 @@ void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *inv
       const int32_t *b = view->n_vk + (size_t)words[i] * (size_t)K;
       --ndk[z[i]];
       double total = 0.0;
-      for (int32_t k = 0; k < K; ++k) {
-        total += ((double)ndk[k] + alpha) * (((double)b[k] + beta) * inv[k]);
-        cum[k] = total;
+      if (alpha_k == NULL) {
+        for (int32_t k = 0; k < K; ++k) {
+          total += ((double)ndk[k] + alpha) * (((double)b[k] + beta) * inv[k]);
+          cum[k] = total;
+        }
+      } else {
+        for (int32_t k = 0; k < K; ++k) {
+          total += ((double)ndk[k] + alpha_k[k]) * (((double)b[k] + beta) * inv[k]);
+          cum[k] = total;
+        }
       }
       const double x =
           sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first_index + i)) * total;

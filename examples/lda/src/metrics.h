@@ -28,10 +28,27 @@ extern "C" {
  *
  * divided by T. Terms with a zero count vanish and are skipped. Serial and deterministic (a fixed
  * summation order). Work O(V K + D + T).
+ *
+ * With per-topic priors (m->alpha_k set) the document part is sk_lda_detail_doc_part_prior()'s:
+ *
+ *       sum_d [lgamma(A) - lgamma(A + n_d) + sum_k (lgamma(n_dk + alpha_k) - lgamma(alpha_k))],
+ *
+ * A = sk_lda_model_alpha_sum(m).
  * \param m the model.
- * \return the joint log-likelihood per token; NAN when m is NULL / not initialised or T = 0.
+ * \return the joint log-likelihood per token; NAN when m is NULL / not initialised or T = 0 (or, with
+ *         per-topic priors, when K doubles of scratch cannot be had).
  */
 double sk_lda_joint_ll_per_token(const sk_lda_model *m);
+
+/**
+ * \brief Internal: the document part of the joint log-likelihood (not divided by T) with the model's
+ * per-topic priors (m->alpha_k set): the sum over documents d in order of lgamma(A) - lgamma(A + n_d) plus,
+ * over d's pairs in their order, lgamma(n_dk + alpha_k) - lgamma(alpha_k) (lgamma(alpha_k) computed once
+ * per topic), A = sk_lda_model_alpha_sum(m). Serial. Work O(K + D + nnz).
+ * \param m the model, alpha_k set.
+ * \return the sum; NAN when K doubles of scratch cannot be had.
+ */
+double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
 
 /**
  * \brief Held-out log-likelihood per token by document completion.
@@ -45,6 +62,9 @@ double sk_lda_joint_ll_per_token(const sk_lda_model *m);
  *    total, u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back;
  *  - score: theta_dk = (n_dk + alpha) / (n_d + K alpha) with n_d the observed length, and every held-out
  *    token w adds log sum_k theta_dk phi[k][w].
+ *
+ * With per-topic priors (m->alpha_k set) alpha_k takes alpha's place in both and sk_lda_model_alpha_sum()
+ * K alpha's (sk_lda_heldout_ll_priors()).
  *
  * Using the model's seed on every call gives common random numbers across evaluations of one run.
  * Over `threads` OpenMP threads (<= 0: the default); the result does not depend on the thread count.
@@ -87,8 +107,10 @@ typedef struct sk_lda_counts_view {
  * RNG's index); phi is fixed: inv[k] = 1 / (n_k + V beta). Token i starts in topic floor(K u) with
  * u = sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in
  * order: remove it, draw the first k whose running sum of (ndk[k] + alpha)(n_vk + beta) inv[k] exceeds u W
- * (u from SK_LDA_STREAM_FOLDIN(sweep)), add it back. Work O((iters + 1) n K).
+ * (u from SK_LDA_STREAM_FOLDIN(sweep); alpha_k[k] in place of alpha when given), add it back. Work
+ * O((iters + 1) n K).
  * \param view the model's counts.
+ * \param alpha_k K per-topic priors, or NULL for view->alpha.
  * \param inv K values inv[k] = 1 / (n_k + V beta).
  * \param words the document's n word ids.
  * \param n its number of tokens.
@@ -99,8 +121,9 @@ typedef struct sk_lda_counts_view {
  * \param cum K doubles of scratch.
  * \param z n topics: holds the topics.
  */
-void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *inv, const int32_t *words, int64_t n,
-                               int64_t first_index, int iters, int32_t *ndk, double *cum, int32_t *z);
+void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *alpha_k, const double *inv,
+                               const int32_t *words, int64_t n, int64_t first_index, int iters, int32_t *ndk,
+                               double *cum, int32_t *z);
 
 /**
  * \brief Internal: what sk_lda_detail_fold_in_docs() calls for each document once it is folded in.
@@ -125,6 +148,7 @@ typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, int32_t *ndk, 
  * The held-out log-likelihood and sk-lda infer share it, so the same inputs give the same bits for any
  * thread count.
  * \param view the model's counts.
+ * \param alpha_k K per-topic priors, or NULL for view->alpha (sk_lda_detail_fold_in_doc()).
  * \param docs the documents.
  * \param max_len is the longest document.
  * \param iters fold-in sweeps.
@@ -134,8 +158,8 @@ typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, int32_t *ndk, 
  * \return 0; 1 when inv (K doubles) could not be allocated and nothing was visited; 2 when a thread's
  *         scratch could not be allocated (then some documents may have been visited).
  */
-int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corpus *docs, int64_t max_len, int iters,
-                               int threads, sk_lda_detail_fold_in_visit visit, void *ctx);
+int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,
+                               int64_t max_len, int iters, int threads, sk_lda_detail_fold_in_visit visit, void *ctx);
 
 /**
  * \brief sk_lda_heldout_ll() on a counts view: the same rule, the same draws, the same result.
@@ -149,6 +173,26 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const sk_lda_corp
  * \return 0 on success, non-zero on failure (as sk_lda_heldout_ll()).
  */
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *view, const sk_lda_corpus *observed,
+                             const sk_lda_corpus *heldout, int fold_in_iters, int threads, double *ll_per_token,
+                             sk_ex_error *err);
+
+/**
+ * \brief sk_lda_heldout_ll_counts() with per-topic document-topic priors: alpha_k[k] in place of
+ * view->alpha in the fold-in and theta, and their sum (sk_lda_prior_alpha_sum()) in place of K alpha.
+ * alpha_k NULL is sk_lda_heldout_ll_counts() exactly. (sk-lda eval of a model file with per-topic priors:
+ * pass its alpha_k, model_file.h.)
+ * \param view the model's counts.
+ * \param alpha_k K per-topic priors (each finite and > 0), or NULL.
+ * \param observed the test documents' observed halves.
+ * \param heldout their held-out halves, in the same order.
+ * \param fold_in_iters fold-in Gibbs sweeps (>= 0).
+ * \param threads OpenMP threads (<= 0: the default).
+ * \param ll_per_token receives the held-out log-likelihood per token.
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure (as sk_lda_heldout_ll(), or a prior that is not finite and
+ *         positive).
+ */
+int sk_lda_heldout_ll_priors(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *observed,
                              const sk_lda_corpus *heldout, int fold_in_iters, int threads, double *ll_per_token,
                              sk_ex_error *err);
 

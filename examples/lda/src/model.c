@@ -343,7 +343,44 @@ void sk_lda_model_free(sk_lda_model *m) {
   free(m->dk_count);
   free(m->n_vk);
   free(m->n_k);
+  free(m->alpha_k);
   memset(m, 0, sizeof *m);
+}
+
+int sk_lda_detail_check_alpha_k(const double *alpha_k, int32_t num_topics, const char *what, sk_ex_error *err) {
+  for (int32_t k = 0; alpha_k != NULL && k < num_topics; ++k)
+    if (!(alpha_k[k] > 0.0) || !isfinite(alpha_k[k]))
+      return sk_ex_fail(err, "%s: alpha of topic %d is %g; it must be finite and positive", what, (int)k, alpha_k[k]);
+  return 0;
+}
+
+double sk_lda_prior_alpha_sum(const double *alpha_k, double alpha, int32_t num_topics) {
+  if (alpha_k == NULL) return (double)num_topics * alpha;
+  double sum = 0.0;
+  for (int32_t k = 0; k < num_topics; ++k) sum += alpha_k[k];
+  return sum;
+}
+
+double sk_lda_model_alpha_sum(const sk_lda_model *m) {
+  return sk_lda_prior_alpha_sum(m->alpha_k, m->alpha, m->num_topics);
+}
+
+int sk_lda_model_set_priors(sk_lda_model *m, const double *alpha_k, double beta, sk_ex_error *err) {
+  if (m == NULL || m->z == NULL) return sk_ex_fail(err, "set priors: model is NULL or not initialised");
+  if (!(beta > 0.0) || !isfinite(beta)) return sk_ex_fail(err, "set priors: beta %g must be finite and positive", beta);
+  if (sk_lda_detail_check_alpha_k(alpha_k, m->num_topics, "set priors", err) != 0) return 1;
+  if (alpha_k == NULL) {
+    free(m->alpha_k);
+    m->alpha_k = NULL;
+  } else {
+    if (m->alpha_k == NULL) {
+      m->alpha_k = (double *)malloc((size_t)m->num_topics * sizeof *m->alpha_k);
+      if (m->alpha_k == NULL) return sk_ex_fail(err, "set priors: out of memory (K = %d)", (int)m->num_topics);
+    }
+    if (alpha_k != m->alpha_k) memmove(m->alpha_k, alpha_k, (size_t)m->num_topics * sizeof *m->alpha_k);
+  }
+  m->beta = beta;
+  return 0;
 }
 
 int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_ex_error *err) {
@@ -373,6 +410,7 @@ size_t sk_lda_model_bytes(const sk_lda_model *m) {
   const size_t slots = (size_t)m->dk_start[m->num_docs];
   size_t b = (size_t)m->num_tokens * 4u + (size_t)(m->num_docs + 1) * 8u + (size_t)m->num_docs * 4u + slots * 8u +
              VK * 4u + (size_t)m->num_topics * 8u;
+  if (m->alpha_k != NULL) b += (size_t)m->num_topics * 8u;
   return b;
 }
 

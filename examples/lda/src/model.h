@@ -66,9 +66,19 @@ typedef struct sk_lda_model {
   int32_t num_words;           /**< V = corpus->num_words */
   int32_t num_docs;            /**< D = corpus->num_docs */
   int64_t num_tokens;          /**< T = corpus->num_tokens */
-  double alpha;                /**< symmetric document-topic prior, > 0 */
-  double beta;                 /**< symmetric topic-word prior, > 0 */
+  double alpha;                /**< symmetric document-topic prior, > 0: every topic's when alpha_k is NULL; with
+                                    alpha_k set, the value the run started from (kept for the checkpoint's check
+                                    of --alpha and for logs; no sampler or metric reads it then) */
+  double beta;                 /**< symmetric topic-word prior, > 0: the one every sampler and metric uses now
+                                    (the prior optimiser's latest, hyper.h, once it has run) */
   uint64_t seed;               /**< the key of every draw */
+  /**
+   * NULL: symmetric document-topic prior (alpha for every topic: every result is the bits it was before
+   * per-topic priors existed). Else K per-topic priors alpha_k, each finite and > 0, owned by the model
+   * and set only through sk_lda_model_set_priors(); every sampler, metric and output then uses
+   * alpha_k in place of alpha and sk_lda_model_alpha_sum() in place of K alpha.
+   */
+  double *alpha_k;
 
   int32_t *z; /**< T topics, z[t] in [0, K) */
 
@@ -132,6 +142,49 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
                       double beta, uint64_t seed, sk_ex_error *err);
 
 /**
+ * \brief Sets the model's priors: per-topic alpha_k (copied; NULL makes the prior symmetric again, alpha
+ * for every topic) and beta.
+ *
+ * The counts and topics are untouched. A sampler working on the model takes the new priors through
+ * sk_lda_sampler_set_priors() (sampler.h), never by a direct call. O(K).
+ * \param m the model (initialised).
+ * \param alpha_k K per-topic priors, each finite and > 0, or NULL.
+ * \param beta the topic-word prior, finite and > 0.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero (the model unchanged) when m is NULL or not initialised, a value is not
+ *         finite and positive (the message names the first such topic), or memory runs out.
+ */
+int sk_lda_model_set_priors(sk_lda_model *m, const double *alpha_k, double beta, sk_ex_error *err);
+
+/**
+ * \brief The sum of the document-topic priors: (double)K * alpha when alpha_k is NULL (the expression the
+ * symmetric formulas use), else alpha_k summed in double in increasing k (the one order every part of
+ * sk-lda, CPU and GPU, uses, so that the sum has the same bits everywhere).
+ * \param alpha_k K per-topic priors, or NULL.
+ * \param alpha the symmetric prior (used when alpha_k is NULL).
+ * \param num_topics K.
+ * \return the sum.
+ */
+double sk_lda_prior_alpha_sum(const double *alpha_k, double alpha, int32_t num_topics);
+
+/**
+ * \brief sk_lda_prior_alpha_sum() of the model's priors.
+ * \param m the model.
+ * \return the sum of its document-topic priors.
+ */
+double sk_lda_model_alpha_sum(const sk_lda_model *m);
+
+/**
+ * \brief Checks K per-topic priors: each finite and > 0.
+ * \param alpha_k K values (may be NULL: nothing to check).
+ * \param num_topics K.
+ * \param what named in the message.
+ * \param err filled on failure, naming `what` and the first bad topic.
+ * \return 0 when every value is finite and > 0 (or alpha_k is NULL), else non-zero.
+ */
+int sk_lda_detail_check_alpha_k(const double *alpha_k, int32_t num_topics, const char *what, sk_ex_error *err);
+
+/**
  * \brief Frees what the model owns and zeroes it (not the corpus); NULL or a zeroed model is fine.
  * \param m the model.
  */
@@ -175,7 +228,7 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err);
 int32_t sk_lda_model_doc_count(const sk_lda_model *m, int32_t d, int32_t k);
 
 /**
- * \brief Bytes the model owns (topics and counts; a sampler's scratch is its own).
+ * \brief Bytes the model owns (topics, counts and per-topic priors; a sampler's scratch is its own).
  * \param m the model.
  * \return the bytes.
  */

@@ -25,6 +25,7 @@ void sk_lda_model_file_free(sk_lda_model_file *mf) {
   free(mf->vocab);
   free(mf->n_vk);
   free(mf->n_k);
+  free(mf->alpha_k);
   memset(mf, 0, sizeof *mf);
 }
 
@@ -51,6 +52,7 @@ static int check_model_fields(const sk_lda_model_file *mf, const char *what, sk_
     return sk_ex_fail(err, "%s: alpha %g must be finite and positive", what, mf->alpha);
   if (!(mf->beta > 0.0) || !isfinite(mf->beta))
     return sk_ex_fail(err, "%s: beta %g must be finite and positive", what, mf->beta);
+  if (sk_lda_detail_check_alpha_k(mf->alpha_k, K, what, err) != 0) return 1;
   int64_t *sum = (int64_t *)calloc((size_t)K, sizeof *sum);
   if (sum == NULL) return sk_ex_fail(err, "%s: out of memory", what);
   for (int32_t v = 0; v < V; ++v) {
@@ -86,9 +88,11 @@ int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ex
       if (len == 0 || len > UINT32_MAX) return sk_ex_fail(err, "%s: vocabulary word %d is empty or NULL", path, (int)v);
     }
   if (mf->vocab != NULL && check_vocab_distinct(mf->vocab, V, path, err)) return 1;
-  sk_lda_bin_enc *e = sk_lda_bin_create(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, err);
+  /* version 1 without per-topic priors: the bytes of every model file before them */
+  sk_lda_bin_enc *e = sk_lda_bin_create(
+      path, sk_lda_model_magic, mf->alpha_k != NULL ? SK_LDA_MODEL_FILE_VERSION_PRIORS : SK_LDA_MODEL_FILE_VERSION, err);
   if (e == NULL) return 1;
-  sk_lda_bin_enc_u32(e, mf->vocab != NULL ? 1u : 0u);
+  sk_lda_bin_enc_u32(e, (mf->vocab != NULL ? 1u : 0u) | (mf->alpha_k != NULL ? 2u : 0u));
   sk_lda_bin_enc_u32(e, (uint32_t)K);
   sk_lda_bin_enc_u32(e, (uint32_t)V);
   sk_lda_bin_enc_f64(e, mf->alpha);
@@ -101,6 +105,8 @@ int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ex
       sk_lda_bin_enc_u32(e, (uint32_t)len);
       sk_lda_bin_enc_bytes(e, mf->vocab[v], len);
     }
+  if (mf->alpha_k != NULL)
+    for (int32_t k = 0; k < K; ++k) sk_lda_bin_enc_f64(e, mf->alpha_k[k]);
   const size_t VK = (size_t)V * (size_t)K;
   for (size_t i = 0; i < VK; ++i) sk_lda_bin_enc_u32(e, (uint32_t)mf->n_vk[i]);
   for (int32_t k = 0; k < K; ++k) sk_lda_bin_enc_u64(e, (uint64_t)mf->n_k[k]);
@@ -120,6 +126,7 @@ int sk_lda_model_save(const char *path, const sk_lda_model *m, char *const *voca
   mf.vocab = (char **)vocab; /* only read by the writer */
   mf.n_vk = m->n_vk;
   mf.n_k = m->n_k;
+  mf.alpha_k = m->alpha_k; /* only read by the writer */
   return sk_lda_model_file_write(path, &mf, err);
 }
 
@@ -129,15 +136,28 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_ex_error
   if (path == NULL) return sk_ex_fail(err, "read model: path is NULL");
   uint64_t size = 0;
   unsigned char *buf = NULL;
-  FILE *f = sk_lda_bin_open_header(path, sk_lda_model_magic, SK_LDA_MODEL_FILE_VERSION, "model",
-                                   SK_LDA_MODEL_HEADER_BYTES, &size, &buf, err);
+  /* The version decides which flags may be set: a glance at the first 12 bytes; the checks of
+     sk_lda_bin_open_header() (magic, size, CRC, then this version) follow. */
+  uint32_t version = SK_LDA_MODEL_FILE_VERSION;
+  FILE *peek = fopen(path, "rb");
+  if (peek != NULL) {
+    unsigned char head[12];
+    if (fread(head, 1, sizeof head, peek) == sizeof head && memcmp(head, sk_lda_model_magic, 8) == 0 &&
+        sk_lda_bin_dec_u32(head + 8) == SK_LDA_MODEL_FILE_VERSION_PRIORS)
+      version = SK_LDA_MODEL_FILE_VERSION_PRIORS;
+    fclose(peek);
+  }
+  FILE *f = sk_lda_bin_open_header(path, sk_lda_model_magic, version, "model", SK_LDA_MODEL_HEADER_BYTES, &size, &buf,
+                                   err);
   if (f == NULL) return 1;
   sk_lda_model_file mf;
   memset(&mf, 0, sizeof mf);
   {
     const uint32_t flags = sk_lda_bin_dec_u32(buf + 12);
-    if ((flags & ~1u) != 0) {
-      sk_ex_fail(err, "%s: unknown flags 0x%x in the header", path, (unsigned)flags);
+    const int priors = version == SK_LDA_MODEL_FILE_VERSION_PRIORS;
+    if ((flags & ~(priors ? 3u : 1u)) != 0 || (priors && !(flags & 2u))) {
+      sk_ex_fail(err, "%s: %s flags 0x%x in the header", path, priors ? "version-2 files set bit 1; unknown or missing"
+                                                                       : "unknown", (unsigned)flags);
       goto fail;
     }
     const int32_t K = (int32_t)sk_lda_bin_dec_u32(buf + 16), V = (int32_t)sk_lda_bin_dec_u32(buf + 20);
@@ -155,8 +175,9 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_ex_error
       sk_ex_fail(err, "%s: vocabulary size %d must be >= 1", path, (int)V);
       goto fail;
     }
-    /* V < 2^31 and K <= 2^16: none of these overflow 64 bits. */
-    const uint64_t counts_bytes = 4u * (uint64_t)V * (uint64_t)K + 8u * (uint64_t)K + 4u;
+    /* V < 2^31 and K <= 2^16: none of these overflow 64 bits. After the vocabulary: the priors (version 2),
+       the counts and the CRC. */
+    const uint64_t counts_bytes = (priors ? 8u * (uint64_t)K : 0u) + 4u * (uint64_t)V * (uint64_t)K + 8u * (uint64_t)K + 4u;
     const uint64_t min_vocab = (flags & 1u) ? 5u * (uint64_t)V : 0u;
     if (SK_LDA_MODEL_HEADER_BYTES + min_vocab + counts_bytes > size) {
       sk_ex_fail(err, "%s: file is %llu bytes, too short for K = %d, V = %d (at least %llu)", path,
@@ -206,9 +227,14 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_ex_error
     }
     mf.n_vk = (int32_t *)malloc((size_t)V * (size_t)K * sizeof *mf.n_vk);
     mf.n_k = (int64_t *)malloc((size_t)K * sizeof *mf.n_k);
-    if (mf.n_vk == NULL || mf.n_k == NULL) {
+    mf.alpha_k = priors ? (double *)malloc((size_t)K * sizeof *mf.alpha_k) : NULL;
+    if (mf.n_vk == NULL || mf.n_k == NULL || (priors && mf.alpha_k == NULL)) {
       sk_ex_fail(err, "%s: out of memory for V x K = %d x %d counts", path, (int)V, (int)K);
       goto fail;
+    }
+    for (int32_t k = 0; priors && k < K; ++k) {
+      if (sk_lda_bin_read_exact(f, buf, 8, path, err)) goto fail;
+      mf.alpha_k[k] = sk_lda_bin_dec_f64(buf);
     }
     if (sk_lda_bin_read_i32s(f, mf.n_vk, (size_t)V * (size_t)K, buf, path, err)) goto fail;
     for (int32_t k = 0; k < K; ++k) {
@@ -328,6 +354,7 @@ int sk_lda_model_resume(sk_lda_model *m, const sk_lda_corpus *train, char *const
     goto fail;
   }
   if (sk_lda_model_init(m, train, mf.num_topics, mf.alpha, mf.beta, mf.seed, err)) goto fail;
+  if (mf.alpha_k != NULL && sk_lda_model_set_priors(m, mf.alpha_k, mf.beta, err)) goto fail;
   if (sk_lda_model_set_z(m, z, err)) goto fail;
   if (memcmp(m->n_vk, mf.n_vk, (size_t)mf.num_words * (size_t)mf.num_topics * sizeof *m->n_vk) != 0 ||
       memcmp(m->n_k, mf.n_k, (size_t)mf.num_topics * sizeof *m->n_k) != 0) {

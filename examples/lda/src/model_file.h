@@ -3,25 +3,29 @@
  * \brief Binary files of sk-lda: the model file (what `sk-lda infer` loads and `train --resume` continues
  * from) and the topic-assignment (z) file; plus the resume that rebuilds a training model from the two.
  *
- * MODEL FILE (format version 1). All integers and floats little-endian, no padding:
+ * MODEL FILE (format versions 1 and 2). All integers and floats little-endian, no padding:
  * \verbatim
  *   offset  size     field
  *   0       8        magic, the bytes "SKLDAMOD"
- *   8       4        uint32 format version = 1
- *   12      4        uint32 flags: bit 0 set = a vocabulary follows; other bits 0
+ *   8       4        uint32 format version = 1, or 2 when the model has per-topic priors alpha_k
+ *   12      4        uint32 flags: bit 0 set = a vocabulary follows; bit 1 set = per-topic priors follow
+ *                    (set in version 2, always; 0 in version 1); other bits 0
  *   16      4        int32 K, number of topics, 1 .. SK_LDA_MAX_TOPICS
  *   20      4        int32 V, vocabulary size, >= 1
- *   24      8        float64 alpha (IEEE-754), finite and > 0
- *   32      8        float64 beta, finite and > 0
+ *   24      8        float64 alpha (IEEE-754), finite and > 0: the symmetric prior (the one the run started
+ *                    from when alpha_k follows)
+ *   32      8        float64 beta, finite and > 0 (the model's: the learnt one when its priors were learnt)
  *   40      8        uint64 iterations: training sweeps completed when the file was written
  *   48      8        uint64 seed of the run
  *   56      ...      vocabulary, only when flags bit 0: V entries, each a uint32 byte length L >= 1 then L
  *                    bytes of the word (no terminator; no NUL byte inside)
+ *   then    8 K      only when flags bit 1 (version 2): float64 alpha_k, k = 0 .. K-1, each finite and > 0
  *   then    4 V K    n_vk, int32 >= 0, V x K row-major (word v's K counts together)
  *   then    8 K      n_k, int64, n_k[k] = sum_v n_vk[v][k]
  *   then    4        CRC-32 (zlib crc32(), the ISO-HDLC / PNG polynomial) of every byte before it
  * \endverbatim
- * The file is exactly this long. Readers check, in this order and each with an error naming the file:
+ * The file is exactly this long. A model without per-topic priors is written as version 1, the bytes it
+ * always had; readers take both versions. Readers check, in this order and each with an error naming the file:
  * the magic ("not an sk-lda model file"), the CRC ("checksum mismatch (file is corrupt)"), the version
  * ("unsupported format version"), the flags and the sizes against the file length, every field's range,
  * and that n_k equals the column sums of n_vk. A file that passes the CRC but fails a later check was
@@ -57,6 +61,8 @@ extern "C" {
 
 /** \brief The model file's format version. */
 #define SK_LDA_MODEL_FILE_VERSION 1u
+/** \brief The model file's format version when it holds per-topic priors (flags bit 1). */
+#define SK_LDA_MODEL_FILE_VERSION_PRIORS 2u
 /** \brief The z file's format version. */
 #define SK_LDA_Z_FILE_VERSION 1u
 
@@ -76,6 +82,9 @@ typedef struct sk_lda_model_file {
   char **vocab;   /**< V NUL-terminated words, or NULL when the model has no vocabulary */
   int32_t *n_vk;  /**< V x K, row-major */
   int64_t *n_k;   /**< K */
+  /** K per-topic document-topic priors (version 2), or NULL: alpha for every topic (version 1). Owned when
+      read; only read by the writer. */
+  double *alpha_k;
 } sk_lda_model_file;
 
 /**
@@ -98,8 +107,8 @@ void sk_lda_model_file_free(sk_lda_model_file *mf);
 int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ex_error *err);
 
 /**
- * \brief Writes the model file of a training model after `iterations` sweeps: K, V, alpha, beta, seed and
- * the counts come from m, the vocabulary from `vocab`.
+ * \brief Writes the model file of a training model after `iterations` sweeps: K, V, alpha, beta, seed,
+ * alpha_k (version 2 when set) and the counts come from m, the vocabulary from `vocab`.
  * \param path the file.
  * \param m the training model.
  * \param vocab V words, or NULL for none (the training corpus of a split has none, its source corpus has).
@@ -156,7 +165,7 @@ int sk_lda_z_read(const char *path, int32_t **z_out, int64_t *num_tokens, int32_
  * Checks, each a clear error naming the file: V of the model file equals train->num_words; when both
  * `vocab` (the training vocabulary, may be NULL) and the file have a vocabulary, the words are equal; the
  * z file's K equals the model's and its T equals train->num_tokens; then m is initialised with the file's
- * K, alpha, beta and seed, its topics are set to z (sk_lda_model_set_z(), which rebuilds every count), and
+ * K, alpha, beta, seed and per-topic priors (alpha_k, when the file has them), its topics are set to z (sk_lda_model_set_z(), which rebuilds every count), and
  * the rebuilt n_vk and n_k must equal the file's exactly (else the files do not belong to this corpus, or
  * to each other).
  * A sweep's random numbers depend on (seed, sweep number, token), so the resumed run must go on with the

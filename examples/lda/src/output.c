@@ -117,12 +117,21 @@ int sk_lda_write_topics(const char *path, const int32_t *n_vk, const int64_t *n_
 int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
                             const int64_t *row_start, const int32_t *row_nnz, const int32_t *row_topic,
                             const int32_t *row_count, const int32_t *doc_ids, sk_ex_error *err) {
+  return sk_lda_write_doc_topics_priors(path, num_docs, num_topics, alpha, NULL, row_start, row_nnz, row_topic,
+                                        row_count, doc_ids, err);
+}
+
+int sk_lda_write_doc_topics_priors(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
+                                   const double *alpha_k, const int64_t *row_start, const int32_t *row_nnz,
+                                   const int32_t *row_topic, const int32_t *row_count, const int32_t *doc_ids,
+                                   sk_ex_error *err) {
   if (path == NULL || (num_docs > 0 && (row_start == NULL || row_nnz == NULL)))
     return sk_ex_fail(err, "write document topics: a pointer is NULL");
   if (num_topics < 1 || num_docs < 0)
     return sk_ex_fail(err, "%s: invalid sizes D = %d, K = %d", path, (int)num_docs, (int)num_topics);
   if (!(alpha > 0.0) || !isfinite(alpha))
     return sk_ex_fail(err, "%s: alpha %g must be finite and positive", path, alpha);
+  if (sk_lda_detail_check_alpha_k(alpha_k, num_topics, path, err) != 0) return 1;
   const int32_t K = num_topics;
   for (int32_t d = 0; d < num_docs; ++d) {
     if (row_nnz[d] < 0 || row_nnz[d] > K || (row_nnz[d] > 0 && (row_topic == NULL || row_count == NULL)))
@@ -135,17 +144,31 @@ int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topi
   }
   FILE *f = sk_ex_temp_create(path, err);
   if (f == NULL) return 1;
-  fprintf(f,
-          "# sk-lda document topics: doc_id k:theta_dk ... for n_dk > 0; K=%d alpha=%.17g; theta_dk = (n_dk + alpha) / "
-          "(n_d + K alpha); unlisted topics have alpha / (n_d + K alpha)\n",
-          (int)K, alpha);
+  const double asum = sk_lda_prior_alpha_sum(alpha_k, alpha, K);
+  if (alpha_k == NULL)
+    fprintf(f,
+            "# sk-lda document topics: doc_id k:theta_dk ... for n_dk > 0; K=%d alpha=%.17g; theta_dk = (n_dk + alpha) "
+            "/ (n_d + K alpha); unlisted topics have alpha / (n_d + K alpha)\n",
+            (int)K, alpha);
+  else
+    fprintf(f,
+            "# sk-lda document topics: doc_id k:theta_dk ... for n_dk > 0; K=%d per-topic alpha_k, sum_k alpha_k=%.17g; "
+            "theta_dk = (n_dk + alpha_k) / (n_d + sum_k alpha_k); unlisted topics have alpha_k / (n_d + sum_k "
+            "alpha_k)\n",
+            (int)K, asum);
   for (int32_t d = 0; d < num_docs; ++d) {
     const int32_t *tp = row_topic + row_start[d], *ct = row_count + row_start[d];
     int64_t n = 0;
     for (int32_t i = 0; i < row_nnz[d]; ++i) n += ct[i];
-    const double inv = 1.0 / ((double)n + (double)K * alpha);
     fprintf(f, "%d", (int)(doc_ids != NULL ? doc_ids[d] : d));
-    for (int32_t i = 0; i < row_nnz[d]; ++i) fprintf(f, " %d:%.6g", (int)tp[i], ((double)ct[i] + alpha) * inv);
+    if (alpha_k == NULL) {
+      const double inv = 1.0 / ((double)n + (double)K * alpha);
+      for (int32_t i = 0; i < row_nnz[d]; ++i) fprintf(f, " %d:%.6g", (int)tp[i], ((double)ct[i] + alpha) * inv);
+    } else {
+      const double inv = 1.0 / ((double)n + asum);
+      for (int32_t i = 0; i < row_nnz[d]; ++i)
+        fprintf(f, " %d:%.6g", (int)tp[i], ((double)ct[i] + alpha_k[tp[i]]) * inv);
+    }
     fputc('\n', f);
   }
   return sk_ex_temp_commit(f, path, err);
@@ -154,19 +177,25 @@ int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topi
 int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const int32_t *doc_ids,
                                   sk_ex_error *err) {
   if (m == NULL || m->z == NULL) return sk_ex_fail(err, "write document topics: model is NULL or not initialised");
-  return sk_lda_write_doc_topics(path, m->num_docs, m->num_topics, m->alpha, m->dk_start, m->dk_nnz, m->dk_topic,
-                                 m->dk_count, doc_ids, err);
+  return sk_lda_write_doc_topics_priors(path, m->num_docs, m->num_topics, m->alpha, m->alpha_k, m->dk_start, m->dk_nnz,
+                                        m->dk_topic, m->dk_count, doc_ids, err);
 }
 
 /* --- metrics CSV --------------------------------------------------------------------------------- */
 
 static const char sk_lda_metrics_header[] =
     "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,"
-    "device_bytes_peak\n";
-/* The header of the logs written before the time columns: such a log is continued with them added. */
+    "device_bytes_peak,alpha_sum,beta\n";
+/* The headers of the logs written before the time columns, and before the prior columns: such a log is
+   continued with the missing columns added, empty in its rows. */
 static const char sk_lda_metrics_header_v1[] = "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll\n";
-/* What a row of the old header gets: the six new fields, empty. */
-static const char sk_lda_metrics_empty_times[] = ",,,,,,";
+static const char sk_lda_metrics_header_v2[] =
+    "iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,"
+    "device_bytes_peak\n";
+/* What a row of an old header gets: the fields it lacks, empty (six time fields and two prior fields for
+   version 1, the two prior fields for version 2). */
+static const char sk_lda_metrics_empty_v1[] = ",,,,,,,,";
+static const char sk_lda_metrics_empty_v2[] = ",,";
 
 /* Appends n bytes to the log's text; 0 on success. */
 static int sk_lda_metrics_append(sk_lda_metrics_log *log, const char *s, size_t n) {
@@ -192,13 +221,12 @@ static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_ex_error *err) {
   return sk_ex_temp_commit_unsynced(f, log->path, err);
 }
 
-/* Appends an earlier five-column log's rows (the text after its header) with empty time columns. */
-static int sk_lda_metrics_append_v1_rows(sk_lda_metrics_log *log, const char *rows) {
+/* Appends an earlier log's rows (the text after its header), each with `pad` (its missing fields, empty). */
+static int sk_lda_metrics_append_old_rows(sk_lda_metrics_log *log, const char *rows, const char *pad) {
   while (*rows != '\0') {
     const char *end = strchr(rows, '\n');
     const size_t n = end != NULL ? (size_t)(end - rows) : strlen(rows);
-    if (sk_lda_metrics_append(log, rows, n) != 0 ||
-        sk_lda_metrics_append(log, sk_lda_metrics_empty_times, sizeof sk_lda_metrics_empty_times - 1) != 0 ||
+    if (sk_lda_metrics_append(log, rows, n) != 0 || sk_lda_metrics_append(log, pad, strlen(pad)) != 0 ||
         sk_lda_metrics_append(log, "\n", 1) != 0)
       return 1;
     rows += n + (end != NULL ? 1 : 0);
@@ -213,13 +241,16 @@ int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const cha
   memcpy(log->path, path, strlen(path) + 1);
   const int continued = text != NULL && text[0] != '\0';
   const int v1 = continued && strncmp(text, sk_lda_metrics_header_v1, sizeof sk_lda_metrics_header_v1 - 1) == 0;
-  if (continued && !v1 && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
+  const int v2 = continued && strncmp(text, sk_lda_metrics_header_v2, sizeof sk_lda_metrics_header_v2 - 1) == 0;
+  if (continued && !v1 && !v2 && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
     memset(log, 0, sizeof *log);
     return sk_ex_fail(err, "%s: the log to continue does not start with the metrics header", path);
   }
-  const char *start = continued && !v1 ? text : sk_lda_metrics_header;
+  const char *start = continued && !v1 && !v2 ? text : sk_lda_metrics_header;
+  const char *old_rows = v1 ? text + sizeof sk_lda_metrics_header_v1 - 1 : v2 ? text + sizeof sk_lda_metrics_header_v2 - 1 : NULL;
   if (sk_lda_metrics_append(log, start, strlen(start)) != 0 ||
-      (v1 && sk_lda_metrics_append_v1_rows(log, text + sizeof sk_lda_metrics_header_v1 - 1) != 0)) {
+      (old_rows != NULL &&
+       sk_lda_metrics_append_old_rows(log, old_rows, v1 ? sk_lda_metrics_empty_v1 : sk_lda_metrics_empty_v2) != 0)) {
     sk_lda_metrics_log_close(log);
     return sk_ex_fail(err, "%s: out of memory", path);
   }
@@ -239,8 +270,18 @@ static void sk_lda_metrics_seconds_field(char *buf, size_t cap, double v) {
 int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
                            double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
                            sk_ex_error *err) {
+  return sk_lda_metrics_log_row_priors(log, iteration, seconds, tokens_per_s, joint_ll_per_token, heldout_ll, times,
+                                       NULL, err);
+}
+
+int sk_lda_metrics_log_row_priors(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
+                                  double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
+                                  const sk_lda_metrics_priors *priors, sk_ex_error *err) {
   if (log == NULL || log->text == NULL) return sk_ex_fail(err, "metrics log: not open");
-  char joint[40] = "", heldout[40] = "", parts[5][40] = {"", "", "", "", ""}, bytes[32] = "", row[400];
+  char joint[40] = "", heldout[40] = "", parts[5][40] = {"", "", "", "", ""}, bytes[32] = "", row[480];
+  char asum[40] = "", beta[40] = "";
+  if (priors != NULL && !isnan(priors->alpha_sum)) snprintf(asum, sizeof asum, "%.17g", priors->alpha_sum);
+  if (priors != NULL && !isnan(priors->beta)) snprintf(beta, sizeof beta, "%.17g", priors->beta);
   if (!isnan(joint_ll_per_token)) snprintf(joint, sizeof joint, "%.17g", joint_ll_per_token);
   if (!isnan(heldout_ll)) snprintf(heldout, sizeof heldout, "%.17g", heldout_ll);
   if (times != NULL) {
@@ -248,8 +289,9 @@ int sk_lda_metrics_log_row(sk_lda_metrics_log *log, uint64_t iteration, double s
     for (int i = 0; i < 5; ++i) sk_lda_metrics_seconds_field(parts[i], sizeof parts[i], v[i]);
     if (times->device_bytes_peak > 0) snprintf(bytes, sizeof bytes, "%lld", (long long)times->device_bytes_peak);
   }
-  const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s\n", (unsigned long long)iteration,
-                         seconds, tokens_per_s, joint, heldout, parts[0], parts[1], parts[2], parts[3], parts[4], bytes);
+  const int n = snprintf(row, sizeof row, "%llu,%.6f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", (unsigned long long)iteration,
+                         seconds, tokens_per_s, joint, heldout, parts[0], parts[1], parts[2], parts[3], parts[4], bytes,
+                         asum, beta);
   if (n < 0 || (size_t)n >= sizeof row) return sk_ex_fail(err, "%s: a row does not fit", log->path);
   const size_t before = log->len;
   if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_ex_fail(err, "%s: out of memory", log->path);

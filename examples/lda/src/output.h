@@ -172,7 +172,31 @@ int sk_lda_write_doc_topics(const char *path, int32_t num_docs, int32_t num_topi
                             const int32_t *row_count, const int32_t *doc_ids, sk_ex_error *err);
 
 /**
- * \brief sk_lda_write_doc_topics() of a training model's documents (m->dk_*), alpha = m->alpha.
+ * \brief sk_lda_write_doc_topics() with per-topic document-topic priors: for alpha_k not NULL each listed
+ * topic has theta_dk = (n_dk + alpha_k[k]) / (n_d + A), A = sum_k alpha_k (sk_lda_prior_alpha_sum()), and
+ * the comment line states K and A ("K=.. per-topic alpha_k, sum_k alpha_k=.."; an unlisted topic has
+ * alpha_k / (n_d + A)). alpha_k NULL writes exactly sk_lda_write_doc_topics()'s bytes.
+ * \param path the file.
+ * \param num_docs the documents.
+ * \param num_topics K.
+ * \param alpha the symmetric document-topic prior (checked; used when alpha_k is NULL).
+ * \param alpha_k K per-topic priors (each finite and > 0), or NULL.
+ * \param row_start where each document's pairs start.
+ * \param row_nnz each document's number of pairs.
+ * \param row_topic the pairs' topics.
+ * \param row_count the pairs' counts.
+ * \param doc_ids each document's id, or NULL.
+ * \param err filled on failure, naming the file.
+ * \return 0 on success; non-zero as sk_lda_write_doc_topics(), or when a prior is not finite and positive.
+ */
+int sk_lda_write_doc_topics_priors(const char *path, int32_t num_docs, int32_t num_topics, double alpha,
+                                   const double *alpha_k, const int64_t *row_start, const int32_t *row_nnz,
+                                   const int32_t *row_topic, const int32_t *row_count, const int32_t *doc_ids,
+                                   sk_ex_error *err);
+
+/**
+ * \brief sk_lda_write_doc_topics_priors() of a training model's documents (m->dk_*) with its priors
+ * (m->alpha, m->alpha_k).
  * \param path the file.
  * \param m the training model.
  * \param doc_ids each document's id, or NULL.
@@ -188,18 +212,22 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
  * The header line is (one line)
  *
  *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,
- *     sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak
+ *     sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak,alpha_sum,beta
  *
  * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory and every
  * change rewrites PATH through a temporary name and a rename (no fsync: the file is small and a row
  * can be recomputed), so the file is readable while a run goes on, holds every finished row, and is
  * never half written, whenever the process is killed. Numbers: iteration as an unsigned integer,
  * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip), the five
- * time columns "%.6f", device_bytes_peak an integer; a value that is not known (NaN, e.g. held-out LL in
- * an iteration where it was not computed; a time column a sampler cannot measure) is an empty field.
+ * time columns "%.6f", device_bytes_peak an integer, alpha_sum and beta "%.17g" (the priors the row's
+ * sweep ended with: sum_k alpha_k and beta after that sweep's optimisation, hyper.h, or the fixed values;
+ * sk_lda_metrics_priors); a value that is not known (NaN, e.g. held-out LL in an iteration where it was
+ * not computed; a time column a sampler cannot measure; the priors of a row written without them) is an
+ * empty field.
  * What `seconds` means is the caller's choice (sk-lda train writes the training time, continued
- * across a resume). The first five columns come first and keep their order: readers that take columns
- * by position read the older five-column logs and these alike.
+ * across a resume). The first five columns come first and keep their order, and every later column was
+ * appended after those before it: readers that take columns by position read the older five- and
+ * eleven-column logs and these alike.
  */
 typedef struct sk_lda_metrics_log {
   char *text;  /**< the file's contents: the header and every row so far */
@@ -232,11 +260,20 @@ typedef struct sk_lda_metrics_times {
 } sk_lda_metrics_times;
 
 /**
+ * \brief The prior columns of a row (sk_lda_metrics_log_row_priors()).
+ */
+typedef struct sk_lda_metrics_priors {
+  double alpha_sum; /**< the sum of the document-topic priors (sk_lda_model_alpha_sum()); NaN: empty field */
+  double beta;      /**< the topic-word prior; NaN: empty field */
+} sk_lda_metrics_priors;
+
+/**
  * \brief Starts a log at PATH and writes it at once: with the header alone, or, when `text` is not NULL or
  * empty, with `text` (an earlier log's contents, which must start with the header: a resumed run
  * continues the rows its checkpoint kept).
  *
- * A log of the earlier five-column header is continued too, its rows given empty time columns.
+ * A log of an earlier header is continued too: the five-column one (its rows given empty time and prior
+ * columns) and the eleven-column one (its rows given empty prior columns).
  * \param log the log; zeroed on failure.
  * \param path the file (PATH).
  * \param text an earlier log's contents, or NULL or empty.
@@ -247,7 +284,25 @@ typedef struct sk_lda_metrics_times {
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err);
 
 /**
- * \brief Appends one row and rewrites the file.
+ * \brief Appends one row with its prior columns and rewrites the file.
+ * \param log the log.
+ * \param iteration the sweep.
+ * \param seconds the time column (the caller's choice).
+ * \param tokens_per_s the throughput.
+ * \param joint_ll_per_token the joint log-likelihood per token (NaN: not known).
+ * \param heldout_ll the held-out log-likelihood per token (NaN: not known).
+ * \param times the time and memory columns; may be NULL (its columns empty).
+ * \param priors the prior columns; may be NULL (its columns empty).
+ * \param err names the file on failure.
+ * \return 0 on success; non-zero on a NULL or closed log or a write error (err names the file); the row
+ *         is then not in the log.
+ */
+int sk_lda_metrics_log_row_priors(sk_lda_metrics_log *log, uint64_t iteration, double seconds, double tokens_per_s,
+                                  double joint_ll_per_token, double heldout_ll, const sk_lda_metrics_times *times,
+                                  const sk_lda_metrics_priors *priors, sk_ex_error *err);
+
+/**
+ * \brief sk_lda_metrics_log_row_priors() without the priors (their columns empty).
  * \param log the log.
  * \param iteration the sweep.
  * \param seconds the time column (the caller's choice).

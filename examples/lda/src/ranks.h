@@ -200,8 +200,9 @@ int sk_lda_ranks_mpi_end(int status);
  * \param out receives the sampler.
  * \param err filled on failure.
  * \return 0 on success; non-zero on NULL, a kind other than ESCA or AUTO, the exact sweep, device not a
- *         GPU, the inner sampler's or NCCL's failures (SK_LDA_SAMPLER_BUDGET_ERROR when the rank's share
- *         does not fit its GPU's budget).
+ *         GPU, a model with per-topic priors (m->alpha_k: the ranks take symmetric priors only, and their
+ *         sampler's ops say so in no_priors), the inner sampler's or NCCL's failures
+ *         (SK_LDA_SAMPLER_BUDGET_ERROR when the rank's share does not fit its GPU's budget).
  */
 int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sampler_request *req, sk_lda_model *m,
                                 const sk_lda_device *device, sk_lda_sampler **out, sk_ex_error *err);

@@ -153,6 +153,9 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
     return sk_ex_fail(err, "--gpus runs the fast GPU sweep only (not --device cpu, not --gpu-sweep exact)");
   if (ctx->num_ranks < 1 || ctx->num_ranks > SK_LDA_MAX_RANKS || ctx->rank < 0 || ctx->rank >= ctx->num_ranks)
     return sk_ex_fail(err, "ranks: rank %d of %d", ctx->rank, ctx->num_ranks);
+  if (m->alpha_k != NULL) /* the ranks' models and samplers take the symmetric priors only */
+    return sk_ex_fail(err, "--gpus trains with a symmetric alpha only; this run's priors were learnt "
+                           "(--optimize-every): continue it on one GPU or the CPU");
   ranked *r = (ranked *)calloc(1, sizeof *r);
   if (r == NULL) return sk_ex_fail(err, "ranks: out of host memory");
   r->ctx = *ctx;
@@ -193,6 +196,7 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
   r->ops.joint_ll = ranked_joint_ll;
   r->ops.heldout_ll = ranked_heldout_ll;
   r->ops.stats = ranked_stats;
+  r->ops.no_priors = "--gpus N trains with fixed symmetric priors (learning them needs one device: drop --gpus)";
   if (sk_lda_sampler_wrap(&r->ops, r, m, device, out, err) != 0) {
     r->stopped = 1;
     ranked_free(r);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "hyper.h"
 #include "metrics.h"
 #include "model_file.h"
 #include "output.h"
@@ -116,7 +117,9 @@ static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps,
   c.fingerprint = r->fingerprint;
   c.num_tokens = m->num_tokens;
   c.alpha = m->alpha;
-  c.beta = m->beta;
+  c.beta = r->start_beta; /* the run's; a learnt beta goes with alpha_k */
+  c.alpha_k = m->alpha_k;
+  c.prior_beta = m->beta;
   c.test_fraction = r->test_fraction;
   c.seed = m->seed;
   c.sweeps = sweeps;
@@ -158,8 +161,9 @@ static int write_outputs(const run_state *r, const sk_lda_split *split, const sk
     if (rc == 1) return 1;
     if (rc == 2) {
       char b[32], lim[32];
-      printf("theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; theta.txt "
-             "holds the same proportions, sparse\n",
+      sk_lda_run_say(r->o, SK_LDA_RUN_INFO,
+                     "theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; "
+                     "theta.txt holds the same proportions, sparse",
              (int)sk_lda_corpus_input_docs(&split->train), (int)m->num_topics,
              sk_ex_format_bytes(b, sizeof b, 4u * (uint64_t)sk_lda_corpus_input_docs(&split->train) *
                                                  (uint64_t)m->num_topics),
@@ -185,16 +189,17 @@ static int checkpoint_due(const run_state *r, int64_t it) {
 /* The host memory the run needs before the sampler's own, planned before any of it is taken: the split's
    copy of the corpus (4 bytes a token, 24 a document) and the model on the whole corpus (an upper bound of
    the model on its training part). A run that cannot fit is refused with both figures (exit 2). */
-static int check_host_memory(const sk_lda_run_options *o, const sk_lda_corpus *corpus, int32_t num_topics) {
+static int check_host_memory(const run_state *r, const sk_lda_corpus *corpus, int32_t num_topics) {
+  const sk_lda_run_options *o = r->o;
   uint64_t b_bytes = 0;
   const uint64_t model = sk_lda_model_host_bytes(corpus, num_topics, &b_bytes);
   const uint64_t split = 4u * (uint64_t)corpus->num_tokens + 24u * ((uint64_t)corpus->num_docs + 3u);
   const uint64_t need = model > UINT64_MAX - split ? UINT64_MAX : model + split;
   char b[32], c[32], d[32], why[160];
   if (!sk_ex_host_memory_refuses(need, why, sizeof why)) return 0;
-  fprintf(stderr,
-          "sk-lda train: %s with K = %d topics (D = %d documents, V = %d words, T = %lld tokens; the model %s, of "
-          "which B, V x K counts, %s; the train/test split %s) needs at least %s\n",
+  sk_lda_run_refuse(r, SK_EX_EXIT_USAGE,
+          "%s with K = %d topics (D = %d documents, V = %d words, T = %lld tokens; the model %s, of "
+          "which B, V x K counts, %s; the train/test split %s) needs at least %s",
           o->input_args != NULL ? o->input_args : "the corpus", (int)num_topics, (int)corpus->num_docs,
           (int)corpus->num_words, (long long)corpus->num_tokens, sk_ex_format_bytes(b, sizeof b, model),
           sk_ex_format_bytes(c, sizeof c, b_bytes), sk_ex_format_bytes(d, sizeof d, split), why);
@@ -209,31 +214,33 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   const uint64_t seed = resumed ? ck->seed : o->seed;
   r->test_fraction = resumed ? ck->test_fraction : o->test_fraction;
   r->sampler = resumed ? ck->sampler : o->sampler;
-  if (check_host_memory(o, corpus, resumed ? ck->num_topics : o->num_topics) != 0) return SK_EX_EXIT_USAGE;
-  if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return sk_lda_run_fail_usage("", &err);
+  if (check_host_memory(r, corpus, resumed ? ck->num_topics : o->num_topics) != 0) return SK_EX_EXIT_USAGE;
+  if (sk_lda_split_corpus(corpus, r->test_fraction, seed, split, &err) != 0) return sk_lda_run_fail_usage(r, "", &err);
   r->fingerprint = sk_lda_corpus_fingerprint(&split->train);
+  r->start_beta = resumed ? ck->beta : o->beta;
   if (!resumed) {
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
     if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
-      return sk_lda_run_fail_usage("", &err);
+      return sk_lda_run_fail_usage(r, "", &err);
     return SK_EX_EXIT_OK;
   }
   if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
       ck->num_words != split->train.num_words || ck->fingerprint != r->fingerprint) {
-    fprintf(stderr,
-            "sk-lda train: --resume %s: the checkpoint is of another corpus (%d documents, %lld tokens, %d words "
-            "to train on; this corpus and split give %d, %lld, %d%s)\n",
+    return sk_lda_run_refuse(r, SK_EX_EXIT_USAGE,
+            "--resume %s: the checkpoint is of another corpus (%d documents, %lld tokens, %d words "
+            "to train on; this corpus and split give %d, %lld, %d%s)",
             o->resume, (int)ck->num_docs, (long long)ck->num_tokens, (int)ck->num_words, (int)split->train.num_docs,
             (long long)split->train.num_tokens, (int)split->train.num_words,
             ck->num_docs == split->train.num_docs && ck->num_tokens == split->train.num_tokens &&
                     ck->num_words == split->train.num_words
                 ? ", but other words"
                 : "");
-    return SK_EX_EXIT_USAGE;
   }
+  /* Learnt priors before the sampler is made (a GPU sampler takes them at create). */
   if (sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err) != 0 ||
-      sk_lda_model_set_z(m, ck->z, &err) != 0)
-    return sk_lda_run_fail_usage("--resume: ", &err);
+      sk_lda_model_set_z(m, ck->z, &err) != 0 ||
+      (ck->alpha_k != NULL && sk_lda_model_set_priors(m, ck->alpha_k, ck->prior_beta, &err) != 0))
+    return sk_lda_run_fail_usage(r, "--resume: ", &err);
   r->seconds_before = ck->seconds;
   return SK_EX_EXIT_OK;
 }
@@ -245,118 +252,125 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
    perplexity of anything a user compares. */
 static double perplexity(double ll_per_token) { return exp(-ll_per_token); }
 
-/* Interrupted after sweep `done`: the outputs so far and a checkpoint, then how to resume. */
-static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sampler *s,
-                              uint64_t done) {
+/* Stopped after sweep `done` (a signal, or the progress hook): the outputs so far and a checkpoint, then
+   how to resume. */
+static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sampler *s, uint64_t done) {
   sk_lda_model *m = s->model;
-  const int sig = (int)sk_lda_run_signal;
-  const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-  const int status = sig == SIGTERM ? SK_LDA_EXIT_SIGTERM : SK_LDA_EXIT_SIGINT;
+  const int sig = r->stop;
+  const char *name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "stopped by the caller";
+  const int status = sig == SIGTERM ? SK_LDA_EXIT_SIGTERM : sig == SIGINT ? SK_LDA_EXIT_SIGINT : SK_LDA_EXIT_STOPPED;
+  sk_ex_error err;
   if (r->dir == NULL) {
-    fprintf(stderr, "sk-lda train: %s after sweep %llu of %lld; nothing saved (no --out)\n", name,
-            (unsigned long long)done, (long long)r->o->iters);
+    if (sk_lda_sampler_to_host(s, &err) != 0)
+      return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu: %s", name, (unsigned long long)done,
+                               err.message);
+    sk_lda_run_say(r->o, SK_LDA_RUN_WARNING, "%s after sweep %llu of %lld; nothing saved (no --out)", name,
+                   (unsigned long long)done, (long long)r->o->iters);
     return status;
   }
-  sk_ex_error err;
   if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
-      save_checkpoint(r, m, done, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s after sweep %llu, but saving failed: %s\n", name, (unsigned long long)done,
-            err.message);
-    return SK_EX_EXIT_RUNTIME;
-  }
-  fprintf(stderr,
-          "sk-lda train: %s after sweep %llu of %lld; saved %s (checkpoint and outputs so far)\n"
-          "  resume with: sk-lda train %s --resume %s --iters %lld\n",
-          name, (unsigned long long)done, (long long)r->o->iters, r->dir,
-          r->o->input_args != NULL ? r->o->input_args : "(the same input)", r->dir, (long long)r->o->iters);
+      save_checkpoint(r, m, done, &err) != 0)
+    return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu, but saving failed: %s", name,
+                             (unsigned long long)done, err.message);
+  sk_lda_run_say(r->o, SK_LDA_RUN_WARNING,
+                 "%s after sweep %llu of %lld; saved %s (checkpoint and outputs so far)\n"
+                 "  resume with: sk-lda train %s --resume %s --iters %lld",
+                 name, (unsigned long long)done, (long long)r->o->iters, r->dir,
+                 r->o->input_args != NULL ? r->o->input_args : "(the same input)", r->dir, (long long)r->o->iters);
   return status;
 }
 
 /* A checkpoint during the sweeps could not be written (a full disk, say): its temporary file is gone
    (sk_ex_files.h) and the last good checkpoint stays. Going on would spend sweeps that the same fault
    may keep from ever being saved, so the run stops and says what it keeps and how to go on. */
-static void say_checkpoint_failed(const run_state *r, int64_t it, const sk_ex_error *err) {
+static int say_checkpoint_failed(const run_state *r, int64_t it, const sk_ex_error *err) {
   const sk_lda_run_options *o = r->o;
   const char *input = o->input_args != NULL ? o->input_args : "(the same input)";
-  fprintf(stderr, "\nsk-lda train: %s: the checkpoint after sweep %lld could not be written: %s\n", r->dir,
-          (long long)it, err->message);
-  if (r->checkpoint_dir == NULL) {
-    fprintf(stderr,
-            "  the run stops; it had no checkpoint yet, so its %lld sweeps are lost: make room in %s, then run the "
-            "same command again (it starts the run anew)\n",
-            (long long)it, r->dir);
-    return;
-  }
+  if (r->checkpoint_dir == NULL)
+    return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME,
+                             "%s: the checkpoint after sweep %lld could not be written: %s\n"
+                             "  the run stops; it had no checkpoint yet, so its %lld sweeps are lost: make room in "
+                             "%s, then run the same command again (it starts the run anew)",
+                             r->dir, (long long)it, err->message, (long long)it, r->dir);
   const int elsewhere = !sk_lda_same_dir(r->checkpoint_dir, r->dir);
-  fprintf(stderr,
-          "  the run stops; its checkpoint after sweep %llu in %s is kept: make room in %s, then continue with: "
-          "sk-lda train %s --resume %s%s%s --iters %lld\n",
-          (unsigned long long)r->checkpoint_sweep, r->checkpoint_dir, r->dir, input, r->checkpoint_dir,
-          elsewhere ? " --out " : "", elsewhere ? r->dir : "", (long long)o->iters);
+  return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME,
+                           "%s: the checkpoint after sweep %lld could not be written: %s\n"
+                           "  the run stops; its checkpoint after sweep %llu in %s is kept: make room in %s, then "
+                           "continue with: sk-lda train %s --resume %s%s%s --iters %lld",
+                           r->dir, (long long)it, err->message, (unsigned long long)r->checkpoint_sweep,
+                           r->checkpoint_dir, r->dir, input, r->checkpoint_dir, elsewhere ? " --out " : "",
+                           elsewhere ? r->dir : "", (long long)o->iters);
+}
+
+/* The hook's view of the run after sweep `it`. */
+static int report_progress(run_state *r, const sk_lda_model *m, int64_t it, uint64_t done, int evaluate, double ll,
+                           double tps) {
+  const sk_lda_run_options *o = r->o;
+  if (o->hooks.progress == NULL) return 0;
+  const double elapsed = sk_ex_now() - r->start;
+  sk_lda_run_progress p;
+  p.sweep = it;
+  p.iters = o->iters;
+  p.tokens_per_second = tps;
+  p.eta_seconds = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
+  p.evaluated = evaluate;
+  p.joint_ll = ll;
+  p.alpha_sum = sk_lda_model_alpha_sum(m);
+  p.beta = m->beta;
+  return o->hooks.progress(&p, o->hooks.user);
 }
 
 /* The sweeps from done + 1 to o->iters. On return *last is the last sweep done and *ll the last joint
-   log-likelihood (NaN when none was computed). */
+   log-likelihood (NaN when none was computed); r->stop says why the sweeps ended early. */
 static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *last, double *ll, double *tps) {
   const sk_lda_run_options *o = r->o;
   const sk_lda_model *m = s->model;
-  const int tty = isatty(fileno(stderr));
   sk_ex_error err;
   *last = done;
   for (int64_t it = (int64_t)done + 1; it <= o->iters; ++it) {
     const double t0 = sk_ex_now();
-    if (sk_lda_sampler_sweep(s, (uint64_t)it, &err) != 0) {
-      fprintf(stderr, "\nsk-lda train: sweep %lld: %s\n", (long long)it, err.message);
-      return SK_EX_EXIT_RUNTIME;
-    }
+    if (sk_lda_sampler_sweep(s, (uint64_t)it, &err) != 0)
+      return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "sweep %lld: %s", (long long)it, err.message);
     const double secs = sk_ex_now() - t0;
     r->sweep_seconds += secs;
     if (it == (int64_t)done + 1) r->first_sweep_seconds = secs;
+    /* The priors learnt after the sweeps that the options name, a function of the sweep alone, so that a
+       resumed run learns them at the same sweeps. Counted as metrics time: it is not sampling. */
+    if (o->optimize_every > 0 && it >= o->optimize_burnin && it % o->optimize_every == 0) {
+      const double h0 = sk_ex_now();
+      if (sk_lda_sampler_optimize_priors(s, SK_LDA_HYPER_DEFAULT_ITERATIONS, &err) != 0)
+        return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "sweep %lld: learning the priors: %s", (long long)it,
+                                 err.message);
+      r->metrics_seconds += sk_ex_now() - h0;
+    }
     *tps = sk_lda_tokens_per_second(m->num_tokens, secs);
     *last = (uint64_t)it;
     const int evaluate = it == 1 || it == o->iters || (o->ll_every > 0 && it % o->ll_every == 0);
     if (evaluate) {
       /* On the sampler's device when it can (GPU ESCA): the model stays where it is. */
       const double m0 = sk_ex_now();
-      if (sk_lda_sampler_joint_ll(s, ll, &err) != 0) {
-        fprintf(stderr, "\nsk-lda train: sweep %lld: joint log-likelihood: %s\n", (long long)it, err.message);
-        return SK_EX_EXIT_RUNTIME;
-      }
+      if (sk_lda_sampler_joint_ll(s, ll, &err) != 0)
+        return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "sweep %lld: joint log-likelihood: %s", (long long)it,
+                                 err.message);
       r->metrics_seconds += sk_ex_now() - m0;
     }
     /* The last sweep's row waits for the held-out log-likelihood, computed after the loop. */
     sk_lda_metrics_times times;
     if (evaluate && it < o->iters && r->dir != NULL) {
       row_times(r, s, &times);
-      if (sk_lda_metrics_log_row(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &times, &err) != 0) {
-        fprintf(stderr, "\nsk-lda train: %s\n", err.message);
-        return SK_EX_EXIT_RUNTIME;
-      }
+      const sk_lda_metrics_priors pr = {sk_lda_model_alpha_sum(m), m->beta};
+      if (sk_lda_metrics_log_row_priors(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &times, &pr, &err) != 0)
+        return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
     }
-    const double elapsed = sk_ex_now() - r->start;
-    const double eta = elapsed / (double)(it - (int64_t)done) * (double)(o->iters - it);
-    if (tty) {
-      /* A resumed run may sweep before its first evaluation: no LL to show yet, rather than a NaN. */
-      char ll_text[80] = "";
-      if (!isnan(*ll)) snprintf(ll_text, sizeof ll_text, "  joint LL/token %.4f", *ll);
-      fprintf(stderr, "\rsweep %lld/%lld  %.3g M tokens/s%s  ETA %.0f s   ", (long long)it, (long long)o->iters,
-              *tps / 1e6, ll_text, eta);
-      if (it == o->iters) fputc('\n', stderr);
-    } else if (evaluate) {
-      printf("iteration %lld/%lld: %.3g M tokens/s, joint LL/token %.4f\n", (long long)it, (long long)o->iters,
-             *tps / 1e6, *ll);
-    }
+    if (report_progress(r, m, it, done, evaluate, *ll, *tps) != 0 && it < o->iters) r->stop = -1;
     r->since_checkpoint += sk_ex_now() - t0;
-    if (sk_lda_run_signal != 0 && it < o->iters) return SK_EX_EXIT_OK; /* the caller saves the run */
+    if (o->hooks.handle_signals && sk_lda_run_signal != 0 && r->stop == 0) r->stop = (int)sk_lda_run_signal;
+    if (r->stop != 0 && it < o->iters) return SK_EX_EXIT_OK; /* the caller saves the run */
     if (r->dir != NULL && it < o->iters && checkpoint_due(r, it)) {
-      if (sk_lda_sampler_to_host(s, &err) != 0) {
-        fprintf(stderr, "\nsk-lda train: checkpoint after sweep %lld: %s\n", (long long)it, err.message);
-        return SK_EX_EXIT_RUNTIME;
-      }
-      if (save_checkpoint(r, m, (uint64_t)it, &err) != 0) {
-        say_checkpoint_failed(r, it, &err);
-        return SK_EX_EXIT_RUNTIME;
-      }
+      if (sk_lda_sampler_to_host(s, &err) != 0)
+        return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "checkpoint after sweep %lld: %s", (long long)it,
+                                 err.message);
+      if (save_checkpoint(r, m, (uint64_t)it, &err) != 0) return say_checkpoint_failed(r, it, &err);
     }
   }
   return SK_EX_EXIT_OK;
@@ -364,54 +378,59 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
 
 /* The summary's split of this part's time per sweep (SaberLDA's Figure 9): each part in ms per sweep
    and in % of the part's wall time `secs`. A sampler that cannot split its sweeps shows them whole. */
-static void print_time_split(const run_state *r, const sk_lda_sampler *s, uint64_t sweeps, double secs) {
+static void say_time_split(const run_state *r, const sk_lda_sampler *s, uint64_t sweeps, double secs) {
+  const sk_lda_run_options *o = r->o;
   sk_lda_sampler_stats st;
   sk_lda_sampler_get_stats(s, &st);
   const double n = sweeps > 0 ? (double)sweeps : 1.0, whole = secs > 0 ? secs : 1.0;
   const char *names[5] = {"sampling", "B_hat and tables", "A rebuild", "B rebuild", "metrics"};
   const double parts[5] = {st.sample_seconds, st.tables_seconds, st.a_seconds, st.b_seconds, r->metrics_seconds};
-  printf("time per sweep:");
+  char line[1024];
+  int len = snprintf(line, sizeof line, "time per sweep:");
   if (st.sample_seconds < 0) /* the CPU samplers: the sweep as one part */
-    printf(" sweeps %.3f ms (%.1f%%),", 1e3 * r->sweep_seconds / n, 100.0 * r->sweep_seconds / whole);
-  for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5; ++i)
-    printf(" %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n, 100.0 * parts[i] / whole, i < 4 ? "," : "\n");
+    len += snprintf(line + len, sizeof line - (size_t)len, " sweeps %.3f ms (%.1f%%),", 1e3 * r->sweep_seconds / n,
+                    100.0 * r->sweep_seconds / whole);
+  for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5 && len > 0 && (size_t)len < sizeof line; ++i)
+    len += snprintf(line + len, sizeof line - (size_t)len, " %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n,
+                    100.0 * parts[i] / whole, i < 4 ? "," : "");
+  sk_lda_run_say(o, SK_LDA_RUN_INFO, "%s", line);
   if (sweeps > 1) /* the throughput without the first sweep's one-time costs and without the metrics */
-    printf("sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms\n",
-           1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
-           (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
-           1e3 * r->first_sweep_seconds);
+    sk_lda_run_say(o, SK_LDA_RUN_INFO, "sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms",
+                   1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
+                   (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
+                   1e3 * r->first_sweep_seconds);
   if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
-    printf("ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the slowest "
-           "rank included), %.1f MB of int32 a rank\n",
-           st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
+    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+                   "ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the "
+                   "slowest rank included), %.1f MB of int32 a rank",
+                   st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
   if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
-    printf("streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over PCIe; "
-           "prepared in %.2f s, %.2f GB of pinned host memory\n",
-           (long long)st.chunks, st.workers, 1e3 * st.wall_seconds / n, st.h2d_bytes / n / 1e9, st.d2h_bytes / n / 1e9,
-           st.prepare_seconds, (double)st.host_pinned_bytes / 1e9);
+    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+                   "streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over "
+                   "PCIe; prepared in %.2f s, %.2f GB of pinned host memory",
+                   (long long)st.chunks, st.workers, 1e3 * st.wall_seconds / n, st.h2d_bytes / n / 1e9,
+                   st.d2h_bytes / n / 1e9, st.prepare_seconds, (double)st.host_pinned_bytes / 1e9);
 }
 
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
-static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s,
-                      uint64_t done, double ll, double tps) {
+static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s, uint64_t done, double ll,
+                      double tps, double *heldout) {
+  const sk_lda_run_options *o = r->o;
   sk_ex_error err;
   sk_lda_model *m = s->model;
-  double heldout = NAN;
   const double m0 = sk_ex_now();
   if (split->test_heldout.num_tokens > 0 &&
       sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
-                                &heldout, &err) != 0) {
-    fprintf(stderr, "sk-lda train: held-out log-likelihood: %s\n", err.message);
-    return SK_EX_EXIT_RUNTIME;
-  }
+                                heldout, &err) != 0)
+    return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "held-out log-likelihood: %s", err.message);
   r->metrics_seconds += sk_ex_now() - m0;
   char heldout_text[160];
-  if (isnan(heldout))
+  if (isnan(*heldout))
     snprintf(heldout_text, sizeof heldout_text, "held-out LL not computed (no held-out tokens: --test-fraction %g)",
              r->test_fraction);
   else
-    snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", heldout,
-             perplexity(heldout), split->test_observed.num_docs);
+    snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", *heldout,
+             perplexity(*heldout), split->test_observed.num_docs);
   sk_lda_metrics_times times;
   row_times(r, s, &times);
   char device_text[80] = "";
@@ -419,43 +438,40 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
   const double secs = sk_ex_now() - r->start;
   const uint64_t sweeps = done - r->sweeps_before;
-  printf("done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s\n", (long long)sweeps, secs, ll,
-         heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
-  print_time_split(r, s, sweeps, secs);
-  if (r->dir == NULL) { /* the caller may read the model (--demo) */
+  sk_lda_run_say(o, SK_LDA_RUN_INFO, "done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s",
+                 (long long)sweeps, secs, ll, heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
+  say_time_split(r, s, sweeps, secs);
+  if (r->dir == NULL) { /* the caller may read the model (--demo, the library) */
     if (sk_lda_sampler_to_host(s, &err) == 0) return SK_EX_EXIT_OK;
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_EX_EXIT_RUNTIME;
+    return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
   }
-  printf("checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)\n", r->checkpoints, r->checkpoint_seconds,
-         secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
+  sk_lda_run_say(o, SK_LDA_RUN_INFO, "checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)", r->checkpoints,
+                 r->checkpoint_seconds, secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
   /* The last row's clock stops before the model is copied to the host (a GPU sampler's B, A and z), which
      is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
      them again. */
-  if (sk_lda_metrics_log_row(&r->log, done, run_seconds(r), tps, ll, heldout, &times, &err) != 0 ||
+  const sk_lda_metrics_priors pr = {sk_lda_model_alpha_sum(m), m->beta};
+  if (sk_lda_metrics_log_row_priors(&r->log, done, run_seconds(r), tps, ll, *heldout, &times, &pr, &err) != 0 ||
       sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
-      save_checkpoint(r, m, done, &err) != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return SK_EX_EXIT_RUNTIME;
-  }
-  printf("wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s\n", r->dir, SK_LDA_CHECKPOINT_FILE,
-         r->o->save_z ? ", z.bin" : "");
+      save_checkpoint(r, m, done, &err) != 0)
+    return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
+  sk_lda_run_say(o, SK_LDA_RUN_INFO, "wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s",
+                 r->dir, SK_LDA_CHECKPOINT_FILE, o->save_z ? ", z.bin" : "");
   return SK_EX_EXIT_OK;
 }
 
 /* The device resolved, the sampler chosen from the table (sampler.h) and created: this rank's decorator
    when the run has ranks (ranks.h), which makes its GPU ESCA sampler from the table itself. r->sampler
    becomes the kind that runs (what the checkpoints record); why gets the choice's reason. Returns an exit
-   status, the error said on stderr. */
+   status, the error in r->error. */
 static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model *m, sk_lda_sampler **s, char *why,
                          const char **note) {
   sk_lda_device device;
   sk_ex_error err;
   const int resolved = sk_lda_device_resolve(&o->device, r->sampler, &device, note, &err);
-  if (resolved != 0) {
-    fprintf(stderr, "sk-lda train: %s\n", err.message);
-    return resolved == SK_LDA_DEVICE_CONTRADICTS ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
-  }
+  if (resolved != 0)
+    return sk_lda_run_refuse(r, resolved == SK_LDA_DEVICE_CONTRADICTS ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME, "%s",
+                             err.message);
   const sk_lda_sampler_request req = {r->sampler, o->gpu_exact, &o->samplers, NULL};
   int made = 0;
   if (o->ranks != NULL) {
@@ -469,21 +485,38 @@ static int start_sampler(const sk_lda_run_options *o, run_state *r, sk_lda_model
       snprintf(why, sizeof choice.why, "%s", choice.why);
     }
   }
+  if (made == 0 && o->optimize_every > 0 && sk_lda_sampler_priors_supported(*s, &err) != 0) {
+    sk_lda_sampler_destroy(*s);
+    *s = NULL;
+    return sk_lda_run_refuse(r, SK_EX_EXIT_USAGE, "--optimize-every: %s", err.message);
+  }
   if (made == 0) return SK_EX_EXIT_OK;
-  fprintf(stderr, "sk-lda train: %s\n", err.message);
-  return made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME;
+  return sk_lda_run_refuse(r, made == SK_LDA_SAMPLER_BUDGET_ERROR ? SK_EX_EXIT_USAGE : SK_EX_EXIT_RUNTIME, "%s",
+                           err.message);
 }
 
-int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m) {
+/* What a run holds until it returns. */
+static int end_run(run_state *r, sk_lda_sampler *s, int status) {
+  sk_lda_sampler_destroy(s);
+  sk_lda_metrics_log_close(&r->log);
+  sk_lda_run_dir_lock_release(&r->lock);
+  free_own_vocab(r);
+  return status;
+}
+
+int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m,
+                     sk_lda_run_result *result, sk_ex_error *error) {
   sk_lda_checkpoint ck;
   memset(&ck, 0, sizeof ck);
   run_state r;
   memset(&r, 0, sizeof r);
   r.o = o;
+  r.error = error;
   r.dir = o->out != NULL ? o->out : o->resume;
   r.lock.fd = -1;
   r.checkpoint_dir = o->resume;
   r.vocab = corpus->vocab;
+  if (result != NULL) result->sweeps = 0, result->joint_ll = NAN, result->heldout_ll = NAN;
   int status = SK_EX_EXIT_OK;
   /* The folder's lock before anything is read from it or written to it, so that a second writer is
      refused before it reads a checkpoint that the first is about to replace. One process: taken here
@@ -496,7 +529,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
     if (o->ranks == NULL)
       status = sk_lda_run_lock_dir(o, &r);
     else if (sk_lda_run_dir_in_use(r.dir, &holder))
-      status = sk_lda_run_fail_in_use(r.dir, holder);
+      status = sk_lda_run_fail_in_use(error, r.dir, holder);
   }
   if (status == SK_EX_EXIT_OK && o->resume != NULL) status = sk_lda_run_read_resume_checkpoint(o, &r, &ck);
   r.checkpoint_sweep = ck.sweeps;
@@ -512,56 +545,57 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   if (status == SK_EX_EXIT_OK) status = start_sampler(o, &r, m, &s, why, &note);
   if (status == SK_EX_EXIT_OK && o->ranks != NULL && o->ranks->rank != 0) { /* a rank that serves rank 0 */
     sk_lda_checkpoint_free(&ck);
-    if (sk_lda_ranks_serve(s, &err) != 0) {
-      fprintf(stderr, "sk-lda train: %s\n", err.message);
-      status = SK_EX_EXIT_RUNTIME;
-    }
-    sk_lda_sampler_destroy(s);
-    free_own_vocab(&r);
-    return status;
+    if (sk_lda_ranks_serve(s, &err) != 0) status = sk_lda_run_refuse(&r, SK_EX_EXIT_RUNTIME, "%s", err.message);
+    return end_run(&r, s, status);
   }
   const double prep2 = sk_ex_now();
   if (status == SK_EX_EXIT_OK) status = sk_lda_run_prepare_dir(o, &r, &ck);
   const uint64_t done = ck.sweeps;
   r.sweeps_before = done;
   sk_lda_checkpoint_free(&ck);
-  if (status != SK_EX_EXIT_OK) {
-    sk_lda_sampler_destroy(s);
-    sk_lda_metrics_log_close(&r.log);
-    sk_lda_run_dir_lock_release(&r.lock);
-    free_own_vocab(&r);
-    return status;
-  }
-  if (note != NULL) fprintf(stderr, "sk-lda train: %s\n", note);
+  if (status != SK_EX_EXIT_OK) return end_run(&r, s, status);
+  if (note != NULL) sk_lda_run_say(o, SK_LDA_RUN_WARNING, "%s", note);
   if (r.restarted)
-    printf("%s: the run there stopped before its first checkpoint (no checkpoint, no model: nothing is lost); "
-           "starting it again\n",
-           r.dir);
-  if (done > 0) printf("resuming after sweep %llu of %s\n", (unsigned long long)done, o->resume);
-  printf("training: %d documents (%d held out), %d words, %lld tokens, K = %d, alpha = %g, beta = %g, %s%s%s%s, "
-         "seed %llu\n",
-         split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens, m->num_topics,
-         m->alpha, m->beta, s->ops->description, why[0] ? " [" : "", why, why[0] ? "]" : "", (unsigned long long)m->seed);
-  printf("prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s\n", prep2 - prep0, prep1 - prep0,
-         prep2 - prep1);
+    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+                   "%s: the run there stopped before its first checkpoint (no checkpoint, no model: nothing is lost); "
+                   "starting it again",
+                   r.dir);
+  if (done > 0) sk_lda_run_say(o, SK_LDA_RUN_INFO, "resuming after sweep %llu of %s", (unsigned long long)done, o->resume);
+  char alpha_text[64];
+  if (m->alpha_k != NULL) /* a resumed run's learnt priors */
+    snprintf(alpha_text, sizeof alpha_text, "alpha learnt (sum %g)", sk_lda_model_alpha_sum(m));
+  else
+    snprintf(alpha_text, sizeof alpha_text, "alpha = %g", m->alpha);
+  char optimize_text[96] = "";
+  if (o->optimize_every > 0)
+    snprintf(optimize_text, sizeof optimize_text, ", priors learnt every %lld sweeps from sweep %lld",
+             (long long)o->optimize_every,
+             (long long)(o->optimize_burnin > o->optimize_every
+                             ? (o->optimize_burnin + o->optimize_every - 1) / o->optimize_every * o->optimize_every
+                             : o->optimize_every));
+  sk_lda_run_say(o, SK_LDA_RUN_INFO,
+                 "training: %d documents (%d held out), %d words, %lld tokens, K = %d, %s, beta = %g%s, "
+                 "%s%s%s%s, seed %llu",
+                 split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens,
+                 m->num_topics, alpha_text, m->beta, optimize_text, s->ops->description, why[0] ? " [" : "", why,
+                 why[0] ? "]" : "", (unsigned long long)m->seed);
+  sk_lda_run_say(o, SK_LDA_RUN_INFO, "prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s",
+                 prep2 - prep0, prep1 - prep0, prep2 - prep1);
   /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */
   r.checkpoint_cost = (100.0 + 4.0 * (double)m->num_tokens) / 200e6;
   signal_state signals;
-  signals_install(&signals);
+  if (o->hooks.handle_signals) signals_install(&signals);
   r.start = sk_ex_now();
   uint64_t last = done;
-  double ll = NAN, tps = 0.0;
+  double ll = NAN, tps = 0.0, heldout = NAN;
   status = sweep_loop(&r, s, done, &last, &ll, &tps);
   if (status == SK_EX_EXIT_OK) {
     if ((int64_t)last < o->iters)
       status = finish_interrupted(&r, split, s, last);
     else
-      status = finish_run(&r, split, s, last, ll, tps);
+      status = finish_run(&r, split, s, last, ll, tps, &heldout);
   }
-  signals_restore(&signals);
-  sk_lda_sampler_destroy(s);
-  sk_lda_metrics_log_close(&r.log);
-  sk_lda_run_dir_lock_release(&r.lock);
-  free_own_vocab(&r);
-  return status;
+  if (o->hooks.handle_signals) signals_restore(&signals);
+  if (result != NULL) result->sweeps = last, result->joint_ll = ll, result->heldout_ll = heldout;
+  return end_run(&r, s, status);
 }

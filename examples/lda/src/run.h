@@ -28,9 +28,10 @@
  * an uninterrupted run writes (metrics.csv's clock columns aside: seconds, tokens/s and the time
  * split). SIGINT and SIGTERM finish the current sweep, write a checkpoint and the outputs so far, say
  * how to resume, and return 130 / 143; a second signal stops at once (the last checkpoint stays).
- * Progress goes to stderr on a terminal (one line, rewritten) and otherwise to stdout as one line per
- * evaluated sweep, flushed line by line.
- * Threading: one run per process (the signal handlers are process-wide).
+ * The run prints nothing itself: its report lines, its progress after every sweep and its errors go to
+ * the caller (sk_lda_run_hooks, the error argument), so that the library (sk_lda.h) is silent unless
+ * asked and the CLI prints what it always printed.
+ * Threading: one run per process when it handles signals (the handlers are process-wide).
  */
 #ifndef SK_LDA_RUN_H
 #define SK_LDA_RUN_H
@@ -53,6 +54,44 @@ extern "C" {
 #define SK_LDA_EXIT_SIGINT 130
 /** \brief Exit status of sk-lda (and of sk_lda_run_train()): interrupted by SIGTERM. */
 #define SK_LDA_EXIT_SIGTERM 143
+
+/** \brief Status of sk_lda_run_train(): the progress hook asked to stop; the run was saved as on SIGINT. */
+#define SK_LDA_EXIT_STOPPED 3
+
+/** \brief Levels of the run's report lines (sk_lda_run_hooks::log). */
+enum {
+  SK_LDA_RUN_INFO = 0,   /**< the plan, the summary, the time split: the CLI prints them on stdout */
+  SK_LDA_RUN_WARNING = 1 /**< a note or fallback that does not stop the run: the CLI prints them on stderr */
+};
+
+/** \brief Where a run is after a sweep (sk_lda_run_hooks::progress). */
+typedef struct sk_lda_run_progress {
+  int64_t sweep;            /**< the sweep just done, 1-based */
+  int64_t iters;            /**< the sweeps of the run in all */
+  double tokens_per_second; /**< this sweep's */
+  double eta_seconds;       /**< the time left, from this part's sweeps so far */
+  int evaluated;            /**< joint_ll was computed after this sweep */
+  double joint_ll;          /**< the last joint log-likelihood per token (NaN: none yet) */
+  double alpha_sum;         /**< the sum of the document-topic priors now */
+  double beta;              /**< the topic-word prior now */
+} sk_lda_run_progress;
+
+/** \brief What the caller of sk_lda_run_train() hears; zeroed: nothing, and no signal handlers. */
+typedef struct sk_lda_run_hooks {
+  /** After every sweep, or NULL; non-zero: stop after this sweep (saved as on SIGINT, status SK_LDA_EXIT_STOPPED). */
+  int (*progress)(const sk_lda_run_progress *p, void *user);
+  /** One report line (no newline; a line that starts with two spaces continues the one before), or NULL. */
+  void (*log)(int level, const char *line, void *user);
+  void *user;         /**< passed to progress and log */
+  int handle_signals; /**< SIGINT / SIGTERM finish the sweep and save the run (SK_LDA_EXIT_SIGINT / SIGTERM) */
+} sk_lda_run_hooks;
+
+/** \brief What a run ends with, besides its status. */
+typedef struct sk_lda_run_result {
+  uint64_t sweeps;   /**< the sweeps done, a resumed run's earlier ones included */
+  double joint_ll;   /**< the last joint log-likelihood per token (NaN: none) */
+  double heldout_ll; /**< the held-out log-likelihood per token (NaN: none) */
+} sk_lda_run_result;
 
 /** \brief --checkpoint-every's default: pick the interval from measured times (see sk_lda_run_options). */
 #define SK_LDA_CHECKPOINT_AUTO (-1)
@@ -82,6 +121,8 @@ typedef struct sk_lda_run_options {
   sk_lda_sampler_options samplers; /**< every sampler's knobs (zeroed: the defaults) */
   int64_t iters;        /**< sweeps in all, counting those of a resumed run (default 100) */
   int64_t ll_every;     /**< joint log-likelihood every N sweeps, and at the first and last (default 10) */
+  int64_t optimize_every;  /**< learn an asymmetric alpha and a symmetric beta every N sweeps (0: fixed priors) */
+  int64_t optimize_burnin; /**< no optimisation before this sweep */
   /** Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the
       default): whenever the sweeps since the last one took 50 times what writing one takes (measured;
       before the first, estimated at 200 MB/s), so checkpoints cost at most about 2% of the run. */
@@ -102,6 +143,7 @@ typedef struct sk_lda_run_options {
       run up to the sampler (split, model, resume); rank 0 then runs it on, the other ranks serve rank 0
       (sk_lda_ranks_serve()) and return without writing anything. */
   const sk_lda_rank_context *ranks;
+  sk_lda_run_hooks hooks; /**< progress, report lines, signals (zeroed: silent) */
 } sk_lda_run_options;
 
 /**
@@ -116,15 +158,16 @@ void sk_lda_run_options_default(sk_lda_run_options *o);
  * second writer is turned away at once. It only looks (the lock is taken by sk_lda_run_train()), so a
  * folder taken meanwhile is still refused there.
  * \param o the options.
+ * \param err filled when the folder is in use.
  * \return SK_EX_EXIT_OK when no other process writes the folder (or there is none); SK_EX_EXIT_USAGE,
- *         with the message on stderr naming the folder and the holder's process id, when one does.
+ *         with the message naming the folder and the holder's process id, when one does.
  */
-int sk_lda_run_check_in_use(const sk_lda_run_options *o);
+int sk_lda_run_check_in_use(const sk_lda_run_options *o, sk_ex_error *err);
 
 /**
- * \brief Runs training on `corpus` (read by the caller) as `o` says, printing progress and the summary.
+ * \brief Runs training on `corpus` (read by the caller) as `o` says, reporting through o->hooks.
  *
- * Every error is one line on stderr naming the file or option.
+ * Every error is one message in `err` naming the file or option (the CLI prints it after "sk-lda train: ").
  * \param o the options.
  * \param corpus the corpus, read by the caller.
  * \param split must be zeroed; it is filled and the caller frees it (sk_lda_split_free()) after using it,
@@ -135,9 +178,13 @@ int sk_lda_run_check_in_use(const sk_lda_run_options *o);
  *         checkpoint, or an out folder that is refused, in use by another process or not writable (all
  *         found before the first sweep);
  *         SK_EX_EXIT_RUNTIME for a failure during the run (device, memory, I/O); SK_LDA_EXIT_SIGINT /
- *         SK_LDA_EXIT_SIGTERM when interrupted.
+ *         SK_LDA_EXIT_SIGTERM when interrupted, SK_LDA_EXIT_STOPPED when the progress hook stopped it (the
+ *         model in m is then the last sweep's, on the host).
+ * \param result receives the sweeps and the last log-likelihoods (also when stopped), or NULL.
+ * \param err filled on failure (not for the interruptions, which are reported through the hooks).
  */
-int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m);
+int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_split *split, sk_lda_model *m,
+                     sk_lda_run_result *result, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  * Internal to sk_lda_run_train() (run.h): the state of one run, and the part that deals with its folder and
  * what it resumes from (run_folder.c: the lock, the checkpoint read and checked against the options, the
  * folder prepared, the vocabulary of a resumed run). run.c holds the rest: the model, the sweeps, the
- * checkpoints and the outputs. Every function returns an exit status and says its refusal on stderr.
+ * checkpoints and the outputs. Every function returns an exit status and puts its refusal in r->error.
  */
 #ifndef SK_LDA_RUN_STATE_H
 #define SK_LDA_RUN_STATE_H
@@ -41,12 +41,28 @@ typedef struct run_state {
   char *const *vocab;         /* the run's vocabulary: the corpus's, else a resumed checkpoint's; or NULL */
   char **own_vocab;           /* the checkpoint's, when vocab is it: own_vocab_count words, freed at the end */
   int32_t own_vocab_count;
+  sk_ex_error *error;         /* the caller's: where the run's error goes */
+  int stop;                   /* why the sweeps stopped early: a signal's number, or -1 the progress hook */
+  double start_beta;          /* the run's starting beta (the checkpoint's check), whatever beta is learnt */
 } run_state;
 
-/* "sk-lda train: WHAT<err's message>" on stderr; returns SK_EX_EXIT_USAGE. */
-int sk_lda_run_fail_usage(const char *what, const sk_ex_error *err);
-/* The refusal of a folder that another process (holder, 0 when unknown) writes; returns SK_EX_EXIT_USAGE. */
-int sk_lda_run_fail_in_use(const char *dir, long holder);
+/* Puts the message in r->error; returns status. */
+int sk_lda_run_refuse(const run_state *r, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* One report line (or several, split at newlines) to o->hooks.log at `level`; nothing when it is NULL. */
+void sk_lda_run_say(const sk_lda_run_options *o, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "WHAT<cause's message>" in r->error; returns SK_EX_EXIT_USAGE. */
+int sk_lda_run_fail_usage(const run_state *r, const char *what, const sk_ex_error *cause);
+/* The refusal of a folder that another process (holder, 0 when unknown) writes, in err; returns
+   SK_EX_EXIT_USAGE. */
+int sk_lda_run_fail_in_use(sk_ex_error *err, const char *dir, long holder);
 /* Takes r->dir's lock for this process, before anything is written there. */
 int sk_lda_run_lock_dir(const sk_lda_run_options *o, run_state *r);
 /* Reads the checkpoint of o->resume and checks it against the options the user gave. */

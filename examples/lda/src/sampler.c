@@ -63,7 +63,7 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
     return sk_ex_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);
   resolved->kind = SK_LDA_DEVICE_CPU;
   if (note != NULL) {
-    snprintf(fallback, sizeof fallback, "--device auto: %s; training on the CPU", why.message);
+    snprintf(fallback, sizeof fallback, "--device auto: %.560s; training on the CPU", why.message);
     *note = fallback;
   }
   return 0;
@@ -113,6 +113,46 @@ int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, 
   if (s->ops->heldout_ll != NULL) return s->ops->heldout_ll(s, observed, heldout, fold_in_iters, ll_per_token, err);
   if (sk_lda_sampler_to_host(s, err) != 0) return 1;
   return sk_lda_heldout_ll(s->model, observed, heldout, fold_in_iters, s->device.threads, ll_per_token, err);
+}
+
+/* --- priors (--optimize-every) ------------------------------------------------------------------- */
+
+int sk_lda_sampler_priors_supported(const sk_lda_sampler *s, sk_ex_error *err) {
+  if (s == NULL) return sk_ex_fail(err, "--optimize-every: sampler is NULL");
+  if (s->ops->no_priors != NULL) return sk_ex_fail(err, "--optimize-every: %s", s->ops->no_priors);
+  return 0;
+}
+
+int sk_lda_sampler_set_priors(sk_lda_sampler *s, const double *alpha_k, double beta, sk_ex_error *err) {
+  if (s == NULL || s->model == NULL) return sk_ex_fail(err, "set priors: sampler is NULL");
+  if (s->ops->no_priors != NULL && (alpha_k != NULL || beta != s->model->beta))
+    return sk_ex_fail(err, "set priors: %s", s->ops->no_priors);
+  if (sk_lda_model_set_priors(s->model, alpha_k, beta, err) != 0) return 1;
+  return s->ops->set_priors != NULL ? s->ops->set_priors(s, err) : 0;
+}
+
+int sk_lda_sampler_prior_stats(sk_lda_sampler *s, sk_lda_hyper_stats *out, sk_ex_error *err) {
+  if (out != NULL) memset(out, 0, sizeof *out);
+  if (s == NULL || out == NULL) return sk_ex_fail(err, "prior histograms: sampler or result is NULL");
+  if (s->ops->prior_stats != NULL) return s->ops->prior_stats(s, out, err);
+  if (sk_lda_sampler_to_host(s, err) != 0) return 1;
+  return sk_lda_hyper_stats_from_model(s->model, out, err);
+}
+
+int sk_lda_sampler_optimize_priors(sk_lda_sampler *s, int iterations, sk_ex_error *err) {
+  if (s == NULL || s->model == NULL) return sk_ex_fail(err, "optimise priors: sampler is NULL");
+  if (iterations < 1) return sk_ex_fail(err, "optimise priors: %d iterations", iterations);
+  if (sk_lda_sampler_priors_supported(s, err) != 0) return 1;
+  const sk_lda_model *m = s->model;
+  sk_lda_hyper_stats st;
+  if (sk_lda_sampler_prior_stats(s, &st, err) != 0) return 1;
+  double *alpha_k = (double *)malloc((size_t)m->num_topics * sizeof *alpha_k), beta = 0.0;
+  int rc = alpha_k == NULL ? sk_ex_fail(err, "optimise priors: out of memory (K = %d)", (int)m->num_topics)
+                           : sk_lda_hyper_learn(m, &st, iterations, alpha_k, &beta, err);
+  if (rc == 0) rc = sk_lda_sampler_set_priors(s, alpha_k, beta, err);
+  free(alpha_k);
+  sk_lda_hyper_stats_free(&st);
+  return rc;
 }
 
 void sk_lda_sampler_get_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {

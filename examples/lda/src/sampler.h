@@ -21,8 +21,16 @@
  *           resident GPU samplers: on the device, gpu/metrics_gpu.h), so that an evaluation needs no
  *           to_host; absent, the seam brings the model to the host and computes them there;
  *   stats   (optional) where the sweeps' time went and the device memory held;
+ *   prior_stats (optional) the integer histograms of the current counts that the prior optimiser reads
+ *           (hyper.h), counted where the counts are (the resident GPU samplers: on the device); absent,
+ *           the seam brings the model to the host and counts them there;
+ *   set_priors (optional) takes the model's priors (alpha_k, beta) after they changed (a GPU sampler
+ *           copies them to its device; absent: the sampler reads the model at every sweep);
  *   destroy releases the sampler's scratch (never the model).
  * \endverbatim
+ * sk_lda_sampler_optimize_priors() is the one entry point of --optimize-every: histograms, Minka's fixed
+ * points, the new priors into the model and the sampler. A sampler that cannot take per-topic priors says
+ * so in its ops' no_priors (sk_lda_sampler_priors_supported()).
  *
  * The ranks of a multi-GPU run (ranks.h) wrap a GPU ESCA sampler as a decorator; the wrapped sampler
  * gets the rank's link (sk_lda_rank_link) at create and nothing else about the ranks.
@@ -38,6 +46,7 @@
 
 #include "corpus.h"
 #include "gpu/gpu_counts.h"
+#include "hyper.h"
 #include "model.h"
 #include "sampler_options.h"
 
@@ -139,6 +148,15 @@ typedef struct sk_lda_sampler_ops {
   int (*heldout_ll)(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout, int fold_in_iters,
                     double *ll_per_token, sk_ex_error *err);
   void (*stats)(const sk_lda_sampler *s, sk_lda_sampler_stats *out); /**< fills *out; NULL: nothing known */
+  /** sk_lda_hyper_stats_from_model() of the sampler's current counts, bit for bit; NULL: to_host, then on
+      the host. */
+  int (*prior_stats)(sk_lda_sampler *s, sk_lda_hyper_stats *out, sk_ex_error *err);
+  /** Takes the model's priors (m->alpha_k, m->beta) for the sweeps and metrics that follow; NULL: the
+      sampler reads them from the model whenever it needs them (the CPU samplers). */
+  int (*set_priors)(sk_lda_sampler *s, sk_ex_error *err);
+  /** NULL: the sampler honours per-topic priors and a changed beta; else why it cannot (one line, for
+      --optimize-every's message). */
+  const char *no_priors;
 } sk_lda_sampler_ops;
 
 /** \brief A sampler: its operations, the model it works on (borrowed), its device and its own state. */
@@ -423,6 +441,57 @@ int sk_lda_sampler_joint_ll(sk_lda_sampler *s, double *ll_per_token, sk_ex_error
  */
 int sk_lda_sampler_heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
                               int fold_in_iters, double *ll_per_token, sk_ex_error *err);
+
+/**
+ * \brief Whether the sampler can take per-topic priors and a learnt beta (--optimize-every): every sampler
+ * of the table can; the ranks of a multi-GPU run (ranks.h) cannot.
+ * \param s the sampler.
+ * \param err when it cannot: "--optimize-every: " and why (its ops' no_priors).
+ * \return 0 when it can; non-zero (err filled) when it cannot or s is NULL.
+ */
+int sk_lda_sampler_priors_supported(const sk_lda_sampler *s, sk_ex_error *err);
+
+/**
+ * \brief Sets the priors of the sampler's model (sk_lda_model_set_priors(): alpha_k copied, NULL for the
+ * symmetric alpha) and hands them to the sampler (its set_priors), for every sweep and metric that follows.
+ * \param s the sampler.
+ * \param alpha_k K per-topic priors (each finite and > 0), or NULL.
+ * \param beta the topic-word prior, finite and > 0.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on NULL, a value out of range (nothing changed), a sampler that cannot take
+ *         per-topic priors or another beta (sk_lda_sampler_priors_supported(); nothing changed), or what its
+ *         set_priors reports (the model then has the new priors, the sampler may not: stop the run).
+ */
+int sk_lda_sampler_set_priors(sk_lda_sampler *s, const double *alpha_k, double beta, sk_ex_error *err);
+
+/**
+ * \brief The histograms of the sampler's current counts (hyper.h), bit for bit those of
+ * sk_lda_hyper_stats_from_model() on the model after to_host: with the sampler's prior_stats (the resident
+ * GPU samplers: an integer-histogram kernel over the device counts; gpu/hyper_gpu.h) or to_host and the
+ * host.
+ * \param s the sampler.
+ * \param out receives the histograms; free with sk_lda_hyper_stats_free().
+ * \param err filled on failure.
+ * \return 0 on success, non-zero on failure.
+ */
+int sk_lda_sampler_prior_stats(sk_lda_sampler *s, sk_lda_hyper_stats *out, sk_ex_error *err);
+
+/**
+ * \brief --optimize-every's step: the histograms of the current counts (sk_lda_sampler_prior_stats()), at
+ * most `iterations` iterations of each of Minka's fixed points from the model's priors (sk_lda_hyper_learn():
+ * alpha_k from m->alpha_k, or m->alpha for every topic, beta from m->beta), then the learnt alpha_k and beta
+ * into the model and the sampler (sk_lda_sampler_set_priors()). The next sweep draws with them.
+ *
+ * Deterministic: the same counts give the same priors on every device (the histograms are integers; the
+ * fixed points run on the host). Cost: the histograms (a GPU sampler copies 4 K SK_LDA_HYPER_DENSE + 8 K +
+ * 1 KiB and its tails back), O(iterations (K SK_LDA_HYPER_DENSE + tails)) on the host.
+ * \param s the sampler.
+ * \param iterations the most fixed-point iterations of each prior (>= 1; SK_LDA_HYPER_DEFAULT_ITERATIONS).
+ * \param err filled on failure.
+ * \return 0 on success; non-zero on NULL, iterations < 1, a sampler that cannot take the priors (nothing
+ *         changed), or a failure of the histograms, the fixed points or set_priors.
+ */
+int sk_lda_sampler_optimize_priors(sk_lda_sampler *s, int iterations, sk_ex_error *err);
 
 /**
  * \brief Fills *out with the sampler's statistics (sk_lda_sampler_stats): -1 seconds and 0 bytes where the

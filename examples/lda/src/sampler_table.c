@@ -23,7 +23,7 @@ static int cgs_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
 }
 
 static const sk_lda_sampler_ops cgs_ops = {"cgs", "serial collapsed Gibbs (CPU)", cgs_sweep, NULL, NULL,
-                                           NULL, NULL, NULL};
+                                           NULL, NULL, NULL, NULL, NULL, NULL};
 
 static int esca_sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   return sk_lda_esca_sweep(s->model, (sk_lda_esca_tables *)s->state, iteration, s->device.threads, err);
@@ -35,7 +35,7 @@ static void esca_destroy(sk_lda_sampler *s) {
 }
 
 static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_sweep, NULL, esca_destroy,
-                                            NULL, NULL, NULL};
+                                            NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* Host memory is not budgeted: a CPU sampler always fits. */
 static int cpu_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,

@@ -18,8 +18,9 @@ static int sk_lda_alloc_corpus(sk_lda_corpus *c, int32_t docs, int32_t words, in
   return c->doc_offsets != NULL && c->tokens != NULL;
 }
 
-int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint64_t seed, sk_lda_split *out,
-                        sk_ex_error *err) {
+/* The split; all_test: every document is a test document (no shuffle of the documents). */
+static int split_impl(const sk_lda_corpus *source, double test_fraction, int all_test, uint64_t seed, sk_lda_split *out,
+                      sk_ex_error *err) {
   if (out == NULL) return sk_ex_fail(err, "split: output is NULL");
   memset(out, 0, sizeof *out);
   if (source == NULL) return sk_ex_fail(err, "split: corpus is NULL");
@@ -30,6 +31,7 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
   const int32_t D = source->num_docs;
   int32_t num_test = (int32_t)floor(test_fraction * (double)D + 0.5);
   if (num_test > D - 1) num_test = D > 0 ? D - 1 : 0;
+  if (all_test) num_test = D;
 
   int32_t *perm = (int32_t *)malloc((size_t)(D > 0 ? D : 1) * sizeof *perm);
   unsigned char *is_test = (unsigned char *)calloc((size_t)(D > 0 ? D : 1), 1);
@@ -39,7 +41,8 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
     return sk_ex_fail(err, "split: out of memory");
   }
   for (int32_t d = 0; d < D; ++d) perm[d] = d;
-  for (int32_t i = 0; i < num_test; ++i) {
+  for (int32_t i = 0; all_test && i < D; ++i) is_test[i] = 1;
+  for (int32_t i = 0; !all_test && i < num_test; ++i) {
     const int32_t j =
         i + sk_lda_detail_uniform_index(sk_rng_uniform_f64(seed, SK_LDA_STREAM_SPLIT_DOCS, (uint64_t)i), D - i);
     const int32_t tmp = perm[i];
@@ -162,6 +165,15 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
     return sk_ex_fail(err, "split: out of memory");
   }
   return 0;
+}
+
+int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint64_t seed, sk_lda_split *out,
+                        sk_ex_error *err) {
+  return split_impl(source, test_fraction, 0, seed, out, err);
+}
+
+int sk_lda_split_halves(const sk_lda_corpus *source, uint64_t seed, sk_lda_split *out, sk_ex_error *err) {
+  return split_impl(source, 0.0, 1, seed, out, err);
 }
 
 void sk_lda_split_free(sk_lda_split *split) {

@@ -58,6 +58,17 @@ int sk_lda_split_corpus(const sk_lda_corpus *source, double test_fraction, uint6
                         sk_ex_error *err);
 
 /**
+ * \brief Cuts every document of `source` in two as sk_lda_split_corpus() cuts its test documents (the same
+ * draws): for scoring new documents by document completion (sk_lda.h's sklda_score()). out->train is empty.
+ * \param source the corpus.
+ * \param seed the key of the draws.
+ * \param out receives the halves (free with sk_lda_split_free()); zeroed on failure.
+ * \param err filled on failure.
+ * \return 0 on success; non-zero as sk_lda_split_corpus().
+ */
+int sk_lda_split_halves(const sk_lda_corpus *source, uint64_t seed, sk_lda_split *out, sk_ex_error *err);
+
+/**
  * \brief Frees what a split owns and zeroes it; NULL or a zeroed split is fine.
  * \param split the split.
  */

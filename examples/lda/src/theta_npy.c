@@ -13,6 +13,7 @@ typedef struct {
   float *test_theta;   /* test documents x K: the held-out documents' rows */
   int64_t next_train;  /* the first training document not yet written */
   int64_t next_test;   /* the first test document not yet written */
+  double alpha_sum;    /* sk_lda_model_alpha_sum() */
 } theta_rows;
 
 /* The fold-in's visit: the held-out document's row from its observed half's counts. */
@@ -20,11 +21,17 @@ static void keep_test_row(void *p, int32_t d, int32_t *ndk, double *cum, const i
                           const double *inv) {
   theta_rows *r = (theta_rows *)p;
   const int32_t K = r->m->num_topics;
-  const double alpha = r->m->alpha, norm = 1.0 / ((double)n_obs + (double)K * alpha);
+  const double alpha = r->m->alpha, *alpha_k = r->m->alpha_k;
   float *row = r->test_theta + (size_t)d * (size_t)K;
   (void)cum;
   (void)inv;
-  for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha) * norm);
+  if (alpha_k == NULL) {
+    const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
+    for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha) * norm);
+  } else {
+    const double norm = 1.0 / ((double)n_obs + r->alpha_sum);
+    for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha_k[k]) * norm);
+  }
   for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
 }
 
@@ -41,18 +48,61 @@ static int make_rows(const void *ctx, int64_t first, int64_t count, float *out) 
     if (r->next_train < train->num_docs && sk_lda_corpus_input_doc(train, (int32_t)r->next_train) == doc) {
       const int32_t d = (int32_t)r->next_train++;
       const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
-      const double norm = 1.0 / ((double)n + (double)K * m->alpha);
-      const float base = (float)(m->alpha * norm);
-      for (int32_t k = 0; k < K; ++k) row[k] = base;
-      for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
-        const int64_t s = m->dk_start[d] + j;
-        row[m->dk_topic[s]] = (float)(((double)m->dk_count[s] + m->alpha) * norm);
+      if (m->alpha_k == NULL) {
+        const double norm = 1.0 / ((double)n + (double)K * m->alpha);
+        const float base = (float)(m->alpha * norm);
+        for (int32_t k = 0; k < K; ++k) row[k] = base;
+        for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
+          const int64_t s = m->dk_start[d] + j;
+          row[m->dk_topic[s]] = (float)(((double)m->dk_count[s] + m->alpha) * norm);
+        }
+      } else {
+        const double norm = 1.0 / ((double)n + r->alpha_sum);
+        for (int32_t k = 0; k < K; ++k) row[k] = (float)(m->alpha_k[k] * norm);
+        for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
+          const int64_t s = m->dk_start[d] + j;
+          const int32_t k = m->dk_topic[s];
+          row[k] = (float)(((double)m->dk_count[s] + m->alpha_k[k]) * norm);
+        }
       }
     } else if (r->next_test < test->num_docs && sk_lda_corpus_input_doc(test, (int32_t)r->next_test) == doc) {
       memcpy(row, r->test_theta + (size_t)r->next_test * (size_t)K, (size_t)K * sizeof *row);
       ++r->next_test;
     } else {
-      for (int32_t k = 0; k < K; ++k) row[k] = 1.0f / (float)K; /* no tokens: the prior's mean */
+      if (m->alpha_k == NULL) {
+        for (int32_t k = 0; k < K; ++k) row[k] = 1.0f / (float)K; /* no tokens: the prior's mean */
+      } else {
+        for (int32_t k = 0; k < K; ++k) row[k] = (float)(m->alpha_k[k] / r->alpha_sum);
+      }
+    }
+  }
+  return 0;
+}
+
+/* Starts r for the model: the held-out documents folded in, their rows kept. `what` names the output in
+   messages. */
+static int theta_rows_begin(theta_rows *r, const sk_lda_model *m, const sk_lda_split *split, int threads,
+                            const char *what, sk_ex_error *err) {
+  const int64_t K = m->num_topics;
+  const int32_t num_test = split->test_observed.num_docs;
+  memset(r, 0, sizeof *r);
+  r->m = m;
+  r->split = split;
+  r->alpha_sum = sk_lda_model_alpha_sum(m);
+  r->test_theta = (float *)malloc((size_t)(num_test > 0 ? num_test : 1) * (size_t)K * sizeof *r->test_theta);
+  if (r->test_theta == NULL)
+    return sk_ex_fail(err, "%s: out of memory for %d held-out documents' rows", what, (int)num_test);
+  if (num_test > 0) {
+    const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
+    const sk_lda_corpus *obs = &split->test_observed;
+    int64_t max_len = 0;
+    for (int32_t d = 0; d < num_test; ++d)
+      if (obs->doc_offsets[d + 1] - obs->doc_offsets[d] > max_len) max_len = obs->doc_offsets[d + 1] - obs->doc_offsets[d];
+    if (sk_lda_detail_fold_in_docs(&view, m->alpha_k, obs, max_len, SK_LDA_DEFAULT_FOLDIN_ITERS, threads,
+                                   keep_test_row, r) != 0) {
+      free(r->test_theta);
+      r->test_theta = NULL;
+      return sk_ex_fail(err, "%s: out of memory for the held-out documents' fold-in", what);
     }
   }
   return 0;
@@ -61,27 +111,18 @@ static int make_rows(const void *ctx, int64_t first, int64_t count, float *out) 
 int sk_lda_write_theta_npy(const char *path, const sk_lda_model *m, const sk_lda_split *split, int threads,
                            uint64_t max_bytes, sk_ex_error *err) {
   const int64_t D = sk_lda_corpus_input_docs(&split->train), K = m->num_topics;
-  const int32_t num_test = split->test_observed.num_docs;
   theta_rows r;
-  int rc;
   if ((uint64_t)D * (uint64_t)K > max_bytes / 4u) return 2;
-  memset(&r, 0, sizeof r);
-  r.m = m;
-  r.split = split;
-  r.test_theta = (float *)malloc((size_t)(num_test > 0 ? num_test : 1) * (size_t)K * sizeof *r.test_theta);
-  if (r.test_theta == NULL) return sk_ex_fail(err, "%s: out of memory for %d held-out documents' rows", path, (int)num_test);
-  if (num_test > 0) {
-    const sk_lda_counts_view view = {m->num_topics, m->num_words, m->alpha, m->beta, m->seed, m->n_vk, m->n_k};
-    const sk_lda_corpus *obs = &split->test_observed;
-    int64_t max_len = 0;
-    for (int32_t d = 0; d < num_test; ++d)
-      if (obs->doc_offsets[d + 1] - obs->doc_offsets[d] > max_len) max_len = obs->doc_offsets[d + 1] - obs->doc_offsets[d];
-    if (sk_lda_detail_fold_in_docs(&view, obs, max_len, SK_LDA_DEFAULT_FOLDIN_ITERS, threads, keep_test_row, &r) != 0) {
-      free(r.test_theta);
-      return sk_ex_fail(err, "%s: out of memory for the held-out documents' fold-in", path);
-    }
-  }
-  rc = sk_ex_write_npy_f32_rows(path, D, K, make_rows, &r, err);
+  if (theta_rows_begin(&r, m, split, threads, path, err) != 0) return 1;
+  const int rc = sk_ex_write_npy_f32_rows(path, D, K, make_rows, &r, err);
   free(r.test_theta);
   return rc != 0 ? 1 : 0;
+}
+
+int sk_lda_theta_fill(const sk_lda_model *m, const sk_lda_split *split, int threads, float *out, sk_ex_error *err) {
+  theta_rows r;
+  if (theta_rows_begin(&r, m, split, threads, "theta", err) != 0) return 1;
+  make_rows(&r, 0, sk_lda_corpus_input_docs(&split->train), out);
+  free(r.test_theta);
+  return 0;
 }

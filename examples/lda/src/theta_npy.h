@@ -10,6 +10,9 @@
  *   fixed), so its row is the theta that scored its held-out half;
  * - a document with no tokens (a UCI docID with no entry line, a text line with no word, a held-out document
  *   whose observed half is empty): the prior's mean, 1/K in every column.
+ * With per-topic priors (m->alpha_k set), alpha_k takes alpha's place and sk_lda_model_alpha_sum() K
+ * alpha's: theta_dk = (n_dk + alpha_k) / (n_d + sum_k alpha_k), and an empty document's row is
+ * alpha_k / sum_k alpha_k.
  * The file is written a block of rows at a time (sk_ex_write_npy_f32_rows()): memory O(test documents x K).
  *
  * Errors: 0 on success, 1 with err filled, 2 when D x K x 4 bytes exceed `max_bytes` (nothing written; the
@@ -43,6 +46,17 @@ extern "C" {
  */
 int sk_lda_write_theta_npy(const char *path, const sk_lda_model *m, const sk_lda_split *split, int threads,
                            uint64_t max_bytes, sk_ex_error *err);
+
+/**
+ * \brief The rows theta.npy holds, into a caller's array (the library's sklda_model_theta()).
+ * \param m the model (m->corpus is split->train).
+ * \param split the split the run trained on.
+ * \param threads OpenMP threads of the fold-in (0: all).
+ * \param out receives sk_lda_corpus_input_docs(&split->train) x K floats, row-major.
+ * \param err filled on failure (memory).
+ * \return 0, or 1 with err filled.
+ */
+int sk_lda_theta_fill(const sk_lda_model *m, const sk_lda_split *split, int threads, float *out, sk_ex_error *err);
 
 #ifdef __cplusplus
 }

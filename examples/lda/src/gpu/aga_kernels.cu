@@ -32,7 +32,7 @@ __global__ void dt_dnt_kernel(aga_params p, int32_t first_doc) {
     atomicAdd(dt + p.z[t], 1);
   __syncthreads();
   for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
-    dnt[k] = ((float)dt[k] + p.alpha) / p.nt_den[k];
+    dnt[k] = ((float)dt[k] + (p.alpha_k != nullptr ? p.alpha_k[k] : p.alpha)) / p.nt_den[k];
 }
 
 // A token's weights: (WT[v,k] + beta) DNT[d,k], its own count out of DT and NT at its old topic. WT is
@@ -86,7 +86,8 @@ __global__ void aga_panel_kernel(aga_params p, int32_t first_doc, int32_t first_
       my_r = p.local[pos];
       my_old = p.z[my_t];
       my_u = sk_rng_uniform_f32(p.seed, p.iteration, (uint64_t)my_t);
-      my_own = ((float)(p.dt[(size_t)my_d * (size_t)K + (size_t)my_old] - 1) + p.alpha) / (p.nt_den[my_old] - 1.0f);
+      const float a_old = p.alpha_k != nullptr ? p.alpha_k[my_old] : p.alpha;
+      my_own = ((float)(p.dt[(size_t)my_d * (size_t)K + (size_t)my_old] - 1) + a_old) / (p.nt_den[my_old] - 1.0f);
     }
     int32_t my_new = my_old;
     for (int j = 0; j < count; ++j) {

@@ -3,7 +3,8 @@
 //
 // Per mini-batch (documents processed in sequence):
 //   1. dnt:    for each document d of the mini-batch, DT[d] counted from z, and
-//              DNT[d,k] = (DT[d,k] + alpha) / (NT[k] + V beta), NT as the mini-batch starts: the division
+//              DNT[d,k] = (DT[d,k] + alpha) / (NT[k] + V beta) (alpha_k in place of alpha with per-topic
+//              priors, here and below), NT as the mini-batch starts: the division
 //              leaves the inner loop (the paper's Algorithm 4). nt_start[k] = NT[k] is kept beside it.
 //   2. panels: one block per column panel keeps the panel's rows of WT (= B) in shared memory; a warp
 //              per token: the token's old topic k0 is taken out of WT (shared atomic) and NT (the
@@ -48,6 +49,7 @@ struct aga_params {
   float *nt_den;               // K: nt_start[k] + V beta (float), as the mini-batch starts
   int32_t num_topics;
   float alpha, beta, vbeta;
+  const float *alpha_k;        // K per-topic priors (float), or NULL: alpha for every topic
   uint64_t seed, iteration;
   int planted_bug;             // tests only (aga_testing.h): 1 leaves the old topic in WT (a count not decremented)
 };

@@ -147,6 +147,7 @@ int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   p.nt_den = a->nt_den;
   p.num_topics = st.num_topics;
   p.alpha = (float)st.alpha;
+  p.alpha_k = state_alpha_f(st);
   p.beta = (float)st.beta;
   p.vbeta = (float)st.vbeta;
   p.seed = st.seed;

@@ -142,10 +142,22 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
     if (item >= p.num_items) break;
     const int32_t v = p.item_word[item];
     const int32_t *b_row = p.b + (size_t)v * (size_t)K;
-    for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
-      w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
-    __syncthreads();
-    sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
+    if (p.alpha_k == nullptr) {
+      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
+        w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
+      __syncthreads();
+      sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
+    } else {
+      // The tree over alpha_k w[k]; then w itself for the sparse part (the tree never reads its weights
+      // again, and the build ends with a barrier).
+      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
+        w[k] = p.alpha_k[k] * (((float)b_row[k] + p.beta) * p.inv[k]);
+      __syncthreads();
+      sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
+      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
+        w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
+      __syncthreads();
+    }
     const dense_part dense{tree, sk_wary_tree_load_top_f32(tree)};
     const float dense_total = sk_wary_tree_top_total_f32(dense.top);
     // The item's groups in equal runs of consecutive groups, one run per warp.

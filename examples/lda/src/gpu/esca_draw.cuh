@@ -9,6 +9,9 @@
 //   x    = u (S + Q), u = sk_rng_uniform_f64(seed, i, t)    in double, as the CPU's x
 //   x < S: the pair whose running sum first exceeds x (sk_warp_sample_prefix_by_f32)
 //   else:  the leaf of the tree where (x - S) / alpha falls (sk_wary_tree_search_top_f32)
+// With per-topic priors (alpha_k) the tree is built over alpha_k w[k] (float), so Q is its total and the
+// leaf is where x - S falls: alpha is 1 in the two lines above, as the CPU's tables of alpha_k B_hat
+// (esca.h); the sparse part keeps w itself, written over the tree's weights once the tree is built.
 // Every token's draw reads only the previous sweep's counts and its own u, so the topics do not
 // depend on the order, the launch shape or the scheduling; B for the next sweep is counted with
 // integer atomics as the topics are drawn (n_k is summed from them by the epilogue, gpu_state.cuh).
@@ -41,6 +44,7 @@ struct draw_params {
   int32_t num_topics;
   float alpha, beta;
   double alpha_d;
+  const float *alpha_k;  // K per-topic priors (float), or NULL: alpha for every topic (then alpha = 1 above)
   uint64_t seed, iteration;
   // The corpus position of the plan's token 0: a streamed chunk's plan and z are local to the chunk,
   // and token t of it draws the uniform of token token_base + t (0 when the whole corpus is resident; a
@@ -49,16 +53,19 @@ struct draw_params {
 };
 
 // The fields of p that come from the model and the sweep, not from the tokens' plan: B, inv, the next
-// B, K, the priors (alpha in float and double), the RNG's seed and sweep, a block's row size. The plan,
-// A, z, the scheduler's counter, the scratch rows and token_base are the caller's.
+// B, K, the priors (alpha in float and double, or the per-topic alpha_k: then alpha is 1), the RNG's seed
+// and sweep, a block's row size. The plan, A, z, the scheduler's counter, the scratch rows and token_base
+// are the caller's.
 inline void draw_set_model(draw_params *p, const int32_t *b, const float *inv, int32_t *b_next,
-                           size_t row_floats, int32_t num_topics, double alpha, double beta, uint64_t seed,
-                           uint64_t iteration) {
+                           size_t row_floats, int32_t num_topics, double alpha, const float *alpha_k, double beta,
+                           uint64_t seed, uint64_t iteration) {
   p->b = b;
   p->inv = inv;
   p->b_next = b_next;
   p->row_floats = row_floats;
   p->num_topics = num_topics;
+  p->alpha_k = alpha_k;
+  if (alpha_k != NULL) alpha = 1.0;  // alpha_k is inside the tree's weights
   p->alpha = (float)alpha;
   p->beta = (float)beta;
   p->alpha_d = alpha;

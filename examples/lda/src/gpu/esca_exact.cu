@@ -51,7 +51,7 @@ int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   lda_state &st = x->base.state;
   if (sweep_start(&x->base, err) != 0) return 1;
   SK_EX_CUDA_TRY(exact_inv_launch(st.n_k, st.num_topics, st.vbeta, x->inv, 0), "computing inv");
-  SK_EX_CUDA_TRY(exact_tables_launch(st.b, x->inv, st.num_words, st.num_topics, st.beta, x->cum, 0),
+  SK_EX_CUDA_TRY(exact_tables_launch(st.b, x->inv, state_alpha(st), st.num_words, st.num_topics, st.beta, x->cum, 0),
                   "building the word tables");
   if (sweep_mark(&x->base, 1, err) != 0) return 1;
   exact_draw_params p;
@@ -67,7 +67,7 @@ int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   p.num_tokens = st.num_tokens;
   p.num_docs = st.num_docs;
   p.num_topics = st.num_topics;
-  p.alpha = st.alpha;
+  p.alpha = st.asymmetric ? 1.0 : st.alpha; /* per-topic priors are in the word tables, as esca.c */
   p.beta = st.beta;
   p.seed = st.seed;
   p.iteration = iteration;

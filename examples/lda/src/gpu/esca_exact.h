@@ -6,7 +6,8 @@
  *
  * Device bytes: gpu_state.cuh's state without the float inverse (z, offsets, A, B and its next counts,
  * n_k, the segmented count's workspace), the tokens (4 T), 1 / (n_k + V beta) in double (8 K) and the
- * word tables (8 V K). The corpus must be resident: it does not stream.
+ * word tables (8 V K); with per-topic priors the state's 20 K bytes of them (gpu_state.cuh), and the
+ * word tables are then running sums of alpha_k B_hat (esca.h). The corpus must be resident: it does not stream.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h).
  */

@@ -13,17 +13,25 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
-// One thread per word: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
-__global__ void word_table_kernel(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
-                                  double beta, double *cum) {
+// One thread per word: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table(), or
+// of alpha_k[k] ((B[v,k] + beta) inv[k]), as sk_lda_esca_word_table_prior().
+__global__ void word_table_kernel(const int32_t *b, const double *inv, const double *alpha_k, int32_t num_words,
+                                  int32_t num_topics, double beta, double *cum) {
   const int32_t v = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
   if (v >= num_words) return;
   const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
   double *cum_row = cum + (size_t)v * (size_t)num_topics;
   double s = 0.0;
-  for (int32_t k = 0; k < num_topics; ++k) {
-    s = __dadd_rn(s, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
-    cum_row[k] = s;
+  if (alpha_k == nullptr) {
+    for (int32_t k = 0; k < num_topics; ++k) {
+      s = __dadd_rn(s, __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k]));
+      cum_row[k] = s;
+    }
+  } else {
+    for (int32_t k = 0; k < num_topics; ++k) {
+      s = __dadd_rn(s, __dmul_rn(alpha_k[k], __dmul_rn(__dadd_rn((double)b_row[k], beta), inv[k])));
+      cum_row[k] = s;
+    }
   }
 }
 
@@ -90,10 +98,11 @@ cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, 
   return topic_inverse_f64_launch(n_k, num_topics, vbeta, inv, stream);  // the one kernel of topic_inverse.cuh
 }
 
-cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
-                                double beta, double *cum, cudaStream_t stream) {
+cudaError_t exact_tables_launch(const int32_t *b, const double *inv, const double *alpha_k, int32_t num_words,
+                                int32_t num_topics, double beta, double *cum, cudaStream_t stream) {
   if (num_words == 0) return cudaSuccess;
-  word_table_kernel<<<blocks_for(num_words), kThreads, 0, stream>>>(b, inv, num_words, num_topics, beta, cum);
+  word_table_kernel<<<blocks_for(num_words), kThreads, 0, stream>>>(b, inv, alpha_k, num_words, num_topics, beta,
+                                                                     cum);
   return cudaGetLastError();
 }
 

@@ -28,7 +28,7 @@ struct exact_draw_params {
   int32_t *z;
   int64_t num_tokens;
   int32_t num_docs, num_topics;
-  double alpha, beta;
+  double alpha, beta;  // alpha is 1 with per-topic priors (they are in the word tables)
   uint64_t seed, iteration;
 };
 
@@ -36,9 +36,11 @@ struct exact_draw_params {
 cudaError_t exact_inv_launch(const unsigned long long *n_k, int32_t num_topics, double vbeta, double *inv,
                              cudaStream_t stream);
 
-// The word tables: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table().
-cudaError_t exact_tables_launch(const int32_t *b, const double *inv, int32_t num_words, int32_t num_topics,
-                                double beta, double *cum, cudaStream_t stream);
+// The word tables: cum_v[k] = running sum of (B[v,k] + beta) inv[k], as sk_lda_esca_word_table(); with
+// per-topic priors (alpha_k not NULL) of alpha_k[k] ((B[v,k] + beta) inv[k]), as
+// sk_lda_esca_word_table_prior() (the draw's alpha is then 1).
+cudaError_t exact_tables_launch(const int32_t *b, const double *inv, const double *alpha_k, int32_t num_words,
+                                int32_t num_topics, double beta, double *cum, cudaStream_t stream);
 
 // One draw per token, in place in z, as sk_lda_esca_draw().
 cudaError_t exact_draw_launch(const exact_draw_params &p, cudaStream_t stream);

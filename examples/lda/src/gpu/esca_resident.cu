@@ -98,8 +98,8 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   p.a_offsets = st.a_offsets;
   p.a_topic = st.a_topic;
   p.a_count = st.a_count;
-  draw_set_model(&p, st.b, st.inv, st.b_next, r->shape.row_floats, st.num_topics, st.alpha, st.beta, st.seed,
-                 iteration);
+  draw_set_model(&p, st.b, st.inv, st.b_next, r->shape.row_floats, st.num_topics, st.alpha, state_alpha_f(st),
+                 st.beta, st.seed, iteration);
   p.z = st.z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = r->next_item;
   p.scratch = r->scratch;

@@ -29,6 +29,10 @@ typedef struct sk_lda_gpu_counts {
   const int32_t *a_offsets;          /* D + 1: document d's pairs of A are [a_offsets[d], a_offsets[d + 1]) */
   const uint32_t *a_topic;           /* A's topics, increasing within a document */
   const uint32_t *a_count;           /* A's counts, each > 0 */
+  /* Per-topic priors (model.h's alpha_k) on the device, or NULL: alpha for every topic. */
+  const double *alpha_k;             /* K priors */
+  const double *lg_alpha_k;          /* K: lgamma(alpha_k), computed on the host by the C library (the joint LL) */
+  double alpha_sum;                  /* sk_lda_prior_alpha_sum(): K alpha, or alpha_k summed in increasing k */
 } sk_lda_gpu_counts;
 
 /*

@@ -7,6 +7,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/gpu_sampler.cuh"
+#include "gpu/hyper_gpu.h"
 
 #define SK_EX_CUDA_SCOPE "GPU sampler"
 #include "sk_ex_cuda_check.cuh"
@@ -52,11 +53,29 @@ int heldout_ll(sk_lda_sampler *s, const sk_lda_corpus *observed, const sk_lda_co
   return sk_lda_gpu_metrics_heldout_ll(g->metrics, &counts, fold_in_iters, ll_per_token, err);
 }
 
-// A resident sampler allocates everything at create and the metrics only grow: the sum is the peak.
+// The prior optimiser's histograms from the device counts (resident samplers).
+int prior_stats(sk_lda_sampler *s, sk_lda_hyper_stats *out, sk_ex_error *err) {
+  gpu_sampler *g = base_of(s);
+  sk_lda_gpu_counts counts;
+  state_counts(&g->state, &counts);
+  int64_t bytes = 0;
+  const int rc = sk_lda_gpu_hyper_stats(&counts, s->model->corpus, out, &bytes, err);
+  if (bytes > g->hyper_bytes_peak) g->hyper_bytes_peak = bytes;
+  return rc;
+}
+
+// The model's new priors to the device (every GPU sampler: they are in its state).
+int set_priors(sk_lda_sampler *s, sk_ex_error *err) {
+  gpu_sampler *g = base_of(s);
+  return state_set_priors(&g->state, s->model, &g->allocated, err);
+}
+
+// A resident sampler allocates everything at create and the metrics only grow: the sum is the peak (the
+// prior optimiser's scratch, held for a moment beside them, counted as if held throughout: a bound).
 void stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
   const gpu_sampler *g = (const gpu_sampler *)s->state;
   *out = g->stats;
-  out->device_bytes_peak = g->allocated + sk_lda_gpu_metrics_device_bytes_peak(g->metrics);
+  out->device_bytes_peak = g->allocated + sk_lda_gpu_metrics_device_bytes_peak(g->metrics) + g->hyper_bytes_peak;
 }
 
 int is_gpu_sampler(const sk_lda_sampler *s) { return s != NULL && s->ops != NULL && s->ops->to_host == to_host; }
@@ -126,9 +145,11 @@ int wrap(gpu_sampler *g, const char *kind_name, sk_lda_model *m, const sk_lda_de
   g->ops.description = g->description;
   g->ops.to_host = to_host;
   if (g->to_model == NULL) g->to_model = resident_to_model;
+  g->ops.set_priors = set_priors;
   if (!g->streamed) {
     g->ops.joint_ll = joint_ll;
     g->ops.heldout_ll = heldout_ll;
+    g->ops.prior_stats = prior_stats;
   }
   if (g->ops.stats == NULL) g->ops.stats = stats;
   return sk_lda_sampler_wrap(&g->ops, g, m, device, out, err);

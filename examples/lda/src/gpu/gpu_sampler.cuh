@@ -32,6 +32,8 @@ struct gpu_sampler {
   // The metrics (resident samplers), made on the first evaluation; the test halves it last uploaded.
   sk_lda_gpu_metrics *metrics;
   const sk_lda_corpus *observed, *heldout;
+  // The most device scratch the prior optimiser's histograms held (gpu/hyper_gpu.h; resident samplers).
+  int64_t hyper_bytes_peak;
   // The sweep's clock (resident samplers).
   cudaEvent_t marks[kSweepMarks];
   int marks_made;
@@ -56,8 +58,9 @@ int sweep_mark(gpu_sampler *g, int mark, sk_ex_error *err);
 int sweep_finish(gpu_sampler *g, sk_ex_error *err);
 
 // Makes *out, the seam's sampler of g: g->ops.sweep and g->ops.destroy are the caller's; to_host, the
-// statistics and, for a sampler whose counts are on the device, the metrics are the shared ones here
-// (a streamed sampler sets its own stats first). g->to_model NULL: state_to_model.
+// statistics, set_priors and, for a sampler whose counts are on the device, the metrics and the prior
+// optimiser's histograms (prior_stats) are the shared ones here (a streamed sampler sets its own stats
+// first). g->to_model NULL: state_to_model.
 int wrap(gpu_sampler *g, const char *kind_name, sk_lda_model *m, const sk_lda_device *device, sk_lda_sampler **out,
          sk_ex_error *err);
 

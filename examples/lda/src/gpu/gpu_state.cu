@@ -1,6 +1,7 @@
 // The owning GPU LDA state and the sweep's epilogue (gpu_state.cuh), and the GPU's free memory (gpu.h).
 #include <cuda_runtime.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,26 @@ int download_array(T *dst, const T *src, size_t count, const char *what, sk_ex_e
 }
 
 size_t vk_of(const lda_state *st) { return (size_t)st->num_words * (size_t)st->num_topics; }
+
+// Copies the per-topic priors alpha_k (K, host) to the state's arrays, with their float rounding and their
+// lgamma (the C library's, as metrics.c takes it: serially, it writes signgam).
+int upload_priors(lda_state *st, const double *alpha_k, sk_ex_error *err) {
+  const size_t K = (size_t)st->num_topics;
+  float *f = (float *)malloc(K * sizeof *f);
+  double *lg = (double *)malloc(K * sizeof *lg);
+  int failed = f == NULL || lg == NULL ? sk_ex_fail(err, "GPU sampler: out of host memory (K = %d)", (int)K) : 0;
+  for (size_t k = 0; k < K && !failed; ++k) {
+    f[k] = (float)alpha_k[k];
+    lg[k] = lgamma(alpha_k[k]);
+  }
+  if (!failed)
+    failed = upload_array(st->alpha_k, alpha_k, K, "copying alpha_k", err) ||
+             upload_array(st->alpha_k_f, f, K, "copying alpha_k", err) ||
+             upload_array(st->lg_alpha_k, lg, K, "copying lgamma(alpha_k)", err);
+  free(f);
+  free(lg);
+  return failed;
+}
 
 // A's pairs from the device into the model's layout (document d's from dk_start[d]).
 int a_to_model(const lda_state *st, sk_lda_model *m, sk_ex_error *err) {
@@ -123,6 +144,8 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
   st->alpha = m->alpha;
   st->beta = m->beta;
   st->vbeta = (double)m->num_words * m->beta; /* esca.c's expression, rounded on the host */
+  st->asymmetric = m->alpha_k != NULL;
+  st->alpha_sum = sk_lda_model_alpha_sum(m);
   st->seed = m->seed;
   if (rank != NULL) {
     st->token_base = rank->token_base;
@@ -152,6 +175,11 @@ void state_arrays(lda_state *st, device_arrays *list) {
   }
   if (st->parts & kStateNext) list->add(&st->b_next, vk, "B's next counts");
   if (st->parts & kStateInverse) list->add(&st->inv, K, "1 / (n_k + V beta)");
+  if (st->asymmetric) {
+    list->add(&st->alpha_k, K, "alpha_k");
+    list->add(&st->alpha_k_f, K, "alpha_k (float)");
+    list->add(&st->lg_alpha_k, K, "lgamma(alpha_k)");
+  }
 }
 
 int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
@@ -163,6 +191,7 @@ int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
     return 1;
   if (st->b_next != NULL && vk > 0)
     SK_EX_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
+  if (st->asymmetric && upload_priors(st, m->alpha_k, err) != 0) return 1;
   if (st->parts & kStateDocuments) {
     const size_t D = (size_t)st->num_docs;
     int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
@@ -208,6 +237,26 @@ int state_epilogue(lda_state *st, sk_ex_error *err) {
   return 0;
 }
 
+int state_set_priors(lda_state *st, const sk_lda_model *m, int64_t *allocated, sk_ex_error *err) {
+  SK_EX_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
+  // The queued sweeps read the priors: they finish before the copies replace them.
+  SK_EX_CUDA_TRY(cudaDeviceSynchronize(), "finishing the sweeps before the priors change");
+  if (m->alpha_k != NULL && st->alpha_k == NULL) {
+    device_arrays list;
+    list.add(&st->alpha_k, (size_t)st->num_topics, "alpha_k");
+    list.add(&st->alpha_k_f, (size_t)st->num_topics, "alpha_k (float)");
+    list.add(&st->lg_alpha_k, (size_t)st->num_topics, "lgamma(alpha_k)");
+    if (list.allocate(allocated, err) != 0) return 1;
+  }
+  if (m->alpha_k != NULL && upload_priors(st, m->alpha_k, err) != 0) return 1;
+  st->asymmetric = m->alpha_k != NULL;
+  st->alpha = m->alpha;
+  st->alpha_sum = sk_lda_model_alpha_sum(m);
+  st->beta = m->beta;
+  st->vbeta = (double)m->num_words * m->beta; /* as state_init() */
+  return 0;
+}
+
 int state_shape_matches(const lda_state *st, const sk_lda_model *m) {
   return m->num_topics == st->num_topics && m->num_words == st->num_words && m->num_docs == st->num_docs &&
          m->num_tokens == st->num_tokens;
@@ -239,17 +288,23 @@ void state_counts(const lda_state *st, sk_lda_gpu_counts *out) {
   out->a_offsets = st->a_offsets;
   out->a_topic = st->a_topic;
   out->a_count = st->a_count;
+  out->alpha_k = state_alpha(*st);
+  out->lg_alpha_k = st->asymmetric ? st->lg_alpha_k : NULL;
+  out->alpha_sum = st->alpha_sum;
 }
 
 void state_free(lda_state *st) {
-  void *const all[] = {st->b, st->n_k, st->doc_offsets, st->z, st->a_offsets, st->a_topic,
-                       st->a_count, st->workspace, st->b_next, st->inv};
+  void *const all[] = {st->b,         st->n_k,    st->doc_offsets, st->z,         st->a_offsets,
+                       st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
+                       st->alpha_k,   st->alpha_k_f, st->lg_alpha_k};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
   st->n_k = NULL;
   st->a_topic = st->a_count = NULL;
   st->workspace = NULL;
   st->inv = NULL;
+  st->alpha_k = st->lg_alpha_k = NULL;
+  st->alpha_k_f = NULL;
 }
 
 }  // namespace sk_lda_gpu

@@ -10,6 +10,9 @@
 //              the counts they read (ESCA's sweeps); the epilogue sums them over the ranks, takes n_k
 //              from them and swaps them with B
 //   inverse    1 / (n_k + V beta) in float (K): ESCA's B_hat rows
+//   priors     per-topic alpha_k (K doubles), their float rounding (K) and lgamma(alpha_k) (K doubles):
+//              every sampler, made at create when the model has per-topic priors and on the first
+//              state_set_priors() that brings them (model.h's alpha_k; NULL pointers: symmetric alpha)
 //
 // The state hands the kernels their device view (its pointers); the samplers own nothing of it. Its
 // arrays are listed once (state_arrays) in the sampler's device_arrays, which both answers fits() and
@@ -76,6 +79,10 @@ struct lda_state {
   int64_t num_tokens;
   int64_t pair_capacity;  // sum over documents of min(n_d, K): A never has more pairs
   double alpha, beta, vbeta;
+  // The priors: asymmetric 1 when the model's alpha_k is set (then the arrays below hold it), alpha_sum
+  // sk_lda_prior_alpha_sum() of the model's priors (K alpha when symmetric).
+  int asymmetric;
+  double alpha_sum;
   uint64_t seed;
   uint64_t token_base;  // the rank link's (0 on one GPU): token t draws the uniform of token_base + t
   sk_lda_count_sum sum;  // the rank link's sum of the next counts over the ranks (fn NULL: none)
@@ -88,7 +95,14 @@ struct lda_state {
   size_t workspace_bytes;
   int32_t *b_next;
   float *inv;
+  double *alpha_k;     // K per-topic priors (NULL until the model has them)
+  float *alpha_k_f;    // K: (float)alpha_k, for the float draws (ESCA's fast sweep, AGA)
+  double *lg_alpha_k;  // K: lgamma(alpha_k) from the host's C library, for the joint LL
 };
+
+// The per-topic priors' device arrays of st when it is asymmetric (NULL otherwise): what the draws read.
+inline const float *state_alpha_f(const lda_state &st) { return st.asymmetric ? st.alpha_k_f : NULL; }
+inline const double *state_alpha(const lda_state &st) { return st.asymmetric ? st.alpha_k : NULL; }
 
 // The shape of model m (initialised), the parts, the rank link (NULL: none) and the segmented count's
 // workspace size; nothing on the device. Fails when the documents part is asked for a corpus of more
@@ -113,6 +127,11 @@ int state_inverse(lda_state *st, sk_ex_error *err);
 // the ranks (the link's, which waits), n_k summed from b_next, the swap of B and b_next, the new b_next
 // zeroed for the next sweep's counts; queued on the legacy default stream.
 int state_epilogue(lda_state *st, sk_ex_error *err);
+
+// Takes model m's priors (beta, V beta, alpha_k and their sum) for the sweeps and metrics that follow:
+// the priors' arrays made when m has per-topic priors and the state has none yet (their bytes added to
+// *allocated), then the copies (synchronous). m has the state's shape.
+int state_set_priors(lda_state *st, const sk_lda_model *m, int64_t *allocated, sk_ex_error *err);
 
 // 1 when model m has the state's shape (K, V, D, T).
 int state_shape_matches(const lda_state *st, const sk_lda_model *m);

@@ -8,6 +8,10 @@
  *                                    each test document's observed half with phi fixed, then the score
  *                                    of its held-out half) with the same random numbers.
  *
+ * With per-topic priors (gpu_counts.h's alpha_k set) both follow metrics.c's per-topic formulas: the pair
+ * term of the joint log-likelihood takes its topic's alpha_k and lgamma(alpha_k) (the host's, uploaded with
+ * the priors), the document term sum_k alpha_k, the fold-in and theta alpha_k.
+ *
  * Agreement with the CPU. Every term and every product is computed with the operations and roundings
  * of metrics.c (the _rn intrinsics: no fused multiply-add); only the order of the sums differs (the CPU
  * sums sequentially, the GPU in trees), and CUDA's lgamma and log may differ from the C library's by a

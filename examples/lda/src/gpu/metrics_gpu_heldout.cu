@@ -46,7 +46,8 @@ struct fold_params {
   int32_t *z;                                 // the observed tokens' fold-in topics
   const int32_t *b;                           // B, V x K
   const double *inv;                          // 1 / (n_k + V beta), K
-  double alpha, beta, kalpha;
+  const double *alpha_k;                      // K per-topic priors, or NULL: alpha for every topic
+  double alpha, beta, kalpha;                 // kalpha: K alpha, or sum_k alpha_k
   uint64_t seed;
   int iters;
   unsigned *next_doc;  // the next entry of order to take
@@ -216,8 +217,13 @@ __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
   return (int32_t)(i >= n ? n - 1 : i);
 }
 
+// Topic k's document-topic prior.
+__device__ __forceinline__ double prior_of(const fold_params &p, int32_t k) {
+  return p.alpha_k != nullptr ? p.alpha_k[k] : p.alpha;
+}
+
 // The fold-in of one document's observed half, tokens [first, first + n): sk_lda_detail_fold_in_doc()
-// with the counts in the warp's scratch (s.ndk, and s.nda = n_dk + alpha as the terms take it).
+// with the counts in the warp's scratch (s.ndk, and s.nda = n_dk + alpha_k as the terms take it).
 template <bool kRegRow>
 __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
                                         int lane) {
@@ -231,7 +237,7 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
     atomicAdd(&s.ndk[k], 1);
   }
   __syncwarp();
-  for (int32_t k = lane; k < K; k += 32) s.nda[k] = __dadd_rn((double)s.ndk[k], p.alpha);
+  for (int32_t k = lane; k < K; k += 32) s.nda[k] = __dadd_rn((double)s.ndk[k], prior_of(p, k));
   __syncwarp();
   for (int it = 0; it < p.iters; ++it) {
     const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
@@ -250,7 +256,7 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
         const int32_t *b_row = p.b + (size_t)w * (size_t)K;
         [[maybe_unused]] b_row_regs row;
         if constexpr (kRegRow) load_row(row, b_row, K, lane);  // every load in flight at once
-        if (lane == 0) s.nda[old] = __dadd_rn((double)--s.ndk[old], p.alpha);
+        if (lane == 0) s.nda[old] = __dadd_rn((double)--s.ndk[old], prior_of(p, old));
         __syncwarp();
         int32_t k;
         if constexpr (kRegRow)
@@ -260,7 +266,7 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
         __syncwarp();  // every lane has read nda (and tile_end) before lane 0 changes them
         if (lane == 0) {
           p.z[first + i0 + j] = k;
-          s.nda[k] = __dadd_rn((double)++s.ndk[k], p.alpha);
+          s.nda[k] = __dadd_rn((double)++s.ndk[k], prior_of(p, k));
         }
         __syncwarp();
       }
@@ -269,7 +275,7 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
 }
 
 // Document d: the fold-in of its observed half, then the score of its held-out half (metrics.c's
-// sk_lda_heldout_visit(): theta_k = (n_dk + alpha) / (n_d + K alpha), each held-out token adds
+// sk_lda_heldout_visit(): theta_k = (n_dk + alpha_k) / (n_d + sum_k alpha_k), each held-out token adds
 // log sum_k theta_k phi_k(w), the lanes summing topics k = lane, lane + 32, ... as the register way
 // holds them) into doc_ll[d]. Every lane of the warp calls.
 template <bool kRegRow>
@@ -356,8 +362,9 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.b = c->b;
   p.inv = (const double *)g->inv.ptr;
   p.alpha = c->alpha;
+  p.alpha_k = c->alpha_k;
   p.beta = c->beta;
-  p.kalpha = (double)K * c->alpha;
+  p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)K * c->alpha;
   p.seed = c->seed;
   p.iters = fold_in_iters;
   p.next_doc = (unsigned *)g->next_doc.ptr;

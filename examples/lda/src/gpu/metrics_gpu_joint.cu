@@ -31,12 +31,13 @@ struct joint_params {
   const int32_t *b;
   const unsigned long long *n_k;
   const int32_t *doc_offsets, *a_offsets;
-  const uint32_t *a_count;
+  const uint32_t *a_topic, *a_count;
+  const double *alpha_k, *lg_alpha_k;  // per-topic priors and their lgamma, or NULL: alpha, lg_alpha
   int64_t num_b;          // V K
   int64_t pair_slots;     // T: A never has more pairs than tokens; a_offsets[D] says how many it has
   int32_t num_docs, num_topics;
   int64_t blocks_b, blocks_p, blocks_d;  // the blocks of B's terms, then A's, the documents', the topics'
-  double alpha, beta, kalpha, vbeta;     // kalpha = (double)K alpha, vbeta = (double)V beta, as metrics.c
+  double alpha, beta, kalpha, vbeta;     // kalpha = (double)K alpha (or sum_k alpha_k), vbeta = (double)V beta, as metrics.c
   double lg_alpha, lg_beta, lg_kalpha, lg_vbeta;
 };
 
@@ -60,7 +61,13 @@ __global__ void joint_terms_kernel(joint_params p, double *partials) {
     const int64_t pairs = p.a_offsets[p.num_docs];
     for (int j = 0; j < kJointItems; ++j) {
       const int64_t i = base + (int64_t)j * kJointThreads + threadIdx.x;
-      if (i < pairs) s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)p.a_count[i], p.alpha)), p.lg_alpha));
+      if (i >= pairs) continue;
+      if (p.alpha_k == nullptr) {
+        s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)p.a_count[i], p.alpha)), p.lg_alpha));
+      } else {  // metrics.c's sk_lda_detail_doc_part_prior(): the pair's topic's prior
+        const uint32_t k = p.a_topic[i];
+        s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)p.a_count[i], p.alpha_k[k])), p.lg_alpha_k[k]));
+      }
     }
   } else if (block < p.blocks_b + p.blocks_p + p.blocks_d) {
     const int64_t base = (block - p.blocks_b - p.blocks_p) * kJointBlockTerms;
@@ -107,7 +114,12 @@ extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_g
   p.n_k = c->n_k;
   p.doc_offsets = c->doc_offsets;
   p.a_offsets = c->a_offsets;
+  p.a_topic = c->a_topic;
   p.a_count = c->a_count;
+  p.alpha_k = c->alpha_k;
+  p.lg_alpha_k = c->alpha_k != NULL ? c->lg_alpha_k : NULL;
+  if (c->alpha_k != NULL && c->lg_alpha_k == NULL)
+    return sk_ex_fail(err, "GPU metrics: joint LL: per-topic priors without their lgamma");
   p.num_b = (int64_t)c->num_words * (int64_t)c->num_topics;
   p.pair_slots = c->num_tokens;
   p.num_docs = c->num_docs;
@@ -119,7 +131,7 @@ extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_g
   const int64_t blocks = p.blocks_b + p.blocks_p + p.blocks_d + blocks_k;
   p.alpha = c->alpha;
   p.beta = c->beta;
-  p.kalpha = (double)c->num_topics * c->alpha;
+  p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)c->num_topics * c->alpha;
   p.vbeta = (double)c->num_words * c->beta;
   // The constants from the C library, as metrics.c takes them (lgamma writes signgam: one caller at a time).
   p.lg_alpha = lgamma(c->alpha);
