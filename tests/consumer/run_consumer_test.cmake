@@ -21,7 +21,12 @@ step("install" ${CMAKE_COMMAND} --install ${SAMPLEKIT_BINARY_DIR} --prefix ${pre
 if(CUDA_ARCHITECTURES)
   set(ENV{CUDAARCHS} "${CUDA_ARCHITECTURES}")
 endif()
-foreach(project c cxx cuda)
+# lda: sk-lda's library (samplekit::sk_lda), only where the install has it (examples built).
+set(projects c cxx cuda)
+if(EXISTS ${prefix}/include/sk_lda.h)
+  list(APPEND projects lda)
+endif()
+foreach(project ${projects})
   step("configure the ${project} consumer"
        ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}/${project} -B ${WORK_DIR}/${project} -DCMAKE_PREFIX_PATH=${prefix})
   # The link is the point: a missing library shows here as an undefined reference.
@@ -33,3 +38,7 @@ if(NOT step_output MATCHES "samplekit [0-9]+\\.[0-9]+\\.[0-9]+: C\\+\\+ consumer
   message(FATAL_ERROR "install_consumer: unexpected output from the C++ consumer: ${step_output}")
 endif()
 message(STATUS "install_consumer: C++ consumer printed: ${step_output}")
+if(EXISTS ${prefix}/include/sk_lda.h)
+  step("run the sk_lda consumer" ${WORK_DIR}/lda/lda_consumer)
+  message(STATUS "install_consumer: sk_lda consumer printed: ${step_output}")
+endif()

@@ -9,14 +9,15 @@
  *   joint LL:    relative difference <= 1e-12. Every term has the CPU's operations; the sums differ in
  *                order (sequential on the CPU, trees on the GPU) and CUDA's lgamma may differ from the C
  *                library's by a few ulp, so the values differ by about 1e-15 relative.
- *   held-out LL: relative difference <= 1e-10. The fold-in's terms are the CPU's bit for bit, their
- *                running sums differ in rounding only, so a draw differs only when u W falls within a few
- *                ulp of a boundary (about K 2^-50 of the draws); then the scores differ by about 1e-15
- *                relative. One draw that differed would move the value by about 1e-6 relative: the
+ *   held-out LL: relative difference <= 1e-10. The fold-in's terms (metrics.h's sparse rule: s, r, q)
+ *                and its s table are the CPU's bit for bit, the sums of the r and q terms differ in
+ *                rounding only, so a draw differs only when u W falls within a few ulp of a boundary;
+ *                then the scores differ by about 1e-15 relative. One draw that differed would move the value by about 1e-6 relative: the
  *                bound catches it.
  * Both must also give the same bits on a second call (determinism), and again after a GPU sweep
  * (against the CPU metrics of the model brought back with to_host).
- * Cases: small random corpora with empty documents (K = 1, 32, 100, 1024, 10000), test splits with
+ * Cases: small random corpora with empty documents (K = 1, 32, 100, 1024, 10000), long observed halves
+ * with words unseen in training (K = 1024, 20000: global scratch), test splits with
  * empty observed halves, empty held-out halves and no held-out token at all, zero fold-in sweeps; the
  * UCI KOS corpus (../shared/data/kos or .data/kos; skipped when absent) at K = 1, 32, 100, 1024, 10000;
  * the sampler seam (sk_lda_sampler_joint_ll/heldout_ll/get_stats on a GPU sampler); the argument checks.
@@ -148,6 +149,19 @@ static void test_small(void) {
       check_case("small", &train, &obs, &held, Ks[i], 1, 0, seed); /* no fold-in sweeps: the initial topics */
       check_case("small", &train, &obs, &held, Ks[i], 0, 3, seed); /* the initial model */
     }
+    sk_lda_corpus_free(&train);
+    sk_lda_corpus_free(&obs);
+    sk_lda_corpus_free(&held);
+  }
+  /* The sparse fold-in's edges (metrics.h): observed halves of up to 400 tokens (more than 32 nonzero
+     topics, so the warp's sorted topic list moves in several rounds), words that never occur in training
+     (no q terms), and K = 20000 (the warps' scratch in global memory). */
+  {
+    sk_lda_corpus train = make_uniform_corpus(80, 300, 60, 91);
+    for (int64_t t = 0; t < train.num_tokens; ++t) train.tokens[t] %= 290; /* words 290 .. 299 unseen */
+    sk_lda_corpus obs = make_uniform_corpus(12, 300, 400, 92), held = make_uniform_corpus(12, 300, 100, 93);
+    check_case("sparse", &train, &obs, &held, 1024, 2, 5, 91);
+    check_case("sparse", &train, &obs, &held, 20000, 1, 3, 92);
     sk_lda_corpus_free(&train);
     sk_lda_corpus_free(&obs);
     sk_lda_corpus_free(&held);

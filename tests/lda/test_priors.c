@@ -136,13 +136,16 @@ static void test_samplers(void) {
 
 /* ---- metrics ----------------------------------------------------------------------------------------- */
 
-/* The held-out score of the documented rule (metrics.h), written out here with alpha_k. */
+/* The held-out score of the documented sparse rule (metrics.h), written out here with alpha_k: each draw
+   lays out the whole sequence (s_k for every k, r_k where n_dk > 0, q_k where n_wk > 0, by scans over k)
+   and walks it. */
 static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, const sk_lda_corpus *held, int iters) {
   const int32_t K = m->num_topics;
   double A = 0.0, total = 0.0;
   for (int32_t k = 0; k < K; ++k) A += m->alpha_k[k];
-  int32_t ndk[16], z[64];
-  double p[16];
+  int32_t ndk[16], z[64], top[48];
+  double val[48], c[16];
+  for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)m->n_k[k] + (double)m->num_words * m->beta);
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     const int64_t first = obs->doc_offsets[d], n = obs->doc_offsets[d + 1] - first;
     memset(ndk, 0, sizeof ndk);
@@ -150,26 +153,32 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
       ++ndk[z[i] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K)];
     for (int it = 0; it < iters; ++it)
       for (int64_t i = 0; i < n; ++i) {
-        const int32_t w = obs->tokens[first + i];
+        const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;
         --ndk[z[i]];
+        int32_t len = 0;
+        for (int32_t k = 0; k < K; ++k) top[len] = k, val[len++] = m->alpha_k[k] * (m->beta * c[k]);
+        for (int32_t k = 0; k < K; ++k)
+          if (ndk[k] > 0) top[len] = k, val[len++] = (double)ndk[k] * (m->beta * c[k]);
+        for (int32_t k = 0; k < K; ++k)
+          if (b[k] > 0) top[len] = k, val[len++] = (m->alpha_k[k] + (double)ndk[k]) * ((double)b[k] * c[k]);
         double run = 0.0;
-        for (int32_t k = 0; k < K; ++k) {
-          run += ((double)ndk[k] + m->alpha_k[k]) * (((double)m->n_vk[(size_t)w * K + k] + m->beta) /
-                                                     ((double)m->n_k[k] + (double)m->num_words * m->beta));
-          p[k] = run;
-        }
+        for (int32_t j = 0; j < len; ++j) run += val[j];
         const double x = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + i)) * run;
-        int32_t k = 0;
-        while (k < K - 1 && p[k] <= x) ++k;
-        ++ndk[z[i] = k];
+        int32_t j = 0;
+        for (run = val[0]; j < len - 1 && run <= x; run += val[++j]) {
+        }
+        ++ndk[z[i] = top[j]];
       }
+    double sr = 0.0;
+    for (int32_t k = 0; k < K; ++k) sr += m->alpha_k[k] * (m->beta * c[k]);
+    for (int32_t k = 0; k < K; ++k)
+      if (ndk[k] > 0) sr += (double)ndk[k] * (m->beta * c[k]);
     for (int64_t t = held->doc_offsets[d]; t < held->doc_offsets[d + 1]; ++t) {
-      const int32_t w = held->tokens[t];
-      double prob = 0.0;
+      const int32_t *b = m->n_vk + (size_t)held->tokens[t] * (size_t)K;
+      double prob = sr;
       for (int32_t k = 0; k < K; ++k)
-        prob += ((double)ndk[k] + m->alpha_k[k]) / ((double)n + A) * (((double)m->n_vk[(size_t)w * K + k] + m->beta) /
-                                                                    ((double)m->n_k[k] + (double)m->num_words * m->beta));
-      total += log(prob);
+        if (b[k] > 0) prob += (m->alpha_k[k] + (double)ndk[k]) * ((double)b[k] * c[k]);
+      total += log(prob / ((double)n + A));
     }
   }
   return total / (double)held->num_tokens;

@@ -17,40 +17,19 @@ void sk_lda_infer_result_free(sk_lda_infer_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static int sk_lda_infer_cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Gathers a folded-in document's sparse row (topics increasing) into the result and clears ndk. */
-static void sk_lda_infer_visit(void *ctx, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n,
-                               const double *inv) {
-  (void)cum;
-  (void)inv;
+/* Copies a folded-in document's sparse row (its nonzero topics, increasing, as the fold-in keeps them)
+   into the result. */
+static void sk_lda_infer_visit(void *ctx, int32_t d, const sk_lda_detail_fold_tables *t,
+                               const sk_lda_detail_fold_doc *doc, int64_t n) {
+  (void)t;
+  (void)n;
   sk_lda_infer_result *out = (sk_lda_infer_result *)ctx;
-  const int32_t K = out->num_topics;
   int32_t *tp = out->row_topic + out->row_start[d], *ct = out->row_count + out->row_start[d];
-  int32_t nnz = 0;
-  if (n * 16 >= K) { /* many tokens for K: a scan over K is cheaper than a sort */
-    for (int32_t k = 0; k < K; ++k)
-      if (ndk[k] != 0) {
-        tp[nnz] = k;
-        ct[nnz++] = ndk[k];
-        ndk[k] = 0;
-      }
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      if (ndk[z[i]] > 0) {
-        tp[nnz++] = z[i];
-        ndk[z[i]] = -ndk[z[i]]; /* mark as collected, keep the count */
-      }
-    qsort(tp, (size_t)nnz, sizeof *tp, sk_lda_infer_cmp_i32);
-    for (int32_t j = 0; j < nnz; ++j) {
-      ct[j] = -ndk[tp[j]];
-      ndk[tp[j]] = 0;
-    }
+  for (int32_t j = 0; j < doc->nnz; ++j) {
+    tp[j] = doc->topics[j];
+    ct[j] = doc->ndk[doc->topics[j]];
   }
-  out->row_nnz[d] = nnz;
+  out->row_nnz[d] = doc->nnz;
 }
 
 static uint64_t sk_lda_hash_str(const char *s) {

@@ -57,70 +57,21 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m) {
   return doc_part;
 }
 
-int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,
-                               int64_t max_len, int iters, int threads, sk_lda_detail_fold_in_visit visit, void *ctx) {
-  const int32_t K = view->num_topics, D = docs->num_docs;
-  double *inv = (double *)malloc((size_t)K * sizeof *inv);
-  if (inv == NULL) return 1;
-  for (int32_t k = 0; k < K; ++k) inv[k] = 1.0 / ((double)view->n_k[k] + (double)view->num_words * view->beta);
-  int failed = 0;
-  threads = sk_lda_detail_threads(threads);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    int32_t *ndk = (int32_t *)calloc((size_t)K, sizeof *ndk);
-    double *cum = (double *)malloc((size_t)K * sizeof *cum);
-    int32_t *z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *z);
-    if (sk_lda_detail_all_ready(ndk != NULL && cum != NULL && z != NULL, &failed)) {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 4)
-#endif
-      for (int32_t d = 0; d < D; ++d) {
-        const int64_t first = docs->doc_offsets[d], n = docs->doc_offsets[d + 1] - first;
-        sk_lda_detail_fold_in_doc(view, alpha_k, inv, docs->tokens + first, n, first, iters, ndk, cum, z);
-        visit(ctx, d, ndk, cum, z, n, inv);
-      }
-    }
-    free(ndk);
-    free(cum);
-    free(z);
-  }
-  free(inv);
-  return failed ? 2 : 0;
-}
-
 /* The held-out score of one folded-in document: theta from its counts, then each held-out token. */
 typedef struct {
-  const sk_lda_counts_view *view;
-  const double *alpha_k; /* NULL: view->alpha for every topic */
-  double alpha_sum;      /* sk_lda_prior_alpha_sum() */
   const sk_lda_corpus *heldout;
   double *doc_ll;
 } sk_lda_heldout_ctx;
 
-static void sk_lda_heldout_visit(void *p, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n_obs,
-                                 const double *inv) {
+static void sk_lda_heldout_visit(void *p, int32_t d, const sk_lda_detail_fold_tables *t,
+                                 const sk_lda_detail_fold_doc *doc, int64_t n_obs) {
   const sk_lda_heldout_ctx *c = (const sk_lda_heldout_ctx *)p;
-  const int32_t K = c->view->num_topics;
-  const double alpha = c->view->alpha, beta = c->view->beta;
-  /* theta is kept in cum to save a buffer. */
-  if (c->alpha_k == NULL) {
-    const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
-    for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + alpha) * norm;
-  } else {
-    const double norm = 1.0 / ((double)n_obs + c->alpha_sum);
-    for (int32_t k = 0; k < K; ++k) cum[k] = ((double)ndk[k] + c->alpha_k[k]) * norm;
-  }
+  const double norm = 1.0 / ((double)n_obs + t->alpha_sum);
+  const double sr = sk_lda_detail_fold_doc_sr(t, doc); /* the word-free part of every token's score */
   double ll = 0.0;
-  for (int64_t t = c->heldout->doc_offsets[d]; t < c->heldout->doc_offsets[d + 1]; ++t) {
-    const int32_t *b = c->view->n_vk + (size_t)c->heldout->tokens[t] * (size_t)K;
-    double prob = 0.0;
-    for (int32_t k = 0; k < K; ++k) prob += cum[k] * (((double)b[k] + beta) * inv[k]);
-    ll += log(prob);
-  }
+  for (int64_t i = c->heldout->doc_offsets[d]; i < c->heldout->doc_offsets[d + 1]; ++i)
+    ll += log(sk_lda_detail_fold_word_prob(t, doc, sr, norm, c->heldout->tokens[i]));
   c->doc_ll[d] = ll;
-  for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
 }
 
 int sk_lda_heldout_ll_counts(const sk_lda_counts_view *m, const sk_lda_corpus *observed, const sk_lda_corpus *heldout,
@@ -162,7 +113,7 @@ int sk_lda_heldout_ll_priors(const sk_lda_counts_view *m, const double *alpha_k,
   }
   double *doc_ll = (double *)malloc((size_t)(D > 0 ? D : 1) * sizeof *doc_ll);
   if (doc_ll == NULL) return sk_ex_fail(err, "held-out LL: out of memory");
-  sk_lda_heldout_ctx ctx = {m, alpha_k, sk_lda_prior_alpha_sum(alpha_k, m->alpha, K), heldout, doc_ll};
+  sk_lda_heldout_ctx ctx = {heldout, doc_ll};
   const int st =
       sk_lda_detail_fold_in_docs(m, alpha_k, observed, max_len, fold_in_iters, threads, sk_lda_heldout_visit, &ctx);
   if (st != 0) {
@@ -192,38 +143,4 @@ int64_t sk_lda_peak_rss_bytes(void) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
   return (int64_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
-}
-
-void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *alpha_k, const double *inv,
-                               const int32_t *words, int64_t n, int64_t first_index, int iters, int32_t *ndk,
-                               double *cum, int32_t *z) {
-  const int32_t K = view->num_topics;
-  const double alpha = view->alpha, beta = view->beta;
-  for (int64_t i = 0; i < n; ++i) {
-    z[i] = sk_lda_detail_uniform_index(
-        sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i)), K);
-    ++ndk[z[i]];
-  }
-  for (int it = 0; it < iters; ++it) {
-    for (int64_t i = 0; i < n; ++i) {
-      const int32_t *b = view->n_vk + (size_t)words[i] * (size_t)K;
-      --ndk[z[i]];
-      double total = 0.0;
-      if (alpha_k == NULL) {
-        for (int32_t k = 0; k < K; ++k) {
-          total += ((double)ndk[k] + alpha) * (((double)b[k] + beta) * inv[k]);
-          cum[k] = total;
-        }
-      } else {
-        for (int32_t k = 0; k < K; ++k) {
-          total += ((double)ndk[k] + alpha_k[k]) * (((double)b[k] + beta) * inv[k]);
-          cum[k] = total;
-        }
-      }
-      const double x =
-          sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first_index + i)) * total;
-      z[i] = sk_lda_detail_first_above(cum, K, x);
-      ++ndk[z[i]];
-    }
-  }
 }

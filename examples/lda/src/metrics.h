@@ -58,17 +58,34 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
  *  - fold-in: the observed token with index i (in the observed corpus) starts in topic
  *    floor(K sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `fold_in_iters` Gibbs
  *    sweeps over the document's observed tokens in order: remove the token from n_dk, draw k with
- *    p(k) proportional to (n_dk + alpha) phi[k][w] (first k whose running sum over k exceeds u W, W the
- *    total, u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back;
- *  - score: theta_dk = (n_dk + alpha) / (n_d + K alpha) with n_d the observed length, and every held-out
- *    token w adds log sum_k theta_dk phi[k][w].
+ *    p(k) proportional to (a_k + n_dk) phi[k][w] by the sparse rule below (u =
+ *    sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back;
+ *  - score: theta_dk = (n_dk + a_k) / (n_d + A) with n_d the observed length, and every held-out token w
+ *    adds log sum_k theta_dk phi[k][w], computed sparsely as below.
  *
- * With per-topic priors (m->alpha_k set) alpha_k takes alpha's place in both and sk_lda_model_alpha_sum()
- * K alpha's (sk_lda_heldout_ll_priors()).
+ * a_k is alpha (A = K alpha) or, with per-topic priors (m->alpha_k set, sk_lda_heldout_ll_priors()),
+ * alpha_k[k] (A = sk_lda_model_alpha_sum()).
+ *
+ * The sparse rule (SparseLDA's decomposition, Yao, Mimno and McCallum, KDD 2009; exact because phi is
+ * fixed during the fold-in). With c_k = 1 / (n_k + V beta) and bc_k = beta c_k, each computed once per call,
+ *
+ *       (a_k + n_dk)(n_wk + beta) c_k = s_k + r_k + q_k,   s_k = a_k bc_k,
+ *                                                         r_k = n_dk bc_k                    (n_dk > 0),
+ *                                                         q_k = (a_k + n_dk) (n_wk c_k)       (n_wk > 0),
+ *
+ * every product rounded in the order written (double, no fused multiply-add). A draw walks one sequence:
+ * the s terms of topics 0 .. K-1, then the r terms of the document's nonzero topics in increasing order,
+ * then the q terms of the word's nonzero topics in increasing order. W is the running sum at its end
+ * (added sequentially from 0; the s part's running sums are one K-entry table per call), x = u W, and the
+ * draw is the topic of the first entry whose running sum exceeds x, or of the sequence's last entry when
+ * rounding leaves none. The score of w is ((S + R) + Q_w) / (n_d + A): S the s table's last running sum,
+ * S + R the running sum continued over the document's r terms, Q_w the sum of w's q terms in increasing
+ * topic order, added to S + R in turn. A word with no nonzero count has no q terms.
  *
  * Using the model's seed on every call gives common random numbers across evaluations of one run.
  * Over `threads` OpenMP threads (<= 0: the default); the result does not depend on the thread count.
- * Work O((fold_in_iters + 1) T_observed K + T_heldout K).
+ * Work per call O(V K) to gather B's nonzeros (one pass over the dense counts), then per observed token and
+ * sweep O(nnz(n_d.) + nnz(n_w.)) and per held-out token O(nnz(n_w.)); O(log K) for a draw that falls in s.
  * \param m the model.
  * \param observed the test documents' observed halves.
  * \param heldout their held-out halves, in the same order.
@@ -100,63 +117,131 @@ typedef struct sk_lda_counts_view {
 } sk_lda_counts_view;
 
 /**
- * \brief Internal: the fold-in of one document, shared by the held-out log-likelihood and sk-lda infer so
- * that both give the same bits.
+ * \brief Internal: the tables of one fold-in call, built once from the counts (phi is fixed during the
+ * fold-in, so they hold for every document): the K-entry inverses and the s table of the sparse rule
+ * (sk_lda_heldout_ll()), and B's nonzeros as CSR, one row per word with its topics increasing.
+ *
+ * Built by sk_lda_detail_fold_tables_build(), freed by sk_lda_detail_fold_tables_free(); read-only (shared
+ * by every thread) in between.
+ */
+typedef struct sk_lda_detail_fold_tables {
+  int32_t num_topics;     /**< K */
+  int32_t num_words;      /**< V */
+  double alpha;           /**< the symmetric prior, used when alpha_k is NULL */
+  double beta;            /**< the topic-word prior */
+  double alpha_sum;       /**< A: K alpha, or sk_lda_prior_alpha_sum() of alpha_k */
+  const double *alpha_k;  /**< K per-topic priors (borrowed), or NULL */
+  double *inv;            /**< K: c_k = 1 / (n_k + V beta) */
+  double *bc;             /**< K: bc_k = beta c_k */
+  double *s_cum;          /**< K: s_cum[k] = s_cum[k-1] + a_k bc_k, added in topic order from 0 */
+  int64_t *word_start;    /**< V + 1: word v's nonzeros are word_start[v] .. word_start[v + 1] - 1 */
+  int32_t *word_topic;    /**< nnz(B): their topics, increasing within each word */
+  int32_t *word_count;    /**< nnz(B): their counts n_vk (> 0) */
+  int32_t max_word_nnz;   /**< the most nonzeros of one word */
+} sk_lda_detail_fold_tables;
+
+/**
+ * \brief Internal: builds the tables of a fold-in from the counts.
+ * \param t receives the tables (zeroed on failure).
+ * \param view the model's counts.
+ * \param alpha_k K per-topic priors (borrowed; they must outlive t), or NULL for view->alpha.
+ * \param threads OpenMP threads for the pass over B (0: all); the tables do not depend on it.
+ * \return 0; non-zero when memory runs out. Work O(V K) reads, O(K + V + nnz(B)) memory.
+ */
+int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_counts_view *view,
+                                    const double *alpha_k, int threads);
+
+/** \brief Internal: frees what sk_lda_detail_fold_tables_build() allocated; NULL members are fine. \param t the tables. */
+void sk_lda_detail_fold_tables_free(sk_lda_detail_fold_tables *t);
+
+/**
+ * \brief Internal: one document's fold-in state and a thread's scratch for it.
+ *
+ * Between documents ndk is all zero and nnz is 0. After the fold-in of a document, ndk holds its counts
+ * and topics[0 .. nnz) its nonzero topics, increasing.
+ */
+typedef struct sk_lda_detail_fold_doc {
+  int32_t *ndk;      /**< K counts */
+  int32_t *topics;   /**< the nonzero topics of ndk, increasing (capacity min(K, longest document)) */
+  int32_t nnz;       /**< how many */
+  double *r_cum;     /**< scratch: running sums over the r terms (capacity as topics) */
+  double *q_cum;     /**< scratch: running sums over the q terms (capacity max_word_nnz) */
+  int32_t *z;        /**< the tokens' topics (capacity the longest document) */
+} sk_lda_detail_fold_doc;
+
+/**
+ * \brief Internal: the fold-in of one document, shared by the held-out log-likelihood, sk-lda infer and
+ * theta.npy so that all give the same bits.
  *
  * The document's n tokens are words[0 .. n) with global indices first_index .. first_index + n - 1 (the
- * RNG's index); phi is fixed: inv[k] = 1 / (n_k + V beta). Token i starts in topic floor(K u) with
- * u = sk_rng_uniform_f64(view->seed, SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in
- * order: remove it, draw the first k whose running sum of (ndk[k] + alpha)(n_vk + beta) inv[k] exceeds u W
- * (u from SK_LDA_STREAM_FOLDIN(sweep); alpha_k[k] in place of alpha when given), add it back. Work
- * O((iters + 1) n K).
- * \param view the model's counts.
- * \param alpha_k K per-topic priors, or NULL for view->alpha.
- * \param inv K values inv[k] = 1 / (n_k + V beta).
+ * RNG's index). Token i starts in topic floor(K u) with u = sk_rng_uniform_f64(seed,
+ * SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in order: remove it, draw by the sparse
+ * rule of sk_lda_heldout_ll() with u from SK_LDA_STREAM_FOLDIN(sweep), add it back. Work O(n) to start,
+ * then per token O(nnz(n_d.) + nnz(n_w.) + log K).
+ * \param t the call's tables.
+ * \param seed the key of the draws.
  * \param words the document's n word ids.
  * \param n its number of tokens.
- * \param first_index the global index of its first token (the RNG's index).
+ * \param first_index the global index of its first token.
  * \param iters fold-in sweeps.
- * \param ndk K counts: must be zero on entry and holds the document's counts on return (the caller clears
- *        it).
- * \param cum K doubles of scratch.
- * \param z n topics: holds the topics.
+ * \param doc its state: empty on entry (ndk zero, nnz 0); holds the document's counts, nonzero topics and
+ *        topics z on return (sk_lda_detail_fold_in_docs() empties it after the visit: ndk zero at doc->topics).
  */
-void sk_lda_detail_fold_in_doc(const sk_lda_counts_view *view, const double *alpha_k, const double *inv,
-                               const int32_t *words, int64_t n, int64_t first_index, int iters, int32_t *ndk,
-                               double *cum, int32_t *z);
+void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed, const int32_t *words, int64_t n,
+                               int64_t first_index, int iters, sk_lda_detail_fold_doc *doc);
+
+/**
+ * \brief Internal: S + R of a folded-in document, the part of every held-out token's score that does not
+ * depend on the word (sk_lda_heldout_ll()'s rule): s_cum[K-1], then n_dk bc_k added in increasing k.
+ * \param t the call's tables.
+ * \param doc the folded-in document.
+ * \return S + R.
+ */
+double sk_lda_detail_fold_doc_sr(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc);
+
+/**
+ * \brief Internal: a held-out token's probability p(w | d) = ((S + R) + Q_w) / (n_d + A) (sk_lda_heldout_ll()).
+ * \param t the call's tables.
+ * \param doc the folded-in document.
+ * \param sr sk_lda_detail_fold_doc_sr() of doc.
+ * \param norm 1 / (n_d + A), n_d the observed length.
+ * \param w the word.
+ * \return the probability.
+ */
+double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double sr,
+                                    double norm, int32_t w);
 
 /**
  * \brief Internal: what sk_lda_detail_fold_in_docs() calls for each document once it is folded in.
  *
- * It must leave ndk all zero. Called on the thread that folded the document.
+ * It must not change doc; sk_lda_detail_fold_in_docs() empties it afterwards. Called on the thread that
+ * folded the document.
  * \param ctx the ctx given to sk_lda_detail_fold_in_docs().
  * \param d the document.
- * \param ndk (K) holds its counts; must be left all zero.
- * \param cum (K doubles) is free scratch.
- * \param z (n) its topics.
+ * \param t the call's tables.
+ * \param doc its counts (doc->ndk), nonzero topics (doc->topics, doc->nnz) and topics (doc->z).
  * \param n its number of tokens.
- * \param inv is as for sk_lda_detail_fold_in_doc().
  */
-typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, int32_t *ndk, double *cum, const int32_t *z,
-                                            int64_t n, const double *inv);
+typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, const sk_lda_detail_fold_tables *t,
+                                            const sk_lda_detail_fold_doc *doc, int64_t n);
 
 /**
- * \brief Internal: folds every document of `docs` in with sk_lda_detail_fold_in_doc() (tokens indexed by
- * their position in docs, `iters` sweeps) on `threads` threads (0: all), then visits it; documents are
- * visited once each, in any order.
+ * \brief Internal: builds the tables, folds every document of `docs` in with sk_lda_detail_fold_in_doc()
+ * (tokens indexed by their position in docs, `iters` sweeps) on `threads` threads (0: all), then visits it;
+ * documents are visited once each, in any order.
  *
- * The held-out log-likelihood and sk-lda infer share it, so the same inputs give the same bits for any
- * thread count.
+ * The held-out log-likelihood, sk-lda infer and theta.npy share it, so the same inputs give the same bits
+ * for any thread count.
  * \param view the model's counts.
- * \param alpha_k K per-topic priors, or NULL for view->alpha (sk_lda_detail_fold_in_doc()).
+ * \param alpha_k K per-topic priors, or NULL for view->alpha.
  * \param docs the documents.
  * \param max_len is the longest document.
  * \param iters fold-in sweeps.
  * \param threads threads (0: all).
  * \param visit called for each document once it is folded in.
  * \param ctx passed to visit.
- * \return 0; 1 when inv (K doubles) could not be allocated and nothing was visited; 2 when a thread's
- *         scratch could not be allocated (then some documents may have been visited).
+ * \return 0; 1 when the tables could not be allocated and nothing was visited; 2 when a thread's scratch
+ *         could not be allocated (then some documents may have been visited).
  */
 int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,
                                int64_t max_len, int iters, int threads, sk_lda_detail_fold_in_visit visit, void *ctx);

@@ -17,14 +17,14 @@ typedef struct {
 } theta_rows;
 
 /* The fold-in's visit: the held-out document's row from its observed half's counts. */
-static void keep_test_row(void *p, int32_t d, int32_t *ndk, double *cum, const int32_t *z, int64_t n_obs,
-                          const double *inv) {
+static void keep_test_row(void *p, int32_t d, const sk_lda_detail_fold_tables *t,
+                          const sk_lda_detail_fold_doc *doc, int64_t n_obs) {
   theta_rows *r = (theta_rows *)p;
   const int32_t K = r->m->num_topics;
   const double alpha = r->m->alpha, *alpha_k = r->m->alpha_k;
+  const int32_t *ndk = doc->ndk;
   float *row = r->test_theta + (size_t)d * (size_t)K;
-  (void)cum;
-  (void)inv;
+  (void)t;
   if (alpha_k == NULL) {
     const double norm = 1.0 / ((double)n_obs + (double)K * alpha);
     for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha) * norm);
@@ -32,7 +32,6 @@ static void keep_test_row(void *p, int32_t d, int32_t *ndk, double *cum, const i
     const double norm = 1.0 / ((double)n_obs + r->alpha_sum);
     for (int32_t k = 0; k < K; ++k) row[k] = (float)(((double)ndk[k] + alpha_k[k]) * norm);
   }
-  for (int64_t i = 0; i < n_obs; ++i) ndk[z[i]] = 0;
 }
 
 /* Rows first .. first + count - 1 of the input: the training and the test documents are each in the

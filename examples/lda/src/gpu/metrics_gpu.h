@@ -16,11 +16,13 @@
  * of metrics.c (the _rn intrinsics: no fused multiply-add); only the order of the sums differs (the CPU
  * sums sequentially, the GPU in trees), and CUDA's lgamma and log may differ from the C library's by a
  * few units in the last place. So the joint log-likelihood agrees with the CPU's to a relative 1e-12
- * (tests/lda/test_metrics_gpu.c; 3e-14 seen). In the fold-in each draw compares u W against running
- * sums whose rounding differs from the CPU's by a few units in the last place, so a draw can differ
- * from the CPU's only when u W falls within that distance of a boundary between two topics (about
- * K 2^-50 of the draws, never seen in the tests); otherwise the topics are the CPU's, and the held-out
- * value agrees to a relative 1e-10 (6e-15 seen; one draw that differed would move it by about 1e-6).
+ * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule:
+ * the s table (the running sums of a_k beta c_k) is added on the device by one thread in topic order, so
+ * it is the CPU's bit for bit, and so is every r and q term; the sums of a draw's r and q terms are
+ * samplekit's warp prefix order (warp_sample_prefix.cuh) where the CPU adds sequentially, so a draw can
+ * differ from the CPU's only when u W falls within a few units in the last place of a boundary between
+ * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value agrees
+ * to a relative 1e-10 (one draw that differed would move it by about 1e-6).
  *
  * Determinism: the joint log-likelihood's launch shape depends on the problem size alone, its sums are
  * trees of a fixed shape, and there are no floating-point atomics; the held-out documents are handed
@@ -30,13 +32,17 @@
  *
  * Cost. Joint LL: one pass over B (V K int32; lgamma per nonzero), A's pairs, the document lengths and
  * n_k, then a reduction of one double per 4096 terms: about V K / (memory bandwidth) plus the lgammas.
- * Held-out: (fold_in_iters + 1.1) K terms per observed token and K per held-out token, one warp per
- * document (a persistent grid; the longest documents first); per warp 12 K + 8 ceil(K / 128) bytes of
- * scratch and per block a copy of 1 / (n_k + V beta), in shared memory while they fit (K up to about
- * 4000), in global memory above (at most 256 MiB; fewer warps then). For K <= 1024 a word's row of B
- * is held in registers, all of its loads in flight at once. Measured on an H200 at the NYTimes shape
- * (V = 100,000, 100M training tokens, 30,000 test documents of 333 tokens, K = 1,024; test_metrics_gpu
- * --bench): joint LL 1.2 ms, held-out LL 178 ms.
+ * Held-out: per call, the tables: 1 / (n_k + V beta), the s table (K dependent additions on one
+ * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number); then one
+ * warp per document (a persistent grid; the longest documents first): a draw costs the document's and
+ * the word's nonzero topics (SparseLDA's r and q terms, walked by samplekit's warp prefix search) and a
+ * binary search of the s table when it lands there, a held-out token the word's nonzero topics, and a
+ * document K / 32 rounds to list its initial topics. Per warp 4 (K + min(K, longest observed half))
+ * bytes of scratch (the counts and the sorted nonzero topics), in shared memory while they fit (48 KiB),
+ * in global memory above (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V
+ * + 8 nnz(B) bytes. Measured before the sparse rule on an H200 at the NYTimes shape (V = 100,000, 100M
+ * training tokens, 30,000 test documents of 333 tokens, K = 1,024; test_metrics_gpu --bench): joint LL
+ * 1.2 ms, held-out LL 178 ms; not yet measured after it.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. Threading: one caller at
@@ -85,9 +91,9 @@ int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *
 /*
  * sk_lda_heldout_ll() of the counts `c` on the halves of the last sk_lda_gpu_metrics_set_test(), with
  * `fold_in_iters` fold-in sweeps and the seed c->seed: *ll_per_token gets the mean held-out log-likelihood,
- * NAN when the held-out halves have no token. Reads B and n_k; the first call (and one with a larger K)
- * allocates 1 / (n_k + V beta) and, for K above about 4000, the warps' counts (set_test allocated the
- * rest). Fails on NULL, no halves set, halves of another vocabulary size than c->num_words,
+ * NAN when the held-out halves have no token. Reads B and n_k; the first call (and one with a larger K
+ * or more nonzeros in B) allocates the fold-in's tables and, when a warp's scratch is over 48 KiB, the
+ * warps' scratch (set_test allocated the rest). Fails on NULL, no halves set, halves of another vocabulary size than c->num_words,
  * fold_in_iters < 0, a device other than the context's, or a CUDA error (*ll_per_token untouched).
  */
 int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,

@@ -135,7 +135,10 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
     sk_lda_gpu::metrics_free_test(g);
     return sk_ex_fail(err, "GPU metrics: out of host memory for %d test documents", (int)D);
   }
+  g->max_obs_len = 0;
   for (int32_t d = 0; d < D; ++d) {
+    const int64_t n_obs = observed->doc_offsets[d + 1] - observed->doc_offsets[d];
+    if (n_obs > g->max_obs_len) g->max_obs_len = n_obs;
     keys[d].tokens = observed->doc_offsets[d + 1] - observed->doc_offsets[d] + heldout->doc_offsets[d + 1] -
                      heldout->doc_offsets[d];
     keys[d].doc = d;
@@ -183,5 +186,7 @@ extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
   sk_lda_gpu::metrics_buf_free(g, &g->partials);
   sk_lda_gpu::metrics_buf_free(g, &g->inv);
   sk_lda_gpu::metrics_buf_free(g, &g->scratch);
+  sk_lda_gpu_buf *tables[] = {&g->bc, &g->s_cum, &g->word_start, &g->word_topic, &g->word_count};
+  for (size_t i = 0; i < sizeof tables / sizeof *tables; ++i) sk_lda_gpu::metrics_buf_free(g, tables[i]);
   free(g);
 }

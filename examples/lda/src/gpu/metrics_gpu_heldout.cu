@@ -1,12 +1,19 @@
 // sk-lda's held-out log-likelihood on the GPU (sk_lda_gpu_metrics_heldout_ll() of metrics_gpu.h): the
-// fold-in of the test documents' observed halves and the score of their held-out halves, from the
-// sampler's device counts, and its entry point.
+// fold-in of the test documents' observed halves and the score of their held-out halves by metrics.h's
+// sparse rule, from the sampler's device counts and the tables of metrics_gpu_tables.cu, and its entry
+// point.
 //
-// Every term, product and quotient is written with the _rn intrinsics in metrics.c's order, so nvcc
-// cannot fuse a multiply and an add (metrics.c is C11 without -ffast-math: gcc does not contract
+// Why sparse: the dense rule cost K terms a draw and a scored token (8 s a sweep at K = 65,536 on the
+// NYTimes-scale corpus, 20x the sampler's sweep, issue 32). With phi fixed, SparseLDA's split into s
+// (one table a call), r (the document's nonzero topics) and q (the word's nonzero topics) is exact and
+// costs the nonzeros only. A document's nonzero topics are a sorted list in the warp's scratch, moved by
+// whole rounds of 32 when a topic appears or goes (the r walk is as long, so this costs no more).
+//
+// Every term, product and quotient is written with the _rn intrinsics in fold_in.c's order, so nvcc
+// cannot fuse a multiply and an add (fold_in.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
-// sequentially, here each warp adds in a tree of a fixed shape (samplekit's warp sums and prefix
-// search, whose orders are documented), which is as deterministic and, for long sums, more accurate.
+// sequentially, here each warp adds in samplekit's prefix order (warp_sample_prefix.cuh), which is as
+// deterministic and, for long sums, more accurate.
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -15,7 +22,6 @@
 #include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_internal.cuh"
-#include "gpu/topic_inverse.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
@@ -27,189 +33,54 @@
 
 namespace {
 
-// Held-out fold-in: one warp per document. A draw's K terms are taken in tiles of 128 topics, four
-// consecutive topics a lane (each lane sums its four in order, the warp adds the 32 lane sums).
-constexpr int kFoldPerLane = 4;
-constexpr int kFoldTile = 32 * kFoldPerLane;
+// Held-out fold-in: one warp per document, persistent.
 constexpr int kFoldWarps = 8;                        // warps per block, at most
-constexpr int kFoldMinBlocks = 2;                    // blocks of 8 warps per multiprocessor the registers allow
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
-
-// --- held-out log-likelihood ----------------------------------------------------------------------------
 
 struct fold_params {
   const int32_t *obs_tokens, *held_tokens;
   const int64_t *obs_offsets, *held_offsets;  // D + 1 each
   const int32_t *order;                       // the documents, longest first
-  int32_t num_docs, num_topics, num_tiles;    // num_tiles = ceil(K / kFoldTile)
+  int32_t num_docs, num_topics, topic_cap;    // topic_cap: room for a document's nonzero topics
   int32_t *z;                                 // the observed tokens' fold-in topics
-  const int32_t *b;                           // B, V x K
-  const double *inv;                          // 1 / (n_k + V beta), K
+  const double *inv, *bc, *s_cum;             // K each: c_k, beta c_k, the s table (metrics_fold_tables())
+  const int64_t *word_start;                  // V + 1: B's nonzeros as CSR
+  const int32_t *word_topic, *word_count;
   const double *alpha_k;                      // K per-topic priors, or NULL: alpha for every topic
-  double alpha, beta, kalpha;                 // kalpha: K alpha, or sum_k alpha_k
+  double alpha, kalpha;                       // kalpha: K alpha, or sum_k alpha_k
   uint64_t seed;
   int iters;
   unsigned *next_doc;  // the next entry of order to take
   double *doc_ll;      // per document: the sum of its held-out tokens' log-likelihoods
   char *scratch;       // global scratch (warp_bytes a warp) when it does not fit in shared memory
-  size_t warp_bytes;   // a warp's scratch: tile_end, nda, ndk (a multiple of 16)
-  size_t inv_bytes;    // the block's copy of inv in shared memory (a multiple of 16)
+  size_t warp_bytes;   // a warp's scratch: ndk (K counts), then topics (topic_cap), a multiple of 16
 };
 
-// A warp's scratch: tile_end (num_tiles running sums), nda (K doubles: n_dk + alpha), ndk (K counts).
+// A warp's scratch: the document's counts and its nonzero topics, increasing (metrics.h's
+// sk_lda_detail_fold_doc; nnz is kept in a register, the same on every lane).
 struct fold_scratch {
-  double *tile_end, *nda;
-  int32_t *ndk;
-  const double *inv;  // 1 / (n_k + V beta): the block's copy in shared memory, or p.inv
+  int32_t *ndk, *topics;
 };
 
-// One term of the fold-in's distribution, as metrics.c: ((double)n_dk + alpha) * (((double)n_vk + beta) * inv_k),
-// with b = n_vk of the token's word.
-__device__ __forceinline__ double fold_term(const fold_params &p, const fold_scratch &s, int32_t b, int32_t k) {
-  return __dmul_rn(s.nda[k], __dmul_rn(__dadd_rn((double)b, p.beta), s.inv[k]));
-}
-
-// The terms of one tile as samplekit's prefix search reads them: entry i is topic base + i, whose n_vk
-// the lane of rank i % 32 holds in bt[i / 32] (a select, not an indexed local-memory load).
-struct tile_terms {
-  const double *nda, *inv;
-  double beta;
-  int32_t base;
-  int32_t bt[kFoldPerLane];
+// The r terms of the document's nonzero topics (entries 0 .. nnz - 1), then the q terms of a word's
+// nonzeros (entries nnz .. nnz + m - 1), each with fold_in.c's operations and roundings, as samplekit's
+// prefix walks read them.
+struct rq_terms {
+  const fold_params *p;
+  const int32_t *ndk, *topics;
+  int32_t nnz;
+  const int32_t *wt, *wc;  // the word's nonzero topics and counts
   __device__ __forceinline__ double operator()(int i) const {
-    const int j = i >> 5;
-    int32_t b = bt[0];
-#pragma unroll
-    for (int q = 1; q < kFoldPerLane; ++q)
-      if (j == q) b = bt[q];
-    const int32_t k = base + i;
-    return __dmul_rn(nda[k], __dmul_rn(__dadd_rn((double)b, beta), inv[k]));  // fold_term()'s operations
+    if (i < nnz) {
+      const int32_t k = topics[i];
+      return __dmul_rn((double)ndk[k], __ldg(p->bc + k));
+    }
+    const int32_t k = __ldg(wt + (i - nnz));
+    const double a = p->alpha_k != nullptr ? __ldg(p->alpha_k + k) : p->alpha;
+    return __dmul_rn(__dadd_rn(a, (double)ndk[k]), __dmul_rn((double)__ldg(wc + (i - nnz)), __ldg(p->inv + k)));
   }
 };
-
-// Pass 2 of a draw: the first topic of tile `tile` whose running sum, from `before` (the sum of the
-// tiles below) through the tile's four rows of 32 topics in order (Kogge-Stone within a row, the carry
-// between rows: sk_warp_sample_prefix_from_by_f64's order), exceeds x; the tile's last topic when
-// rounding leaves none (every term is positive, so that is samplekit's "last positive entry"). bt[j] is
-// n_vk of topic tile * 128 + j * 32 + lane. Every lane calls and gets it.
-__device__ __forceinline__ int32_t fold_search_tile(const fold_params &p, const fold_scratch &s,
-                                                    const int32_t (&bt)[kFoldPerLane], int32_t tile, double before,
-                                                    double x) {
-  tile_terms terms;
-  terms.nda = s.nda;
-  terms.inv = s.inv;
-  terms.beta = p.beta;
-  terms.base = tile * kFoldTile;
-#pragma unroll
-  for (int j = 0; j < kFoldPerLane; ++j) terms.bt[j] = bt[j];
-  const int n = min(kFoldTile, p.num_topics - terms.base);
-  return terms.base + sk_warp_sample_prefix_from_by_f64<kFoldPerLane>(SK_FULL_MASK, terms, n, before, x);
-}
-
-// A draw is the first k whose running sum of the terms exceeds x = u W, W their total, as
-// sk_lda_detail_fold_in_doc(). Pass 1 sums the tiles of 128 topics (lane l takes topics l, l + 32,
-// l + 64, l + 96 of a tile, so that every load is coalesced) eight at a time (warp_sum8) and keeps the
-// running sum at each tile's end; pass 2 (fold_search_tile) walks the first tile that ends above x.
-// Where rounding leaves x above every running sum, the last topic (as the CPU's rule). The two ways
-// below add in the same order and give the same bits; they differ in where the word's row of B and the
-// tile ends are held.
-
-// A word's row of B, eight tiles of it: lane l holds topic t * 128 + j * 32 + l at v[t * 4 + j].
-constexpr int kRowTiles = 8;
-constexpr int kRowRegs = kRowTiles * kFoldPerLane;
-struct b_row_regs {
-  int32_t v[kRowRegs];
-};
-
-// Loads topics [0, min(K, 1024)) of b_row (0 above K), every load in flight at once.
-__device__ __forceinline__ void load_row(b_row_regs &r, const int32_t *b_row, int32_t K, int lane) {
-#pragma unroll
-  for (int i = 0; i < kRowRegs; ++i) {
-    const int32_t k = (i / kFoldPerLane) * kFoldTile + (i % kFoldPerLane) * 32 + lane;
-    r.v[i] = k < K ? __ldg(b_row + k) : 0;
-  }
-}
-
-// The totals of the tiles c .. c + 7 of a row whose topics from c * 128 on are in r (0 for tiles at or
-// above num_tiles).
-__device__ __forceinline__ void tile_totals(const fold_params &p, const fold_scratch &s, const b_row_regs &r,
-                                            int32_t c, double (&v)[kRowTiles], int lane) {
-#pragma unroll
-  for (int t = 0; t < kRowTiles; ++t) {
-    v[t] = 0.0;
-#pragma unroll
-    for (int j = 0; j < kFoldPerLane; ++j) {
-      const int32_t k = (c + t) * kFoldTile + j * 32 + lane;
-      if (k < p.num_topics) v[t] = __dadd_rn(v[t], fold_term(p, s, r.v[t * kFoldPerLane + j], k));
-    }
-  }
-  sk_warp_sums_f64(SK_FULL_MASK, v);  // each v[t] summed over the warp, in sk_warp_sum_f64()'s order
-}
-
-// The register way, for K <= 1024: the row in registers, the tile ends too (lane t holds tile t's).
-__device__ __forceinline__ int32_t fold_draw_regs(const fold_params &p, const fold_scratch &s, const b_row_regs &r,
-                                                  double u, int lane) {
-  double v[kRowTiles];
-  tile_totals(p, s, r, 0, v, lane);
-  double run = 0.0, my_end = 0.0;
-#pragma unroll
-  for (int t = 0; t < kRowTiles; ++t) {
-    run = __dadd_rn(run, v[t]);  // + 0 above the last tile: the same bits
-    if (lane == t) my_end = run;
-  }
-  const double x = __dmul_rn(u, run);
-  const int first = sk_warp_first_lane(SK_FULL_MASK, lane < p.num_tiles && my_end > x);
-  const int32_t tile = first >= 0 ? first : p.num_tiles - 1;
-  const double end_below = sk_warp_broadcast_f64(SK_FULL_MASK, my_end, tile > 0 ? tile - 1 : 0);
-  int32_t bt[kFoldPerLane];
-#pragma unroll
-  for (int j = 0; j < kFoldPerLane; ++j) {
-    bt[j] = r.v[j];
-#pragma unroll
-    for (int t = 1; t < kRowTiles; ++t)
-      if (t == tile) bt[j] = r.v[t * kFoldPerLane + j];  // a select, not an indexed (local memory) load
-  }
-  return fold_search_tile(p, s, bt, tile, tile > 0 ? end_below : 0.0, x);
-}
-
-// The memory way, for any K: the row read from global memory eight tiles at a time, the tile ends in
-// the warp's scratch.
-__device__ __forceinline__ int32_t fold_draw_mem(const fold_params &p, const fold_scratch &s, const int32_t *b_row,
-                                                 double u, int lane) {
-  const int32_t K = p.num_topics;
-  double run = 0.0;
-  for (int32_t c = 0; c < p.num_tiles; c += kRowTiles) {
-    b_row_regs r;
-    load_row(r, b_row + (size_t)c * kFoldTile, K - c * kFoldTile, lane);
-    double v[kRowTiles];
-    tile_totals(p, s, r, c, v, lane);
-#pragma unroll
-    for (int t = 0; t < kRowTiles; ++t) {
-      run = __dadd_rn(run, v[t]);
-      if (lane == 0 && c + t < p.num_tiles) s.tile_end[c + t] = run;
-    }
-  }
-  __syncwarp();
-  const double x = __dmul_rn(u, run);
-  int32_t tile = p.num_tiles - 1;
-  for (int32_t t0 = 0; t0 < p.num_tiles; t0 += 32) {
-    const int32_t t = t0 + lane;
-    const int first = sk_warp_first_lane(SK_FULL_MASK, t < p.num_tiles && s.tile_end[t] > x);
-    if (first >= 0) {
-      tile = t0 + first;
-      break;
-    }
-  }
-  const double before = tile > 0 ? s.tile_end[tile - 1] : 0.0;
-  int32_t bt[kFoldPerLane];
-#pragma unroll
-  for (int j = 0; j < kFoldPerLane; ++j) {
-    const int32_t k = tile * kFoldTile + j * 32 + lane;
-    bt[j] = k < K ? __ldg(b_row + k) : 0;
-  }
-  return fold_search_tile(p, s, bt, tile, before, x);
-}
 
 // sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
 __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
@@ -217,19 +88,74 @@ __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
   return (int32_t)(i >= n ? n - 1 : i);
 }
 
-// Topic k's document-topic prior.
-__device__ __forceinline__ double prior_of(const fold_params &p, int32_t k) {
-  return p.alpha_k != nullptr ? p.alpha_k[k] : p.alpha;
+// Removes topic k (present) from the nnz increasing topics; returns nnz - 1. Every lane calls.
+__device__ __forceinline__ int32_t topics_remove(int32_t *topics, int32_t nnz, int32_t k, int lane) {
+  int32_t pos = nnz - 1;
+  for (int32_t c = 0; c < nnz; c += 32) {
+    const int32_t j = c + lane;
+    const int f = sk_warp_first_lane(SK_FULL_MASK, j < nnz && topics[j] == k);
+    if (f >= 0) {
+      pos = c + f;
+      break;
+    }
+  }
+  // A round reads 32 entries before any is written, and writes only entries it has read or the
+  // round below has read, so the move down is exact.
+  for (int32_t c = pos; c < nnz - 1; c += 32) {
+    const int32_t j = c + lane;
+    const int32_t v = j + 1 < nnz ? topics[j + 1] : 0;
+    __syncwarp();
+    if (j + 1 < nnz) topics[j] = v;
+    __syncwarp();
+  }
+  return nnz - 1;
+}
+
+// Inserts topic k (absent) into the nnz increasing topics; returns nnz + 1. Every lane calls.
+__device__ __forceinline__ int32_t topics_insert(int32_t *topics, int32_t nnz, int32_t k, int lane) {
+  int32_t pos = 0;
+  for (int32_t c = 0; c < nnz; c += 32) {
+    const int below = sk_warp_count(SK_FULL_MASK, c + lane < nnz && topics[c + lane] < k);
+    pos += below;
+    if (below < 32) break;
+  }
+  for (int32_t e = nnz - 1; e >= pos; e -= 32) {  // from the top down, as topics_remove() in reverse
+    const int32_t j = e - lane;
+    const int32_t v = j >= pos ? topics[j] : 0;
+    __syncwarp();
+    if (j >= pos) topics[j + 1] = v;
+    __syncwarp();
+  }
+  if (lane == 0) topics[pos] = k;
+  __syncwarp();
+  return nnz + 1;
+}
+
+// One draw of metrics.h's sparse rule for word w: x = u W with W = S + (the r and q terms' total); a draw
+// below S is the host's binary search on the s table (the same table, the same bits); above, samplekit's
+// prefix walk over the r and q terms from x - S (its edge rules are the rule's: the last entry when
+// rounding leaves none, K - 1 when there are no r or q terms). The sums are the walk's warp order, not
+// the host's sequential one (metrics_gpu.h: a draw can differ only within rounding of a boundary).
+__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz, int32_t w,
+                                             double u) {
+  const int32_t K = p.num_topics;
+  const int64_t w0 = p.word_start[w];
+  const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
+  const rq_terms t{&p, s.ndk, s.topics, nnz, p.word_topic + w0, p.word_count + w0};
+  const double S = p.s_cum[K - 1];
+  const double W = __dadd_rn(S, sk_warp_prefix_total_by_f64(SK_FULL_MASK, t, nnz + m));
+  const double x = __dmul_rn(u, W);
+  if (S > x) return sk_lda_detail_first_above(p.s_cum, K, x);
+  const int i = sk_warp_sample_prefix_by_f64(SK_FULL_MASK, t, nnz + m, __dsub_rn(x, S));
+  if (i < 0) return K - 1;
+  return i < nnz ? s.topics[i] : __ldg(t.wt + (i - nnz));
 }
 
 // The fold-in of one document's observed half, tokens [first, first + n): sk_lda_detail_fold_in_doc()
-// with the counts in the warp's scratch (s.ndk, and s.nda = n_dk + alpha_k as the terms take it).
-template <bool kRegRow>
-__device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
-                                        int lane) {
+// with the counts and nonzero topics in the warp's scratch (ndk all zero on entry). Returns nnz.
+__device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
+                                           int lane) {
   const int32_t K = p.num_topics;
-  for (int32_t k = lane; k < K; k += 32) s.ndk[k] = 0;
-  __syncwarp();
   for (int64_t i = lane; i < n; i += 32) {
     const int32_t k =
         uniform_index(sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K);
@@ -237,7 +163,16 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
     atomicAdd(&s.ndk[k], 1);
   }
   __syncwarp();
-  for (int32_t k = lane; k < K; k += 32) s.nda[k] = __dadd_rn((double)s.ndk[k], prior_of(p, k));
+  // The nonzero topics, increasing: a ballot-compacted pass over ndk (K / 32 rounds a document, what
+  // clearing the dense counts cost before).
+  int32_t nnz = 0;
+  for (int32_t k0 = 0; k0 < K; k0 += 32) {
+    const int32_t k = k0 + lane;
+    const bool nz = k < K && s.ndk[k] != 0;
+    const unsigned bal = __ballot_sync(SK_FULL_MASK, nz);
+    if (nz) s.topics[nnz + __popc(bal & sk_lanemask_lt())] = k;
+    nnz += __popc(bal);
+  }
   __syncwarp();
   for (int it = 0; it < p.iters; ++it) {
     const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
@@ -248,103 +183,82 @@ __device__ __forceinline__ void fold_in(const fold_params &p, const fold_scratch
       const double u_lane = mine ? sk_rng_uniform_f64(p.seed, stream, (uint64_t)(first + i0 + lane)) : 0.0;
       const int32_t w_lane = mine ? p.obs_tokens[first + i0 + lane] : 0;
       const int32_t z_lane = mine ? p.z[first + i0 + lane] : 0;
-      const int32_t m = (int32_t)(n - i0 < 32 ? n - i0 : 32);
-      for (int32_t j = 0; j < m; ++j) {
+      const int32_t mcount = (int32_t)(n - i0 < 32 ? n - i0 : 32);
+      for (int32_t j = 0; j < mcount; ++j) {
         const double u = sk_warp_broadcast_f64(SK_FULL_MASK, u_lane, j);
         const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)z_lane, j);
         const int32_t w = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)w_lane, j);
-        const int32_t *b_row = p.b + (size_t)w * (size_t)K;
-        [[maybe_unused]] b_row_regs row;
-        if constexpr (kRegRow) load_row(row, b_row, K, lane);  // every load in flight at once
-        if (lane == 0) s.nda[old] = __dadd_rn((double)--s.ndk[old], prior_of(p, old));
+        int32_t left = 0;
+        if (lane == 0) left = --s.ndk[old];
+        left = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)left, 0);
         __syncwarp();
-        int32_t k;
-        if constexpr (kRegRow)
-          k = fold_draw_regs(p, s, row, u, lane);
-        else
-          k = fold_draw_mem(p, s, b_row, u, lane);
-        __syncwarp();  // every lane has read nda (and tile_end) before lane 0 changes them
+        if (left == 0) nnz = topics_remove(s.topics, nnz, old, lane);
+        const int32_t k = fold_draw(p, s, nnz, w, u);
+        __syncwarp();  // every lane has read ndk before lane 0 changes it
+        int32_t before = 0;
         if (lane == 0) {
           p.z[first + i0 + j] = k;
-          s.nda[k] = __dadd_rn((double)++s.ndk[k], prior_of(p, k));
+          before = s.ndk[k]++;
         }
+        before = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)before, 0);
         __syncwarp();
+        if (before == 0) nnz = topics_insert(s.topics, nnz, k, lane);
       }
     }
   }
+  return nnz;
 }
 
-// Document d: the fold-in of its observed half, then the score of its held-out half (metrics.c's
-// sk_lda_heldout_visit(): theta_k = (n_dk + alpha_k) / (n_d + sum_k alpha_k), each held-out token adds
-// log sum_k theta_k phi_k(w), the lanes summing topics k = lane, lane + 32, ... as the register way
-// holds them) into doc_ll[d]. Every lane of the warp calls.
-template <bool kRegRow>
+// Document d: the fold-in of its observed half, then the score of its held-out half (metrics.h:
+// p(w | d) = ((S + R) + Q_w) / (n_d + A), S + R and each Q_w a warp total in samplekit's prefix order)
+// into doc_ll[d]; leaves ndk all zero. Every lane of the warp calls.
 __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fold_scratch &s, int32_t d, int lane) {
-  const int32_t K = p.num_topics;
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
-  fold_in<kRegRow>(p, s, first, n, lane);
+  const int32_t nnz = fold_in(p, s, first, n, lane);
+  const rq_terms r{&p, s.ndk, s.topics, nnz, nullptr, nullptr};
+  const double sr = __dadd_rn(p.s_cum[p.num_topics - 1], sk_warp_prefix_total_by_f64(SK_FULL_MASK, r, nnz));
   const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
-  const int64_t h0 = p.held_offsets[d], h1 = p.held_offsets[d + 1];
   double ll = 0.0;
-  for (int64_t t = h0; t < h1; ++t) {
-    const int32_t *b_row = p.b + (size_t)p.held_tokens[t] * (size_t)K;
-    double prob = 0.0;
-    if constexpr (kRegRow) {
-      b_row_regs row;
-      load_row(row, b_row, K, lane);
-#pragma unroll
-      for (int i = 0; i < kRowRegs; ++i) {
-        const int32_t k = i * 32 + lane;
-        if (k < K)
-          prob = __dadd_rn(prob, __dmul_rn(__dmul_rn(s.nda[k], norm),
-                                           __dmul_rn(__dadd_rn((double)row.v[i], p.beta), s.inv[k])));
-      }
-    } else {
-      for (int32_t k = lane; k < K; k += 32)
-        prob = __dadd_rn(prob, __dmul_rn(__dmul_rn(s.nda[k], norm),
-                                         __dmul_rn(__dadd_rn((double)__ldg(b_row + k), p.beta), s.inv[k])));
-    }
-    ll = __dadd_rn(ll, log(sk_warp_sum_f64(SK_FULL_MASK, prob)));
+  for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t) {
+    const int32_t w = p.held_tokens[t];
+    const int64_t w0 = p.word_start[w];
+    const rq_terms q{&p, s.ndk, s.topics, 0, p.word_topic + w0, p.word_count + w0};
+    const double qw = sk_warp_prefix_total_by_f64(SK_FULL_MASK, q, (int)(p.word_start[w + 1] - w0));
+    ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(sr, qw), norm)));
   }
   if (lane == 0) p.doc_ll[d] = ll;
-  __syncwarp();  // every lane is done with the scratch before the next document clears it
+  __syncwarp();  // every lane is done with the counts before they are cleared
+  for (int32_t j = lane; j < nnz; j += 32) s.ndk[s.topics[j]] = 0;
+  __syncwarp();
 }
 
-// A persistent grid: each warp takes the next document of `order` (an integer atomic counter) until
-// none is left. kShared: the block's copy of inv (inv_bytes) and the warps' scratch are in dynamic
-// shared memory, else inv is read from p.inv and the scratch is p.scratch; kRegRow: the register way
-// (K <= 1024), else the memory way.
-template <bool kShared, bool kRegRow>
-__global__ void __launch_bounds__(kFoldWarps * 32, kFoldMinBlocks) heldout_kernel(fold_params p) {
+// A persistent grid: each warp clears its counts once, then takes the next document of `order` (an
+// integer atomic counter) until none is left. kShared: the warps' scratch is in dynamic shared memory,
+// else in p.scratch.
+template <bool kShared>
+__global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p) {
   extern __shared__ double fold_shared[];
   const int lane = sk_lane_id();
   const int warp = (int)(threadIdx.x / 32);
+  char *base = kShared ? (char *)fold_shared + (size_t)warp * p.warp_bytes
+                       : p.scratch + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * p.warp_bytes;
   fold_scratch s;
-  char *base;
-  if constexpr (kShared) {
-    for (int32_t k = (int32_t)threadIdx.x; k < p.num_topics; k += (int32_t)blockDim.x) fold_shared[k] = p.inv[k];
-    __syncthreads();
-    s.inv = fold_shared;
-    base = (char *)fold_shared + p.inv_bytes + (size_t)warp * p.warp_bytes;
-  } else {
-    s.inv = p.inv;
-    base = p.scratch + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * p.warp_bytes;
-  }
-  s.tile_end = (double *)base;
-  s.nda = s.tile_end + p.num_tiles;
-  s.ndk = (int32_t *)(s.nda + p.num_topics);
+  s.ndk = (int32_t *)base;
+  s.topics = s.ndk + p.num_topics;
+  for (int32_t k = lane; k < p.num_topics; k += 32) s.ndk[k] = 0;
+  __syncwarp();
   for (;;) {
     unsigned next = 0;
     if (lane == 0) next = atomicAdd(p.next_doc, 1u);
     next = sk_warp_broadcast_u32(SK_FULL_MASK, next, 0);
     if (next >= (unsigned)p.num_docs) return;
-    fold_in_and_score<kRegRow>(p, s, p.order[next], lane);
+    fold_in_and_score(p, s, p.order[next], lane);
   }
 }
 
 // --- host helpers -----------------------------------------------------------------------------------------
 
-// The fold-in's parameters for the counts c, the halves and inv in g, and fold_in_iters sweeps; the
+// The fold-in's parameters for the counts c, the halves and tables in g, and fold_in_iters sweeps; the
 // global scratch is fold_launch()'s to place.
 fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters) {
   const int32_t K = c->num_topics;
@@ -357,37 +271,39 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.order = (const int32_t *)g->order.ptr;
   p.num_docs = g->test_docs;
   p.num_topics = K;
-  p.num_tiles = (K + kFoldTile - 1) / kFoldTile;
+  p.topic_cap = (int32_t)(g->max_obs_len < K ? (g->max_obs_len > 0 ? g->max_obs_len : 1) : K);
   p.z = (int32_t *)g->z.ptr;
-  p.b = c->b;
   p.inv = (const double *)g->inv.ptr;
+  p.bc = (const double *)g->bc.ptr;
+  p.s_cum = (const double *)g->s_cum.ptr;
+  p.word_start = (const int64_t *)g->word_start.ptr;
+  p.word_topic = (const int32_t *)g->word_topic.ptr;
+  p.word_count = (const int32_t *)g->word_count.ptr;
   p.alpha = c->alpha;
   p.alpha_k = c->alpha_k;
-  p.beta = c->beta;
   p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)K * c->alpha;
   p.seed = c->seed;
   p.iters = fold_in_iters;
   p.next_doc = (unsigned *)g->next_doc.ptr;
   p.doc_ll = (double *)g->doc_ll.ptr;
-  p.warp_bytes = ((size_t)p.num_tiles * sizeof(double) + (size_t)K * (sizeof(double) + sizeof(int32_t)) + 15) / 16 * 16;
-  p.inv_bytes = ((size_t)K * sizeof(double) + 15) / 16 * 16;
+  p.warp_bytes = (((size_t)K + (size_t)p.topic_cap) * sizeof(int32_t) + 15) / 16 * 16;
   return p;
 }
 
 // Chooses the fold-in's kernel, block and grid, places its scratch (p.scratch, when in global memory),
 // clears the document counter and launches it on the legacy default stream.
 int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
-  // Shared memory while inv and a warp's scratch fit (as many warps a block as fit, up to 8), else
-  // global scratch; a grid of as many blocks as can be resident, or fewer.
+  // Shared memory while a warp's scratch fits (as many warps a block as fit, up to 8), else global
+  // scratch; a grid of as many blocks as can be resident, or fewer.
   int warps = kFoldWarps;
-  bool shared = p.warp_bytes <= kFoldSharedMax && p.inv_bytes + p.warp_bytes <= g->shared_optin;
+  bool shared = p.warp_bytes <= kFoldSharedMax && p.warp_bytes <= g->shared_optin;
   if (shared) {
-    const size_t fit = (g->shared_optin - p.inv_bytes) / p.warp_bytes;
+    const size_t fit = g->shared_optin / p.warp_bytes;
     if (fit < (size_t)warps) warps = (int)fit;
   }
-  size_t shared_bytes = p.inv_bytes + (size_t)warps * p.warp_bytes;
+  size_t shared_bytes = (size_t)warps * p.warp_bytes;
   int per_sm = 0;
-  void (*kernel)(fold_params) = p.num_tiles <= kRowTiles ? heldout_kernel<true, true> : heldout_kernel<true, false>;
+  void (*kernel)(fold_params) = heldout_kernel<true>;
   if (shared) {
     SK_EX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes),
                     "sizing the fold-in's shared memory");
@@ -398,7 +314,7 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   if (!shared) {
     warps = kFoldWarps;
     shared_bytes = 0;
-    kernel = heldout_kernel<false, false>;
+    kernel = heldout_kernel<false>;
     SK_EX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0),
                     "sizing the fold-in's grid");
   }
@@ -441,14 +357,8 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
   }
   SK_EX_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
   (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
-  const int32_t K = c->num_topics;
-  const double vbeta = (double)c->num_words * c->beta;
-  if (sk_lda_gpu::metrics_buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)",
-                                      err) != 0)
-    return 1;
-  // inv[k] = 1 / (n_k + V beta), as sk_lda_detail_fold_in_docs()
-  SK_EX_CUDA_TRY(sk_lda_gpu::topic_inverse_f64_launch(c->n_k, K, vbeta, (double *)g->inv.ptr, 0),
-                  "computing 1 / (n_k + V beta)");
+  // The call's tables: phi is fixed for the whole fold-in (metrics.h's sparse rule)
+  if (sk_lda_gpu::metrics_fold_tables(g, c, err) != 0) return 1;
 
   fold_params p = fold_params_of(g, c, fold_in_iters);
   if (fold_launch(g, p, err) != 0) return 1;

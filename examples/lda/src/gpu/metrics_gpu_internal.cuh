@@ -28,8 +28,11 @@ struct sk_lda_gpu_metrics {
   int has_test;
   int32_t test_words, test_docs;
   int64_t observed_tokens, heldout_tokens;
+  int64_t max_obs_len;  // the longest observed half
   sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
   sk_lda_gpu_buf inv, scratch;
+  // The fold-in's tables of one call (metrics_fold_tables()): beta c_k, the s table, B's nonzeros as CSR.
+  sk_lda_gpu_buf bc, s_cum, word_start, word_topic, word_count;
   double *h_doc_ll;
 };
 
@@ -52,6 +55,12 @@ void metrics_free_test(sk_lda_gpu_metrics *g);
 // filled; `what` names the metric.
 int metrics_check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, const char *what,
                          sk_ex_error *err);
+
+// The fold-in's tables for the counts c (metrics.h's sk_lda_detail_fold_tables, on the device, with the
+// same bits): g->inv = 1 / (n_k + V beta), g->bc = beta inv, g->s_cum the running sums of a_k bc_k in
+// topic order, and B's nonzeros as CSR (g->word_start V + 1, g->word_topic and g->word_count, topics
+// increasing within a word). Queued on the legacy default stream; waits once, for the number of nonzeros.
+int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex_error *err);
 
 }  // namespace sk_lda_gpu
 

@@ -1,0 +1,140 @@
+// The tables of one held-out fold-in on the GPU (metrics_fold_tables() of metrics_gpu_internal.cuh):
+// metrics.h's sk_lda_detail_fold_tables built from a sampler's device counts, bit for bit the host's.
+//
+// Why these tables: phi is fixed during the fold-in, so SparseLDA's s terms a_k beta c_k are the same
+// for every document and word (one K-entry table of running sums per call), and the q terms need only
+// the word's nonzero counts (a CSR of B, gathered once per call with two reads of B). The s table is
+// added by one thread in topic order, as fold_in.c adds it, so that its running sums are the host's bit
+// for bit; at K = 65,536 that is 65,536 dependent additions, well under a millisecond, against the
+// fold-in's seconds.
+#include <cuda_runtime.h>
+
+#include "sk_ex_cuda_check.cuh"
+#include "gpu/metrics_gpu_internal.cuh"
+#include "gpu/topic_inverse.cuh"
+#include "samplekit/warp_lane.cuh"
+
+#define SK_EX_CUDA_SCOPE "GPU metrics"
+
+namespace {
+
+constexpr int kRowWarps = 8;     // warps a block in the passes over B: one warp a word
+constexpr int kScanThreads = 1024;
+
+// bc_k = beta inv_k and s_cum[k] = s_cum[k-1] + a_k bc_k, in topic order on one thread (fold_in.c's
+// sk_lda_detail_fold_tables_build(), the same roundings: no fused multiply-add).
+__global__ void s_table_kernel(const double *inv, const double *alpha_k, double alpha, double beta, int32_t K,
+                               double *bc, double *s_cum) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  double run = 0.0;
+  for (int32_t k = 0; k < K; ++k) {
+    const double b = __dmul_rn(beta, inv[k]);
+    bc[k] = b;
+    run = __dadd_rn(run, __dmul_rn(alpha_k != nullptr ? alpha_k[k] : alpha, b));
+    s_cum[k] = run;
+  }
+}
+
+// start[v + 1] = the number of nonzeros of B's row v; one warp a word.
+__global__ void __launch_bounds__(kRowWarps * 32) row_nnz_kernel(const int32_t *b, int32_t V, int32_t K,
+                                                                   int64_t *start) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * kRowWarps;
+  for (int64_t v = (int64_t)blockIdx.x * kRowWarps + threadIdx.x / 32; v < V; v += warps) {
+    const int32_t *row = b + v * (int64_t)K;
+    unsigned c = 0;
+    for (int32_t k = lane; k < K; k += 32) c += __ldg(row + k) != 0;
+    c = __reduce_add_sync(SK_FULL_MASK, c);
+    if (lane == 0) start[v + 1] = (int64_t)c;
+  }
+}
+
+// start[0] = 0 and start[1 .. V] made inclusive running sums; one block: each thread adds a contiguous
+// chunk, the chunk totals are scanned in shared memory, then each chunk is rewritten. Integer sums: the
+// order does not matter.
+__global__ void __launch_bounds__(kScanThreads) row_start_scan_kernel(int64_t *start, int32_t V) {
+  __shared__ int64_t part[kScanThreads];
+  const int t = (int)threadIdx.x;
+  const int64_t chunk = ((int64_t)V + kScanThreads - 1) / kScanThreads;
+  const int64_t lo = 1 + (int64_t)t * chunk, hi = min((int64_t)V + 1, lo + chunk);
+  int64_t sum = 0;
+  for (int64_t i = lo; i < hi; ++i) sum += start[i];
+  part[t] = sum;
+  __syncthreads();
+  for (int step = 1; step < kScanThreads; step *= 2) {  // Hillis-Steele over the chunk totals
+    const int64_t add = t >= step ? part[t - step] : 0;
+    __syncthreads();
+    part[t] += add;
+    __syncthreads();
+  }
+  int64_t run = t > 0 ? part[t - 1] : 0;
+  for (int64_t i = lo; i < hi; ++i) {
+    run += start[i];
+    start[i] = run;
+  }
+  if (t == 0) start[0] = 0;
+}
+
+// Gathers row v's nonzeros, topics increasing, into [start[v], start[v + 1]); one warp a word, 32
+// topics a round compacted by a ballot.
+__global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t *b, int32_t V, int32_t K,
+                                                                    const int64_t *start, int32_t *topic,
+                                                                    int32_t *count) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * kRowWarps;
+  for (int64_t v = (int64_t)blockIdx.x * kRowWarps + threadIdx.x / 32; v < V; v += warps) {
+    const int32_t *row = b + v * (int64_t)K;
+    int64_t pos = start[v];
+    for (int32_t k0 = 0; k0 < K; k0 += 32) {
+      const int32_t k = k0 + lane;
+      const int32_t x = k < K ? __ldg(row + k) : 0;
+      const unsigned nz = __ballot_sync(SK_FULL_MASK, x != 0);
+      if (x != 0) {
+        const int64_t j = pos + __popc(nz & sk_lanemask_lt());
+        topic[j] = k;
+        count[j] = x;
+      }
+      pos += __popc(nz);
+    }
+  }
+}
+
+}  // namespace
+
+namespace sk_lda_gpu {
+
+int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex_error *err) {
+  const int32_t K = c->num_topics, V = c->num_words;
+  const double vbeta = (double)V * c->beta;
+  if (metrics_buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)", err) != 0 ||
+      metrics_buf_reserve(g, &g->bc, (size_t)K * sizeof(double), "allocating beta / (n_k + V beta)", err) != 0 ||
+      metrics_buf_reserve(g, &g->s_cum, (size_t)K * sizeof(double), "allocating the fold-in's s table", err) != 0 ||
+      metrics_buf_reserve(g, &g->word_start, ((size_t)V + 1) * sizeof(int64_t), "allocating B's row offsets",
+                          err) != 0)
+    return 1;
+  double *inv = (double *)g->inv.ptr;
+  int64_t *start = (int64_t *)g->word_start.ptr;
+  // inv[k] = 1 / (n_k + V beta), as sk_lda_detail_fold_tables_build()
+  SK_EX_CUDA_TRY(topic_inverse_f64_launch(c->n_k, K, vbeta, inv, 0), "computing 1 / (n_k + V beta)");
+  s_table_kernel<<<1, 32>>>(inv, c->alpha_k, c->alpha, c->beta, K, (double *)g->bc.ptr, (double *)g->s_cum.ptr);
+  SK_EX_LAUNCH_CHECK("computing the fold-in's s table");
+  const int64_t blocks_wanted = ((int64_t)V + kRowWarps - 1) / kRowWarps;
+  const unsigned blocks = (unsigned)(blocks_wanted < (int64_t)g->sm_count * 32 ? blocks_wanted : (int64_t)g->sm_count * 32);
+  row_nnz_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start);
+  SK_EX_LAUNCH_CHECK("counting B's nonzeros");
+  row_start_scan_kernel<<<1, kScanThreads>>>(start, V);
+  SK_EX_LAUNCH_CHECK("placing B's nonzeros");
+  int64_t nnz = 0;
+  SK_EX_CUDA_TRY(cudaMemcpy(&nnz, start + V, sizeof nnz, cudaMemcpyDeviceToHost), "counting B's nonzeros");
+  if (metrics_buf_reserve(g, &g->word_topic, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero topics",
+                          err) != 0 ||
+      metrics_buf_reserve(g, &g->word_count, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero counts",
+                          err) != 0)
+    return 1;
+  row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, (int32_t *)g->word_topic.ptr,
+                                              (int32_t *)g->word_count.ptr);
+  SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
+  return 0;
+}
+
+}  // namespace sk_lda_gpu
