@@ -19,8 +19,9 @@
  * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule:
  * the s table (the running sums of a_k beta c_k) is added on the device by one thread in topic order, so
  * it is the CPU's bit for bit, and so is every r and q term; the sums of a draw's r and q terms are
- * samplekit's warp prefix order (warp_sample_prefix.cuh) where the CPU adds sequentially, so a draw can
- * differ from the CPU's only when u W falls within a few units in the last place of a boundary between
+ * the kernel's own fixed order (tiles of 128 entries, 4 consecutive entries a lane added in order, then
+ * a warp scan, the tiles' totals in order: metrics_gpu_heldout.cu) where the CPU adds sequentially, so
+ * a draw can differ from the CPU's only when u W falls within a few units in the last place of a boundary between
  * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value agrees
  * to a relative 1e-10 (one draw that differed would move it by about 1e-6).
  *
@@ -35,12 +36,13 @@
  * Held-out: per call, the tables: 1 / (n_k + V beta), the s table (K dependent additions on one
  * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number); then one
  * warp per document (a persistent grid; the longest documents first): a draw costs the document's and
- * the word's nonzero topics (SparseLDA's r and q terms, walked by samplekit's warp prefix search) and a
- * binary search of the s table when it lands there, a held-out token the word's nonzero topics, and a
- * document K / 32 rounds to list its initial topics. Per warp 4 (K + min(K, longest observed half))
- * bytes of scratch (the counts and the sorted nonzero topics), in shared memory while they fit (48 KiB),
- * in global memory above (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V
- * + 8 nnz(B) bytes. Measured before the sparse rule on an H200 at the NYTimes shape (V = 100,000, 100M
+ * the word's nonzero topics (SparseLDA's r and q terms, added in tiles of 128, one warp scan a tile,
+ * then one tile walked) and a binary search of the s table when it lands there, a held-out token the
+ * word's nonzero topics, and a document K / 32 rounds to list its initial topics. Per warp 4 (K +
+ * min(K, longest observed half)) bytes of scratch (the counts and the sorted nonzero topics; plus 8
+ * bytes a tile past a draw's 32nd, when K + that bound exceeds 4,096), in shared memory while they fit
+ * (48 KiB), in global memory above (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V
+ * + 12 nnz(B) bytes. Measured before the sparse rule on an H200 at the NYTimes shape (V = 100,000, 100M
  * training tokens, 30,000 test documents of 333 tokens, K = 1,024; test_metrics_gpu --bench): joint LL
  * 1.2 ms, held-out LL 178 ms; not yet measured after it.
  *

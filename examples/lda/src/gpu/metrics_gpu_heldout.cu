@@ -6,13 +6,25 @@
 // Why sparse: the dense rule cost K terms a draw and a scored token (8 s a sweep at K = 65,536 on the
 // NYTimes-scale corpus, 20x the sampler's sweep, issue 32). With phi fixed, SparseLDA's split into s
 // (one table a call), r (the document's nonzero topics) and q (the word's nonzero topics) is exact and
-// costs the nonzeros only. A document's nonzero topics are a sorted list in the warp's scratch, moved by
-// whole rounds of 32 when a topic appears or goes (the r walk is as long, so this costs no more).
+// costs the nonzeros only. A document's nonzero topics are a sorted list in the warp's scratch: a
+// topic's place is a count of the topics below it (independent loads, one integer warp sum), and the
+// tail moves by whole rounds of 128 when a topic appears or goes.
+//
+// Why tiles of 4 entries a lane: a draw is a chain of dependent warp steps (one document a warp, and
+// there are fewer documents than resident warps, so the chain's latency is the kernel's time). A
+// round of one entry a lane cost a warp scan (5 dependent shuffle-and-add steps) per 32 terms, twice
+// (the total, then the walk from the start, reading every term again). A tile of 128 entries costs one
+// scan: each lane adds its 4 consecutive entries in order first (the dense kernel's shape). The walk
+// then finds the tile from the tiles' running ends (in registers; past the 32nd in scratch) and walks
+// only that tile, whose weights and scan it kept in registers when it is one of the first kKeep (else
+// it reads them again). The word's row and length are read once per 32 tokens, the q terms' n_wk c_k
+// come from the tables (no dependent c_k load), and the s table's binary search runs only for a draw
+// that lands in s.
 //
 // Every term, product and quotient is written with the _rn intrinsics in fold_in.c's order, so nvcc
 // cannot fuse a multiply and an add (fold_in.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
-// sequentially, here each warp adds in samplekit's prefix order (warp_sample_prefix.cuh), which is as
+// sequentially, here each warp adds in the tiles' order (described at lane_sum() below), which is as
 // deterministic and, for long sums, more accurate.
 #include <cuda_runtime.h>
 
@@ -25,7 +37,6 @@
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
-#include "samplekit/warp_sample_prefix.cuh"
 #include "samplekit/warp_scan.cuh"
 #include "samplekit/warp_vote.cuh"
 
@@ -37,16 +48,24 @@ namespace {
 constexpr int kFoldWarps = 8;                        // warps per block, at most
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
+// The r and q terms are added in tiles of kTile entries, kPerLane consecutive entries a lane (the dense
+// kernel's shape); a draw keeps the weights of its first kKeep tiles in registers for its walk, and the
+// running sums at the ends of its first 32 tiles in registers (lane t: tile t), later ones in scratch.
+constexpr int kPerLane = 4;
+constexpr int kTile = 32 * kPerLane;
+constexpr int kKeep = 4;
 
 struct fold_params {
   const int32_t *obs_tokens, *held_tokens;
   const int64_t *obs_offsets, *held_offsets;  // D + 1 each
   const int32_t *order;                       // the documents, longest first
   int32_t num_docs, num_topics, topic_cap;    // topic_cap: room for a document's nonzero topics
+  int32_t tile_cap;                           // room for the tile ends past the first 32 (see warp_bytes)
   int32_t *z;                                 // the observed tokens' fold-in topics
-  const double *inv, *bc, *s_cum;             // K each: c_k, beta c_k, the s table (metrics_fold_tables())
+  const double *bc, *s_cum;                   // K each: beta c_k, the s table (metrics_fold_tables())
   const int64_t *word_start;                  // V + 1: B's nonzeros as CSR
-  const int32_t *word_topic, *word_count;
+  const int32_t *word_topic;
+  const double *word_qc;                      // n_wk c_k of each nonzero
   const double *alpha_k;                      // K per-topic priors, or NULL: alpha for every topic
   double alpha, kalpha;                       // kalpha: K alpha, or sum_k alpha_k
   uint64_t seed;
@@ -54,33 +73,72 @@ struct fold_params {
   unsigned *next_doc;  // the next entry of order to take
   double *doc_ll;      // per document: the sum of its held-out tokens' log-likelihoods
   char *scratch;       // global scratch (warp_bytes a warp) when it does not fit in shared memory
-  size_t warp_bytes;   // a warp's scratch: ndk (K counts), then topics (topic_cap), a multiple of 16
+  size_t warp_bytes;   // a warp's scratch: tile ends (tile_cap doubles), ndk (K counts), then topics
+                       // (topic_cap), a multiple of 16
 };
 
-// A warp's scratch: the document's counts and its nonzero topics, increasing (metrics.h's
-// sk_lda_detail_fold_doc; nnz is kept in a register, the same on every lane).
+// A warp's scratch: the running sums at the ends of a draw's tiles 32, 33, ...; the document's counts
+// and its nonzero topics, increasing (metrics.h's sk_lda_detail_fold_doc; nnz is kept in a register,
+// the same on every lane).
 struct fold_scratch {
+  double *tile_end;
   int32_t *ndk, *topics;
 };
 
 // The r terms of the document's nonzero topics (entries 0 .. nnz - 1), then the q terms of a word's
-// nonzeros (entries nnz .. nnz + m - 1), each with fold_in.c's operations and roundings, as samplekit's
-// prefix walks read them.
+// nonzeros (entries nnz .. nnz + m - 1), each with fold_in.c's operations and roundings (n_wk c_k is
+// the tables' product, the same bits).
 struct rq_terms {
   const fold_params *p;
   const int32_t *ndk, *topics;
-  int32_t nnz;
-  const int32_t *wt, *wc;  // the word's nonzero topics and counts
+  int32_t nnz, n;          // n = nnz + m: entries past n read 0
+  const int32_t *wt;       // the word's nonzero topics
+  const double *wq;        // and their n_wk c_k
   __device__ __forceinline__ double operator()(int i) const {
+    if (i >= n) return 0.0;
     if (i < nnz) {
       const int32_t k = topics[i];
       return __dmul_rn((double)ndk[k], __ldg(p->bc + k));
     }
     const int32_t k = __ldg(wt + (i - nnz));
     const double a = p->alpha_k != nullptr ? __ldg(p->alpha_k + k) : p->alpha;
-    return __dmul_rn(__dadd_rn(a, (double)ndk[k]), __dmul_rn((double)__ldg(wc + (i - nnz)), __ldg(p->inv + k)));
+    return __dmul_rn(__dadd_rn(a, (double)ndk[k]), __ldg(wq + (i - nnz)));
+  }
+  // Entries first .. first + kPerLane - 1.
+  __device__ __forceinline__ void tile(int first, double (&w)[kPerLane]) const {
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) w[j] = (*this)(first + j);
   }
 };
+
+// The tiles' order of addition, the kernel's own (fixed; metrics_gpu.h): tile t holds entries
+// kTile t .. kTile t + kTile - 1 (entries past the end are +0.0), lane L entries kTile t + kPerLane L
+// + j, j = 0 .. kPerLane - 1. A lane adds its entries in order, ((w_0 + w_1) + w_2) + w_3 (l_L), the
+// warp adds the l_L by sk_warp_inclusive_sum_f64() (I_L), the tile's total is I_31, and the tiles'
+// totals are added in order from 0.0: E_t, the running sum at the end of tile t. Inside tile t, entry
+// j of lane L has the running sum ((E_{t-1} + I_{L-1}) + w_0) + ... + w_j (E_{-1} = I_{-1} = 0.0).
+__device__ __forceinline__ double lane_sum(const double (&w)[kPerLane]) {
+  double l = w[0];
+#pragma unroll
+  for (int j = 1; j < kPerLane; ++j) l = __dadd_rn(l, w[j]);
+  return l;
+}
+
+// The total of n entries of t in the tiles' order: the score's S + R and Q_w. Every lane calls.
+__device__ __forceinline__ double tiles_total(const rq_terms &t, int n, int lane) {
+  double carry = 0.0;
+  double w[kPerLane];
+  t.tile(kPerLane * lane, w);
+  for (int base = 0; base < n; base += kTile) {
+    double next[kPerLane];  // read ahead, so that its loads overlap this tile's sums
+    t.tile(base + kTile + kPerLane * lane, next);
+    const double inc = sk_warp_inclusive_sum_f64(SK_FULL_MASK, lane_sum(w));
+    carry = __dadd_rn(carry, __shfl_sync(SK_FULL_MASK, inc, 31));
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) w[j] = next[j];
+  }
+  return carry;
+}
 
 // sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
 __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
@@ -88,24 +146,33 @@ __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
   return (int32_t)(i >= n ? n - 1 : i);
 }
 
+// The number of the nnz increasing topics below k: k's position, present or to be inserted. Every
+// lane calls; the loads are independent, one integer sum at the end.
+__device__ __forceinline__ int32_t topics_below(const int32_t *topics, int32_t nnz, int32_t k, int lane) {
+  unsigned c = 0;
+#pragma unroll 4
+  for (int32_t j = lane; j < nnz; j += 32) c += topics[j] < k;
+  return (int32_t)__reduce_add_sync(SK_FULL_MASK, c);
+}
+
 // Removes topic k (present) from the nnz increasing topics; returns nnz - 1. Every lane calls.
 __device__ __forceinline__ int32_t topics_remove(int32_t *topics, int32_t nnz, int32_t k, int lane) {
-  int32_t pos = nnz - 1;
-  for (int32_t c = 0; c < nnz; c += 32) {
-    const int32_t j = c + lane;
-    const int f = sk_warp_first_lane(SK_FULL_MASK, j < nnz && topics[j] == k);
-    if (f >= 0) {
-      pos = c + f;
-      break;
-    }
-  }
-  // A round reads 32 entries before any is written, and writes only entries it has read or the
+  const int32_t pos = topics_below(topics, nnz, k, lane);
+  // A round reads kTile entries before any is written, and writes only entries it has read or the
   // round below has read, so the move down is exact.
-  for (int32_t c = pos; c < nnz - 1; c += 32) {
-    const int32_t j = c + lane;
-    const int32_t v = j + 1 < nnz ? topics[j + 1] : 0;
+  for (int32_t c = pos; c < nnz - 1; c += kTile) {
+    int32_t v[kPerLane];
+#pragma unroll
+    for (int q = 0; q < kPerLane; ++q) {
+      const int32_t j = c + lane + 32 * q;
+      v[q] = j + 1 < nnz ? topics[j + 1] : 0;
+    }
     __syncwarp();
-    if (j + 1 < nnz) topics[j] = v;
+#pragma unroll
+    for (int q = 0; q < kPerLane; ++q) {
+      const int32_t j = c + lane + 32 * q;
+      if (j + 1 < nnz) topics[j] = v[q];
+    }
     __syncwarp();
   }
   return nnz - 1;
@@ -113,17 +180,20 @@ __device__ __forceinline__ int32_t topics_remove(int32_t *topics, int32_t nnz, i
 
 // Inserts topic k (absent) into the nnz increasing topics; returns nnz + 1. Every lane calls.
 __device__ __forceinline__ int32_t topics_insert(int32_t *topics, int32_t nnz, int32_t k, int lane) {
-  int32_t pos = 0;
-  for (int32_t c = 0; c < nnz; c += 32) {
-    const int below = sk_warp_count(SK_FULL_MASK, c + lane < nnz && topics[c + lane] < k);
-    pos += below;
-    if (below < 32) break;
-  }
-  for (int32_t e = nnz - 1; e >= pos; e -= 32) {  // from the top down, as topics_remove() in reverse
-    const int32_t j = e - lane;
-    const int32_t v = j >= pos ? topics[j] : 0;
+  const int32_t pos = topics_below(topics, nnz, k, lane);
+  for (int32_t e = nnz - 1; e >= pos; e -= kTile) {  // from the top down, as topics_remove() in reverse
+    int32_t v[kPerLane];
+#pragma unroll
+    for (int q = 0; q < kPerLane; ++q) {
+      const int32_t j = e - lane - 32 * q;
+      v[q] = j >= pos ? topics[j] : 0;
+    }
     __syncwarp();
-    if (j >= pos) topics[j + 1] = v;
+#pragma unroll
+    for (int q = 0; q < kPerLane; ++q) {
+      const int32_t j = e - lane - 32 * q;
+      if (j >= pos) topics[j + 1] = v[q];
+    }
     __syncwarp();
   }
   if (lane == 0) topics[pos] = k;
@@ -131,23 +201,104 @@ __device__ __forceinline__ int32_t topics_insert(int32_t *topics, int32_t nnz, i
   return nnz + 1;
 }
 
-// One draw of metrics.h's sparse rule for word w: x = u W with W = S + (the r and q terms' total); a draw
-// below S is the host's binary search on the s table (the same table, the same bits); above, samplekit's
-// prefix walk over the r and q terms from x - S (its edge rules are the rule's: the last entry when
-// rounding leaves none, K - 1 when there are no r or q terms). The sums are the walk's warp order, not
-// the host's sequential one (metrics_gpu.h: a draw can differ only within rounding of a boundary).
-__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz, int32_t w,
-                                             double u) {
+// One draw of metrics.h's sparse rule for word w (its nonzeros at w0, m of them): x = u W with W = S +
+// (the r and q terms' total in the tiles' order); a draw below S is the host's binary search on the s
+// table (the same table, the same bits). Above, y = x - S picks the first tile whose end E_t exceeds
+// y (the last tile when none does), then the first entry of that tile with a positive weight whose
+// running sum exceeds y; when none does (rounding), the tile's last entry with a positive weight, else
+// the sequence's last entry, and K - 1 when there are no r or q terms. The sums are the tiles' order,
+// not the host's sequential one (metrics_gpu.h: a draw can differ only within rounding of a boundary).
+__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz, int64_t w0,
+                                             int32_t m, double S, double u, int lane) {
   const int32_t K = p.num_topics;
-  const int64_t w0 = p.word_start[w];
-  const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
-  const rq_terms t{&p, s.ndk, s.topics, nnz, p.word_topic + w0, p.word_count + w0};
-  const double S = p.s_cum[K - 1];
-  const double W = __dadd_rn(S, sk_warp_prefix_total_by_f64(SK_FULL_MASK, t, nnz + m));
+  const int n = nnz + m;
+  const rq_terms t{&p, s.ndk, s.topics, nnz, n, p.word_topic + w0, p.word_qc + w0};
+  const int tiles = (n + kTile - 1) / kTile;
+  // The total: each tile's weights and warp sum, its end E_t; the first kKeep tiles' weights and lane
+  // sums stay in registers, E_t in lane t's register for t < 32, in s.tile_end past that.
+  double keep_w[kKeep][kPerLane], keep_inc[kKeep];
+#pragma unroll
+  for (int r = 0; r < kKeep; ++r) {
+    keep_inc[r] = 0.0;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) keep_w[r][j] = 0.0;
+  }
+  double my_end = 0.0, carry = 0.0;
+  double w[kPerLane];
+  t.tile(kPerLane * lane, w);
+  for (int tt = 0; tt < tiles; ++tt) {
+    double next[kPerLane];  // read ahead, so that its loads overlap this tile's sums
+    t.tile((tt + 1) * kTile + kPerLane * lane, next);
+    const double inc = sk_warp_inclusive_sum_f64(SK_FULL_MASK, lane_sum(w));
+    carry = __dadd_rn(carry, __shfl_sync(SK_FULL_MASK, inc, 31));
+    if (tt == lane) my_end = carry;
+    if (tt >= 32 && lane == 0) s.tile_end[tt - 32] = carry;
+#pragma unroll
+    for (int r = 0; r < kKeep; ++r)
+      if (tt == r) {
+        keep_inc[r] = inc;
+#pragma unroll
+        for (int j = 0; j < kPerLane; ++j) keep_w[r][j] = w[j];
+      }
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) w[j] = next[j];
+  }
+  if (tiles > 32) __syncwarp();  // lane 0's tile ends are visible to the search
+  const double W = __dadd_rn(S, carry);
   const double x = __dmul_rn(u, W);
   if (S > x) return sk_lda_detail_first_above(p.s_cum, K, x);
-  const int i = sk_warp_sample_prefix_by_f64(SK_FULL_MASK, t, nnz + m, __dsub_rn(x, S));
-  if (i < 0) return K - 1;
+  if (tiles == 0) return K - 1;
+  const double y = __dsub_rn(x, S);
+  // The tile: the first whose end exceeds y.
+  int tile = -1;
+  {
+    const unsigned hit = __ballot_sync(SK_FULL_MASK, lane < tiles && my_end > y);
+    if (hit != 0u) tile = __ffs((int)hit) - 1;
+    for (int c = 32; tile < 0 && c < tiles; c += 32) {
+      const unsigned h = __ballot_sync(SK_FULL_MASK, c + lane < tiles && s.tile_end[c + lane - 32] > y);
+      if (h != 0u) tile = c + __ffs((int)h) - 1;
+    }
+    if (tile < 0) tile = tiles - 1;
+  }
+  const double before_lo = __shfl_sync(SK_FULL_MASK, my_end, (tile - 1) & 31);
+  const double before = tile == 0 ? 0.0 : tile <= 32 ? before_lo : s.tile_end[tile - 33];
+  // The tile's weights and warp sums: kept, or read again.
+  double inc = 0.0;
+  if (tile < kKeep) {
+#pragma unroll
+    for (int r = 0; r < kKeep; ++r)
+      if (tile == r) {
+        inc = keep_inc[r];
+#pragma unroll
+        for (int j = 0; j < kPerLane; ++j) w[j] = keep_w[r][j];
+      }
+  } else {
+    t.tile(tile * kTile + kPerLane * lane, w);
+    inc = sk_warp_inclusive_sum_f64(SK_FULL_MASK, lane_sum(w));
+  }
+  const double below = __shfl_up_sync(SK_FULL_MASK, inc, 1);
+  double run = __dadd_rn(before, lane == 0 ? 0.0 : below);
+  int hit_j = -1, last_j = -1;
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) {
+    run = __dadd_rn(run, w[j]);
+    if (w[j] > 0.0) {
+      if (hit_j < 0 && run > y) hit_j = j;
+      last_j = j;
+    }
+  }
+  int i = n - 1;
+  const unsigned hit = __ballot_sync(SK_FULL_MASK, hit_j >= 0);
+  if (hit != 0u) {
+    const int L = __ffs((int)hit) - 1;
+    i = tile * kTile + kPerLane * L + __shfl_sync(SK_FULL_MASK, hit_j, L);
+  } else {
+    const unsigned pos = __ballot_sync(SK_FULL_MASK, last_j >= 0);
+    if (pos != 0u) {
+      const int L = 31 - __clz((int)pos);
+      i = tile * kTile + kPerLane * L + __shfl_sync(SK_FULL_MASK, last_j, L);
+    }
+  }
   return i < nnz ? s.topics[i] : __ldg(t.wt + (i - nnz));
 }
 
@@ -174,33 +325,36 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
     nnz += __popc(bal);
   }
   __syncwarp();
+  const double S = p.s_cum[K - 1];
   for (int it = 0; it < p.iters; ++it) {
     const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
     for (int64_t i0 = 0; i0 < n; i0 += 32) {
-      // The next 32 tokens' uniforms, words and topics, a token a lane, handed out by shuffles: a
-      // token's topic changes only at its own draw, so reading it ahead is exact.
+      // The next 32 tokens' uniforms, words' nonzeros and topics, a token a lane, handed out by
+      // shuffles: a token's topic changes only at its own draw, so reading it ahead is exact.
       const bool mine = i0 + lane < n;
       const double u_lane = mine ? sk_rng_uniform_f64(p.seed, stream, (uint64_t)(first + i0 + lane)) : 0.0;
       const int32_t w_lane = mine ? p.obs_tokens[first + i0 + lane] : 0;
       const int32_t z_lane = mine ? p.z[first + i0 + lane] : 0;
+      const long long w0_lane = mine ? (long long)p.word_start[w_lane] : 0;
+      const int32_t m_lane = mine ? (int32_t)(p.word_start[w_lane + 1] - w0_lane) : 0;
       const int32_t mcount = (int32_t)(n - i0 < 32 ? n - i0 : 32);
       for (int32_t j = 0; j < mcount; ++j) {
         const double u = sk_warp_broadcast_f64(SK_FULL_MASK, u_lane, j);
         const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)z_lane, j);
-        const int32_t w = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)w_lane, j);
-        int32_t left = 0;
-        if (lane == 0) left = --s.ndk[old];
-        left = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)left, 0);
+        const int64_t w0 = (int64_t)__shfl_sync(SK_FULL_MASK, w0_lane, j);
+        const int32_t m = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)m_lane, j);
+        const int32_t left = s.ndk[old] - 1;  // every lane reads it; lane 0 writes it after
+        __syncwarp();
+        if (lane == 0) s.ndk[old] = left;
         __syncwarp();
         if (left == 0) nnz = topics_remove(s.topics, nnz, old, lane);
-        const int32_t k = fold_draw(p, s, nnz, w, u);
+        const int32_t k = fold_draw(p, s, nnz, w0, m, S, u, lane);
+        const int32_t before = s.ndk[k];
         __syncwarp();  // every lane has read ndk before lane 0 changes it
-        int32_t before = 0;
         if (lane == 0) {
           p.z[first + i0 + j] = k;
-          before = s.ndk[k]++;
+          s.ndk[k] = before + 1;
         }
-        before = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)before, 0);
         __syncwarp();
         if (before == 0) nnz = topics_insert(s.topics, nnz, k, lane);
       }
@@ -210,20 +364,21 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
 }
 
 // Document d: the fold-in of its observed half, then the score of its held-out half (metrics.h:
-// p(w | d) = ((S + R) + Q_w) / (n_d + A), S + R and each Q_w a warp total in samplekit's prefix order)
-// into doc_ll[d]; leaves ndk all zero. Every lane of the warp calls.
+// p(w | d) = ((S + R) + Q_w) / (n_d + A), R and each Q_w a total in the tiles' order) into doc_ll[d];
+// leaves ndk all zero. Every lane of the warp calls.
 __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fold_scratch &s, int32_t d, int lane) {
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
   const int32_t nnz = fold_in(p, s, first, n, lane);
-  const rq_terms r{&p, s.ndk, s.topics, nnz, nullptr, nullptr};
-  const double sr = __dadd_rn(p.s_cum[p.num_topics - 1], sk_warp_prefix_total_by_f64(SK_FULL_MASK, r, nnz));
+  const rq_terms r{&p, s.ndk, s.topics, nnz, nnz, nullptr, nullptr};
+  const double sr = __dadd_rn(p.s_cum[p.num_topics - 1], tiles_total(r, nnz, lane));
   const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
   double ll = 0.0;
   for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t) {
     const int32_t w = p.held_tokens[t];
     const int64_t w0 = p.word_start[w];
-    const rq_terms q{&p, s.ndk, s.topics, 0, p.word_topic + w0, p.word_count + w0};
-    const double qw = sk_warp_prefix_total_by_f64(SK_FULL_MASK, q, (int)(p.word_start[w + 1] - w0));
+    const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
+    const rq_terms q{&p, s.ndk, s.topics, 0, m, p.word_topic + w0, p.word_qc + w0};
+    const double qw = tiles_total(q, m, lane);
     ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(sr, qw), norm)));
   }
   if (lane == 0) p.doc_ll[d] = ll;
@@ -243,7 +398,8 @@ __global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p)
   char *base = kShared ? (char *)fold_shared + (size_t)warp * p.warp_bytes
                        : p.scratch + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * p.warp_bytes;
   fold_scratch s;
-  s.ndk = (int32_t *)base;
+  s.tile_end = (double *)base;
+  s.ndk = (int32_t *)(s.tile_end + p.tile_cap);
   s.topics = s.ndk + p.num_topics;
   for (int32_t k = lane; k < p.num_topics; k += 32) s.ndk[k] = 0;
   __syncwarp();
@@ -273,12 +429,11 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.num_topics = K;
   p.topic_cap = (int32_t)(g->max_obs_len < K ? (g->max_obs_len > 0 ? g->max_obs_len : 1) : K);
   p.z = (int32_t *)g->z.ptr;
-  p.inv = (const double *)g->inv.ptr;
   p.bc = (const double *)g->bc.ptr;
   p.s_cum = (const double *)g->s_cum.ptr;
   p.word_start = (const int64_t *)g->word_start.ptr;
   p.word_topic = (const int32_t *)g->word_topic.ptr;
-  p.word_count = (const int32_t *)g->word_count.ptr;
+  p.word_qc = (const double *)g->word_qc.ptr;
   p.alpha = c->alpha;
   p.alpha_k = c->alpha_k;
   p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)K * c->alpha;
@@ -286,7 +441,12 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.iters = fold_in_iters;
   p.next_doc = (unsigned *)g->next_doc.ptr;
   p.doc_ll = (double *)g->doc_ll.ptr;
-  p.warp_bytes = (((size_t)K + (size_t)p.topic_cap) * sizeof(int32_t) + 15) / 16 * 16;
+  // A draw's tiles: ceil((nnz + m) / kTile) with nnz <= topic_cap and m <= K; the first 32 tiles' ends
+  // are in registers.
+  const int64_t tiles = ((int64_t)K + p.topic_cap + kTile - 1) / kTile;
+  p.tile_cap = (int32_t)(tiles > 32 ? tiles - 32 : 0);
+  p.warp_bytes = ((size_t)p.tile_cap * sizeof(double) + ((size_t)K + (size_t)p.topic_cap) * sizeof(int32_t) + 15) /
+                 16 * 16;
   return p;
 }
 

@@ -3,7 +3,8 @@
 //
 // Why these tables: phi is fixed during the fold-in, so SparseLDA's s terms a_k beta c_k are the same
 // for every document and word (one K-entry table of running sums per call), and the q terms need only
-// the word's nonzero counts (a CSR of B, gathered once per call with two reads of B). The s table is
+// the word's nonzero counts (a CSR of B, gathered once per call with two reads of B, each nonzero with
+// its product n_wk c_k, so that a q term reads no c_k). The s table is
 // added by one thread in topic order, as fold_in.c adds it, so that its running sums are the host's bit
 // for bit; at K = 65,536 that is 65,536 dependent additions, well under a millisecond, against the
 // fold-in's seconds.
@@ -75,11 +76,12 @@ __global__ void __launch_bounds__(kScanThreads) row_start_scan_kernel(int64_t *s
   if (t == 0) start[0] = 0;
 }
 
-// Gathers row v's nonzeros, topics increasing, into [start[v], start[v + 1]); one warp a word, 32
-// topics a round compacted by a ballot.
+// Gathers row v's nonzeros, topics increasing, into [start[v], start[v + 1]) with their products n_vk c_k
+// (the q terms' factor, rounded as fold_in.c rounds (double)n_wk * inv[k]); one warp a word, 32 topics
+// a round compacted by a ballot.
 __global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t *b, int32_t V, int32_t K,
-                                                                    const int64_t *start, int32_t *topic,
-                                                                    int32_t *count) {
+                                                                    const int64_t *start, const double *inv,
+                                                                    int32_t *topic, double *qc) {
   const int lane = sk_lane_id();
   const int64_t warps = (int64_t)gridDim.x * kRowWarps;
   for (int64_t v = (int64_t)blockIdx.x * kRowWarps + threadIdx.x / 32; v < V; v += warps) {
@@ -92,7 +94,7 @@ __global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t 
       if (x != 0) {
         const int64_t j = pos + __popc(nz & sk_lanemask_lt());
         topic[j] = k;
-        count[j] = x;
+        qc[j] = __dmul_rn((double)x, inv[k]);
       }
       pos += __popc(nz);
     }
@@ -128,11 +130,11 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   SK_EX_CUDA_TRY(cudaMemcpy(&nnz, start + V, sizeof nnz, cudaMemcpyDeviceToHost), "counting B's nonzeros");
   if (metrics_buf_reserve(g, &g->word_topic, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero topics",
                           err) != 0 ||
-      metrics_buf_reserve(g, &g->word_count, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero counts",
+      metrics_buf_reserve(g, &g->word_qc, (size_t)nnz * sizeof(double), "allocating B's nonzero products",
                           err) != 0)
     return 1;
-  row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, (int32_t *)g->word_topic.ptr,
-                                              (int32_t *)g->word_count.ptr);
+  row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
+                                              (double *)g->word_qc.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
   return 0;
 }
