@@ -12,12 +12,9 @@
 #include "checkpoint.h"
 #include "hyper.h"
 #include "metrics.h"
-#include "model_file.h"
 #include "output.h"
-#include "phi.h"
 #include "run_dir.h"
 #include "run_state.h"
-#include "theta_npy.h"
 #include "sk_ex_memory.h"
 
 void sk_lda_run_options_default(sk_lda_run_options *o) {
@@ -81,107 +78,6 @@ static void free_own_vocab(run_state *r) {
   free(r->own_vocab);
   r->own_vocab = NULL;
   r->own_vocab_count = 0;
-}
-
-static double run_seconds(const run_state *r) { return r->seconds_before + (sk_ex_now() - r->start); }
-
-/* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). A
-   part the sampler cannot split leaves a column as it was, and empty where it never had a value. */
-static void row_times(const run_state *r, const sk_lda_sampler *s, sk_lda_metrics_times *t) {
-  sk_lda_sampler_stats st;
-  sk_lda_sampler_get_stats(s, &st);
-  const double now[4] = {st.sample_seconds, st.tables_seconds, st.a_seconds, st.b_seconds};
-  const double before[4] = {r->before.sample_s, r->before.tables_s, r->before.a_rebuild_s, r->before.b_rebuild_s};
-  double sum[4];
-  for (int i = 0; i < 4; ++i) sum[i] = now[i] >= 0 ? before[i] + now[i] : (before[i] > 0 ? before[i] : NAN);
-  t->sample_s = sum[0];
-  t->tables_s = sum[1];
-  t->a_rebuild_s = sum[2];
-  t->b_rebuild_s = sum[3];
-  t->metrics_s = r->before.metrics_s + r->metrics_seconds;
-  t->device_bytes_peak =
-      st.device_bytes_peak > r->before.device_bytes_peak ? st.device_bytes_peak : r->before.device_bytes_peak;
-}
-
-/* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
-static int save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err) {
-  char path[4096];
-  if (sk_ex_path(path, sizeof path, r->dir, SK_LDA_CHECKPOINT_FILE, err) != 0) return 1;
-  const double t0 = sk_ex_now();
-  sk_lda_checkpoint c;
-  memset(&c, 0, sizeof c);
-  c.sampler = r->sampler;
-  c.num_topics = m->num_topics;
-  c.num_words = m->num_words;
-  c.num_docs = m->num_docs;
-  c.fingerprint = r->fingerprint;
-  c.num_tokens = m->num_tokens;
-  c.alpha = m->alpha;
-  c.beta = r->start_beta; /* the run's; a learnt beta goes with alpha_k */
-  c.alpha_k = m->alpha_k;
-  c.prior_beta = m->beta;
-  c.test_fraction = r->test_fraction;
-  c.seed = m->seed;
-  c.sweeps = sweeps;
-  c.seconds = run_seconds(r);
-  c.metrics = r->log.text;
-  c.metrics_len = r->log.len;
-  c.z = m->z;
-  c.vocab = (char **)r->vocab;
-  const int rc = sk_lda_checkpoint_write(path, &c, err);
-  if (rc == 0) r->checkpoint_dir = r->dir, r->checkpoint_sweep = sweeps;
-  r->checkpoint_cost = sk_ex_now() - t0;
-  r->since_checkpoint = 0.0;
-  r->checkpoints += 1;
-  r->checkpoint_seconds += r->checkpoint_cost;
-  return rc;
-}
-
-/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin). */
-static int write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
-                         sk_ex_error *err) {
-  char path[4096];
-  if (sk_ex_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
-      sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, r->vocab,
-                          r->o->top_words, err) != 0)
-    return 1;
-  if (sk_ex_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
-      sk_lda_model_save(path, m, r->vocab, sweeps, err) != 0)
-    return 1;
-  if (sk_ex_path(path, sizeof path, r->dir, "phi.npy", err) != 0 ||
-      sk_lda_write_phi_npy(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, err) != 0)
-    return 1;
-  if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
-      sk_lda_write_model_doc_topics(path, m, split->train.doc_ids, err) != 0)
-    return 1;
-  {
-    const int rc = sk_ex_path(path, sizeof path, r->dir, "theta.npy", err) != 0
-                       ? 1
-                       : sk_lda_write_theta_npy(path, m, split, r->o->device.threads, SK_LDA_THETA_NPY_MAX_BYTES, err);
-    if (rc == 1) return 1;
-    if (rc == 2) {
-      char b[32], lim[32];
-      sk_lda_run_say(r->o, SK_LDA_RUN_INFO,
-                     "theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; "
-                     "theta.txt holds the same proportions, sparse",
-             (int)sk_lda_corpus_input_docs(&split->train), (int)m->num_topics,
-             sk_ex_format_bytes(b, sizeof b, 4u * (uint64_t)sk_lda_corpus_input_docs(&split->train) *
-                                                 (uint64_t)m->num_topics),
-             sk_ex_format_bytes(lim, sizeof lim, SK_LDA_THETA_NPY_MAX_BYTES));
-    }
-  }
-  if (r->o->save_z && (sk_ex_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||
-                       sk_lda_z_write(path, m->z, m->num_tokens, m->num_topics, err) != 0))
-    return 1;
-  return 0;
-}
-
-/* Whether the automatic policy wants a checkpoint now: the sweeps since the last one took at least 50
-   times what one costs. */
-static int checkpoint_due(const run_state *r, int64_t it) {
-  const int64_t every = r->o->checkpoint_every;
-  if (every == SK_LDA_CHECKPOINT_AUTO) return r->since_checkpoint * SK_LDA_CHECKPOINT_AUTO_SHARE >= r->checkpoint_cost;
-  return every > 0 && it % every == 0;
 }
 
 /* --- start: a new model, or the checkpoint's --------------------------------------------------------- */
@@ -268,8 +164,8 @@ static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sa
                    (unsigned long long)done, (long long)r->o->iters);
     return status;
   }
-  if (sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
-      save_checkpoint(r, m, done, &err) != 0)
+  if (sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &err) != 0 ||
+      sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu, but saving failed: %s", name,
                              (unsigned long long)done, err.message);
   sk_lda_run_say(r->o, SK_LDA_RUN_WARNING,
@@ -357,59 +253,23 @@ static int sweep_loop(run_state *r, sk_lda_sampler *s, uint64_t done, uint64_t *
     /* The last sweep's row waits for the held-out log-likelihood, computed after the loop. */
     sk_lda_metrics_times times;
     if (evaluate && it < o->iters && r->dir != NULL) {
-      row_times(r, s, &times);
+      sk_lda_run_row_times(r, s, &times);
       const sk_lda_metrics_priors pr = {sk_lda_model_alpha_sum(m), m->beta};
-      if (sk_lda_metrics_log_row_priors(&r->log, (uint64_t)it, run_seconds(r), *tps, *ll, NAN, &times, &pr, &err) != 0)
+      if (sk_lda_metrics_log_row_priors(&r->log, (uint64_t)it, sk_lda_run_seconds(r), *tps, *ll, NAN, &times, &pr, &err) != 0)
         return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
     }
     if (report_progress(r, m, it, done, evaluate, *ll, *tps) != 0 && it < o->iters) r->stop = -1;
     r->since_checkpoint += sk_ex_now() - t0;
     if (o->hooks.handle_signals && sk_lda_run_signal != 0 && r->stop == 0) r->stop = (int)sk_lda_run_signal;
     if (r->stop != 0 && it < o->iters) return SK_EX_EXIT_OK; /* the caller saves the run */
-    if (r->dir != NULL && it < o->iters && checkpoint_due(r, it)) {
+    if (r->dir != NULL && it < o->iters && sk_lda_run_checkpoint_due(r, it)) {
       if (sk_lda_sampler_to_host(s, &err) != 0)
         return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "checkpoint after sweep %lld: %s", (long long)it,
                                  err.message);
-      if (save_checkpoint(r, m, (uint64_t)it, &err) != 0) return say_checkpoint_failed(r, it, &err);
+      if (sk_lda_run_save_checkpoint(r, m, (uint64_t)it, &err) != 0) return say_checkpoint_failed(r, it, &err);
     }
   }
   return SK_EX_EXIT_OK;
-}
-
-/* The summary's split of this part's time per sweep (SaberLDA's Figure 9): each part in ms per sweep
-   and in % of the part's wall time `secs`. A sampler that cannot split its sweeps shows them whole. */
-static void say_time_split(const run_state *r, const sk_lda_sampler *s, uint64_t sweeps, double secs) {
-  const sk_lda_run_options *o = r->o;
-  sk_lda_sampler_stats st;
-  sk_lda_sampler_get_stats(s, &st);
-  const double n = sweeps > 0 ? (double)sweeps : 1.0, whole = secs > 0 ? secs : 1.0;
-  const char *names[5] = {"sampling", "B_hat and tables", "A rebuild", "B rebuild", "metrics"};
-  const double parts[5] = {st.sample_seconds, st.tables_seconds, st.a_seconds, st.b_seconds, r->metrics_seconds};
-  char line[1024];
-  int len = snprintf(line, sizeof line, "time per sweep:");
-  if (st.sample_seconds < 0) /* the CPU samplers: the sweep as one part */
-    len += snprintf(line + len, sizeof line - (size_t)len, " sweeps %.3f ms (%.1f%%),", 1e3 * r->sweep_seconds / n,
-                    100.0 * r->sweep_seconds / whole);
-  for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5 && len > 0 && (size_t)len < sizeof line; ++i)
-    len += snprintf(line + len, sizeof line - (size_t)len, " %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n,
-                    100.0 * parts[i] / whole, i < 4 ? "," : "");
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "%s", line);
-  if (sweeps > 1) /* the throughput without the first sweep's one-time costs and without the metrics */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO, "sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms",
-                   1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
-                   (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
-                   1e3 * r->first_sweep_seconds);
-  if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO,
-                   "ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the "
-                   "slowest rank included), %.1f MB of int32 a rank",
-                   st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
-  if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO,
-                   "streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over "
-                   "PCIe; prepared in %.2f s, %.2f GB of pinned host memory",
-                   (long long)st.chunks, st.workers, 1e3 * st.wall_seconds / n, st.h2d_bytes / n / 1e9,
-                   st.d2h_bytes / n / 1e9, st.prepare_seconds, (double)st.host_pinned_bytes / 1e9);
 }
 
 /* After the last sweep: the held-out score, the summary, the outputs, the final row and checkpoint. */
@@ -432,7 +292,7 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", *heldout,
              perplexity(*heldout), split->test_observed.num_docs);
   sk_lda_metrics_times times;
-  row_times(r, s, &times);
+  sk_lda_run_row_times(r, s, &times);
   char device_text[80] = "";
   if (times.device_bytes_peak > 0)
     snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
@@ -440,7 +300,7 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
   const uint64_t sweeps = done - r->sweeps_before;
   sk_lda_run_say(o, SK_LDA_RUN_INFO, "done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s",
                  (long long)sweeps, secs, ll, heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
-  say_time_split(r, s, sweeps, secs);
+  sk_lda_run_say_time_split(r, s, sweeps, secs);
   if (r->dir == NULL) { /* the caller may read the model (--demo, the library) */
     if (sk_lda_sampler_to_host(s, &err) == 0) return SK_EX_EXIT_OK;
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
@@ -451,9 +311,9 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
      is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
      them again. */
   const sk_lda_metrics_priors pr = {sk_lda_model_alpha_sum(m), m->beta};
-  if (sk_lda_metrics_log_row_priors(&r->log, done, run_seconds(r), tps, ll, *heldout, &times, &pr, &err) != 0 ||
-      sk_lda_sampler_to_host(s, &err) != 0 || write_outputs(r, split, m, done, &err) != 0 ||
-      save_checkpoint(r, m, done, &err) != 0)
+  if (sk_lda_metrics_log_row_priors(&r->log, done, sk_lda_run_seconds(r), tps, ll, *heldout, &times, &pr, &err) != 0 ||
+      sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &err) != 0 ||
+      sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
   sk_lda_run_say(o, SK_LDA_RUN_INFO, "wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s",
                  r->dir, SK_LDA_CHECKPOINT_FILE, o->save_z ? ", z.bin" : "");

@@ -73,4 +73,20 @@ int sk_lda_run_prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_l
 int sk_lda_run_resume_vocabulary(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_checkpoint *ck,
                                  run_state *r);
 
+/* --- run_record.c: what the run records ------------------------------------------------------------ */
+
+/* The run's training seconds: its earlier parts' and this part's so far. */
+double sk_lda_run_seconds(const run_state *r);
+/* metrics.csv's time columns now: this part's statistics added to the resumed part's (r->before). */
+void sk_lda_run_row_times(const run_state *r, const sk_lda_sampler *s, sk_lda_metrics_times *t);
+/* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
+int sk_lda_run_save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err);
+/* The outputs after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin). */
+int sk_lda_run_write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
+                             sk_ex_error *err);
+/* Whether a checkpoint is due after sweep `it` (--checkpoint-every, or the automatic policy). */
+int sk_lda_run_checkpoint_due(const run_state *r, int64_t it);
+/* The summary's split of this part's time per sweep, `secs` its wall time. */
+void sk_lda_run_say_time_split(const run_state *r, const sk_lda_sampler *s, uint64_t sweeps, double secs);
+
 #endif /* SK_LDA_RUN_STATE_H */
