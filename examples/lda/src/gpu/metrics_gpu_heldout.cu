@@ -34,6 +34,7 @@
 #include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_internal.cuh"
+#include "gpu/warp_topic_list.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
@@ -144,61 +145,6 @@ __device__ __forceinline__ double tiles_total(const rq_terms &t, int n, int lane
 __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
   const int64_t i = (int64_t)__dmul_rn(u, (double)n);
   return (int32_t)(i >= n ? n - 1 : i);
-}
-
-// The number of the nnz increasing topics below k: k's position, present or to be inserted. Every
-// lane calls; the loads are independent, one integer sum at the end.
-__device__ __forceinline__ int32_t topics_below(const int32_t *topics, int32_t nnz, int32_t k, int lane) {
-  unsigned c = 0;
-#pragma unroll 4
-  for (int32_t j = lane; j < nnz; j += 32) c += topics[j] < k;
-  return (int32_t)__reduce_add_sync(SK_FULL_MASK, c);
-}
-
-// Removes topic k (present) from the nnz increasing topics; returns nnz - 1. Every lane calls.
-__device__ __forceinline__ int32_t topics_remove(int32_t *topics, int32_t nnz, int32_t k, int lane) {
-  const int32_t pos = topics_below(topics, nnz, k, lane);
-  // A round reads kTile entries before any is written, and writes only entries it has read or the
-  // round below has read, so the move down is exact.
-  for (int32_t c = pos; c < nnz - 1; c += kTile) {
-    int32_t v[kPerLane];
-#pragma unroll
-    for (int q = 0; q < kPerLane; ++q) {
-      const int32_t j = c + lane + 32 * q;
-      v[q] = j + 1 < nnz ? topics[j + 1] : 0;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int q = 0; q < kPerLane; ++q) {
-      const int32_t j = c + lane + 32 * q;
-      if (j + 1 < nnz) topics[j] = v[q];
-    }
-    __syncwarp();
-  }
-  return nnz - 1;
-}
-
-// Inserts topic k (absent) into the nnz increasing topics; returns nnz + 1. Every lane calls.
-__device__ __forceinline__ int32_t topics_insert(int32_t *topics, int32_t nnz, int32_t k, int lane) {
-  const int32_t pos = topics_below(topics, nnz, k, lane);
-  for (int32_t e = nnz - 1; e >= pos; e -= kTile) {  // from the top down, as topics_remove() in reverse
-    int32_t v[kPerLane];
-#pragma unroll
-    for (int q = 0; q < kPerLane; ++q) {
-      const int32_t j = e - lane - 32 * q;
-      v[q] = j >= pos ? topics[j] : 0;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int q = 0; q < kPerLane; ++q) {
-      const int32_t j = e - lane - 32 * q;
-      if (j >= pos) topics[j + 1] = v[q];
-    }
-    __syncwarp();
-  }
-  if (lane == 0) topics[pos] = k;
-  __syncwarp();
-  return nnz + 1;
 }
 
 // One draw of metrics.h's sparse rule for word w (its nonzeros at w0, m of them): x = u W with W = S +
@@ -347,7 +293,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
         __syncwarp();
         if (lane == 0) s.ndk[old] = left;
         __syncwarp();
-        if (left == 0) nnz = topics_remove(s.topics, nnz, old, lane);
+        if (left == 0) nnz = sk_lda_warp_topics_remove(s.topics, nnz, old, lane);
         const int32_t k = fold_draw(p, s, nnz, w0, m, S, u, lane);
         const int32_t before = s.ndk[k];
         __syncwarp();  // every lane has read ndk before lane 0 changes it
@@ -356,7 +302,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
           s.ndk[k] = before + 1;
         }
         __syncwarp();
-        if (before == 0) nnz = topics_insert(s.topics, nnz, k, lane);
+        if (before == 0) nnz = sk_lda_warp_topics_insert(s.topics, nnz, k, lane);
       }
     }
   }
