@@ -2,8 +2,9 @@
 
 #include <stdio.h>
 
+#include <stdlib.h>
+#include "api_internal.h"
 #include "commands.h"
-#include "corpus_read.h"
 
 /* Options given for an input they do not apply to are refused, not ignored: --stopwords and --min-count
    shape a --text corpus only, and a --text corpus's words are its vocabulary. 0 when the options fit; else
@@ -21,10 +22,29 @@ int sk_lda_cmd_check_input(const char *cmd, const input_options *in) {
   return 1;
 }
 
+sklda_corpus *sk_lda_cmd_open_corpus(const input_options *in, sk_ex_error *err) {
+  sklda_read_options rd;
+  sklda_read_options_default(&rd);
+  rd.format = in->docword != NULL ? "uci" : in->ldac != NULL ? "ldac" : "text";
+  rd.vocab = in->vocab;
+  rd.stopwords = in->stopwords;
+  rd.min_count = in->min_count;
+  sklda_corpus *c = NULL;
+  sklda_error e;
+  if (sklda_corpus_read(in->docword != NULL ? in->docword : in->ldac != NULL ? in->ldac : in->text, &rd, &c, &e) !=
+      SKLDA_OK) {
+    sk_ex_fail(err, "%s", e.message);
+    return NULL;
+  }
+  return c;
+}
+
 int sk_lda_cmd_read_corpus(const input_options *in, sk_lda_corpus *c, sk_ex_error *err) {
-  if (in->docword) return sk_lda_read_uci(in->docword, in->vocab, c, err);
-  if (in->ldac) return sk_lda_read_ldac(in->ldac, in->vocab, c, err);
-  return sk_lda_read_text(in->text, in->stopwords, in->min_count, c, err);
+  sklda_corpus *h = sk_lda_cmd_open_corpus(in, err);
+  if (h == NULL) return 1;
+  *c = h->c; /* the arrays move to the caller */
+  free(h);
+  return 0;
 }
 
 /* The input options as typed, for the hint that says how to resume. */

@@ -324,12 +324,11 @@ int sk_lda_cmd_train(int argc, char **argv) {
   const int tty = isatty(fileno(stderr));
   sk_ex_error err;
   sk_lda_run_options ro;
-  sklda_detail_hooks adapter;
   o.log = train_log;
   o.progress = train_progress;
   o.user = (void *)&tty;
   o.handle_signals = 1;
-  if (ok && sklda_detail_run_options(&o, &ro, &adapter, &err) != SK_EX_EXIT_OK) {
+  if (ok && sklda_detail_run_options(&o, &ro, &err) != SK_EX_EXIT_OK) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);
     ok = 0;
   }
@@ -397,16 +396,8 @@ int sk_lda_cmd_train(int argc, char **argv) {
     }
   } else {
     const double t0 = sk_ex_now();
-    sklda_read_options rd;
-    sklda_error e;
-    sklda_read_options_default(&rd);
-    rd.format = in.docword != NULL ? "uci" : in.ldac != NULL ? "ldac" : "text";
-    rd.vocab = in.vocab;
-    rd.stopwords = in.stopwords;
-    rd.min_count = in.min_count;
-    if (sklda_corpus_read(in.docword != NULL ? in.docword : in.ldac != NULL ? in.ldac : in.text, &rd, &corpus, &e) !=
-        SKLDA_OK) {
-      fprintf(stderr, "sk-lda train: %s\n", e.message);
+    if ((corpus = sk_lda_cmd_open_corpus(&in, &err)) == NULL) {
+      fprintf(stderr, "sk-lda train: %s\n", err.message);
       return ranked == 2 ? sk_lda_ranks_mpi_end(SK_EX_EXIT_USAGE) : SK_EX_EXIT_USAGE;
     }
     sk_lda_cmd_describe_input(&in, input_args, sizeof input_args);

@@ -14,6 +14,7 @@
 
 #include "corpus.h"
 #include "sk_ex_error.h"
+#include "sk_lda.h"
 
 /** \brief The corpus options of train, infer and eval, as typed (NULL or 0 where not given). */
 typedef struct input_options {
@@ -35,7 +36,14 @@ typedef struct input_options {
 int sk_lda_cmd_check_input(const char *cmd, const input_options *in);
 
 /**
- * \brief Reads the corpus the options name (corpus_read.h).
+ * \brief Reads the corpus the options name, through the library (sk_lda.h's sklda_corpus_read()).
+ * \param in the options.
+ * \param err filled on failure.
+ * \return the corpus (sklda_corpus_free()), or NULL with err filled.
+ */
+sklda_corpus *sk_lda_cmd_open_corpus(const input_options *in, sk_ex_error *err);
+/**
+ * \brief sk_lda_cmd_open_corpus(), its arrays moved into a corpus of the core (corpus.h).
  * \param in the options.
  * \param c receives the corpus.
  * \param err filled on failure.

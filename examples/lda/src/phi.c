@@ -32,6 +32,12 @@ static int phi_rows(const void *p, int64_t first, int64_t count, float *out) {
   return 0;
 }
 
+void sk_lda_phi_fill(const int32_t *n_vk, const int64_t *n_k, int32_t num_words, int32_t num_topics, double beta,
+                     float *phi) {
+  const phi_ctx c = {n_vk, n_k, num_words, num_topics, beta};
+  phi_rows(&c, 0, num_topics, phi);
+}
+
 int sk_lda_write_phi_npy(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
                          int32_t num_topics, double beta, sk_ex_error *err) {
   if (path == NULL || n_vk == NULL || n_k == NULL) return sk_ex_fail(err, "write phi: a pointer is NULL");

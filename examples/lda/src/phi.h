@@ -43,6 +43,19 @@ extern "C" {
 int sk_lda_write_phi_npy(const char *path, const int32_t *n_vk, const int64_t *n_k, int32_t num_words,
                          int32_t num_topics, double beta, sk_ex_error *err);
 
+/**
+ * \brief phi.npy's values into a caller's array (sk_lda.h's sklda_model_phi()): the same rows, in the same
+ * order of work and with the same bits.
+ * \param n_vk V x K row-major word-topic counts.
+ * \param n_k K topic totals.
+ * \param num_words V, >= 1.
+ * \param num_topics K, >= 1.
+ * \param beta the topic-word prior, finite and > 0.
+ * \param phi receives K x V floats, row-major.
+ */
+void sk_lda_phi_fill(const int32_t *n_vk, const int64_t *n_k, int32_t num_words, int32_t num_topics, double beta,
+                     float *phi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -160,7 +160,7 @@ static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sa
     if (sk_lda_sampler_to_host(s, &err) != 0)
       return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu: %s", name, (unsigned long long)done,
                                err.message);
-    sk_lda_run_say(r->o, SK_LDA_RUN_WARNING, "%s after sweep %llu of %lld; nothing saved (no --out)", name,
+    sk_lda_run_say(r->o, SKLDA_LOG_WARNING, "%s after sweep %llu of %lld; nothing saved (no --out)", name,
                    (unsigned long long)done, (long long)r->o->iters);
     return status;
   }
@@ -168,7 +168,7 @@ static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sa
       sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu, but saving failed: %s", name,
                              (unsigned long long)done, err.message);
-  sk_lda_run_say(r->o, SK_LDA_RUN_WARNING,
+  sk_lda_run_say(r->o, SKLDA_LOG_WARNING,
                  "%s after sweep %llu of %lld; saved %s (checkpoint and outputs so far)\n"
                  "  resume with: sk-lda train %s --resume %s --iters %lld",
                  name, (unsigned long long)done, (long long)r->o->iters, r->dir,
@@ -204,7 +204,7 @@ static int report_progress(run_state *r, const sk_lda_model *m, int64_t it, uint
   const sk_lda_run_options *o = r->o;
   if (o->hooks.progress == NULL) return 0;
   const double elapsed = sk_ex_now() - r->start;
-  sk_lda_run_progress p;
+  sklda_progress p;
   p.sweep = it;
   p.iters = o->iters;
   p.tokens_per_second = tps;
@@ -298,14 +298,14 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     snprintf(device_text, sizeof device_text, "; peak device memory %.0f MB", (double)times.device_bytes_peak / 1e6);
   const double secs = sk_ex_now() - r->start;
   const uint64_t sweeps = done - r->sweeps_before;
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s",
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "done: %lld sweeps in %.1f s; joint LL/token %.4f; %s; peak memory %.0f MB%s",
                  (long long)sweeps, secs, ll, heldout_text, (double)sk_lda_peak_rss_bytes() / 1e6, device_text);
   sk_lda_run_say_time_split(r, s, sweeps, secs);
   if (r->dir == NULL) { /* the caller may read the model (--demo, the library) */
     if (sk_lda_sampler_to_host(s, &err) == 0) return SK_EX_EXIT_OK;
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
   }
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)", r->checkpoints,
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "checkpoints during the sweeps: %d, %.3f s (%.1f%% of the run)", r->checkpoints,
                  r->checkpoint_seconds, secs > 0 ? 100.0 * r->checkpoint_seconds / secs : 0.0);
   /* The last row's clock stops before the model is copied to the host (a GPU sampler's B, A and z), which
      is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
@@ -315,7 +315,7 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
       sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &err) != 0 ||
       sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s",
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s",
                  r->dir, SK_LDA_CHECKPOINT_FILE, o->save_z ? ", z.bin" : "");
   return SK_EX_EXIT_OK;
 }
@@ -414,13 +414,13 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
   r.sweeps_before = done;
   sk_lda_checkpoint_free(&ck);
   if (status != SK_EX_EXIT_OK) return end_run(&r, s, status);
-  if (note != NULL) sk_lda_run_say(o, SK_LDA_RUN_WARNING, "%s", note);
+  if (note != NULL) sk_lda_run_say(o, SKLDA_LOG_WARNING, "%s", note);
   if (r.restarted)
-    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+    sk_lda_run_say(o, SKLDA_LOG_INFO,
                    "%s: the run there stopped before its first checkpoint (no checkpoint, no model: nothing is lost); "
                    "starting it again",
                    r.dir);
-  if (done > 0) sk_lda_run_say(o, SK_LDA_RUN_INFO, "resuming after sweep %llu of %s", (unsigned long long)done, o->resume);
+  if (done > 0) sk_lda_run_say(o, SKLDA_LOG_INFO, "resuming after sweep %llu of %s", (unsigned long long)done, o->resume);
   char alpha_text[64];
   if (m->alpha_k != NULL) /* a resumed run's learnt priors */
     snprintf(alpha_text, sizeof alpha_text, "alpha learnt (sum %g)", sk_lda_model_alpha_sum(m));
@@ -433,13 +433,13 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
              (long long)(o->optimize_burnin > o->optimize_every
                              ? (o->optimize_burnin + o->optimize_every - 1) / o->optimize_every * o->optimize_every
                              : o->optimize_every));
-  sk_lda_run_say(o, SK_LDA_RUN_INFO,
+  sk_lda_run_say(o, SKLDA_LOG_INFO,
                  "training: %d documents (%d held out), %d words, %lld tokens, K = %d, %s, beta = %g%s, "
                  "%s%s%s%s, seed %llu",
                  split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens,
                  m->num_topics, alpha_text, m->beta, optimize_text, s->ops->description, why[0] ? " [" : "", why,
                  why[0] ? "]" : "", (unsigned long long)m->seed);
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s",
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s",
                  prep2 - prep0, prep1 - prep0, prep2 - prep1);
   /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */
   r.checkpoint_cost = (100.0 + 4.0 * (double)m->num_tokens) / 200e6;

@@ -42,6 +42,7 @@
 #include "model.h"
 #include "ranks.h"
 #include "sampler.h"
+#include "sk_lda.h"
 #include "sk_ex_main.h"
 #include "split.h"
 
@@ -58,30 +59,14 @@ extern "C" {
 /** \brief Status of sk_lda_run_train(): the progress hook asked to stop; the run was saved as on SIGINT. */
 #define SK_LDA_EXIT_STOPPED 3
 
-/** \brief Levels of the run's report lines (sk_lda_run_hooks::log). */
-enum {
-  SK_LDA_RUN_INFO = 0,   /**< the plan, the summary, the time split: the CLI prints them on stdout */
-  SK_LDA_RUN_WARNING = 1 /**< a note or fallback that does not stop the run: the CLI prints them on stderr */
-};
-
-/** \brief Where a run is after a sweep (sk_lda_run_hooks::progress). */
-typedef struct sk_lda_run_progress {
-  int64_t sweep;            /**< the sweep just done, 1-based */
-  int64_t iters;            /**< the sweeps of the run in all */
-  double tokens_per_second; /**< this sweep's */
-  double eta_seconds;       /**< the time left, from this part's sweeps so far */
-  int evaluated;            /**< joint_ll was computed after this sweep */
-  double joint_ll;          /**< the last joint log-likelihood per token (NaN: none yet) */
-  double alpha_sum;         /**< the sum of the document-topic priors now */
-  double beta;              /**< the topic-word prior now */
-} sk_lda_run_progress;
-
-/** \brief What the caller of sk_lda_run_train() hears; zeroed: nothing, and no signal handlers. */
+/** \brief What the caller of sk_lda_run_train() hears, in the library's types (sk_lda.h); zeroed:
+    nothing, and no signal handlers. */
 typedef struct sk_lda_run_hooks {
   /** After every sweep, or NULL; non-zero: stop after this sweep (saved as on SIGINT, status SK_LDA_EXIT_STOPPED). */
-  int (*progress)(const sk_lda_run_progress *p, void *user);
-  /** One report line (no newline; a line that starts with two spaces continues the one before), or NULL. */
-  void (*log)(int level, const char *line, void *user);
+  sklda_progress_fn progress;
+  /** One report line at SKLDA_LOG_INFO or SKLDA_LOG_WARNING (no newline; a line that starts with two spaces
+      continues the one before), or NULL. */
+  sklda_log_fn log;
   void *user;         /**< passed to progress and log */
   int handle_signals; /**< SIGINT / SIGTERM finish the sweep and save the run (SK_LDA_EXIT_SIGINT / SIGTERM) */
 } sk_lda_run_hooks;

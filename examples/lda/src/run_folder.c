@@ -55,7 +55,7 @@ int sk_lda_run_lock_dir(const sk_lda_run_options *o, run_state *r) {
   case SK_LDA_RUN_DIR_LOCK_TAKEN: return SK_EX_EXIT_OK;
   case SK_LDA_RUN_DIR_LOCK_IN_USE: return sk_lda_run_fail_in_use(r->error, r->dir, holder);
   case SK_LDA_RUN_DIR_LOCK_UNSUPPORTED:
-    sk_lda_run_say(o, SK_LDA_RUN_WARNING, "warning: %s; nothing stops another sk-lda from writing %s at the same time",
+    sk_lda_run_say(o, SKLDA_LOG_WARNING, "warning: %s; nothing stops another sk-lda from writing %s at the same time",
                    err.message, r->dir);
     return SK_EX_EXIT_OK;
   default: return sk_lda_run_fail_usage(r, o->out != NULL ? "--out: " : "--resume: ", &err);
@@ -150,7 +150,7 @@ int sk_lda_run_prepare_dir(const sk_lda_run_options *o, run_state *r, const sk_l
 int sk_lda_run_resume_vocabulary(const sk_lda_run_options *o, const sk_lda_corpus *corpus, sk_lda_checkpoint *ck,
                              run_state *r) {
   if (ck->version == SK_LDA_CHECKPOINT_VERSION_NO_VOCAB) {
-    sk_lda_run_say(o, SK_LDA_RUN_WARNING,
+    sk_lda_run_say(o, SKLDA_LOG_WARNING,
                    "note: --resume %s: the checkpoint predates vocabularies (an earlier sk-lda wrote it), so %s",
                    o->resume, corpus->vocab != NULL ? "the vocabulary given is not checked against the run's"
                                                     : "the run has no vocabulary unless --vocab gives it");

@@ -92,7 +92,7 @@ int sk_lda_run_write_outputs(const run_state *r, const sk_lda_split *split, cons
     if (rc == 1) return 1;
     if (rc == 2) {
       char b[32], lim[32];
-      sk_lda_run_say(r->o, SK_LDA_RUN_INFO,
+      sk_lda_run_say(r->o, SKLDA_LOG_INFO,
                      "theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; "
                      "theta.txt holds the same proportions, sparse",
              (int)sk_lda_corpus_input_docs(&split->train), (int)m->num_topics,
@@ -132,19 +132,19 @@ void sk_lda_run_say_time_split(const run_state *r, const sk_lda_sampler *s, uint
   for (int i = st.sample_seconds < 0 ? 4 : 0; i < 5 && len > 0 && (size_t)len < sizeof line; ++i)
     len += snprintf(line + len, sizeof line - (size_t)len, " %s %.3f ms (%.1f%%)%s", names[i], 1e3 * parts[i] / n,
                     100.0 * parts[i] / whole, i < 4 ? "," : "");
-  sk_lda_run_say(o, SK_LDA_RUN_INFO, "%s", line);
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "%s", line);
   if (sweeps > 1) /* the throughput without the first sweep's one-time costs and without the metrics */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO, "sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms",
+    sk_lda_run_say(o, SKLDA_LOG_INFO, "sweeps after the first: %.3f ms each (wall), %.1f M tokens/s; the first %.3f ms",
                    1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
                    (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
                    1e3 * r->first_sweep_seconds);
   if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+    sk_lda_run_say(o, SKLDA_LOG_INFO,
                    "ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (waiting for the "
                    "slowest rank included), %.1f MB of int32 a rank",
                    st.ranks, 1e3 * st.sum_seconds / n, st.sum_bytes / n / 1e6);
   if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
-    sk_lda_run_say(o, SK_LDA_RUN_INFO,
+    sk_lda_run_say(o, SKLDA_LOG_INFO,
                    "streamed: %lld chunks by %d workers; per sweep %.3f ms wall, %.3f GB in and %.3f GB out over "
                    "PCIe; prepared in %.2f s, %.2f GB of pinned host memory",
                    (long long)st.chunks, st.workers, 1e3 * st.wall_seconds / n, st.h2d_bytes / n / 1e9,

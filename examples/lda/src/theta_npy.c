@@ -34,6 +34,21 @@ static void keep_test_row(void *p, int32_t d, const sk_lda_detail_fold_tables *t
   }
 }
 
+void sk_lda_theta_row(int32_t num_topics, double alpha, const double *alpha_k, double alpha_sum, int64_t n,
+                      int32_t nnz, const int32_t *topic, const int32_t *count, float *row) {
+  const int32_t K = num_topics;
+  if (n == 0) { /* no tokens: the prior's mean */
+    for (int32_t k = 0; k < K; ++k) row[k] = alpha_k == NULL ? 1.0f / (float)K : (float)(alpha_k[k] / alpha_sum);
+    return;
+  }
+  const double norm = 1.0 / ((double)n + alpha_sum);
+  for (int32_t k = 0; k < K; ++k) row[k] = (float)((alpha_k != NULL ? alpha_k[k] : alpha) * norm);
+  for (int32_t j = 0; j < nnz; ++j) {
+    const int32_t k = topic[j];
+    row[k] = (float)(((double)count[j] + (alpha_k != NULL ? alpha_k[k] : alpha)) * norm);
+  }
+}
+
 /* Rows first .. first + count - 1 of the input: the training and the test documents are each in the
    input's order, so the rows merge the two lists as the file is written front to back. */
 static int make_rows(const void *ctx, int64_t first, int64_t count, float *out) {
@@ -46,33 +61,13 @@ static int make_rows(const void *ctx, int64_t first, int64_t count, float *out) 
     float *row = out + (size_t)i * (size_t)K;
     if (r->next_train < train->num_docs && sk_lda_corpus_input_doc(train, (int32_t)r->next_train) == doc) {
       const int32_t d = (int32_t)r->next_train++;
-      const int64_t n = train->doc_offsets[d + 1] - train->doc_offsets[d];
-      if (m->alpha_k == NULL) {
-        const double norm = 1.0 / ((double)n + (double)K * m->alpha);
-        const float base = (float)(m->alpha * norm);
-        for (int32_t k = 0; k < K; ++k) row[k] = base;
-        for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
-          const int64_t s = m->dk_start[d] + j;
-          row[m->dk_topic[s]] = (float)(((double)m->dk_count[s] + m->alpha) * norm);
-        }
-      } else {
-        const double norm = 1.0 / ((double)n + r->alpha_sum);
-        for (int32_t k = 0; k < K; ++k) row[k] = (float)(m->alpha_k[k] * norm);
-        for (int32_t j = 0; j < m->dk_nnz[d]; ++j) {
-          const int64_t s = m->dk_start[d] + j;
-          const int32_t k = m->dk_topic[s];
-          row[k] = (float)(((double)m->dk_count[s] + m->alpha_k[k]) * norm);
-        }
-      }
+      sk_lda_theta_row(K, m->alpha, m->alpha_k, r->alpha_sum, train->doc_offsets[d + 1] - train->doc_offsets[d],
+                       m->dk_nnz[d], m->dk_topic + m->dk_start[d], m->dk_count + m->dk_start[d], row);
     } else if (r->next_test < test->num_docs && sk_lda_corpus_input_doc(test, (int32_t)r->next_test) == doc) {
       memcpy(row, r->test_theta + (size_t)r->next_test * (size_t)K, (size_t)K * sizeof *row);
       ++r->next_test;
-    } else {
-      if (m->alpha_k == NULL) {
-        for (int32_t k = 0; k < K; ++k) row[k] = 1.0f / (float)K; /* no tokens: the prior's mean */
-      } else {
-        for (int32_t k = 0; k < K; ++k) row[k] = (float)(m->alpha_k[k] / r->alpha_sum);
-      }
+    } else { /* no tokens */
+      sk_lda_theta_row(K, m->alpha, m->alpha_k, r->alpha_sum, 0, 0, NULL, NULL, row);
     }
   }
   return 0;

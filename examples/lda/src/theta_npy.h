@@ -48,6 +48,24 @@ int sk_lda_write_theta_npy(const char *path, const sk_lda_model *m, const sk_lda
                            uint64_t max_bytes, sk_ex_error *err);
 
 /**
+ * \brief One document's theta row, dense, from its sparse topic counts (theta.npy's training rows, and
+ * sk_lda.h's inference): theta_dk = (n_dk + a_k) / (n + A) with a_k = alpha_k[k] (or alpha) and A =
+ * alpha_sum, computed as (count + a_k) * (1 / (n + A)) and rounded to float; a document with no tokens
+ * (n = 0) gets the prior's mean, 1/K (or alpha_k / A).
+ * \param num_topics K.
+ * \param alpha the symmetric prior (used when alpha_k is NULL).
+ * \param alpha_k K per-topic priors, or NULL.
+ * \param alpha_sum A = sk_lda_prior_alpha_sum(alpha_k, alpha, K).
+ * \param n the document's tokens (the counts' sum).
+ * \param nnz its nonzero topics.
+ * \param topic nnz topics (each in [0, K)).
+ * \param count their nnz counts.
+ * \param row receives K floats.
+ */
+void sk_lda_theta_row(int32_t num_topics, double alpha, const double *alpha_k, double alpha_sum, int64_t n,
+                      int32_t nnz, const int32_t *topic, const int32_t *count, float *row);
+
+/**
  * \brief The rows theta.npy holds, into a caller's array (the library's sklda_model_theta()).
  * \param m the model (m->corpus is split->train).
  * \param split the split the run trained on.

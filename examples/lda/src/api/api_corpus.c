@@ -41,6 +41,29 @@ int sklda_gpu_available(void) {
 #endif
 }
 
+int sklda_detail_copy_words(const char *const *words, int32_t V, char ***out) {
+  *out = NULL;
+  if (words == NULL) return 0;
+  char **v = (char **)calloc((size_t)(V > 0 ? V : 1), sizeof *v);
+  if (v == NULL) return 1;
+  for (int32_t i = 0; i < V; ++i) {
+    const size_t n = strlen(words[i]) + 1;
+    if ((v[i] = (char *)malloc(n)) == NULL) {
+      sklda_detail_free_words(v, i);
+      return 1;
+    }
+    memcpy(v[i], words[i], n);
+  }
+  *out = v;
+  return 0;
+}
+
+void sklda_detail_free_words(char **words, int32_t V) {
+  if (words == NULL) return;
+  for (int32_t i = 0; i < V; ++i) free(words[i]);
+  free(words);
+}
+
 sklda_corpus *sklda_detail_corpus_wrap(sk_lda_corpus *c) {
   sklda_corpus *h = (sklda_corpus *)calloc(1, sizeof *h);
   if (h == NULL) {
@@ -173,23 +196,14 @@ int sklda_corpus_set_vocab(sklda_corpus *c, const char *const *words, int32_t nu
   if (num_words != c->c.num_words)
     return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "the vocabulary has %d words; the corpus has V = %d",
                               (int)num_words, (int)c->c.num_words);
-  char **v = (char **)calloc((size_t)num_words, sizeof *v);
-  if (v == NULL) return sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for %d words", (int)num_words);
-  for (int32_t i = 0; i < num_words; ++i) {
-    const size_t n = words[i] != NULL ? strlen(words[i]) : 0;
-    if (words[i] == NULL || n == 0 || (v[i] = (char *)malloc(n + 1)) == NULL) {
-      for (int32_t j = 0; j < i; ++j) free(v[j]);
-      free(v);
-      return words[i] == NULL || n == 0
-                 ? sklda_detail_failf(err, SKLDA_ERROR_INPUT, "word %d of the vocabulary is %s", (int)i,
-                                      words[i] == NULL ? "NULL" : "empty")
-                 : sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for the vocabulary");
-    }
-    memcpy(v[i], words[i], n + 1);
-  }
-  if (c->c.vocab != NULL)
-    for (int32_t i = 0; i < c->c.num_words; ++i) free(c->c.vocab[i]);
-  free(c->c.vocab);
+  for (int32_t i = 0; i < num_words; ++i)
+    if (words[i] == NULL || words[i][0] == '\0')
+      return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "word %d of the vocabulary is %s", (int)i,
+                                words[i] == NULL ? "NULL" : "empty");
+  char **v;
+  if (sklda_detail_copy_words(words, num_words, &v) != 0)
+    return sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for the vocabulary");
+  sklda_detail_free_words(c->c.vocab, c->c.num_words);
   c->c.vocab = v;
   return SKLDA_OK;
 }

@@ -43,19 +43,18 @@ int sklda_detail_failf(sklda_error *out, int status, const char *fmt, ...)
 #endif
     ;
 
+/* A copy of V words into *out (NULL when words is NULL); 0, or 1 when memory runs out (*out NULL). */
+int sklda_detail_copy_words(const char *const *words, int32_t V, char ***out);
+/* Frees V words and their array; NULL is fine. */
+void sklda_detail_free_words(char **words, int32_t V);
+
 /* A corpus handle that takes c's arrays (c is zeroed); NULL when out of memory (c is then freed). */
 sklda_corpus *sklda_detail_corpus_wrap(sk_lda_corpus *c);
 
-/* Checks `o` and fills the run's options from it (sk_lda_run_options_default() first). The hooks carry
-   o's progress and log through `adapter`, which must outlive the run. Returns SK_EX_EXIT_OK, or
-   SK_EX_EXIT_USAGE with err naming the option. */
-typedef struct sklda_detail_hooks {
-  sklda_progress_fn progress;
-  sklda_log_fn log;
-  void *user;
-} sklda_detail_hooks;
-int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sklda_detail_hooks *adapter,
-                             sk_ex_error *err);
+/* Checks `o` and fills the run's options from it (sk_lda_run_options_default() first; the run's hooks
+   are o's progress, log and user, in the library's types). Returns SK_EX_EXIT_OK, or SK_EX_EXIT_USAGE with
+   err naming the option. */
+int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_ex_error *err);
 
 /* Trains with run options the caller filled (the program: ranks, input_args, its own hooks). Returns the
    run's exit status (run.h: 0, 1, 2, 130, 143, SK_LDA_EXIT_STOPPED); *out is the model on 0 and on the

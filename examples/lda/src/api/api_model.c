@@ -10,6 +10,7 @@
 #include "infer.h"
 #include "metrics.h"
 #include "output.h"
+#include "phi.h"
 #include "theta_npy.h"
 
 int32_t sklda_model_num_topics(const sklda_model *m) { return m != NULL ? m->mf.num_topics : 0; }
@@ -42,14 +43,7 @@ static int null_argument(sklda_error *err, const char *fn, const void *m, const 
 
 int sklda_model_phi(const sklda_model *m, float *phi, sklda_error *err) {
   if (null_argument(err, "sklda_model_phi", m, phi, "phi")) return SKLDA_ERROR_INPUT;
-  const int32_t K = m->mf.num_topics, V = m->mf.num_words;
-  /* phi.npy's values: the same formula and rounding (output.h). */
-  for (int32_t k = 0; k < K; ++k) {
-    const double scale = sk_lda_phi_scale(m->mf.n_k[k], V, m->mf.beta);
-    float *row = phi + (size_t)k * (size_t)V;
-    for (int32_t v = 0; v < V; ++v)
-      row[v] = (float)(((double)m->mf.n_vk[(size_t)v * (size_t)K + (size_t)k] + m->mf.beta) * scale);
-  }
+  sk_lda_phi_fill(m->mf.n_vk, m->mf.n_k, m->mf.num_words, m->mf.num_topics, m->mf.beta, phi); /* phi.npy's */
   return SKLDA_OK;
 }
 
@@ -92,8 +86,8 @@ void sklda_infer_options_default(sklda_infer_options *io) {
   io->seed = -1;
 }
 
-/* A deep copy of `src`, words included, so that the word matching of infer.h can change it. */
-static int copy_corpus(const sk_lda_corpus *src, sk_lda_corpus *c) {
+/* A deep copy of `src` (its words too when with_words), so that the word matching of infer.h can change it. */
+static int copy_corpus(const sk_lda_corpus *src, int with_words, sk_lda_corpus *c) {
   memset(c, 0, sizeof *c);
   c->num_docs = src->num_docs;
   c->num_words = src->num_words;
@@ -111,15 +105,7 @@ static int copy_corpus(const sk_lda_corpus *src, sk_lda_corpus *c) {
     ok = c->doc_ids != NULL;
     if (ok && src->num_docs > 0) memcpy(c->doc_ids, src->doc_ids, (size_t)src->num_docs * sizeof *c->doc_ids);
   }
-  if (ok && src->vocab != NULL) {
-    c->vocab = (char **)calloc((size_t)src->num_words, sizeof *c->vocab);
-    ok = c->vocab != NULL;
-    for (int32_t v = 0; ok && v < src->num_words; ++v) {
-      const size_t n = strlen(src->vocab[v]) + 1;
-      ok = (c->vocab[v] = (char *)malloc(n)) != NULL;
-      if (ok) memcpy(c->vocab[v], src->vocab[v], n);
-    }
-  }
+  if (ok && with_words) ok = sklda_detail_copy_words((const char *const *)src->vocab, src->num_words, &c->vocab) == 0;
   if (!ok) sk_lda_corpus_free(c);
   return ok ? 0 : 1;
 }
@@ -128,14 +114,10 @@ static int copy_corpus(const sk_lda_corpus *src, sk_lda_corpus *c) {
 static int model_docs(const sklda_model *m, const sklda_corpus *docs, int skip_unknown, sk_lda_corpus *out,
                       int64_t *dropped, sklda_error *err) {
   if (docs == NULL) return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "the documents are NULL");
-  if (copy_corpus(&docs->c, out) != 0)
+  /* Without the model's words there is nothing to match by string: the documents' ids are the model's. */
+  if (copy_corpus(&docs->c, m->mf.vocab != NULL, out) != 0)
     return sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for a copy of %lld tokens",
                               (long long)docs->c.num_tokens);
-  if (m->mf.vocab == NULL && out->vocab != NULL) { /* ids only: the model has no words to match */
-    for (int32_t v = 0; v < out->num_words; ++v) free(out->vocab[v]);
-    free(out->vocab);
-    out->vocab = NULL;
-  }
   sk_ex_error e;
   int64_t n = 0;
   if (sk_lda_infer_map_words(&m->mf, out, "the documents", 0, skip_unknown, &n, &e) != 0) {
@@ -162,22 +144,21 @@ int sklda_infer(const sklda_model *m, const sklda_corpus *docs, const sklda_infe
     sk_lda_corpus_free(&c);
     return sklda_detail_fail(err, SKLDA_ERROR_RUNTIME, &e);
   }
-  /* theta_dk = (n_dk + alpha_k) / (n_d + sum alpha); a document without tokens gets the prior's mean. */
+  /* theta.npy's rows (sk_lda_theta_row()): the input's documents that the corpus left out (no tokens) and
+     those whose every token was dropped get the prior's mean. */
   const int32_t K = m->mf.num_topics, D = sk_lda_corpus_input_docs(&c);
-  double alpha_sum = 0;
-  for (int32_t k = 0; k < K; ++k) alpha_sum += r.alpha_k != NULL ? r.alpha_k[k] : r.alpha;
-  for (int32_t d = D > 0 ? -1 : 0; d < r.num_docs; ++d) { /* d = -1: the rows of documents without tokens */
-    int64_t n = 0;
-    for (int32_t j = 0; d >= 0 && j < r.row_nnz[d]; ++j) n += r.row_count[r.row_start[d] + j];
-    const double norm = 1.0 / ((double)n + alpha_sum);
-    float *row = theta + (size_t)(d >= 0 ? sk_lda_corpus_input_doc(&c, d) : 0) * (size_t)K;
-    for (int32_t k = 0; k < K; ++k) row[k] = (float)((r.alpha_k != NULL ? r.alpha_k[k] : r.alpha) * norm);
-    for (int32_t j = 0; d >= 0 && j < r.row_nnz[d]; ++j) {
-      const int64_t s = r.row_start[d] + j;
-      row[r.row_topic[s]] = (float)(((double)r.row_count[s] + (r.alpha_k != NULL ? r.alpha_k[r.row_topic[s]] : r.alpha)) * norm);
+  const double alpha_sum = sk_lda_prior_alpha_sum(r.alpha_k, r.alpha, K);
+  for (int32_t i = 0, d = 0; i < D; ++i) { /* the stored documents' input numbers increase */
+    float *row = theta + (size_t)i * (size_t)K;
+    if (d < r.num_docs && sk_lda_corpus_input_doc(&c, d) == i) {
+      const int64_t s0 = r.row_start[d];
+      int64_t n = 0;
+      for (int32_t j = 0; j < r.row_nnz[d]; ++j) n += r.row_count[s0 + j];
+      sk_lda_theta_row(K, r.alpha, r.alpha_k, alpha_sum, n, r.row_nnz[d], r.row_topic + s0, r.row_count + s0, row);
+      ++d;
+    } else {
+      sk_lda_theta_row(K, r.alpha, r.alpha_k, alpha_sum, 0, 0, NULL, NULL, row);
     }
-    if (d == -1) /* the prior's mean, copied to every row; the documents with tokens overwrite theirs */
-      for (int32_t i = 1; i < D; ++i) memcpy(theta + (size_t)i * (size_t)K, row, (size_t)K * sizeof *row);
   }
   sk_lda_infer_result_free(&r);
   sk_lda_corpus_free(&c);

@@ -20,28 +20,7 @@ void sklda_options_default(sklda_options *o) {
   o->top_words = SK_LDA_DEFAULT_TOP_WORDS;
 }
 
-/* The run's progress, handed to the caller's in the library's own struct. */
-static int progress_adapter(const sk_lda_run_progress *p, void *user) {
-  const sklda_detail_hooks *h = (const sklda_detail_hooks *)user;
-  sklda_progress q;
-  q.sweep = p->sweep;
-  q.iters = p->iters;
-  q.tokens_per_second = p->tokens_per_second;
-  q.eta_seconds = p->eta_seconds;
-  q.evaluated = p->evaluated;
-  q.joint_ll = p->joint_ll;
-  q.alpha_sum = p->alpha_sum;
-  q.beta = p->beta;
-  return h->progress(&q, h->user);
-}
-
-static void log_adapter(int level, const char *line, void *user) {
-  const sklda_detail_hooks *h = (const sklda_detail_hooks *)user;
-  h->log(level, line, h->user);
-}
-
-int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sklda_detail_hooks *adapter,
-                             sk_ex_error *err) {
+int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_ex_error *err) {
   sk_lda_run_options_default(ro);
   if (o->num_topics != 0) {
     if (o->num_topics < 1 || o->num_topics > SK_LDA_MAX_TOPICS)
@@ -115,33 +94,11 @@ int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, skl
     return sk_ex_fail(err, "top_words = %d is out of range 1..1000000", o->top_words), SK_EX_EXIT_USAGE;
   ro->top_words = o->top_words;
   ro->save_z = o->save_z != 0;
-  adapter->progress = o->progress;
-  adapter->log = o->log;
-  adapter->user = o->user;
-  ro->hooks.progress = o->progress != NULL ? progress_adapter : NULL;
-  ro->hooks.log = o->log != NULL ? log_adapter : NULL;
-  ro->hooks.user = adapter;
+  ro->hooks.progress = o->progress;
+  ro->hooks.log = o->log;
+  ro->hooks.user = o->user;
   ro->hooks.handle_signals = o->handle_signals != 0;
   return SK_EX_EXIT_OK;
-}
-
-/* Copies the corpus's words for the model (the corpus may be freed after training); NULL words: none. */
-static int copy_vocab(char *const *vocab, int32_t V, char ***out) {
-  *out = NULL;
-  if (vocab == NULL) return 0;
-  char **v = (char **)calloc((size_t)V, sizeof *v);
-  if (v == NULL) return 1;
-  for (int32_t i = 0; i < V; ++i) {
-    const size_t n = strlen(vocab[i]) + 1;
-    if ((v[i] = (char *)malloc(n)) == NULL) {
-      for (int32_t j = 0; j < i; ++j) free(v[j]);
-      free(v);
-      return 1;
-    }
-    memcpy(v[i], vocab[i], n);
-  }
-  *out = v;
-  return 0;
 }
 
 int sklda_detail_train(const sklda_corpus *corpus, const sk_lda_run_options *ro, sklda_model **out, sk_ex_error *err) {
@@ -153,7 +110,7 @@ int sklda_detail_train(const sklda_corpus *corpus, const sk_lda_run_options *ro,
   const int status = sk_lda_run_train(ro, &corpus->c, &h->split, &h->model, &res, err);
   const int usable = status == SK_EX_EXIT_OK || status == SK_LDA_EXIT_STOPPED || status == SK_LDA_EXIT_SIGINT ||
                      status == SK_LDA_EXIT_SIGTERM;
-  if (usable && h->model.n_vk != NULL && copy_vocab(corpus->c.vocab, corpus->c.num_words, &h->mf.vocab) == 0) {
+  if (usable && h->model.n_vk != NULL && sklda_detail_copy_words((const char *const *)corpus->c.vocab, corpus->c.num_words, &h->mf.vocab) == 0) {
     h->trained = 1;
     h->mf.num_topics = h->model.num_topics;
     h->mf.num_words = h->model.num_words;
@@ -183,10 +140,8 @@ int sklda_train(const sklda_corpus *corpus, const sklda_options *o, sklda_model 
   sklda_options def;
   if (o == NULL) sklda_options_default(&def), o = &def;
   sk_lda_run_options ro;
-  sklda_detail_hooks adapter;
   sk_ex_error e;
-  memset(&adapter, 0, sizeof adapter);
-  if (sklda_detail_run_options(o, &ro, &adapter, &e) != SK_EX_EXIT_OK) return sklda_detail_fail(err, SKLDA_ERROR_INPUT, &e);
+  if (sklda_detail_run_options(o, &ro, &e) != SK_EX_EXIT_OK) return sklda_detail_fail(err, SKLDA_ERROR_INPUT, &e);
   e.message[0] = '\0';
   const int status = sklda_detail_train(corpus, &ro, out, &e);
   switch (status) {
