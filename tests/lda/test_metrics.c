@@ -18,6 +18,7 @@
 #include "sk_test.h"
 #include "split.h"
 #include "lda_test_corpus.h"
+#include "lda_test_fold.h"
 
 static int close_to(double a, double b, double tol) { return fabs(a - b) <= tol * (1.0 + fabs(b)); }
 
@@ -119,18 +120,17 @@ static void counts_reference(const sk_lda_corpus *c, const int32_t *z, int32_t K
   }
 }
 
-/* The documented sparse fold-in and score (metrics.h), written again without its tables: each draw lays
-   out the whole sequence of terms (s_k for every k, then r_k where n_dk > 0, then q_k where n_wk > 0, each
-   found by a scan over k) and walks it. Returns the mean held-out log-likelihood. */
+/* The documented sparse fold-in and score (metrics.h), written again without its tables
+   (lda_test_fold.h). Returns the mean held-out log-likelihood. */
 static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *held, const int64_t *nvk,
                                 const int64_t *nk, int32_t K, int32_t V, double alpha, double beta, uint64_t seed,
                                 int iters) {
   double sum = 0.0;
-  double *val = (double *)malloc(3 * (size_t)K * sizeof *val), *c = (double *)malloc((size_t)K * sizeof *c);
-  int32_t *top = (int32_t *)malloc(3 * (size_t)K * sizeof *top);
+  double *c = (double *)malloc((size_t)K * sizeof *c);
   int64_t *n = (int64_t *)malloc((size_t)K * sizeof *n);
   int32_t *z = (int32_t *)malloc((size_t)(obs->num_tokens > 0 ? obs->num_tokens : 1) * sizeof *z);
-  for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)nk[k] + (double)V * beta);
+  double *a = (double *)malloc((size_t)K * sizeof *a);
+  for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)nk[k] + (double)V * beta), a[k] = alpha;
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     memset(n, 0, (size_t)K * sizeof *n);
     for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) {
@@ -141,47 +141,19 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
     }
     for (int it = 0; it < iters; ++it)
       for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) {
-        const int64_t *b = nvk + (size_t)obs->tokens[i] * (size_t)K;
         --n[z[i]];
-        int32_t len = 0;
-        for (int32_t k = 0; k < K; ++k) top[len] = k, val[len++] = alpha * (beta * c[k]);
-        for (int32_t k = 0; k < K; ++k)
-          if (n[k] > 0) top[len] = k, val[len++] = (double)n[k] * (beta * c[k]);
-        for (int32_t k = 0; k < K; ++k)
-          if (b[k] > 0) top[len] = k, val[len++] = (alpha + (double)n[k]) * ((double)b[k] * c[k]);
-        double total = 0.0;
-        for (int32_t j = 0; j < len; ++j) total += val[j];
-        const double x = sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)i) * total;
-        double run = 0.0;
-        int32_t pick = top[len - 1];
-        for (int32_t j = 0; j < len; ++j) {
-          run += val[j];
-          if (run > x) {
-            pick = top[j];
-            break;
-          }
-        }
-        z[i] = pick;
-        ++n[pick];
+        z[i] = lda_test_fold_draw(n, nvk + (size_t)obs->tokens[i] * (size_t)K, c, a, beta, K,
+                                  sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)i));
+        ++n[z[i]];
       }
     const double nd = (double)(obs->doc_offsets[d + 1] - obs->doc_offsets[d]);
-    double sr = 0.0;
-    for (int32_t k = 0; k < K; ++k) sr += alpha * (beta * c[k]);
-    for (int32_t k = 0; k < K; ++k)
-      if (n[k] > 0) sr += (double)n[k] * (beta * c[k]);
-    for (int64_t t = held->doc_offsets[d]; t < held->doc_offsets[d + 1]; ++t) {
-      const int64_t *b = nvk + (size_t)held->tokens[t] * (size_t)K;
-      double q = sr;
-      for (int32_t k = 0; k < K; ++k)
-        if (b[k] > 0) q += (alpha + (double)n[k]) * ((double)b[k] * c[k]);
-      sum += log(q / (nd + K * alpha));
-    }
+    for (int64_t t = held->doc_offsets[d]; t < held->doc_offsets[d + 1]; ++t)
+      sum += log(lda_test_fold_weight(n, nvk + (size_t)held->tokens[t] * (size_t)K, c, a, beta, K) / (nd + K * alpha));
   }
-  free(val);
   free(c);
-  free(top);
   free(n);
   free(z);
+  free(a);
   return sum / (double)held->num_tokens;
 }
 

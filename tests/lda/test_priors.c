@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cgs.h"
+#include "lda_test_fold.h"
 #include "checkpoint.h"
 #include "infer.h"
 #include "lda_test_corpus.h"
@@ -143,42 +144,28 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
   const int32_t K = m->num_topics;
   double A = 0.0, total = 0.0;
   for (int32_t k = 0; k < K; ++k) A += m->alpha_k[k];
-  int32_t ndk[16], z[64], top[48];
-  double val[48], c[16];
+  int32_t ndk[16], z[64];
+  int64_t n64[16], b64[16];
+  double c[16];
   for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)m->n_k[k] + (double)m->num_words * m->beta);
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     const int64_t first = obs->doc_offsets[d], n = obs->doc_offsets[d + 1] - first;
     memset(ndk, 0, sizeof ndk);
     for (int64_t i = 0; i < n; ++i)
       ++ndk[z[i] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K)];
-    for (int it = 0; it < iters; ++it)
+    for (int it = 0; it < iters; ++it) /* the rule of lda_test_fold.h */
       for (int64_t i = 0; i < n; ++i) {
         const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;
         --ndk[z[i]];
-        int32_t len = 0;
-        for (int32_t k = 0; k < K; ++k) top[len] = k, val[len++] = m->alpha_k[k] * (m->beta * c[k]);
-        for (int32_t k = 0; k < K; ++k)
-          if (ndk[k] > 0) top[len] = k, val[len++] = (double)ndk[k] * (m->beta * c[k]);
-        for (int32_t k = 0; k < K; ++k)
-          if (b[k] > 0) top[len] = k, val[len++] = (m->alpha_k[k] + (double)ndk[k]) * ((double)b[k] * c[k]);
-        double run = 0.0;
-        for (int32_t j = 0; j < len; ++j) run += val[j];
-        const double x = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + i)) * run;
-        int32_t j = 0;
-        for (run = val[0]; j < len - 1 && run <= x; run += val[++j]) {
-        }
-        ++ndk[z[i] = top[j]];
+        for (int32_t k = 0; k < K; ++k) n64[k] = ndk[k], b64[k] = b[k];
+        ++ndk[z[i] = lda_test_fold_draw(n64, b64, c, m->alpha_k, m->beta, K,
+                                        sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + i)))];
       }
-    double sr = 0.0;
-    for (int32_t k = 0; k < K; ++k) sr += m->alpha_k[k] * (m->beta * c[k]);
-    for (int32_t k = 0; k < K; ++k)
-      if (ndk[k] > 0) sr += (double)ndk[k] * (m->beta * c[k]);
+    for (int32_t k = 0; k < K; ++k) n64[k] = ndk[k];
     for (int64_t t = held->doc_offsets[d]; t < held->doc_offsets[d + 1]; ++t) {
       const int32_t *b = m->n_vk + (size_t)held->tokens[t] * (size_t)K;
-      double prob = sr;
-      for (int32_t k = 0; k < K; ++k)
-        if (b[k] > 0) prob += (m->alpha_k[k] + (double)ndk[k]) * ((double)b[k] * c[k]);
-      total += log(prob / ((double)n + A));
+      for (int32_t k = 0; k < K; ++k) b64[k] = b[k];
+      total += log(lda_test_fold_weight(n64, b64, c, m->alpha_k, m->beta, K) / ((double)n + A));
     }
   }
   return total / (double)held->num_tokens;

@@ -1,12 +1,22 @@
 /* The fold-in of documents with phi fixed (metrics.h): the held-out log-likelihood, sk-lda infer and
- * theta.npy share it. The draw and the score use SparseLDA's decomposition (Yao, Mimno and McCallum 2009)
- * of (a_k + n_dk)(n_wk + beta) c_k into s_k + r_k + q_k. The dense form cost K terms a draw and a scored
- * token, which at K = 65,536 made the held-out metric 20x the sampler's sweep (issue 32); the sparse
- * form costs the document's and the word's nonzero topics. It is exact because phi is fixed: the s terms
- * depend on neither the document nor the word, so their running sums are one table per call.
+ * theta.npy share it: collapsed Gibbs sweeps over each document in order.
  *
- * The GPU (gpu/metrics_gpu_heldout.cu) computes every term with the same operations in the same order
- * of rounding; only its sums are added in another order (metrics_gpu.h). */
+ * Every draw and score splits (a_k + n_dk) phi_wk into s (every topic, one table a call), q (the word's
+ * topics, one table a word a call) and y (the document's topics against the word's phi: the only part a
+ * draw adds), after SparseLDA's decomposition (Yao, Mimno and McCallum 2009). SparseLDA's own split put
+ * n_dk into the q part, so a draw walked the word's nonzero topics (nearly K for a frequent word) as
+ * well as the document's; here a draw walks the document's alone and searches the q table only when it
+ * lands there. Why it matters: a test document is one chain of dependent draws, so on the GPU the longest
+ * one sets the metric's time (20news at K = 1,024: 62,000 draws, 130 ms against a 1.3 ms sweep; issue
+ * 32). Each part's running sums start from 0 in topic order; the GPU (gpu/metrics_gpu_heldout.cu) computes
+ * every term with the same operations and roundings and adds the y part in tiles, another order
+ * (metrics_gpu.h).
+ *
+ * Not done, and why: parallel sweeps (every token of a document drawn from the counts its sweep began
+ * with, so a GPU spreads one document over many threads) were tried and measured: they leave the topics
+ * less concentrated than collapsed Gibbs's posterior, and one or even 20 collapsed sweeps after them do
+ * not bring the score back at large K (kos, K = 10,000, 400 sweeps: -7.607 against collapsed Gibbs's
+ * -7.657, where the Monte Carlo spread of one evaluation is about 0.01; bench/RESULTS.md, issue 32). */
 #include "metrics.h"
 
 #include <stdlib.h>
@@ -20,7 +30,7 @@ void sk_lda_detail_fold_tables_free(sk_lda_detail_fold_tables *t) {
   free(t->s_cum);
   free(t->word_start);
   free(t->word_topic);
-  free(t->word_count);
+  free(t->word_q_cum);
   memset(t, 0, sizeof *t);
 }
 
@@ -33,6 +43,7 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   t->alpha = view->alpha;
   t->beta = view->beta;
   t->alpha_k = alpha_k;
+  t->n_vk = view->n_vk;
   t->alpha_sum = sk_lda_prior_alpha_sum(alpha_k, view->alpha, K);
   t->inv = (double *)malloc((size_t)K * sizeof *t->inv);
   t->bc = (double *)malloc((size_t)K * sizeof *t->bc);
@@ -53,24 +64,21 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   /* B's nonzeros: count a row each, offsets, then gather; rows are independent, so any thread count
      gives the same arrays. */
   threads = sk_lda_detail_threads(threads);
-  int32_t max_nnz = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_nnz)
+#pragma omp parallel for num_threads(threads) schedule(static)
 #endif
   for (int32_t v = 0; v < V; ++v) {
     const int32_t *b = view->n_vk + (size_t)v * (size_t)K;
     int32_t c = 0;
     for (int32_t k = 0; k < K; ++k) c += b[k] != 0;
     t->word_start[v + 1] = c;
-    if (c > max_nnz) max_nnz = c;
   }
   t->word_start[0] = 0;
   for (int32_t v = 0; v < V; ++v) t->word_start[v + 1] += t->word_start[v];
-  t->max_word_nnz = max_nnz;
   const int64_t nnz = t->word_start[V];
   t->word_topic = (int32_t *)malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *t->word_topic);
-  t->word_count = (int32_t *)malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *t->word_count);
-  if (t->word_topic == NULL || t->word_count == NULL) {
+  t->word_q_cum = (double *)malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *t->word_q_cum);
+  if (t->word_topic == NULL || t->word_q_cum == NULL) {
     sk_lda_detail_fold_tables_free(t);
     return 1;
   }
@@ -80,10 +88,12 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   for (int32_t v = 0; v < V; ++v) {
     const int32_t *b = view->n_vk + (size_t)v * (size_t)K;
     int64_t j = t->word_start[v];
+    double run = 0.0; /* the word's q part: a_k (n_vk c_k), added in topic order from 0 */
     for (int32_t k = 0; k < K; ++k)
       if (b[k] != 0) {
+        run += (alpha_k != NULL ? alpha_k[k] : view->alpha) * ((double)b[k] * t->inv[k]);
         t->word_topic[j] = k;
-        t->word_count[j++] = b[k];
+        t->word_q_cum[j++] = run;
       }
   }
   return 0;
@@ -111,37 +121,31 @@ static void fold_doc_remove(sk_lda_detail_fold_doc *doc, int32_t k) {
   --doc->nnz;
 }
 
-/* One draw of the sparse rule (metrics.h) for word w with u in [0, 1). */
-static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_doc *doc, int32_t w, double u) {
-  const int32_t K = t->num_topics, nnz = doc->nnz;
-  const int64_t w0 = t->word_start[w];
-  const int32_t m = (int32_t)(t->word_start[w + 1] - w0);
-  const int32_t *wt = t->word_topic + w0, *wc = t->word_count + w0;
-  const double s_total = t->s_cum[K - 1];
-  double run = s_total;
-  for (int32_t j = 0; j < nnz; ++j) {
+/* The y part for word w: n_dk phi_wk over the document's nonzero topics in increasing order (a draw's
+   token already out of the counts), running sums from 0 into cum (when not NULL); returns the total. */
+static double fold_y(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, int32_t w, double *cum) {
+  const int32_t *b = t->n_vk + (size_t)w * (size_t)t->num_topics;
+  double run = 0.0;
+  for (int32_t j = 0; j < doc->nnz; ++j) {
     const int32_t k = doc->topics[j];
-    run += (double)doc->ndk[k] * t->bc[k];
-    doc->r_cum[j] = run;
+    run += (double)doc->ndk[k] * (((double)b[k] + t->beta) * t->inv[k]);
+    if (cum != NULL) cum[j] = run;
   }
-  if (t->alpha_k == NULL) {
-    for (int32_t j = 0; j < m; ++j) {
-      const int32_t k = wt[j];
-      run += (t->alpha + (double)doc->ndk[k]) * ((double)wc[j] * t->inv[k]);
-      doc->q_cum[j] = run;
-    }
-  } else {
-    for (int32_t j = 0; j < m; ++j) {
-      const int32_t k = wt[j];
-      run += (t->alpha_k[k] + (double)doc->ndk[k]) * ((double)wc[j] * t->inv[k]);
-      doc->q_cum[j] = run;
-    }
-  }
-  const double x = u * run;
-  if (s_total > x) return sk_lda_detail_first_above(t->s_cum, K, x);
-  if (nnz > 0 && doc->r_cum[nnz - 1] > x) return doc->topics[sk_lda_detail_first_above(doc->r_cum, nnz, x)];
-  if (m > 0) return wt[sk_lda_detail_first_above(doc->q_cum, m, x)]; /* the last q entry when none is above */
-  return nnz > 0 ? doc->topics[nnz - 1] : K - 1;                     /* rounding: the sequence's last entry */
+  return run;
+}
+
+/* One draw of metrics.h's rule for a token of word w, out of the counts, with u in [0, 1). */
+static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_doc *doc, int32_t w, double u) {
+  const int32_t K = t->num_topics;
+  const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
+  const double S = t->s_cum[K - 1], Q = w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
+  const double Y = fold_y(t, doc, w, doc->y_cum);
+  const double x = u * ((S + Q) + Y);
+  if (x < S) return sk_lda_detail_first_above(t->s_cum, K, x);
+  const double x1 = x - S;
+  if (x1 < Q) return t->word_topic[w0 + sk_lda_detail_first_above(t->word_q_cum + w0, (int32_t)(w1 - w0), x1)];
+  if (doc->nnz > 0) return doc->topics[sk_lda_detail_first_above(doc->y_cum, doc->nnz, x1 - Q)];
+  return w1 > w0 ? t->word_topic[w1 - 1] : K - 1; /* rounding with no y part: the last entry before it */
 }
 
 void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed, const int32_t *words, int64_t n,
@@ -163,21 +167,11 @@ void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed
   }
 }
 
-double sk_lda_detail_fold_doc_sr(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc) {
-  double sr = t->s_cum[t->num_topics - 1];
-  for (int32_t j = 0; j < doc->nnz; ++j) sr += (double)doc->ndk[doc->topics[j]] * t->bc[doc->topics[j]];
-  return sr;
-}
-
-double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double sr,
-                                    double norm, int32_t w) {
-  double p = sr;
-  for (int64_t j = t->word_start[w]; j < t->word_start[w + 1]; ++j) {
-    const int32_t k = t->word_topic[j];
-    const double a = t->alpha_k != NULL ? t->alpha_k[k] : t->alpha;
-    p += (a + (double)doc->ndk[k]) * ((double)t->word_count[j] * t->inv[k]);
-  }
-  return p * norm;
+double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double norm,
+                                    int32_t w) {
+  const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
+  const double Q = w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
+  return ((t->s_cum[t->num_topics - 1] + Q) + fold_y(t, doc, w, NULL)) * norm;
 }
 
 int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,
@@ -195,11 +189,10 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alp
     sk_lda_detail_fold_doc doc;
     doc.ndk = (int32_t *)calloc((size_t)K, sizeof *doc.ndk);
     doc.topics = (int32_t *)malloc((size_t)cap * sizeof *doc.topics);
-    doc.r_cum = (double *)malloc((size_t)cap * sizeof *doc.r_cum);
-    doc.q_cum = (double *)malloc((size_t)(t.max_word_nnz > 0 ? t.max_word_nnz : 1) * sizeof *doc.q_cum);
+    doc.y_cum = (double *)malloc((size_t)cap * sizeof *doc.y_cum);
     doc.z = (int32_t *)malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof *doc.z);
     doc.nnz = 0;
-    if (sk_lda_detail_all_ready(doc.ndk != NULL && doc.topics != NULL && doc.r_cum != NULL && doc.q_cum != NULL &&
+    if (sk_lda_detail_all_ready(doc.ndk != NULL && doc.topics != NULL && doc.y_cum != NULL &&
                                     doc.z != NULL,
                                 &failed)) {
 #ifdef _OPENMP
@@ -215,8 +208,7 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alp
     }
     free(doc.ndk);
     free(doc.topics);
-    free(doc.r_cum);
-    free(doc.q_cum);
+    free(doc.y_cum);
     free(doc.z);
   }
   sk_lda_detail_fold_tables_free(&t);

@@ -79,8 +79,8 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
  * when the model file has per-topic priors; out->alpha_k then gets a copy of them), the token with index i in
  * `docs` starts in topic floor(K sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters`
  * Gibbs sweeps over each document's tokens in order: remove the token from n_dk, draw k with p(k)
- * proportional to (n_dk + alpha) phi[k][w] (first k whose running sum over increasing k exceeds u W, W the
- * total, u = sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back. The result is the
+ * proportional to (n_dk + alpha) phi[k][w] (metrics.h's sparse rule for sk_lda_heldout_ll(), u =
+ * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back. The result is the
  * final n_dk. Deterministic for (mf, docs, iters, seed), whatever `threads` (<= 0: the OpenMP default).
  * Work O((iters + 1) T K); memory 8 D + 8 min(n_d, K) summed over documents, plus 16 K + 4 max n_d per
  * thread.

@@ -67,10 +67,9 @@ static void sk_lda_heldout_visit(void *p, int32_t d, const sk_lda_detail_fold_ta
                                  const sk_lda_detail_fold_doc *doc, int64_t n_obs) {
   const sk_lda_heldout_ctx *c = (const sk_lda_heldout_ctx *)p;
   const double norm = 1.0 / ((double)n_obs + t->alpha_sum);
-  const double sr = sk_lda_detail_fold_doc_sr(t, doc); /* the word-free part of every token's score */
   double ll = 0.0;
   for (int64_t i = c->heldout->doc_offsets[d]; i < c->heldout->doc_offsets[d + 1]; ++i)
-    ll += log(sk_lda_detail_fold_word_prob(t, doc, sr, norm, c->heldout->tokens[i]));
+    ll += log(sk_lda_detail_fold_word_prob(t, doc, norm, c->heldout->tokens[i]));
   c->doc_ll[d] = ll;
 }
 

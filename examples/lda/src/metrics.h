@@ -66,26 +66,28 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
  * a_k is alpha (A = K alpha) or, with per-topic priors (m->alpha_k set, sk_lda_heldout_ll_priors()),
  * alpha_k[k] (A = sk_lda_model_alpha_sum()).
  *
- * The sparse rule (SparseLDA's decomposition, Yao, Mimno and McCallum, KDD 2009; exact because phi is
- * fixed during the fold-in). With c_k = 1 / (n_k + V beta) and bc_k = beta c_k, each computed once per call,
+ * The sparse rule (after SparseLDA's decomposition, Yao, Mimno and McCallum, KDD 2009; exact because phi
+ * is fixed during the fold-in). With c_k = 1 / (n_k + V beta), bc_k = beta c_k and phi_wk = (n_wk + beta)
+ * c_k, each computed once per call (n_dk without the token being drawn),
  *
- *       (a_k + n_dk)(n_wk + beta) c_k = s_k + r_k + q_k,   s_k = a_k bc_k,
- *                                                         r_k = n_dk bc_k                    (n_dk > 0),
- *                                                         q_k = (a_k + n_dk) (n_wk c_k)       (n_wk > 0),
+ *       (a_k + n_dk) phi_wk = s_k + q_k + y_k,   s_k = a_k bc_k          (every k),
+ *                                                q_k = a_k (n_wk c_k)    (n_wk > 0),
+ *                                                y_k = n_dk phi_wk       (n_dk > 0),
  *
- * every product rounded in the order written (double, no fused multiply-add). A draw walks one sequence:
- * the s terms of topics 0 .. K-1, then the r terms of the document's nonzero topics in increasing order,
- * then the q terms of the word's nonzero topics in increasing order. W is the running sum at its end
- * (added sequentially from 0; the s part's running sums are one K-entry table per call), x = u W, and the
- * draw is the topic of the first entry whose running sum exceeds x, or of the sequence's last entry when
- * rounding leaves none. The score of w is ((S + R) + Q_w) / (n_d + A): S the s table's last running sum,
- * S + R the running sum continued over the document's r terms, Q_w the sum of w's q terms in increasing
- * topic order, added to S + R in turn. A word with no nonzero count has no q terms.
+ * every product rounded in the order written (double, no fused multiply-add; n_wk + beta is rounded
+ * before the product). Each part runs over its topics in increasing order with running sums added from
+ * 0: S, Q_w and Y its totals (s: one table a call; q: one a word a call; y: per draw, over the
+ * document's nonzero topics, zero terms n_wk = 0 included). A draw computes W = (S + Q_w) + Y and x =
+ * u W; if x < S it takes the first s entry whose running sum exceeds x; else with x1 = x - S, if x1 < Q_w the first q
+ * entry above x1; else the first y entry above x1 - Q_w, and when rounding leaves none the last y
+ * entry, or with no y part the last q entry, or K - 1. The score of a held-out w is W, from the final
+ * counts, times 1 / (n_d + A).
  *
  * Using the model's seed on every call gives common random numbers across evaluations of one run.
  * Over `threads` OpenMP threads (<= 0: the default); the result does not depend on the thread count.
  * Work per call O(V K) to gather B's nonzeros (one pass over the dense counts), then per observed token and
- * sweep O(nnz(n_d.) + nnz(n_w.)) and per held-out token O(nnz(n_w.)); O(log K) for a draw that falls in s.
+ * sweep O(nnz(n_d.)) and per held-out token O(nnz(n_d.)); O(log K) for a draw that falls in s, O(log
+ * nnz(n_w.)) for one in q.
  * \param m the model.
  * \param observed the test documents' observed halves.
  * \param heldout their held-out halves, in the same order.
@@ -136,8 +138,8 @@ typedef struct sk_lda_detail_fold_tables {
   double *s_cum;          /**< K: s_cum[k] = s_cum[k-1] + a_k bc_k, added in topic order from 0 */
   int64_t *word_start;    /**< V + 1: word v's nonzeros are word_start[v] .. word_start[v + 1] - 1 */
   int32_t *word_topic;    /**< nnz(B): their topics, increasing within each word */
-  int32_t *word_count;    /**< nnz(B): their counts n_vk (> 0) */
-  int32_t max_word_nnz;   /**< the most nonzeros of one word */
+  double *word_q_cum;     /**< nnz(B): the word's q part's running sums, a_k (n_vk c_k) added from 0 */
+  const int32_t *n_vk;    /**< V x K: the counts (borrowed from the view), read by the y terms */
 } sk_lda_detail_fold_tables;
 
 /**
@@ -164,8 +166,7 @@ typedef struct sk_lda_detail_fold_doc {
   int32_t *ndk;      /**< K counts */
   int32_t *topics;   /**< the nonzero topics of ndk, increasing (capacity min(K, longest document)) */
   int32_t nnz;       /**< how many */
-  double *r_cum;     /**< scratch: running sums over the r terms (capacity as topics) */
-  double *q_cum;     /**< scratch: running sums over the q terms (capacity max_word_nnz) */
+  double *y_cum;     /**< scratch: running sums over a draw's y terms (capacity as topics) */
   int32_t *z;        /**< the tokens' topics (capacity the longest document) */
 } sk_lda_detail_fold_doc;
 
@@ -177,7 +178,7 @@ typedef struct sk_lda_detail_fold_doc {
  * RNG's index). Token i starts in topic floor(K u) with u = sk_rng_uniform_f64(seed,
  * SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in order: remove it, draw by the sparse
  * rule of sk_lda_heldout_ll() with u from SK_LDA_STREAM_FOLDIN(sweep), add it back. Work O(n) to start,
- * then per token O(nnz(n_d.) + nnz(n_w.) + log K).
+ * then per token O(nnz(n_d.)), plus O(log K) for a draw that lands in s or q.
  * \param t the call's tables.
  * \param seed the key of the draws.
  * \param words the document's n word ids.
@@ -191,25 +192,16 @@ void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed
                                int64_t first_index, int iters, sk_lda_detail_fold_doc *doc);
 
 /**
- * \brief Internal: S + R of a folded-in document, the part of every held-out token's score that does not
- * depend on the word (sk_lda_heldout_ll()'s rule): s_cum[K-1], then n_dk bc_k added in increasing k.
+ * \brief Internal: a held-out token's probability p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A)
+ * (sk_lda_heldout_ll()), computed as that sum times norm.
  * \param t the call's tables.
  * \param doc the folded-in document.
- * \return S + R.
- */
-double sk_lda_detail_fold_doc_sr(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc);
-
-/**
- * \brief Internal: a held-out token's probability p(w | d) = ((S + R) + Q_w) / (n_d + A) (sk_lda_heldout_ll()).
- * \param t the call's tables.
- * \param doc the folded-in document.
- * \param sr sk_lda_detail_fold_doc_sr() of doc.
  * \param norm 1 / (n_d + A), n_d the observed length.
  * \param w the word.
  * \return the probability.
  */
-double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double sr,
-                                    double norm, int32_t w);
+double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double norm,
+                                    int32_t w);
 
 /**
  * \brief Internal: what sk_lda_detail_fold_in_docs() calls for each document once it is folded in.

@@ -16,14 +16,15 @@
  * of metrics.c (the _rn intrinsics: no fused multiply-add); only the order of the sums differs (the CPU
  * sums sequentially, the GPU in trees), and CUDA's lgamma and log may differ from the C library's by a
  * few units in the last place. So the joint log-likelihood agrees with the CPU's to a relative 1e-12
- * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule:
- * the s table (the running sums of a_k beta c_k) is added on the device by one thread in topic order, so
- * it is the CPU's bit for bit, and so is every r and q term; the sums of a draw's r and q terms are
- * the kernel's own fixed order (tiles of 128 entries, 4 consecutive entries a lane added in order, then
- * a warp scan, the tiles' totals in order: metrics_gpu_heldout.cu) where the CPU adds sequentially, so
- * a draw can differ from the CPU's only when u W falls within a few units in the last place of a boundary between
- * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value agrees
- * to a relative 1e-10 (one draw that differed would move it by about 1e-6).
+ * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule,
+ * one warp a document: the s table (the running sums of a_k beta c_k) is added on the device by
+ * one thread in topic order, and each word's q table by one thread in topic order, so they are the
+ * CPU's bit for bit, and so is every y term; the sums of a draw's y terms are the kernel's own fixed
+ * order (tiles of 128 entries, 4 consecutive entries a lane added in order, then a warp scan, the tiles'
+ * totals in order: metrics_gpu_heldout.cu) where the CPU adds sequentially, so a draw can
+ * differ from the CPU's only when u W falls within a few units in the last place of a boundary between
+ * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value
+ * agrees to a relative 1e-10 (one draw that differed would move it by about 1e-6).
  *
  * Determinism: the joint log-likelihood's launch shape depends on the problem size alone, its sums are
  * trees of a fixed shape, and there are no floating-point atomics; the held-out documents are handed
@@ -34,17 +35,17 @@
  * Cost. Joint LL: one pass over B (V K int32; lgamma per nonzero), A's pairs, the document lengths and
  * n_k, then a reduction of one double per 4096 terms: about V K / (memory bandwidth) plus the lgammas.
  * Held-out: per call, the tables: 1 / (n_k + V beta), the s table (K dependent additions on one
- * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number); then one
- * warp per document (a persistent grid; the longest documents first): a draw costs the document's and
- * the word's nonzero topics (SparseLDA's r and q terms, added in tiles of 128, one warp scan a tile,
- * then one tile walked) and a binary search of the s table when it lands there, a held-out token the
- * word's nonzero topics, and a document K / 32 rounds to list its initial topics. Per warp 4 (K +
- * min(K, longest observed half)) bytes of scratch (the counts and the sorted nonzero topics; plus 8
- * bytes a tile past a draw's 32nd, when K + that bound exceeds 4,096), in shared memory while they fit
- * (48 KiB), in global memory above (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V
- * + 12 nnz(B) bytes. Measured before the sparse rule on an H200 at the NYTimes shape (V = 100,000, 100M
- * training tokens, 30,000 test documents of 333 tokens, K = 1,024; test_metrics_gpu --bench): joint LL
- * 1.2 ms, held-out LL 178 ms; not yet measured after it.
+ * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number) with each
+ * word's q running sums (one thread a word). Then one warp per document (a persistent grid; the
+ * longest documents first):
+ * a draw costs the document's nonzero topics (the y terms, one read of the word's row of B each, added
+ * in tiles of 128, one warp scan a tile, then one tile walked) and a binary search of the s or q table
+ * when it lands there, a held-out token the same y terms. Per warp 4 (K + min(K, longest observed half))
+ * bytes of scratch (the counts and the sorted nonzero topics; plus 8 bytes a tile past a draw's 32nd,
+ * when that bound exceeds 4,096), in shared memory while they fit (48 KiB), in global memory above
+ * (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V + 20 nnz(B) bytes.
+ * A test document is one chain of dependent draws, so the longest one bounds the call's time from
+ * below (20news's longest observed half: 3,100 tokens, 62,000 draws in 20 sweeps).
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. Threading: one caller at

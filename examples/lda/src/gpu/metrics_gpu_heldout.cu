@@ -4,9 +4,10 @@
 // point.
 //
 // Why sparse: the dense rule cost K terms a draw and a scored token (8 s a sweep at K = 65,536 on the
-// NYTimes-scale corpus, 20x the sampler's sweep, issue 32). With phi fixed, SparseLDA's split into s
-// (one table a call), r (the document's nonzero topics) and q (the word's nonzero topics) is exact and
-// costs the nonzeros only. A document's nonzero topics are a sorted list in the warp's scratch: a
+// NYTimes-scale corpus, 20x the sampler's sweep, issue 32). With phi fixed, the split into s (one table
+// a call), q (one table a word a call, searched only when a draw lands in it) and y (the document's
+// nonzero topics against the word's row of B) is exact and costs the document's nonzeros only; the
+// word's nonzeros (nearly K for a frequent word) are not walked. A document's nonzero topics are a sorted list in the warp's scratch: a
 // topic's place is a count of the topics below it (independent loads, one integer warp sum), and the
 // tail moves by whole rounds of 128 when a topic appears or goes.
 //
@@ -17,9 +18,8 @@
 // scan: each lane adds its 4 consecutive entries in order first (the dense kernel's shape). The walk
 // then finds the tile from the tiles' running ends (in registers; past the 32nd in scratch) and walks
 // only that tile, whose weights and scan it kept in registers when it is one of the first kKeep (else
-// it reads them again). The word's row and length are read once per 32 tokens, the q terms' n_wk c_k
-// come from the tables (no dependent c_k load), and the s table's binary search runs only for a draw
-// that lands in s.
+// it reads them again). The word's row and length are read once per 32 tokens, and the s and q
+// tables' binary searches run only for a draw that lands in them.
 //
 // Every term, product and quotient is written with the _rn intrinsics in fold_in.c's order, so nvcc
 // cannot fuse a multiply and an add (fold_in.c is C11 without -ffast-math: gcc does not contract
@@ -63,10 +63,12 @@ struct fold_params {
   int32_t num_docs, num_topics, topic_cap;    // topic_cap: room for a document's nonzero topics
   int32_t tile_cap;                           // room for the tile ends past the first 32 (see warp_bytes)
   int32_t *z;                                 // the observed tokens' fold-in topics
-  const double *bc, *s_cum;                   // K each: beta c_k, the s table (metrics_fold_tables())
+  const double *inv, *s_cum;                  // K each: c_k, the s table (metrics_fold_tables())
+  const int32_t *b;                           // V x K: the counts, read by the y terms
+  double beta;
   const int64_t *word_start;                  // V + 1: B's nonzeros as CSR
   const int32_t *word_topic;
-  const double *word_qc;                      // n_wk c_k of each nonzero
+  const double *word_q_cum;                   // the words' q parts' running sums
   const double *alpha_k;                      // K per-topic priors, or NULL: alpha for every topic
   double alpha, kalpha;                       // kalpha: K alpha, or sum_k alpha_k
   uint64_t seed;
@@ -86,24 +88,18 @@ struct fold_scratch {
   int32_t *ndk, *topics;
 };
 
-// The r terms of the document's nonzero topics (entries 0 .. nnz - 1), then the q terms of a word's
-// nonzeros (entries nnz .. nnz + m - 1), each with fold_in.c's operations and roundings (n_wk c_k is
-// the tables' product, the same bits).
-struct rq_terms {
+// The y terms of a word (its row of B) over the document's nonzero topics (entries 0 .. n - 1, the
+// counts as they are: the collapsed draw's token is already out of them), each with fold_in.c's
+// operations and roundings: n_dk ((n_wk + beta) c_k).
+struct y_terms {
   const fold_params *p;
   const int32_t *ndk, *topics;
-  int32_t nnz, n;          // n = nnz + m: entries past n read 0
-  const int32_t *wt;       // the word's nonzero topics
-  const double *wq;        // and their n_wk c_k
+  int32_t n;               // entries past n read 0
+  const int32_t *row;      // the word's row of B
   __device__ __forceinline__ double operator()(int i) const {
     if (i >= n) return 0.0;
-    if (i < nnz) {
-      const int32_t k = topics[i];
-      return __dmul_rn((double)ndk[k], __ldg(p->bc + k));
-    }
-    const int32_t k = __ldg(wt + (i - nnz));
-    const double a = p->alpha_k != nullptr ? __ldg(p->alpha_k + k) : p->alpha;
-    return __dmul_rn(__dadd_rn(a, (double)ndk[k]), __ldg(wq + (i - nnz)));
+    const int32_t k = topics[i];
+    return __dmul_rn((double)ndk[k], __dmul_rn(__dadd_rn((double)__ldg(row + k), p->beta), __ldg(p->inv + k)));
   }
   // Entries first .. first + kPerLane - 1.
   __device__ __forceinline__ void tile(int first, double (&w)[kPerLane]) const {
@@ -125,8 +121,8 @@ __device__ __forceinline__ double lane_sum(const double (&w)[kPerLane]) {
   return l;
 }
 
-// The total of n entries of t in the tiles' order: the score's S + R and Q_w. Every lane calls.
-__device__ __forceinline__ double tiles_total(const rq_terms &t, int n, int lane) {
+// The total of n entries of t in the tiles' order: a score's Y. Every lane calls.
+__device__ __forceinline__ double tiles_total(const y_terms &t, int n, int lane) {
   double carry = 0.0;
   double w[kPerLane];
   t.tile(kPerLane * lane, w);
@@ -141,24 +137,20 @@ __device__ __forceinline__ double tiles_total(const rq_terms &t, int n, int lane
   return carry;
 }
 
-// sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
-__device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
-  const int64_t i = (int64_t)__dmul_rn(u, (double)n);
-  return (int32_t)(i >= n ? n - 1 : i);
-}
-
-// One draw of metrics.h's sparse rule for word w (its nonzeros at w0, m of them): x = u W with W = S +
-// (the r and q terms' total in the tiles' order); a draw below S is the host's binary search on the s
-// table (the same table, the same bits). Above, y = x - S picks the first tile whose end E_t exceeds
-// y (the last tile when none does), then the first entry of that tile with a positive weight whose
-// running sum exceeds y; when none does (rounding), the tile's last entry with a positive weight, else
-// the sequence's last entry, and K - 1 when there are no r or q terms. The sums are the tiles' order,
-// not the host's sequential one (metrics_gpu.h: a draw can differ only within rounding of a boundary).
-__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz, int64_t w0,
-                                             int32_t m, double S, double u, int lane) {
+// One draw of metrics.h's sparse rule for a word of row `row` with nonzeros at w0 (m of them, Q their q
+// total): W = (S + Q) + Y, Y the y terms' total in the tiles' order; a draw below S is the host's binary search on the
+// s table, one in q the host's binary search on the word's q table (the same tables, the same bits).
+// Above, y = x1 - Q_w picks the first tile whose end E_t exceeds y (the last tile when none does), then
+// the first entry of that tile with a positive weight whose running sum exceeds y; when none does
+// (rounding), the tile's last entry with a positive weight, else the last y entry; with no y part the
+// last q entry, else K - 1. The sums are the tiles' order, not the host's sequential one (metrics_gpu.h:
+// a draw can differ only within rounding of a boundary).
+__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz,
+                                             const int32_t *row, int64_t w0, int32_t m, double S, double Q,
+                                             double u, int lane) {
   const int32_t K = p.num_topics;
-  const int n = nnz + m;
-  const rq_terms t{&p, s.ndk, s.topics, nnz, n, p.word_topic + w0, p.word_qc + w0};
+  const int n = nnz;
+  const y_terms t{&p, s.ndk, s.topics, n, row};
   const int tiles = (n + kTile - 1) / kTile;
   // The total: each tile's weights and warp sum, its end E_t; the first kKeep tiles' weights and lane
   // sums stay in registers, E_t in lane t's register for t < 32, in s.tile_end past that.
@@ -190,11 +182,12 @@ __device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_sc
     for (int j = 0; j < kPerLane; ++j) w[j] = next[j];
   }
   if (tiles > 32) __syncwarp();  // lane 0's tile ends are visible to the search
-  const double W = __dadd_rn(S, carry);
-  const double x = __dmul_rn(u, W);
-  if (S > x) return sk_lda_detail_first_above(p.s_cum, K, x);
-  if (tiles == 0) return K - 1;
-  const double y = __dsub_rn(x, S);
+  const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), carry));
+  if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
+  const double x1 = __dsub_rn(x, S);
+  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
+  if (tiles == 0) return m > 0 ? p.word_topic[w0 + m - 1] : K - 1;
+  const double y = __dsub_rn(x1, Q);
   // The tile: the first whose end exceeds y.
   int tile = -1;
   {
@@ -245,7 +238,13 @@ __device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_sc
       i = tile * kTile + kPerLane * L + __shfl_sync(SK_FULL_MASK, last_j, L);
     }
   }
-  return i < nnz ? s.topics[i] : __ldg(t.wt + (i - nnz));
+  return s.topics[i];
+}
+
+// sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
+__device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
+  const int64_t i = (int64_t)__dmul_rn(u, (double)n);
+  return (int32_t)(i >= n ? n - 1 : i);
 }
 
 // The fold-in of one document's observed half, tokens [first, first + n): sk_lda_detail_fold_in_doc()
@@ -283,18 +282,21 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
       const int32_t z_lane = mine ? p.z[first + i0 + lane] : 0;
       const long long w0_lane = mine ? (long long)p.word_start[w_lane] : 0;
       const int32_t m_lane = mine ? (int32_t)(p.word_start[w_lane + 1] - w0_lane) : 0;
+      const double q_lane = m_lane > 0 ? p.word_q_cum[w0_lane + m_lane - 1] : 0.0;  // Q_w, off the draw's chain
       const int32_t mcount = (int32_t)(n - i0 < 32 ? n - i0 : 32);
       for (int32_t j = 0; j < mcount; ++j) {
         const double u = sk_warp_broadcast_f64(SK_FULL_MASK, u_lane, j);
         const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)z_lane, j);
         const int64_t w0 = (int64_t)__shfl_sync(SK_FULL_MASK, w0_lane, j);
         const int32_t m = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)m_lane, j);
+        const int32_t w = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)w_lane, j);
+        const double Q = sk_warp_broadcast_f64(SK_FULL_MASK, q_lane, j);
         const int32_t left = s.ndk[old] - 1;  // every lane reads it; lane 0 writes it after
         __syncwarp();
         if (lane == 0) s.ndk[old] = left;
         __syncwarp();
         if (left == 0) nnz = sk_lda_warp_topics_remove(s.topics, nnz, old, lane);
-        const int32_t k = fold_draw(p, s, nnz, w0, m, S, u, lane);
+        const int32_t k = fold_draw(p, s, nnz, p.b + (int64_t)w * p.num_topics, w0, m, S, Q, u, lane);
         const int32_t before = s.ndk[k];
         __syncwarp();  // every lane has read ndk before lane 0 changes it
         if (lane == 0) {
@@ -309,23 +311,21 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
   return nnz;
 }
 
-// Document d: the fold-in of its observed half, then the score of its held-out half (metrics.h:
-// p(w | d) = ((S + R) + Q_w) / (n_d + A), R and each Q_w a total in the tiles' order) into doc_ll[d];
+// Document d: the fold-in of its observed half, then the score of its held-out half
+// (metrics.h: p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A), Y a total in the tiles' order) into doc_ll[d];
 // leaves ndk all zero. Every lane of the warp calls.
 __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fold_scratch &s, int32_t d, int lane) {
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
   const int32_t nnz = fold_in(p, s, first, n, lane);
-  const rq_terms r{&p, s.ndk, s.topics, nnz, nnz, nullptr, nullptr};
-  const double sr = __dadd_rn(p.s_cum[p.num_topics - 1], tiles_total(r, nnz, lane));
+  const double S = p.s_cum[p.num_topics - 1];
   const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
   double ll = 0.0;
   for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t) {
     const int32_t w = p.held_tokens[t];
-    const int64_t w0 = p.word_start[w];
-    const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
-    const rq_terms q{&p, s.ndk, s.topics, 0, m, p.word_topic + w0, p.word_qc + w0};
-    const double qw = tiles_total(q, m, lane);
-    ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(sr, qw), norm)));
+    const int64_t w0 = p.word_start[w], w1 = p.word_start[w + 1];
+    const double Q = w1 > w0 ? p.word_q_cum[w1 - 1] : 0.0;
+    const y_terms y{&p, s.ndk, s.topics, nnz, p.b + (int64_t)w * p.num_topics};
+    ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(__dadd_rn(S, Q), tiles_total(y, nnz, lane)), norm)));
   }
   if (lane == 0) p.doc_ll[d] = ll;
   __syncwarp();  // every lane is done with the counts before they are cleared
@@ -375,11 +375,13 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.num_topics = K;
   p.topic_cap = (int32_t)(g->max_obs_len < K ? (g->max_obs_len > 0 ? g->max_obs_len : 1) : K);
   p.z = (int32_t *)g->z.ptr;
-  p.bc = (const double *)g->bc.ptr;
+  p.inv = (const double *)g->inv.ptr;
+  p.b = c->b;
+  p.beta = c->beta;
   p.s_cum = (const double *)g->s_cum.ptr;
   p.word_start = (const int64_t *)g->word_start.ptr;
   p.word_topic = (const int32_t *)g->word_topic.ptr;
-  p.word_qc = (const double *)g->word_qc.ptr;
+  p.word_q_cum = (const double *)g->word_q_cum.ptr;
   p.alpha = c->alpha;
   p.alpha_k = c->alpha_k;
   p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)K * c->alpha;
@@ -387,9 +389,8 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.iters = fold_in_iters;
   p.next_doc = (unsigned *)g->next_doc.ptr;
   p.doc_ll = (double *)g->doc_ll.ptr;
-  // A draw's tiles: ceil((nnz + m) / kTile) with nnz <= topic_cap and m <= K; the first 32 tiles' ends
-  // are in registers.
-  const int64_t tiles = ((int64_t)K + p.topic_cap + kTile - 1) / kTile;
+  // A draw's tiles: ceil(nnz / kTile) with nnz <= topic_cap; the first 32 tiles' ends are in registers.
+  const int64_t tiles = ((int64_t)p.topic_cap + kTile - 1) / kTile;
   p.tile_cap = (int32_t)(tiles > 32 ? tiles - 32 : 0);
   p.warp_bytes = ((size_t)p.tile_cap * sizeof(double) + ((size_t)K + (size_t)p.topic_cap) * sizeof(int32_t) + 15) /
                  16 * 16;

@@ -101,6 +101,24 @@ __global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t 
   }
 }
 
+constexpr int kWordThreads = 128;
+
+// The words' q tables: per word, the running sums of a_k (n_wk c_k) over its nonzeros in topic order
+// from 0 (fold_in.c's word_q_cum; n_wk c_k is row_fill_kernel()'s qc, the same bits). One thread a word:
+// the host's order of addition.
+__global__ void __launch_bounds__(kWordThreads) word_q_kernel(const int64_t *start, const int32_t *topic,
+                                                               const double *qc, const double *alpha_k, double alpha,
+                                                               int32_t V, double *q_cum) {
+  const int64_t v = (int64_t)blockIdx.x * kWordThreads + threadIdx.x;
+  if (v >= V) return;
+  double run = 0.0;
+  for (int64_t j = start[v]; j < start[v + 1]; ++j) {
+    const double a = alpha_k != nullptr ? alpha_k[topic[j]] : alpha;
+    run = __dadd_rn(run, __dmul_rn(a, qc[j]));
+    q_cum[j] = run;
+  }
+}
+
 }  // namespace
 
 namespace sk_lda_gpu {
@@ -136,6 +154,12 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
                                               (double *)g->word_qc.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
+  if (metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables", err) != 0)
+    return 1;
+  word_q_kernel<<<(unsigned)(((int64_t)V + kWordThreads - 1) / kWordThreads), kWordThreads>>>(
+      start, (const int32_t *)g->word_topic.ptr, (const double *)g->word_qc.ptr, c->alpha_k, c->alpha, V,
+      (double *)g->word_q_cum.ptr);
+  SK_EX_LAUNCH_CHECK("adding the words' q tables");
   return 0;
 }
 
