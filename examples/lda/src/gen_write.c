@@ -149,42 +149,6 @@ static int write_vocab(const sk_lda_corpus *c, const char *dir, const char *name
 
 /* --- UCI --------------------------------------------------------------------------------------------- */
 
-static void sort_i32(int32_t *a, int64_t n) {
-  while (n > 24) {
-    /* median of three, then Hoare partition; recurse on the smaller side so the depth stays O(log n) */
-    int32_t x = a[0], y = a[n / 2], z = a[n - 1], pivot, t;
-    int64_t i = -1, j = n;
-    if (x > y) { t = x; x = y; y = t; }
-    if (y > z) { y = z; }
-    if (x > y) { y = x; }
-    pivot = y;
-    for (;;) {
-      do ++i; while (a[i] < pivot);
-      do --j; while (a[j] > pivot);
-      if (i >= j) break;
-      t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-    if (j + 1 < n - j - 1) {
-      sort_i32(a, j + 1);
-      a += j + 1;
-      n -= j + 1;
-    } else {
-      sort_i32(a + j + 1, n - j - 1);
-      n = j + 1;
-    }
-  }
-  {
-    int64_t i, j;
-    for (i = 1; i < n; ++i) {
-      const int32_t v = a[i];
-      for (j = i; j > 0 && a[j - 1] > v; --j) a[j] = a[j - 1];
-      a[j] = v;
-    }
-  }
-}
-
 /* One thread's scratch for the UCI lines: stamp[v] = the last document that counted word v. */
 typedef struct uci_scratch {
   int32_t *stamp, *distinct;
@@ -242,7 +206,7 @@ static void uci_doc_lines(const sk_lda_corpus *c, int32_t d, uci_scratch *s, tex
     }
     ++s->count[t];
   }
-  sort_i32(s->distinct, nd);
+  sk_lda_detail_sort_i32(s->distinct, (int32_t)nd); /* nd <= V */
   char *p = tb_reserve(out, (size_t)nd * 64);
   if (p == NULL) return;
   for (j = 0; j < nd; ++j) {

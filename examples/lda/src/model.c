@@ -41,10 +41,9 @@ int sk_lda_detail_all_ready(int ok, int *failed) {
   return !*failed;
 }
 
-/* Sorts a[0 .. n) ascending: insertion sort for short rows, else quicksort (median of three, the smaller
-   side recursed) without qsort's call per comparison. Rows hold distinct topics, so every correct sort
-   gives the same bits. */
-static void sk_lda_sort_i32(int32_t *a, int32_t n) {
+/* Insertion sort for short rows, else quicksort (median of three, the smaller side recursed) without
+   qsort's call per comparison (model.h). */
+void sk_lda_detail_sort_i32(int32_t *a, int32_t n) {
   while (n > 24) {
     int32_t x = a[0], y = a[n / 2], z = a[n - 1], t;
     if (x > y) t = x, x = y, y = t;
@@ -59,11 +58,11 @@ static void sk_lda_sort_i32(int32_t *a, int32_t n) {
       t = a[i], a[i] = a[j], a[j] = t;
     }
     if (j + 1 < n - j - 1) {
-      sk_lda_sort_i32(a, j + 1);
+      sk_lda_detail_sort_i32(a, j + 1);
       a += j + 1;
       n -= j + 1;
     } else {
-      sk_lda_sort_i32(a + j + 1, n - j - 1);
+      sk_lda_detail_sort_i32(a + j + 1, n - j - 1);
       n = j + 1;
     }
   }
@@ -170,7 +169,7 @@ static void sk_lda_recount_doc(sk_lda_model *m, int32_t d, sk_lda_recount_scratc
       } while (bits != 0);
     }
   } else {
-    sk_lda_sort_i32(row_topic, nnz);
+    sk_lda_detail_sort_i32(row_topic, nnz);
     for (int32_t i = 0; i < nnz; ++i) {
       const int32_t k = row_topic[i];
       row_count[i] = cnt[k];

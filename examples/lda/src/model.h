@@ -255,6 +255,15 @@ int sk_lda_model_same_bits(const sk_lda_model *a, const sk_lda_model *b);
  */
 int32_t sk_lda_detail_uniform_index(double u, int64_t n);
 
+/**
+ * \brief Sorts a[0 .. n) ascending, in place: insertion sort for short arrays, else quicksort (median of
+ * three, the smaller side recursed, so O(log n) depth) without qsort's call per comparison. Not stable,
+ * which changes nothing for the distinct values it is given (a row's topics, a document's words).
+ * \param a the values.
+ * \param n how many, >= 0.
+ */
+void sk_lda_detail_sort_i32(int32_t *a, int32_t n);
+
 /** \brief Host and device: the GPU's exact sweep (gpu/esca_exact_kernels.cu) calls the same code as the CPU. */
 #if defined(__CUDACC__)
 #define SK_LDA_HOST_DEVICE __host__ __device__
