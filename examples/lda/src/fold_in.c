@@ -26,7 +26,6 @@
 
 void sk_lda_detail_fold_tables_free(sk_lda_detail_fold_tables *t) {
   free(t->inv);
-  free(t->bc);
   free(t->s_cum);
   free(t->word_start);
   free(t->word_topic);
@@ -46,10 +45,9 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   t->n_vk = view->n_vk;
   t->alpha_sum = sk_lda_prior_alpha_sum(alpha_k, view->alpha, K);
   t->inv = (double *)malloc((size_t)K * sizeof *t->inv);
-  t->bc = (double *)malloc((size_t)K * sizeof *t->bc);
   t->s_cum = (double *)malloc((size_t)K * sizeof *t->s_cum);
   t->word_start = (int64_t *)malloc(((size_t)V + 1) * sizeof *t->word_start);
-  if (t->inv == NULL || t->bc == NULL || t->s_cum == NULL || t->word_start == NULL) {
+  if (t->inv == NULL || t->s_cum == NULL || t->word_start == NULL) {
     sk_lda_detail_fold_tables_free(t);
     return 1;
   }
@@ -57,8 +55,8 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   double run = 0.0;
   for (int32_t k = 0; k < K; ++k) {
     t->inv[k] = 1.0 / ((double)view->n_k[k] + vbeta);
-    t->bc[k] = view->beta * t->inv[k];
-    run += (alpha_k != NULL ? alpha_k[k] : view->alpha) * t->bc[k];
+    const double bc = view->beta * t->inv[k];
+    run += (alpha_k != NULL ? alpha_k[k] : view->alpha) * bc;
     t->s_cum[k] = run;
   }
   /* B's nonzeros: count a row each, offsets, then gather; rows are independent, so any thread count
@@ -134,11 +132,17 @@ static double fold_y(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fol
   return run;
 }
 
+/* Q_w, the q part's total: the last of the word's running sums (0 for a word without counts). */
+static double fold_word_q(const sk_lda_detail_fold_tables *t, int32_t w) {
+  const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
+  return w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
+}
+
 /* One draw of metrics.h's rule for a token of word w, out of the counts, with u in [0, 1). */
 static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_doc *doc, int32_t w, double u) {
   const int32_t K = t->num_topics;
   const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
-  const double S = t->s_cum[K - 1], Q = w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
+  const double S = t->s_cum[K - 1], Q = fold_word_q(t, w);
   const double Y = fold_y(t, doc, w, doc->y_cum);
   const double x = u * ((S + Q) + Y);
   if (x < S) return sk_lda_detail_first_above(t->s_cum, K, x);
@@ -169,9 +173,7 @@ void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed
 
 double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double norm,
                                     int32_t w) {
-  const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
-  const double Q = w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
-  return ((t->s_cum[t->num_topics - 1] + Q) + fold_y(t, doc, w, NULL)) * norm;
+  return ((t->s_cum[t->num_topics - 1] + fold_word_q(t, w)) + fold_y(t, doc, w, NULL)) * norm;
 }
 
 int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alpha_k, const sk_lda_corpus *docs,

@@ -134,8 +134,7 @@ typedef struct sk_lda_detail_fold_tables {
   double alpha_sum;       /**< A: K alpha, or sk_lda_prior_alpha_sum() of alpha_k */
   const double *alpha_k;  /**< K per-topic priors (borrowed), or NULL */
   double *inv;            /**< K: c_k = 1 / (n_k + V beta) */
-  double *bc;             /**< K: bc_k = beta c_k */
-  double *s_cum;          /**< K: s_cum[k] = s_cum[k-1] + a_k bc_k, added in topic order from 0 */
+  double *s_cum;          /**< K: s_cum[k] = s_cum[k-1] + a_k (beta c_k), added in topic order from 0 */
   int64_t *word_start;    /**< V + 1: word v's nonzeros are word_start[v] .. word_start[v + 1] - 1 */
   int32_t *word_topic;    /**< nnz(B): their topics, increasing within each word */
   double *word_q_cum;     /**< nnz(B): the word's q part's running sums, a_k (n_vk c_k) added from 0 */
