@@ -158,8 +158,8 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
         const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;
         --ndk[z[i]];
         for (int32_t k = 0; k < K; ++k) n64[k] = ndk[k], b64[k] = b[k];
-        ++ndk[z[i] = lda_test_fold_draw(n64, b64, c, m->alpha_k, m->beta, K,
-                                        sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + i)))];
+        const double u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + i));
+        ++ndk[z[i] = lda_test_fold_draw(n64, b64, c, m->alpha_k, m->beta, K, u)];
       }
     for (int32_t k = 0; k < K; ++k) n64[k] = ndk[k];
     for (int64_t t = held->doc_offsets[d]; t < held->doc_offsets[d + 1]; ++t) {

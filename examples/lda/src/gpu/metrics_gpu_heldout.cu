@@ -7,9 +7,9 @@
 // NYTimes-scale corpus, 20x the sampler's sweep, issue 32). With phi fixed, the split into s (one table
 // a call), q (one table a word a call, searched only when a draw lands in it) and y (the document's
 // nonzero topics against the word's row of B) is exact and costs the document's nonzeros only; the
-// word's nonzeros (nearly K for a frequent word) are not walked. A document's nonzero topics are a sorted list in the warp's scratch: a
-// topic's place is a count of the topics below it (independent loads, one integer warp sum), and the
-// tail moves by whole rounds of 128 when a topic appears or goes.
+// word's nonzeros (nearly K for a frequent word) are not walked. A document's nonzero topics are a
+// sorted list in the warp's scratch: a topic's place is a count of the topics below it (independent
+// loads, one integer warp sum), and the tail moves by whole rounds of 128 when a topic appears or goes.
 //
 // Why tiles of 4 entries a lane: a draw is a chain of dependent warp steps (one document a warp, and
 // there are fewer documents than resident warps, so the chain's latency is the kernel's time). A
@@ -138,8 +138,9 @@ __device__ __forceinline__ double tiles_total(const y_terms &t, int n, int lane)
 }
 
 // One draw of metrics.h's sparse rule for a word of row `row` with nonzeros at w0 (m of them, Q their q
-// total): W = (S + Q) + Y, Y the y terms' total in the tiles' order; a draw below S is the host's binary search on the
-// s table, one in q the host's binary search on the word's q table (the same tables, the same bits).
+// total): W = (S + Q) + Y, Y the y terms' total in the tiles' order; a draw below S is the host's binary
+// search on the s table, one in q the host's binary search on the word's q table (the same tables, the
+// same bits).
 // Above, y = x1 - Q_w picks the first tile whose end E_t exceeds y (the last tile when none does), then
 // the first entry of that tile with a positive weight whose running sum exceeds y; when none does
 // (rounding), the tile's last entry with a positive weight, else the last y entry; with no y part the

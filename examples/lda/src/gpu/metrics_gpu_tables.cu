@@ -154,7 +154,8 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
                                               (double *)g->word_qc.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
-  if (metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables", err) != 0)
+  if (metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables",
+                          err) != 0)
     return 1;
   word_q_kernel<<<(unsigned)(((int64_t)V + kWordThreads - 1) / kWordThreads), kWordThreads>>>(
       start, (const int32_t *)g->word_topic.ptr, (const double *)g->word_qc.ptr, c->alpha_k, c->alpha, V,
