@@ -157,13 +157,17 @@ static void train_usage(FILE *f) {
           "                         one GPU, no NCCL). The training documents are split into N ranges of\n"
           "                         equal token counts; each rank samples its own with the GPU ESCA sweep\n"
           "                         (streamed when its share does not fit), and the word-topic counts are\n"
-          "                         summed over the ranks every sweep in integers (NCCL all-reduce of V x K\n"
-          "                         int32), so the topics are bit for bit those of one GPU. Rank 0 writes the\n"
+          "                         summed over the ranks every sweep in integers (each rank's nonzero counts\n"
+          "                         sent to the others, or an all-reduce of V x K int32 when that is\n"
+          "                         smaller), so the topics are bit for bit those of one GPU. Rank 0 writes the\n"
           "                         outputs and checkpoints (resumable with any --gpus); ESCA's fast sweep\n"
           "                         only (--sampler auto picks it). A rank that fails ends the others (SIGTERM, then SIGKILL %.0f s\n"
           "                         later) and the run exits non-zero, keeping the last checkpoint.\n"
           "                         NCCL_NVLS_ENABLE=0 is set for the ranks unless already set\n"
           "      --nccl             the ranks' path (launcher, NCCL) even with --gpus 1: checks it on one GPU\n"
+          "      --rank-exchange E  how the ranks sum B: auto (default: each sweep, the nonzero counts as\n"
+          "                         8-byte entries when they take at most half the bytes of B, else the\n"
+          "                         all-reduce) or dense (always the all-reduce of V x K int32)\n"
           "      --rank-timeout S   the most seconds a rank waits for the others in one collective before it\n"
           "                         fails (default %.0f; 0: no limit)\n"
           "      --mpi              across hosts: the ranks are the processes of an MPI launch, one per GPU\n"
@@ -201,6 +205,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       {"device-memory", required_argument, 0, 'B'}, {"workers", required_argument, 0, 'w'},
       {"gpus", required_argument, 0, 'g'},     {"nccl", no_argument, 0, 'N'},
       {"rank-timeout", required_argument, 0, 'U'}, {"mpi", no_argument, 0, 'I'},
+      {"rank-exchange", required_argument, 0, 'E'},
       {"optimize-every", required_argument, 0, 'Q'}, {"optimize-burnin", required_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -210,6 +215,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
   uint64_t seed = 0;
   int ok = 1, c, demo = 0, gpus = 1, nccl = 0, mpi = 0, seed_given = 0, sampler = SK_LDA_SAMPLER_AUTO;
   double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
+  int rank_exchange = SK_LDA_EXCHANGE_AUTO;
   long long v;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
@@ -267,6 +273,14 @@ int sk_lda_cmd_train(int argc, char **argv) {
       case 'N': nccl = 1; break;
       case 'I': mpi = 1; break;
       case 'U': ok = sk_lda_parse_double("train", "--rank-timeout", optarg, 0.0, 1e9, &rank_timeout); break;
+      case 'E':
+        if (strcmp(optarg, "auto") == 0) rank_exchange = SK_LDA_EXCHANGE_AUTO;
+        else if (strcmp(optarg, "dense") == 0) rank_exchange = SK_LDA_EXCHANGE_DENSE;
+        else {
+          fprintf(stderr, "sk-lda train: --rank-exchange: '%s' is neither auto nor dense\n", optarg);
+          ok = 0;
+        }
+        break;
       case 'X':
         if (strcmp(optarg, "fast") == 0) o.gpu_exact = 0;
         else if (strcmp(optarg, "exact") == 0) o.gpu_exact = 1;
@@ -356,6 +370,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       fprintf(stderr, "sk-lda train: %s\n", err.message);
       return sk_lda_ranks_mpi_end(SK_EX_EXIT_RUNTIME);
     }
+    rank_ctx.exchange = rank_exchange;
     ro.ranks = &rank_ctx;
     ro.device.kind = SK_LDA_DEVICE_GPU;
     ro.device.gpu = rank_ctx.gpu;
@@ -368,6 +383,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       if (status != SK_EX_EXIT_OK && err.message[0] != '\0') fprintf(stderr, "sk-lda train: %s\n", err.message);
       return status;
     }
+    rank_ctx.exchange = rank_exchange;
     ro.ranks = &rank_ctx;
     ro.device.kind = SK_LDA_DEVICE_GPU;
     ro.device.gpu = rank_ctx.gpu;

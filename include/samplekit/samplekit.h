@@ -19,5 +19,6 @@
 #include "csr_pipeline.h"
 #include "segmented_count.h"
 #include "block_count_sort.h"
+#include "sparse_counts.h"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_H */

@@ -5,7 +5,9 @@
  * the single-GPU sampler's, run beside it on rank 0's GPU; so must rank 0's part as its device holds
  * it (its z and A, and B and n_k: the sums over the ranks), and the joint log-likelihood (bit for bit
  * with one rank, whose metrics are the single-GPU sampler's; to 1e-12 with more, computed on the
- * host). One case streams rank 0's part (a small --device-memory) where it does not fit.
+ * host). One case streams rank 0's part (a small --device-memory) where it does not fit. The sums of B
+ * are the default's (sparse entries where they are smaller: every sum at K = 1,024 with R > 1, checked),
+ * and once the dense all-reduce's (kos, K = 1,024).
  *
  * R = 1 runs wherever there is a GPU (a communicator of one rank); R = 2 and 4 run when this host has
  * that many GPUs, and are left out, said, otherwise (`test_ranks_gpu 2` runs R = 2 only). Without a GPU
@@ -82,8 +84,8 @@ static int part_equal(const sk_lda_sampler *s, const sk_lda_model *ref, int with
 static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus, const char *name, int32_t K,
                     uint64_t device_memory) {
   char when[200];
-  snprintf(when, sizeof when, "%s, K = %d, R = %d%s", name, (int)K, ctx->num_ranks,
-           device_memory > 0 ? ", small budget" : "");
+  snprintf(when, sizeof when, "%s, K = %d, R = %d%s%s", name, (int)K, ctx->num_ranks,
+           device_memory > 0 ? ", small budget" : "", ctx->exchange == SK_LDA_EXCHANGE_DENSE ? ", dense sums" : "");
   sk_test_context("%s", when);
   sk_ex_error err;
   sk_lda_model m, ref;
@@ -118,6 +120,8 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
                       sk_lda_sampler_create(SK_LDA_SAMPLER_ESCA, &ref, &plain, &one, &err) == 0,
                   "the single-GPU sampler: %s", err.message);
     const int streamed = s != NULL && strstr(s->ops->description, "streamed") != NULL;
+    sk_lda_sampler_stats before; /* the communicator's figures are the whole test's: this case's are the change */
+    sk_lda_sampler_get_stats(s, &before);
     printf("%s: %s\n", when, s->ops->description);
     for (int it = 1; ok && it <= kSweeps; ++it) {
       char at[240];
@@ -137,6 +141,20 @@ static int run_case(const sk_lda_rank_context *ctx, const sk_lda_corpus *corpus,
                           "%s: to host: %s", at, err.message);
       ok = ok && models_equal(&ref, &m, at) && part_equal(s, &ref, !streamed || ctx->num_ranks == 1, at);
     }
+    /* which sums ran: never sparse when dense is asked for or with one rank; sparse at K = 1,024 (B's
+       nonzeros are far fewer than half its entries there) */
+    sk_lda_sampler_stats st;
+    sk_lda_sampler_get_stats(s, &st);
+    st.sums -= before.sums;
+    st.sparse_sums -= before.sparse_sums;
+    st.sum_bytes -= before.sum_bytes;
+    printf("%s: %lld of %lld sums sparse, %.2f MB sent a sweep\n", when, (long long)st.sparse_sums,
+           (long long)st.sums, st.sums > 0 ? st.sum_bytes / (double)st.sums / 1e6 : 0.0);
+    if (ok && (ctx->exchange == SK_LDA_EXCHANGE_DENSE || ctx->num_ranks == 1))
+      ok = SK_CHECK(st.sparse_sums == 0, "%s: %lld sparse sums", when, (long long)st.sparse_sums);
+    else if (ok && K == 1024)
+      ok = SK_CHECK(st.sparse_sums == st.sums && st.sums == kSweeps, "%s: %lld of %lld sums sparse", when,
+                    (long long)st.sparse_sums, (long long)st.sums);
   }
   sk_lda_sampler_destroy(s); /* rank 0: tells the others to stop */
   sk_lda_sampler_destroy(one);
@@ -163,6 +181,10 @@ static int rank_main(const sk_lda_rank_context *launched) {
     memset(&corpus, 0, sizeof corpus);
     if (!read_shared_corpus(names[c], &corpus)) continue;
     for (int k = 0; k < 2; ++k) ok = run_case(ctx, &corpus, names[c], topics[k], 0) && ok;
+    /* the dense all-reduce, which the sparse exchange replaces where it is smaller */
+    shared.exchange = SK_LDA_EXCHANGE_DENSE;
+    if (c == 0) ok = run_case(ctx, &corpus, names[c], 1024, 0) && ok;
+    shared.exchange = SK_LDA_EXCHANGE_AUTO;
     /* a budget that streams kos's part on one rank (and maybe not on more: it says which) */
     if (c == 0) ok = run_case(ctx, &corpus, names[c], 100, (uint64_t)16 << 20) && ok;
     sk_lda_corpus_free(&corpus);

@@ -84,8 +84,8 @@ int sk_lda_ranks_check(int gpus, int forced, int mpi, int sampler_kind, int devi
   return mpi ? 2 : 1;
 }
 
-static int comm_count_sum(void *ctx, int32_t *d_counts, size_t count, sk_ex_error *err) {
-  return sk_lda_ranks_comm_sum_i32((sk_lda_ranks_comm *)ctx, d_counts, count, err);
+static int comm_count_sum(void *ctx, int32_t *d_counts, int32_t *d_scratch, size_t count, sk_ex_error *err) {
+  return sk_lda_ranks_comm_sum_i32((sk_lda_ranks_comm *)ctx, d_counts, d_scratch, count, err);
 }
 
 sk_lda_count_sum sk_lda_ranks_comm_count_sum(sk_lda_ranks_comm *c) {

@@ -9,8 +9,10 @@
  *            streamed: gpu/esca_resident.h, gpu/esca_streamed.h), every token with the uniform of its
  *            GLOBAL corpus position (the rank link's token_base, sampler.h), reading the previous
  *            sweep's global B and n_k; the next B, counted on each rank from its own tokens, is
- *            summed over the ranks in int32 (an all-reduce of V x K counts, the link's sum, called
- *            by the sweep's epilogue) before n_k is summed from it and the two B swap. Integer sums
+ *            summed over the ranks in int32 (the link's sum, called by the sweep's epilogue: each
+ *            rank's nonzero counts sent to the others as samplekit's sparse count entries, or an
+ *            all-reduce of V x K counts when that moves fewer bytes; ranks_nccl.h) before n_k is
+ *            summed from it and the two B swap. Integer sums
  *            are exact and order-free, so z, A, B and n_k after every sweep depend only on (corpus,
  *            K, alpha, beta, seed, sweep), never on R: bit for bit those of one GPU.
  *   commands rank 0 runs the whole run (run.h: metrics, checkpoints, outputs, --resume); the other
@@ -87,6 +89,7 @@ typedef struct sk_lda_rank_context {
   int gpu;                                   /**< this rank's CUDA device ordinal */
   unsigned char nccl_id[SK_LDA_NCCL_ID_BYTES]; /**< rank 0's ncclUniqueId */
   double timeout_seconds;                    /**< per collective (<= 0: wait forever) */
+  int exchange;                              /**< how B is summed: sk_lda_rank_exchange (0: auto) */
   /** A communicator of these ranks for the ranked sampler to use (borrowed: it outlives the sampler), or
       NULL: the sampler makes its own from nccl_id. An id makes one communicator only, so a process that
       makes several ranked samplers one after another (the tests) makes the communicator once. */

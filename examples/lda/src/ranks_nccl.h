@@ -6,8 +6,9 @@
  *
  * The communicator is non-blocking (ncclConfig_t.blocking = 0): every call queues its collective on
  * the communicator's own CUDA stream and then waits on the host, polling the stream and
- * ncclCommGetAsyncError() every 100 microseconds, so that a peer's failure, a NCCL error or the
- * timeout (timeout_seconds; <= 0: none) ends the wait with an error instead of a hang: the
+ * ncclCommGetAsyncError() (without sleeping for the first 2 ms, then every 100 microseconds), so
+ * that a peer's failure, a NCCL error or the timeout (timeout_seconds; <= 0: none) ends the wait
+ * with an error instead of a hang: the
  * communicator is then aborted (ncclCommAbort()) and every later call fails at once. Every CUDA and
  * NCCL result is checked; an error names the step and NCCL's or CUDA's message.
  *
@@ -63,18 +64,49 @@ int sk_lda_ranks_nccl_make_id(unsigned char *id, sk_ex_error *err);
 int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, int gpu, double timeout_seconds,
                              sk_lda_ranks_comm **out, sk_ex_error *err);
 
+/** \brief How the ranks sum their counts (sk_lda_ranks_comm_sum_i32(); `sk-lda train --rank-exchange`). */
+typedef enum sk_lda_rank_exchange {
+  /** Each sum chooses: the sparse exchange when every rank's nonzero counts, as 8-byte entries, fit in
+      half the counts' bytes (then each rank sends at most half what a ring all-reduce would), else the
+      dense all-reduce. The default. */
+  SK_LDA_EXCHANGE_AUTO = 0,
+  /** Always the dense all-reduce of every count (the baseline the sparse exchange is measured against). */
+  SK_LDA_EXCHANGE_DENSE = 1
+} sk_lda_rank_exchange;
+
 /**
- * \brief d_data[0 .. count) (device, int32) = its sum over the ranks, in place (ncclAllReduce, ncclInt32,
- * ncclSum: exact while the sums fit int32), after all the work already queued on the device (it
- * synchronises the device first); returns when the sum is there.
+ * \brief Sets how the sums that follow are made (default #SK_LDA_EXCHANGE_AUTO). Every rank must set the
+ * same: the choice of each sum is a collective decision. NULL or an unknown value: nothing changes.
  * \param c the communicator.
- * \param d_data the device counts; NULL: this rank adds count zeros (a rank without tokens) into a scratch
- *        buffer made for the call.
- * \param count how many.
+ * \param exchange #SK_LDA_EXCHANGE_AUTO or #SK_LDA_EXCHANGE_DENSE.
+ */
+void sk_lda_ranks_comm_set_exchange(sk_lda_ranks_comm *c, int exchange);
+
+/**
+ * \brief d_data[0 .. count) (device, int32) = its sum over the ranks, in place, exact while the sums fit
+ * int32, after all the work already queued on the device (it synchronises the device first); returns
+ * when the sum is there.
+ *
+ * Two ways, the same sums bit for bit (integer additions in any order):
+ *   - dense: ncclAllReduce (ncclInt32, ncclSum) of the whole array;
+ *   - sparse (#SK_LDA_EXCHANGE_AUTO, more than one rank): each rank packs its nonzero counts into 8-byte
+ *     entries in d_scratch (samplekit's sk_sparse_counts_pack_i32()), the ranks all-gather how many
+ *     each has, and when all of them together fit in d_scratch's count / 2 entries each rank sends its
+ *     entries to every other rank that has some (grouped ncclSend / ncclRecv into d_scratch behind its
+ *     own) and adds what it received into d_data (sk_sparse_counts_add_i32()). Otherwise that sum
+ *     is dense. Every rank takes the same decision from the same gathered numbers.
+ * \param c the communicator.
+ * \param d_data the device counts; NULL: a rank without tokens (it adds count zeros into a buffer made for
+ *        a dense sum, and has no entries in a sparse one).
+ * \param d_scratch count int32 of device memory this call may overwrite (the counts the sweep read, about
+ *        to be replaced), or NULL (then the rank's entries must be none: d_data NULL too; a rank with
+ *        counts and no scratch makes every sum dense).
+ * \param count how many; the same on every rank.
  * \param err filled on failure.
  * \return 0 on success, non-zero on failure.
  */
-int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_ex_error *err);
+int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, int32_t *d_scratch, size_t count,
+                              sk_ex_error *err);
 
 /**
  * \brief The communicator as a GPU sampler's sum of counts over the ranks (gpu/gpu_counts.h), given to it
@@ -114,18 +146,23 @@ int sk_lda_ranks_comm_broadcast_u64(sk_lda_ranks_comm *c, uint64_t *h_words, int
 int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, const int64_t *begin, int32_t *h_all,
                                  sk_ex_error *err);
 
+/** \brief What the sums (sk_lda_ranks_comm_sum_i32()) have done so far on this rank. */
+typedef struct sk_lda_ranks_sum_stats {
+  int64_t sums;        /**< calls */
+  int64_t sparse_sums; /**< of which sparse */
+  double sent_bytes;   /**< bytes this rank sent: a dense sum counts a ring all-reduce's 2 (R - 1) / R x 4 x
+                            count; a sparse one its entries x 8 x the ranks it sent them to (plus 8 for its
+                            number of entries) */
+  double seconds;      /**< wall seconds from the device's idle to each sum's end (the wait for the slowest
+                            rank included) */
+} sk_lda_ranks_sum_stats;
+
 /**
- * \brief Bytes summed so far by sum_i32 and its wall seconds: what travels per sweep, for logs and
- * benchmarks.
- *
- * Zeros for NULL.
+ * \brief The sums' figures so far, for logs and benchmarks. Zeros for NULL.
  * \param c the communicator, or NULL.
- * \param sum_bytes receives the bytes summed so far by sum_i32 (count x 4 per call; a ring all-reduce
- *        sends and receives about 2 (R - 1) / R times that).
- * \param sum_seconds receives its wall seconds from the device's idle to the sum's end (the wait for the
- *        slowest rank included).
+ * \param out receives them.
  */
-void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, double *sum_bytes, double *sum_seconds);
+void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, sk_lda_ranks_sum_stats *out);
 
 /**
  * \brief Ends the communicator (ncclCommFinalize and ncclCommDestroy; ncclCommAbort after a failure); NULL

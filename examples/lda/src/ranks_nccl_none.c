@@ -4,6 +4,7 @@
 #ifndef SK_LDA_HAVE_NCCL
 
 #include <stddef.h>
+#include <string.h>
 
 static int missing(sk_ex_error *err) {
 #ifdef SK_LDA_HAVE_GPU
@@ -31,8 +32,11 @@ int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int num_ranks, i
   return missing(err);
 }
 
-int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_ex_error *err) {
-  (void)c, (void)d_data, (void)count;
+void sk_lda_ranks_comm_set_exchange(sk_lda_ranks_comm *c, int exchange) { (void)c, (void)exchange; }
+
+int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, int32_t *d_scratch, size_t count,
+                              sk_ex_error *err) {
+  (void)c, (void)d_data, (void)d_scratch, (void)count;
   return missing(err);
 }
 
@@ -47,10 +51,9 @@ int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t *h_part, co
   return missing(err);
 }
 
-void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, double *sum_bytes, double *sum_seconds) {
+void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, sk_lda_ranks_sum_stats *out) {
   (void)c;
-  if (sum_bytes != NULL) *sum_bytes = 0.0;
-  if (sum_seconds != NULL) *sum_seconds = 0.0;
+  if (out != NULL) memset(out, 0, sizeof *out);
 }
 
 void sk_lda_ranks_comm_destroy(sk_lda_ranks_comm *c) { (void)c; }

@@ -31,7 +31,7 @@ typedef struct ranked {
 /* This rank's part of a sweep: its draws and the sum of B (or, without tokens, zeros into the sum). */
 static int rank_sweep(ranked *r, uint64_t iteration, sk_ex_error *err) {
   if (r->inner != NULL) return sk_lda_sampler_sweep(r->inner, iteration, err);
-  return sk_lda_ranks_comm_sum_i32(r->comm, NULL, r->vk, err);
+  return sk_lda_ranks_comm_sum_i32(r->comm, NULL, NULL, r->vk, err);
 }
 
 /* This rank's part of a gather: its z to the host, then to rank 0, which gets all of it in `all`. */
@@ -83,7 +83,12 @@ static void ranked_stats(const sk_lda_sampler *s, sk_lda_sampler_stats *out) {
   const ranked *r = (const ranked *)s->state;
   if (r->inner != NULL) sk_lda_sampler_get_stats(r->inner, out);
   out->ranks = r->ctx.num_ranks;
-  sk_lda_ranks_comm_stats(r->comm, &out->sum_bytes, &out->sum_seconds);
+  sk_lda_ranks_sum_stats sums;
+  sk_lda_ranks_comm_stats(r->comm, &sums);
+  out->sum_bytes = sums.sent_bytes;
+  out->sum_seconds = sums.seconds;
+  out->sums = sums.sums;
+  out->sparse_sums = sums.sparse_sums;
 }
 
 static void ranked_free(ranked *r) {
@@ -173,6 +178,7 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
     rc = sk_lda_ranks_comm_create(ctx->nccl_id, ctx->rank, R, ctx->gpu, ctx->timeout_seconds, &r->comm, err);
     r->owns_comm = rc == 0;
   }
+  if (rc == 0) sk_lda_ranks_comm_set_exchange(r->comm, ctx->exchange);
   sk_lda_sampler_choice choice;
   memset(&choice, 0, sizeof choice); /* a rank without tokens chooses nothing */
   if (rc == 0) rc = make_inner(r, req, device, &choice, err);
@@ -184,10 +190,11 @@ int sk_lda_ranks_sampler_create(const sk_lda_rank_context *ctx, const sk_lda_sam
   const int rank = ctx->rank;
   snprintf(r->description, sizeof r->description,
            "%s%s%s%s on %d GPUs through NCCL (rank %d: documents %d to %d, tokens %lld to %lld, B summed over the "
-           "ranks every sweep: %.1f MB of int32)",
+           "ranks every sweep: %.1f MB of int32, %s)",
            r->inner != NULL ? r->inner->ops->description : "ESCA (GPU, no tokens on this rank)", why[0] ? " [" : "",
            why, why[0] ? "]" : "", R, rank, (int)r->doc_begin[rank], (int)r->doc_begin[rank + 1],
-           (long long)r->tok_begin[rank], (long long)r->tok_begin[rank + 1], (double)r->vk * 4.0 / 1e6);
+           (long long)r->tok_begin[rank], (long long)r->tok_begin[rank + 1], (double)r->vk * 4.0 / 1e6,
+           ctx->exchange == SK_LDA_EXCHANGE_DENSE ? "all-reduced" : "sparse entries when smaller");
   r->ops.name = sk_lda_sampler_kind_name(SK_LDA_SAMPLER_ESCA);
   r->ops.description = r->description;
   r->ops.sweep = ranked_sweep;

@@ -129,8 +129,11 @@ typedef struct sk_lda_sampler_stats {
    * \{
    */
   int ranks;                 /**< R */
-  double sum_bytes;          /**< bytes of B this rank put into the sums over the ranks, summed over the sweeps */
+  double sum_bytes;          /**< bytes this rank sent in the sums of B over the ranks, summed over the sweeps
+                                  (ranks_nccl.h's sk_lda_ranks_sum_stats) */
   double sum_seconds;        /**< wall time of those sums, the wait for the slowest rank included */
+  int64_t sums;              /**< sums of B over the ranks */
+  int64_t sparse_sums;       /**< of which sparse (sk_lda_ranks_comm_sum_i32()) */
   /** \} */
 } sk_lda_sampler_stats;
 

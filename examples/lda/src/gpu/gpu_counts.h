@@ -39,12 +39,14 @@ typedef struct sk_lda_gpu_counts {
  * An exact sum of device int32 counts over the ranks of a multi-GPU run (ranks.h), given to a GPU
  * sampler at create (sampler.h's sk_lda_rank_link) and called by the sweep's epilogue
  * (gpu/gpu_state.cuh) after the draws have been queued and before n_k is summed from the counts:
- * fn(ctx, d_counts, count, err) must leave in d_counts[0 .. count) (device) their sum over every rank,
- * the work done (it waits), and return 0; or non-zero with err filled, which fails the sweep. The
- * communicator provides it (ranks_nccl.h's sk_lda_ranks_comm_count_sum()). fn NULL: one GPU, no sum.
+ * fn(ctx, d_counts, d_scratch, count, err) must leave in d_counts[0 .. count) (device) their sum over
+ * every rank, the work done (it waits), and return 0; or non-zero with err filled, which fails the
+ * sweep. d_scratch is count int32 of device memory the sum may overwrite (the epilogue passes the
+ * counts the sweep read, which it is about to replace), or NULL. The communicator provides it
+ * (ranks_nccl.h's sk_lda_ranks_comm_count_sum()). fn NULL: one GPU, no sum.
  */
 typedef struct sk_lda_count_sum {
-  int (*fn)(void *ctx, int32_t *d_counts, size_t count, sk_ex_error *err);
+  int (*fn)(void *ctx, int32_t *d_counts, int32_t *d_scratch, size_t count, sk_ex_error *err);
   void *ctx;
 } sk_lda_count_sum;
 

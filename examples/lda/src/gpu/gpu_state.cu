@@ -222,7 +222,9 @@ int state_inverse(lda_state *st, sk_ex_error *err) {
 
 int state_epilogue(lda_state *st, sk_ex_error *err) {
   const size_t vk = vk_of(st);
-  if (st->sum.fn != NULL && st->sum.fn(st->sum.ctx, st->b_next, vk, err) != 0) return 1;
+  /* B itself is the sum's scratch: the draws that read it are done (the sum waits for them) and the
+     swap below makes it the next counts, zeroed. */
+  if (st->sum.fn != NULL && st->sum.fn(st->sum.ctx, st->b_next, st->b, vk, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
   if (st->num_words > 0) {
     const dim3 grid((unsigned)((st->num_topics + 255) / 256),

@@ -1,7 +1,10 @@
 // The NCCL communicator of a multi-GPU sk-lda run (ranks_nccl.h): non-blocking, every wait polled with
-// a timeout and ncclCommGetAsyncError(), aborted on the first failure.
+// a timeout and ncclCommGetAsyncError(), aborted on the first failure; the sum of the counts dense (an
+// all-reduce) or sparse (samplekit's sparse count entries, sent to the ranks that have some).
 #include <cuda_runtime.h>
 #include <nccl.h>
+
+#include "samplekit/sparse_counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +23,11 @@ struct sk_lda_ranks_comm {
   double timeout;      // seconds per wait; <= 0: none
   cudaStream_t stream; // the collectives' stream
   uint64_t *d_words;   // 8 words for the broadcasts
+  unsigned long long *d_entries_of;  // R + 1: the ranks' numbers of entries (all-gathered), then this rank's
+  unsigned long long *h_entries_of;  // R: the gathered numbers on the host
+  int exchange;        // sk_lda_rank_exchange
   int failed;          // set by the first failure: the communicator is aborted, every later call fails
-  double sum_bytes, sum_seconds;
+  sk_lda_ranks_sum_stats stats;
 };
 
 namespace {
@@ -54,7 +60,10 @@ int cuda_fail(sk_lda_ranks_comm *c, sk_ex_error *err, const char *what, cudaErro
 }
 
 // Waits until the communicator has no operation in progress and, when stream_too, its stream is idle;
-// fails on an asynchronous NCCL error (a peer's failure included), a CUDA error or the timeout.
+// fails on an asynchronous NCCL error (a peer's failure included), a CUDA error or the timeout. It polls
+// without sleeping for the first kSpinSeconds (a sweep's sum takes a few waits of well under a
+// millisecond each, which 100-microsecond naps would stretch by about half a nap apiece), then naps.
+constexpr double kSpinSeconds = 2e-3;
 int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_ex_error *err) {
   const double start = sk_ex_now();
   for (;;) {
@@ -68,12 +77,13 @@ int wait_done(sk_lda_ranks_comm *c, int stream_too, const char *what, sk_ex_erro
       if (e == cudaSuccess) return 0;
       if (e != cudaErrorNotReady) return cuda_fail(c, err, what, e);
     }
-    if (c->timeout > 0 && sk_ex_now() - start > c->timeout) {
+    const double waited = sk_ex_now() - start;
+    if (c->timeout > 0 && waited > c->timeout) {
       char why[200];
       snprintf(why, sizeof why, "no answer from the other ranks after %.0f s (--rank-timeout)", c->timeout);
       return fail_abort(c, err, what, why);
     }
-    nap_100us();
+    if (waited > kSpinSeconds) nap_100us();
   }
 }
 
@@ -91,6 +101,20 @@ int enter(sk_lda_ranks_comm *c, const char *what, sk_ex_error *err) {
 int run_call(sk_lda_ranks_comm *c, ncclResult_t r, const char *what, sk_ex_error *err) {
   if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, err, what, r);
   return wait_done(c, 1, what, err);
+}
+
+// NCCL connects two ranks for point-to-point sends on their first one, which took about 200 ms on two
+// H200s: one word sent between every pair here, at the start, keeps that out of the first sweep's sum.
+int connect_pairs(sk_lda_ranks_comm *c, sk_ex_error *err) {
+  ncclResult_t r = ncclGroupStart();
+  for (int q = 0; q < c->num_ranks && (r == ncclSuccess || r == ncclInProgress); ++q) {
+    if (q == c->rank) continue;
+    r = ncclSend(c->d_words, 1, ncclUint64, q, c->comm, c->stream);
+    if (r == ncclSuccess || r == ncclInProgress) r = ncclRecv(c->d_words + 1, 1, ncclUint64, q, c->comm, c->stream);
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, err, "connecting the ranks pairwise", r);
+  return run_call(c, end, "connecting the ranks pairwise (ncclSend/ncclRecv)", err);
 }
 
 }  // namespace
@@ -124,6 +148,9 @@ extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int n
   cudaError_t e = cudaSetDevice(gpu);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = cudaMalloc((void **)&c->d_words, 8 * sizeof *c->d_words);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&c->d_entries_of, ((size_t)num_ranks + 1) * sizeof *c->d_entries_of);
+  c->h_entries_of = (unsigned long long *)malloc((size_t)num_ranks * sizeof *c->h_entries_of);
+  if (e == cudaSuccess && c->h_entries_of == NULL) e = cudaErrorMemoryAllocation;
   if (e != cudaSuccess) {
     cuda_fail(c, err, "preparing the communicator", e);
     sk_lda_ranks_comm_destroy(c);
@@ -137,6 +164,7 @@ extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int n
   int failed = 0;
   if (r != ncclSuccess && r != ncclInProgress) failed = nccl_fail(c, err, "joining the communicator", r);
   else failed = wait_done(c, 0, "joining the communicator", err);
+  if (!failed && num_ranks > 1) failed = connect_pairs(c, err);
   if (failed) {
     sk_lda_ranks_comm_destroy(c);
     return 1;
@@ -145,13 +173,20 @@ extern "C" int sk_lda_ranks_comm_create(const unsigned char *id, int rank, int n
   return 0;
 }
 
-extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_ex_error *err) {
-  if (enter(c, "summing B over the ranks", err) != 0) return 1;
-  /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers);
-     the time counted is the sum's, the wait for the slowest rank included, not this rank's draws. */
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) return cuda_fail(c, err, "finishing the draws before the sum", e);
-  const double t0 = sk_ex_now();
+extern "C" void sk_lda_ranks_comm_set_exchange(sk_lda_ranks_comm *c, int exchange) {
+  if (c != NULL && (exchange == SK_LDA_EXCHANGE_AUTO || exchange == SK_LDA_EXCHANGE_DENSE)) c->exchange = exchange;
+}
+
+namespace {
+
+int samplekit_fail(sk_lda_ranks_comm *c, sk_ex_error *err, const char *what, sk_status s) {
+  char why[300];
+  snprintf(why, sizeof why, "samplekit: %s", sk_status_string(s));
+  return fail_abort(c, err, what, why);
+}
+
+// The dense sum: an all-reduce of every count (a rank without counts adds zeros made for the call).
+int sum_dense(sk_lda_ranks_comm *c, int32_t *d_data, size_t count, sk_ex_error *err) {
   int32_t *zeros = NULL;
   if (d_data == NULL && count > 0) { /* a rank without tokens adds zeros */
     cudaError_t ze = cudaMalloc((void **)&zeros, count * sizeof *zeros);
@@ -170,8 +205,90 @@ extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, 
     if (!failed && fe != cudaSuccess) return cuda_fail(c, err, "a rank without tokens: freeing its zeros", fe);
   }
   if (failed) return 1;
-  c->sum_bytes += (double)count * sizeof(int32_t);
-  c->sum_seconds += sk_ex_now() - t0;
+  const double R = (double)c->num_ranks;
+  c->stats.sent_bytes += 2.0 * (R - 1.0) / R * (double)count * sizeof(int32_t);
+  return 0;
+}
+
+// The sparse sum's first half: this rank's entries packed into d_scratch (none without counts), and
+// every rank's number of entries gathered into h_entries_of. *total receives their sum.
+int gather_entry_counts(sk_lda_ranks_comm *c, const int32_t *d_data, uint64_t *d_scratch, size_t count,
+                        unsigned long long *total, sk_ex_error *err) {
+  const int R = c->num_ranks;
+  unsigned long long *own = c->d_entries_of + R;
+  if (d_data != NULL && d_scratch != NULL) {
+    const sk_status s = sk_sparse_counts_pack_i32(d_data, count, d_scratch, count / 2, own, c->stream);
+    if (s != SK_SUCCESS) return samplekit_fail(c, err, "packing B's nonzero counts", s);
+  } else {
+    /* no counts: no entries; counts without scratch: more than any capacity, so this sum is dense */
+    const unsigned long long none = d_data == NULL ? 0ull : ~0ull >> 1;
+    const cudaError_t e = cudaMemcpyAsync(own, &none, sizeof none, cudaMemcpyHostToDevice, c->stream);
+    if (e != cudaSuccess) return cuda_fail(c, err, "packing B's nonzero counts", e);
+  }
+  if (run_call(c, ncclAllGather(own, c->d_entries_of, 1, ncclUint64, c->comm, c->stream),
+               "gathering the ranks' numbers of entries (ncclAllGather)", err) != 0)
+    return 1;
+  const cudaError_t e =
+      cudaMemcpy(c->h_entries_of, c->d_entries_of, (size_t)R * sizeof *c->h_entries_of, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_fail(c, err, "gathering the ranks' numbers of entries", e);
+  unsigned long long sum = 0;
+  for (int r = 0; r < R; ++r) sum = c->h_entries_of[r] > ~0ull - sum ? ~0ull : sum + c->h_entries_of[r];
+  *total = sum;
+  c->stats.sent_bytes += sizeof(unsigned long long);
+  return 0;
+}
+
+// The sparse sum's second half: this rank's entries (d_scratch[0 .. own)) to every other rank that has
+// entries, theirs received behind them in rank order, and added into d_data.
+int exchange_entries(sk_lda_ranks_comm *c, int32_t *d_data, uint64_t *d_scratch, size_t count, sk_ex_error *err) {
+  const int R = c->num_ranks;
+  const unsigned long long own = c->h_entries_of[c->rank];
+  if (own == 0) return 0; /* a rank without counts sends and receives nothing */
+  unsigned long long received = 0;
+  int receivers = 0;
+  ncclResult_t r = ncclGroupStart();
+  for (int q = 0; q < R && (r == ncclSuccess || r == ncclInProgress); ++q) {
+    const unsigned long long theirs = c->h_entries_of[q];
+    if (q == c->rank || theirs == 0) continue;
+    r = ncclSend(d_scratch, own, ncclUint64, q, c->comm, c->stream);
+    if (r == ncclSuccess || r == ncclInProgress)
+      r = ncclRecv(d_scratch + own + received, theirs, ncclUint64, q, c->comm, c->stream);
+    received += theirs;
+    ++receivers;
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, err, "exchanging B's entries (ncclSend/Recv)", r);
+  if (run_call(c, end, "exchanging B's entries (ncclSend/ncclRecv)", err) != 0) return 1;
+  const sk_status s = sk_sparse_counts_add_i32(d_scratch + own, received, d_data, count, c->stream);
+  if (s != SK_SUCCESS) return samplekit_fail(c, err, "adding the other ranks' entries into B", s);
+  const cudaError_t e = cudaStreamSynchronize(c->stream);
+  if (e != cudaSuccess) return cuda_fail(c, err, "adding the other ranks' entries into B", e);
+  c->stats.sent_bytes += (double)own * (double)receivers * sizeof(uint64_t);
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int sk_lda_ranks_comm_sum_i32(sk_lda_ranks_comm *c, int32_t *d_data, int32_t *d_scratch, size_t count,
+                                         sk_ex_error *err) {
+  if (enter(c, "summing B over the ranks", err) != 0) return 1;
+  /* After everything queued on this device (the draws, on the legacy stream or a pipeline's workers);
+     the time counted is the sum's, the wait for the slowest rank included, not this rank's draws. */
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return cuda_fail(c, err, "finishing the draws before the sum", e);
+  const double t0 = sk_ex_now();
+  int sparse = 0;
+  if (c->num_ranks > 1 && c->exchange == SK_LDA_EXCHANGE_AUTO && count > 1) {
+    unsigned long long total = 0;
+    if (gather_entry_counts(c, d_data, (uint64_t *)d_scratch, count, &total, err) != 0) return 1;
+    sparse = total <= count / 2; /* the same numbers, so the same decision, on every rank */
+  }
+  if (sparse ? exchange_entries(c, d_data, (uint64_t *)d_scratch, count, err) != 0
+             : sum_dense(c, d_data, count, err) != 0)
+    return 1;
+  c->stats.sums += 1;
+  c->stats.sparse_sums += sparse;
+  c->stats.seconds += sk_ex_now() - t0;
   return 0;
 }
 
@@ -229,9 +346,10 @@ extern "C" int sk_lda_ranks_comm_gather_i32(sk_lda_ranks_comm *c, const int32_t 
   return failed;
 }
 
-extern "C" void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, double *sum_bytes, double *sum_seconds) {
-  if (sum_bytes != NULL) *sum_bytes = c != NULL ? c->sum_bytes : 0.0;
-  if (sum_seconds != NULL) *sum_seconds = c != NULL ? c->sum_seconds : 0.0;
+extern "C" void sk_lda_ranks_comm_stats(const sk_lda_ranks_comm *c, sk_lda_ranks_sum_stats *out) {
+  if (out == NULL) return;
+  if (c != NULL) *out = c->stats;
+  else memset(out, 0, sizeof *out);
 }
 
 extern "C" void sk_lda_ranks_comm_destroy(sk_lda_ranks_comm *c) {
@@ -247,6 +365,8 @@ extern "C" void sk_lda_ranks_comm_destroy(sk_lda_ranks_comm *c) {
       (void)ncclCommAbort(c->comm);
   }
   if (c->d_words != NULL) (void)cudaFree(c->d_words);
+  if (c->d_entries_of != NULL) (void)cudaFree(c->d_entries_of);
+  free(c->h_entries_of);
   if (c->stream != NULL) (void)cudaStreamDestroy(c->stream);
   free(c);
 }
