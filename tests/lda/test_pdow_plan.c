@@ -32,6 +32,10 @@
  * document; a very long document), planned with chunk_tokens 0, 1, small, the longest document, T / 3 + 1,
  * T, INT64_MAX and a random one, and item_tokens 1, 2, 7, a random one and INT32_MAX. It fails where
  * the build fails, with the same kind of message, and on NULL outputs.
+ *
+ * With --gpu (registered as the gpu test test_pdow_plan_gpu): the one-chunk plan built on the GPU
+ * (gpu/pdow_plan_gpu.h, what the resident GPU ESCA sampler uses) must equal the host's array by array
+ * on the named corpora, seeded random ones, KOS and 20 Newsgroups. Without a GPU it exits 77.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +46,10 @@
 #include "lda_test_corpus.h"
 #include "pdow_plan.h"
 #include "sk_test.h"
+#ifdef SK_LDA_HAVE_GPU
+#include "gpu/pdow_plan_gpu.h"
+#include "lda_test_gpu.h"
+#endif
 
 /* ---- the checks ---------------------------------------------------------------------------------- */
 
@@ -512,7 +520,84 @@ static void test_failures(void) {
   sk_lda_corpus_free(&c);
 }
 
-int main(void) {
+#ifdef SK_LDA_HAVE_GPU
+/* The device plan (gpu/pdow_plan_gpu.h) against the host's one-chunk plan, array by array. */
+static void check_device_plan(const sk_lda_corpus *c, const char *name, int32_t item_tokens) {
+  sk_test_context("device plan: %s (D %d, V %d, T %lld), item_tokens %d", name, (int)c->num_docs, (int)c->num_words,
+                  (long long)c->num_tokens, (int)item_tokens);
+  sk_ex_error err = {""};
+  sk_lda_pdow_plan host, dev;
+  sk_lda_pdow_plan_gpu g;
+  if (!SK_CHECK(sk_lda_pdow_plan_build(c, 0, item_tokens, &host, &err) == 0, "host plan: %s", err.message)) return;
+  int ok = SK_CHECK(sk_lda_pdow_plan_gpu_build(c, 0, item_tokens, &g, &err) == 0, "device plan: %s", err.message);
+  ok = ok && SK_CHECK(sk_lda_pdow_plan_gpu_download(&g, &dev, &err) == 0, "download: %s", err.message);
+  sk_lda_pdow_plan_gpu_free(&g);
+  if (ok && SK_CHECK(dev.num_groups == host.num_groups && dev.num_items == host.num_items,
+                     "%d groups and %d items; the host's %d and %d", (int)dev.num_groups, (int)dev.num_items,
+                     (int)host.num_groups, (int)host.num_items)) {
+    check_array("token", dev.token, host.token, (int)c->num_tokens);
+    check_array("group_start", dev.group_start, host.group_start, host.num_groups + 1);
+    check_array("group_doc", dev.group_doc, host.group_doc, host.num_groups);
+    check_array("item_word", dev.item_word, host.item_word, host.num_items);
+    check_array("item_group", dev.item_group, host.item_group, host.num_items);
+    check_array("item_end", dev.item_end, host.item_end, host.num_items);
+    SK_CHECK(dev.max_group_tokens == host.max_group_tokens && dev.chunk_docs[1] == host.chunk_docs[1],
+             "max_group_tokens %d, the host's %d", (int)dev.max_group_tokens, (int)host.max_group_tokens);
+  }
+  if (ok) sk_lda_pdow_plan_free(&dev);
+  sk_lda_pdow_plan_free(&host);
+}
+
+/* --gpu: the named corpora with tokens, seeded random ones and KOS and 20 Newsgroups when present, at
+   item sizes 1, 3, 64, 512 and INT32_MAX; T = 0 refused with a message. */
+static int test_device_plans(void) {
+  sk_ex_error why;
+  if (sk_ex_gpu_probe(0, NULL, 0, &why) != 0) {
+    printf("SKIP: %s; --gpu needs a GPU\n", why.message);
+    return SK_TEST_SKIP_CODE;
+  }
+  static const int32_t items[] = {1, 3, 64, 512, INT32_MAX};
+  const char *name = NULL;
+  for (int which = 0;; ++which) {
+    sk_lda_corpus c = make_named_corpus(which, &name);
+    if (name == NULL) break;
+    for (size_t i = 0; c.num_tokens > 0 && i < sizeof items / sizeof *items; ++i) check_device_plan(&c, name, items[i]);
+    if (c.num_tokens == 0) {
+      sk_lda_pdow_plan_gpu g;
+      sk_ex_error err = {""};
+      sk_test_context("device plan: %s", name);
+      SK_CHECK(sk_lda_pdow_plan_gpu_build(&c, 0, 4, &g, &err) != 0 && strstr(err.message, "tokens") != NULL,
+               "T = 0 built, or said '%s'", err.message);
+    }
+    sk_lda_corpus_free(&c);
+  }
+  for (int i = 0; i < 4 * sk_test_seed_count(); ++i) {
+    sk_lda_corpus c = make_random_corpus(7000 + (uint64_t)i);
+    for (size_t k = 0; k < sizeof items / sizeof *items; ++k) check_device_plan(&c, "random", items[k]);
+    sk_lda_corpus_free(&c);
+  }
+  static const char *const shared[] = {"kos", "20news"};
+  for (int s = 0; s < 2; ++s) {
+    sk_lda_corpus c;
+    memset(&c, 0, sizeof c);
+    if (!read_shared_corpus(shared[s], &c)) continue;
+    check_device_plan(&c, shared[s], 512);
+    check_device_plan(&c, shared[s], 37);
+    sk_lda_corpus_free(&c);
+  }
+  return sk_test_finish();
+}
+#endif
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+#ifdef SK_LDA_HAVE_GPU
+    return test_device_plans();
+#else
+    printf("SKIP: this build has no GPU part; --gpu needs one\n");
+    return SK_TEST_SKIP_CODE;
+#endif
+  }
   test_by_hand();
   test_named_corpora();
   test_random_corpora();

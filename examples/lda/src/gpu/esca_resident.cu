@@ -9,6 +9,7 @@
 #include "gpu/esca_draw.cuh"
 #include "gpu/esca_resident.h"
 #include "gpu/gpu_sampler.cuh"
+#include "gpu/pdow_plan_gpu.h"
 #include "pdow_plan.h"
 
 #define SK_EX_CUDA_SCOPE "GPU ESCA"
@@ -130,8 +131,80 @@ void free_resident(resident *r) {
 
 void destroy(sk_lda_sampler *s) { free_resident((resident *)s->state); }
 
-// create's work once r is prepared: the dense part against the budget, the plan, its exact bytes, the
-// arrays, the uploads. Returns SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it.
+// The arrays for a plan of `plan`'s size against the budget, allocated; the state uploaded. Returns
+// SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold them.
+int allocate_and_upload(resident *r, const sk_lda_model *m, int32_t groups, int32_t items, uint64_t budget,
+                        const char *what, sk_ex_error *err) {
+  r->num_groups = groups;
+  r->num_items = items;
+  device_arrays list;
+  list_arrays(r, groups, items, &list);
+  sk_lda_sampler_fit fit;
+  fit_answer(&fit, list.bytes(), budget, what);
+  if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  if (list.allocate(&r->base.allocated, err) != 0) return 1;
+  return state_upload(&r->base.state, m, err);
+}
+
+// Whether the plan may be built on the device (pdow_plan_gpu.h: the host's plan bit for bit, in about
+// 1.5 s at 10^9 tokens where the host's one thread takes 40): it is one chunk, there are tokens, and
+// SK_LDA_HOST_PLAN is not set; and the budget holds the build (about 52 bytes a token, freed at the end)
+// beside the sampler's arrays sized for the most groups and items there can be (T each).
+int device_plan_fits(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o, uint64_t budget,
+                     sk_ex_error *err) {
+  const int one_chunk = o->chunk_tokens <= 0 || o->chunk_tokens >= m->num_tokens;
+  if (!one_chunk || m->num_tokens < 1 || getenv("SK_LDA_HOST_PLAN") != NULL) return 0;
+  size_t plan_bytes = 0;
+  if (sk_lda_pdow_plan_gpu_bytes(m->corpus, r->base.state.gpu, &plan_bytes, err) != 0) return 0;
+  device_arrays most;
+  list_arrays(r, (int32_t)m->num_tokens, (int32_t)m->num_tokens, &most);
+  return most.bytes() + plan_bytes <= budget;
+}
+
+// fits()' sizes of the plan: counted on the device when it may be built there (device_plan_fits(); the
+// host's count takes 7 s at 10^9 tokens), else, or when the device's build fails (its memory taken by
+// others), on the host.
+int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o, uint64_t budget, int32_t *groups,
+               int32_t *items, sk_ex_error *err) {
+  if (device_plan_fits(r, m, o, budget, err)) {
+    sk_lda_pdow_plan_gpu g;
+    if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) == 0) {
+      *groups = g.num_groups;
+      *items = g.num_items;
+      sk_lda_pdow_plan_gpu_free(&g);
+      return 0;
+    }
+    (void)cudaGetLastError(); /* an allocation that failed: the host counts instead */
+  }
+  return sk_lda_pdow_plan_count(m->corpus, o->chunk_tokens, r->item_tokens, groups, items, err);
+}
+
+// The one-chunk plan built on the device (device_plan_fits() true), copied into the sampler's arrays of
+// its exact sizes.
+int build_on_device(resident *r, const sk_lda_model *m, uint64_t budget, const char *what, sk_ex_error *err) {
+  sk_lda_pdow_plan_gpu g;
+  if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) != 0) return 1;
+  int rc = allocate_and_upload(r, m, g.num_groups, g.num_items, budget, what, err);
+  const size_t T = (size_t)m->num_tokens, G = (size_t)g.num_groups, I = (size_t)g.num_items;
+  struct part {
+    int32_t *dst;
+    const int32_t *src;
+    size_t n;
+  } const parts[6] = {{r->plan_token, g.token, T},         {r->group_start, g.group_start, G + 1},
+                      {r->group_doc, g.group_doc, G},      {r->item_word, g.item_word, I},
+                      {r->item_group, g.item_group, I},    {r->item_end, g.item_end, I}};
+  for (int i = 0; rc == 0 && i < 6; ++i) {
+    const cudaError_t e = cudaMemcpy(parts[i].dst, parts[i].src, parts[i].n * sizeof(int32_t),
+                                     cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess) rc = sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "copying the PDOW plan", e);
+  }
+  sk_lda_pdow_plan_gpu_free(&g);
+  return rc;
+}
+
+// create's work once r is prepared: the dense part against the budget, the plan (on the device when it
+// is one chunk and the device has room, else on the host), its exact bytes, the arrays, the uploads.
+// Returns SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it.
 int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
           sk_ex_error *err) {
   uint64_t budget = 0;
@@ -143,16 +216,11 @@ int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const
   sk_lda_sampler_fit fit;
   fit_answer(&fit, dense.bytes(), budget, what);  /* before the plan's host work */
   if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
+  if (device_plan_fits(r, m, o, budget, err)) return build_on_device(r, m, budget, what, err);
   sk_lda_pdow_plan plan;
   if (sk_lda_pdow_plan_build(m->corpus, o->chunk_tokens, r->item_tokens, &plan, err) != 0) return 1;
-  r->num_groups = plan.num_groups;
-  r->num_items = plan.num_items;
-  device_arrays list;
-  list_arrays(r, plan.num_groups, plan.num_items, &list);
-  fit_answer(&fit, list.bytes(), budget, what);
-  int rc = fit.fits ? 0 : (sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR);
-  if (rc == 0) rc = list.allocate(&r->base.allocated, err);
-  if (rc == 0) rc = state_upload(&r->base.state, m, err) || upload_plan(r, &plan, err);
+  int rc = allocate_and_upload(r, m, plan.num_groups, plan.num_items, budget, what, err);
+  if (rc == 0) rc = upload_plan(r, &plan, err);
   sk_lda_pdow_plan_free(&plan);
   return rc;
 }
@@ -177,7 +245,7 @@ extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_dev
   memset(&r, 0, sizeof r);
   if (prepare(&r, m, device, o, NULL, err) != 0) return 1;
   int32_t groups = 0, items = 0;
-  if (sk_lda_pdow_plan_count(m->corpus, o->chunk_tokens, r.item_tokens, &groups, &items, err) != 0) return 1;
+  if (count_plan(&r, m, o, budget, &groups, &items, err) != 0) return 1;
   device_arrays list;
   list_arrays(&r, groups, items, &list);
   char what[160];

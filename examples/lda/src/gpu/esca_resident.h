@@ -43,9 +43,10 @@ extern "C" {
 /*
  * Whether the resident sampler of model m (initialised; at most 2^31 - 1 tokens) fits `budget` device
  * bytes on the resolved GPU device with knobs o (NULL: defaults): needed_bytes is exactly what create
- * allocates. Host work: the PDOW plan's sizes counted without building it (pdow_plan.h, O(T + V)), the
- * segmented count's workspace size and the launch (device queries). Fails on NULL, knobs out of range
- * or a CUDA query's error.
+ * allocates. Work: the PDOW plan's sizes, counted by building the plan on the device and freeing it
+ * where create would build it there (below), else on the host without building it (pdow_plan.h,
+ * O(T + V)); the segmented count's workspace size and the launch (device queries). Fails on NULL,
+ * knobs out of range or a CUDA query's error.
  */
 int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
                               uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
@@ -53,7 +54,12 @@ int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device
 /*
  * Creates the resident sampler of model m (initialised; z and the counts consistent) on the resolved GPU
  * device, knobs o (NULL: defaults), rank link `rank` (NULL: one GPU): the PDOW plan is built, the state
- * uploaded (B and n_k copied, A rebuilt from z on the device). Returns SK_LDA_SAMPLER_BUDGET_ERROR with
+ * uploaded (B and n_k copied, A rebuilt from z on the device). The plan is built on the device
+ * (gpu/pdow_plan_gpu.h: the same arrays, about 30 times faster than the host's one thread) when it is one
+ * chunk (o->chunk_tokens 0 or at least T) and the budget holds the build's scratch (about 52 bytes a
+ * token, freed before create returns) beside the arrays sized for T groups and items; else on the host
+ * (pdow_plan.h); the environment variable SK_LDA_HOST_PLAN (any value) forces the host, for
+ * measurements against it. Returns SK_LDA_SAMPLER_BUDGET_ERROR with
  * the bytes needed and the budget in err when the device's budget cannot hold it (checked before any
  * allocation), 1 on other failures (NULL, more than 2^31 - 1 tokens, knobs out of range, CUDA, host
  * memory); *out is then NULL and nothing stays allocated. m is read at create and written by to_host.
