@@ -186,7 +186,7 @@ extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
   sk_lda_gpu::metrics_buf_free(g, &g->partials);
   sk_lda_gpu::metrics_buf_free(g, &g->inv);
   sk_lda_gpu::metrics_buf_free(g, &g->scratch);
-  sk_lda_gpu_buf *tables[] = {&g->bc, &g->s_cum, &g->word_start, &g->word_topic, &g->word_qc, &g->word_q_cum};
+  sk_lda_gpu_buf *tables[] = {&g->s_cum, &g->word_start, &g->word_topic, &g->word_q_cum};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; ++i) sk_lda_gpu::metrics_buf_free(g, tables[i]);
   free(g);
 }

@@ -33,7 +33,7 @@ struct sk_lda_gpu_metrics {
   sk_lda_gpu_buf inv, scratch;
   // The fold-in's tables of one call (metrics_fold_tables()): beta c_k, the s table, B's nonzeros as CSR
   // (topics and n_wk c_k).
-  sk_lda_gpu_buf bc, s_cum, word_start, word_topic, word_qc;
+  sk_lda_gpu_buf s_cum, word_start, word_topic;
   sk_lda_gpu_buf word_q_cum;  // each word's q running sums, a_k (n_wk c_k) from 0 in topic order
   double *h_doc_ll;
 };
@@ -59,10 +59,11 @@ int metrics_check_counts(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c
                          sk_ex_error *err);
 
 // The fold-in's tables for the counts c (metrics.h's sk_lda_detail_fold_tables, on the device, with the
-// same bits): g->inv = 1 / (n_k + V beta), g->bc = beta inv, g->s_cum the running sums of a_k bc_k in
-// topic order, and B's nonzeros as CSR (g->word_start V + 1, g->word_topic and g->word_qc =
-// (double)n_wk * inv[k], topics increasing within a word), and g->word_q_cum, each word's running sums
-// of a_k word_qc from 0. Queued on the legacy default stream; waits once, for the number of nonzeros.
+// same bits): g->inv = 1 / (n_k + V beta), g->s_cum the running sums of a_k beta inv_k in topic order,
+// and B's nonzeros as CSR (g->word_start V + 1, g->word_topic, topics increasing within a word), and
+// g->word_q_cum, each word's running sums of a_k (double)n_wk * inv[k] from 0 (the products written
+// first, then summed in place). Queued on the legacy default stream; waits once, for the number of
+// nonzeros.
 int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex_error *err);
 
 }  // namespace sk_lda_gpu

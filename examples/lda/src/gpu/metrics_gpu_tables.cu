@@ -22,15 +22,14 @@ namespace {
 constexpr int kRowWarps = 8;     // warps a block in the passes over B: one warp a word
 constexpr int kScanThreads = 1024;
 
-// bc_k = beta inv_k and s_cum[k] = s_cum[k-1] + a_k bc_k, in topic order on one thread (fold_in.c's
+// s_cum[k] = s_cum[k-1] + a_k beta inv_k, in topic order on one thread (fold_in.c's
 // sk_lda_detail_fold_tables_build(), the same roundings: no fused multiply-add).
 __global__ void s_table_kernel(const double *inv, const double *alpha_k, double alpha, double beta, int32_t K,
-                               double *bc, double *s_cum) {
+                               double *s_cum) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   double run = 0.0;
   for (int32_t k = 0; k < K; ++k) {
     const double b = __dmul_rn(beta, inv[k]);
-    bc[k] = b;
     run = __dadd_rn(run, __dmul_rn(alpha_k != nullptr ? alpha_k[k] : alpha, b));
     s_cum[k] = run;
   }
@@ -103,18 +102,19 @@ __global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t 
 
 constexpr int kWordThreads = 128;
 
-// The words' q tables: per word, the running sums of a_k (n_wk c_k) over its nonzeros in topic order
-// from 0 (fold_in.c's word_q_cum; n_wk c_k is row_fill_kernel()'s qc, the same bits). One thread a word:
-// the host's order of addition.
+// The words' q tables, in place: q_cum holds row_fill_kernel()'s products n_wk c_k and becomes, per word,
+// the running sums of a_k (n_wk c_k) over its nonzeros in topic order from 0 (fold_in.c's word_q_cum, the
+// same bits). One thread a word: the host's order of addition; each product is read before its place is
+// written.
 __global__ void __launch_bounds__(kWordThreads) word_q_kernel(const int64_t *start, const int32_t *topic,
-                                                               const double *qc, const double *alpha_k, double alpha,
-                                                               int32_t V, double *q_cum) {
+                                                               const double *alpha_k, double alpha, int32_t V,
+                                                               double *q_cum) {
   const int64_t v = (int64_t)blockIdx.x * kWordThreads + threadIdx.x;
   if (v >= V) return;
   double run = 0.0;
   for (int64_t j = start[v]; j < start[v + 1]; ++j) {
     const double a = alpha_k != nullptr ? alpha_k[topic[j]] : alpha;
-    run = __dadd_rn(run, __dmul_rn(a, qc[j]));
+    run = __dadd_rn(run, __dmul_rn(a, q_cum[j]));
     q_cum[j] = run;
   }
 }
@@ -127,7 +127,6 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   const int32_t K = c->num_topics, V = c->num_words;
   const double vbeta = (double)V * c->beta;
   if (metrics_buf_reserve(g, &g->inv, (size_t)K * sizeof(double), "allocating 1 / (n_k + V beta)", err) != 0 ||
-      metrics_buf_reserve(g, &g->bc, (size_t)K * sizeof(double), "allocating beta / (n_k + V beta)", err) != 0 ||
       metrics_buf_reserve(g, &g->s_cum, (size_t)K * sizeof(double), "allocating the fold-in's s table", err) != 0 ||
       metrics_buf_reserve(g, &g->word_start, ((size_t)V + 1) * sizeof(int64_t), "allocating B's row offsets",
                           err) != 0)
@@ -136,7 +135,7 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   int64_t *start = (int64_t *)g->word_start.ptr;
   // inv[k] = 1 / (n_k + V beta), as sk_lda_detail_fold_tables_build()
   SK_EX_CUDA_TRY(topic_inverse_f64_launch(c->n_k, K, vbeta, inv, 0), "computing 1 / (n_k + V beta)");
-  s_table_kernel<<<1, 32>>>(inv, c->alpha_k, c->alpha, c->beta, K, (double *)g->bc.ptr, (double *)g->s_cum.ptr);
+  s_table_kernel<<<1, 32>>>(inv, c->alpha_k, c->alpha, c->beta, K, (double *)g->s_cum.ptr);
   SK_EX_LAUNCH_CHECK("computing the fold-in's s table");
   const int64_t blocks_wanted = ((int64_t)V + kRowWarps - 1) / kRowWarps;
   const unsigned blocks = (unsigned)(blocks_wanted < (int64_t)g->sm_count * 32 ? blocks_wanted : (int64_t)g->sm_count * 32);
@@ -148,18 +147,14 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   SK_EX_CUDA_TRY(cudaMemcpy(&nnz, start + V, sizeof nnz, cudaMemcpyDeviceToHost), "counting B's nonzeros");
   if (metrics_buf_reserve(g, &g->word_topic, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero topics",
                           err) != 0 ||
-      metrics_buf_reserve(g, &g->word_qc, (size_t)nnz * sizeof(double), "allocating B's nonzero products",
+      metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables",
                           err) != 0)
     return 1;
   row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
-                                              (double *)g->word_qc.ptr);
+                                              (double *)g->word_q_cum.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
-  if (metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables",
-                          err) != 0)
-    return 1;
   word_q_kernel<<<(unsigned)(((int64_t)V + kWordThreads - 1) / kWordThreads), kWordThreads>>>(
-      start, (const int32_t *)g->word_topic.ptr, (const double *)g->word_qc.ptr, c->alpha_k, c->alpha, V,
-      (double *)g->word_q_cum.ptr);
+      start, (const int32_t *)g->word_topic.ptr, c->alpha_k, c->alpha, V, (double *)g->word_q_cum.ptr);
   SK_EX_LAUNCH_CHECK("adding the words' q tables");
   return 0;
 }
