@@ -58,14 +58,16 @@ train() {
     END {
       speed = base > 0 ? sprintf("%.2fx", mtps / base) : "1.00x"
       eff = base > 0 ? sprintf("%.0f%%", 100 * mtps / base / R) : "-"
-      sumtxt = sum != "" ? sprintf("%.2f (%.1f%%), %s MB, sparse %s", sum, 100 * sum / ms, mb, sparse) : "-"
+      sumtxt = "-"
+      if (sum != "") sumtxt = sprintf("%.2f (%.1f%%), %s MB, sparse %s", sum, 100 * sum / ms, mb, sparse)
       printf "| %s | %d | %d | %.0f | %s | %s | %s | %.1f | %s | %s |\n", name, T, R, mtps, speed, eff, sumtxt, ms, ll, wall
     }' "$log"
 }
 
 header() {
   echo
-  echo "| run | tokens | GPUs | Mtok/s | speed-up | efficiency | sum of B ms per sweep (share), MB sent a rank, sparse sums | sweep ms | joint LL/token | wall s |"
+  echo -n "| run | tokens | GPUs | Mtok/s | speed-up | efficiency | sum of B ms per sweep (share), MB sent a rank, "
+  echo "sparse sums | sweep ms | joint LL/token | wall s |"
   echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"
 }
 

@@ -138,11 +138,12 @@ void sk_lda_run_say_time_split(const run_state *r, const sk_lda_sampler *s, uint
                    1e3 * (r->sweep_seconds - r->first_sweep_seconds) / (n - 1),
                    (double)s->model->num_tokens * (n - 1) / (r->sweep_seconds - r->first_sweep_seconds) / 1e6,
                    1e3 * r->first_sweep_seconds);
+  const double sweeps_wall = r->sweep_seconds > 0 ? r->sweep_seconds : 1.0;
   if (st.ranks > 0) /* several GPUs: the sum of B over the ranks is inside the B rebuild above */
     sk_lda_run_say(o, SKLDA_LOG_INFO,
                    "ranks: %d GPUs through NCCL; per sweep B's sum over the ranks took %.3f ms (%.1f%% of the sweep, "
                    "waiting for the slowest rank included), %.1f MB sent a rank; sparse in %lld of %lld sums",
-                   st.ranks, 1e3 * st.sum_seconds / n, 100.0 * st.sum_seconds / (r->sweep_seconds > 0 ? r->sweep_seconds : 1.0),
+                   st.ranks, 1e3 * st.sum_seconds / n, 100.0 * st.sum_seconds / sweeps_wall,
                    st.sum_bytes / n / 1e6, (long long)st.sparse_sums, (long long)st.sums);
   if (st.chunks > 0) /* streamed: the device parts above overlap the copies; the wall time is the sweep's */
     sk_lda_run_say(o, SKLDA_LOG_INFO,
