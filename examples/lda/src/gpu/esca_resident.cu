@@ -75,6 +75,8 @@ void describe(const sk_lda_model *m, char *what, size_t cap) {
            (long long)m->num_tokens);
 }
 
+// The plan's arrays into the sampler's: from the host (pdow_plan.h) or from the device (a view of
+// pdow_plan_gpu.h's arrays).
 int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_ex_error *err) {
   const size_t T = (size_t)plan->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
   return upload_array(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
@@ -184,20 +186,19 @@ int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o,
 int build_on_device(resident *r, const sk_lda_model *m, uint64_t budget, const char *what, sk_ex_error *err) {
   sk_lda_pdow_plan_gpu g;
   if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) != 0) return 1;
+  sk_lda_pdow_plan view;
+  memset(&view, 0, sizeof view);
+  view.num_tokens = g.num_tokens;
+  view.num_groups = g.num_groups;
+  view.num_items = g.num_items;
+  view.token = g.token;
+  view.group_start = g.group_start;
+  view.group_doc = g.group_doc;
+  view.item_word = g.item_word;
+  view.item_group = g.item_group;
+  view.item_end = g.item_end;
   int rc = allocate_and_upload(r, m, g.num_groups, g.num_items, budget, what, err);
-  const size_t T = (size_t)m->num_tokens, G = (size_t)g.num_groups, I = (size_t)g.num_items;
-  struct part {
-    int32_t *dst;
-    const int32_t *src;
-    size_t n;
-  } const parts[6] = {{r->plan_token, g.token, T},         {r->group_start, g.group_start, G + 1},
-                      {r->group_doc, g.group_doc, G},      {r->item_word, g.item_word, I},
-                      {r->item_group, g.item_group, I},    {r->item_end, g.item_end, I}};
-  for (int i = 0; rc == 0 && i < 6; ++i) {
-    const cudaError_t e = cudaMemcpy(parts[i].dst, parts[i].src, parts[i].n * sizeof(int32_t),
-                                     cudaMemcpyDeviceToDevice);
-    if (e != cudaSuccess) rc = sk_ex_cuda_fail(err, SK_EX_CUDA_SCOPE, "copying the PDOW plan", e);
-  }
+  if (rc == 0) rc = upload_plan(r, &view, err);
   sk_lda_pdow_plan_gpu_free(&g);
   return rc;
 }

@@ -105,7 +105,7 @@ int a_to_model(const lda_state *st, sk_lda_model *m, sk_ex_error *err) {
 
 int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_ex_error *err) {
   if (bytes == 0) return 0;
-  SK_EX_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), what);
+  SK_EX_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), what); /* src: host or device (UVA) */
   return 0;
 }
 

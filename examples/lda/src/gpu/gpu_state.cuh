@@ -57,8 +57,9 @@ struct device_arrays {
   int allocate(int64_t *allocated, sk_ex_error *err) const;
 };
 
-// cudaMemcpy of `bytes` from host to device (nothing when 0); a failure names `what`. Every sampler's
-// uploads go through it (upload_array below).
+// cudaMemcpy of `bytes` to the device from host or device memory (cudaMemcpyDefault: unified addressing
+// tells which; nothing when 0); a failure names `what`. Every sampler's uploads go through it
+// (upload_array below).
 int upload_bytes(void *dst, const void *src, size_t bytes, const char *what, sk_ex_error *err);
 
 template <typename T>
