@@ -75,8 +75,8 @@ void describe(const sk_lda_model *m, char *what, size_t cap) {
            (long long)m->num_tokens);
 }
 
-// The plan's arrays into the sampler's: from the host (pdow_plan.h) or from the device (a view of
-// pdow_plan_gpu.h's arrays).
+// The plan's arrays into the sampler's: from the host (pdow_plan.h) or from the device (pdow_plan_gpu.h's
+// plan).
 int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_ex_error *err) {
   const size_t T = (size_t)plan->num_tokens, G = (size_t)plan->num_groups, I = (size_t)plan->num_items;
   return upload_array(r->plan_token, plan->token, T, "copying the PDOW order", err) ||
@@ -171,8 +171,8 @@ int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o,
   if (device_plan_fits(r, m, o, budget, err)) {
     sk_lda_pdow_plan_gpu g;
     if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) == 0) {
-      *groups = g.num_groups;
-      *items = g.num_items;
+      *groups = g.plan.num_groups;
+      *items = g.plan.num_items;
       sk_lda_pdow_plan_gpu_free(&g);
       return 0;
     }
@@ -186,19 +186,8 @@ int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o,
 int build_on_device(resident *r, const sk_lda_model *m, uint64_t budget, const char *what, sk_ex_error *err) {
   sk_lda_pdow_plan_gpu g;
   if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) != 0) return 1;
-  sk_lda_pdow_plan view;
-  memset(&view, 0, sizeof view);
-  view.num_tokens = g.num_tokens;
-  view.num_groups = g.num_groups;
-  view.num_items = g.num_items;
-  view.token = g.token;
-  view.group_start = g.group_start;
-  view.group_doc = g.group_doc;
-  view.item_word = g.item_word;
-  view.item_group = g.item_group;
-  view.item_end = g.item_end;
-  int rc = allocate_and_upload(r, m, g.num_groups, g.num_items, budget, what, err);
-  if (rc == 0) rc = upload_plan(r, &view, err);
+  int rc = allocate_and_upload(r, m, g.plan.num_groups, g.plan.num_items, budget, what, err);
+  if (rc == 0) rc = upload_plan(r, &g.plan, err);
   sk_lda_pdow_plan_gpu_free(&g);
   return rc;
 }

@@ -77,16 +77,18 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32
   sk_lda_pdow_plan_gpu g;
   memset(&g, 0, sizeof g);
   g.gpu = gpu;
-  g.num_tokens = c->num_tokens;
   g.num_docs = c->num_docs;
+  sk_lda_pdow_plan &pl = g.plan;
+  pl.num_tokens = c->num_tokens;
+  pl.num_chunks = 1;
   g.block = base;
   g.block_bytes = l.total;
-  g.token = (int32_t *)(base + l.token);
-  g.group_start = (int32_t *)(base + l.group_start);
-  g.group_doc = (int32_t *)(base + l.group_doc);
-  g.item_word = (int32_t *)(base + l.item_word);
-  g.item_group = (int32_t *)(base + l.item_group);
-  g.item_end = (int32_t *)(base + l.item_end);
+  pl.token = (int32_t *)(base + l.token);
+  pl.group_start = (int32_t *)(base + l.group_start);
+  pl.group_doc = (int32_t *)(base + l.group_doc);
+  pl.item_word = (int32_t *)(base + l.item_word);
+  pl.item_group = (int32_t *)(base + l.item_group);
+  pl.item_end = (int32_t *)(base + l.item_end);
   int32_t *tokens = (int32_t *)(base + l.tokens);
   int64_t *row_offsets = (int64_t *)(base + l.row_offsets), *word_offsets = (int64_t *)(base + l.word_offsets);
   int64_t *counts = (int64_t *)(base + l.counts);
@@ -98,18 +100,18 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32
     e = cudaMemcpy(row_offsets, c->doc_offsets, ((size_t)c->num_docs + 1) * sizeof *row_offsets,
                    cudaMemcpyHostToDevice);
   if (e != cudaSuccess) rc = sk_ex_fail(err, "PDOW plan (GPU): copying the corpus: %s", cudaGetErrorString(e));
-  // The order: g.token is its permutation (a PDOW position's token), g.item_end its inverse, unused, which
+  // The order: pl.token is its permutation (a PDOW position's token), pl.item_end its inverse, unused, which
   // the groups' call then overwrites with the items' ends.
   sk_status s = SK_SUCCESS;
   if (rc == 0) {
-    s = sk_csr_chunk_order_device(tokens, T, c->num_words, g.token, g.item_end, word_offsets, workspace,
+    s = sk_csr_chunk_order_device(tokens, T, c->num_words, pl.token, pl.item_end, word_offsets, workspace,
                                   l.workspace_bytes, 0);
     if (s != SK_SUCCESS) rc = samplekit_fail(err, "ordering the tokens by word", s);
   }
   if (rc == 0) {
-    s = sk_csr_chunk_groups_device(row_offsets, c->num_docs, tokens, T, c->num_words, g.token, word_offsets,
-                                   item_tokens, g.group_start, g.group_doc, g.item_word, g.item_group, g.item_end,
-                                   counts, workspace, l.workspace_bytes, 0);
+    s = sk_csr_chunk_groups_device(row_offsets, c->num_docs, tokens, T, c->num_words, pl.token, word_offsets,
+                                   item_tokens, pl.group_start, pl.group_doc, pl.item_word, pl.item_group,
+                                   pl.item_end, counts, workspace, l.workspace_bytes, 0);
     if (s != SK_SUCCESS) rc = samplekit_fail(err, "finding the groups and items", s);
   }
   int64_t h_counts[2] = {0, 0};
@@ -124,8 +126,8 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32
     (void)cudaFree(base);
     return rc;
   }
-  g.num_groups = (int32_t)h_counts[0];
-  g.num_items = (int32_t)h_counts[1];
+  pl.num_groups = (int32_t)h_counts[0];
+  pl.num_items = (int32_t)h_counts[1];
   *out = g;
   return 0;
 }
@@ -135,13 +137,14 @@ extern "C" int sk_lda_pdow_plan_gpu_download(const sk_lda_pdow_plan_gpu *g, sk_l
   if (g == NULL || host == NULL || g->block == NULL) return sk_ex_fail(err, "PDOW plan (GPU): nothing to download");
   memset(host, 0, sizeof *host);
   SK_EX_CUDA_TRY(cudaSetDevice(g->gpu), "selecting the GPU");
-  const size_t T = (size_t)g->num_tokens, G = (size_t)g->num_groups, I = (size_t)g->num_items;
+  const sk_lda_pdow_plan &d = g->plan;
+  const size_t T = (size_t)d.num_tokens, G = (size_t)d.num_groups, I = (size_t)d.num_items;
   sk_lda_pdow_plan p;
   memset(&p, 0, sizeof p);
-  p.num_tokens = g->num_tokens;
+  p.num_tokens = d.num_tokens;
   p.num_chunks = 1;
-  p.num_groups = g->num_groups;
-  p.num_items = g->num_items;
+  p.num_groups = d.num_groups;
+  p.num_items = d.num_items;
   p.chunk_docs = (int32_t *)malloc(2 * sizeof *p.chunk_docs);
   p.token = (int32_t *)malloc(T * sizeof *p.token);
   p.group_start = (int32_t *)malloc((G + 1) * sizeof *p.group_start);
@@ -158,9 +161,9 @@ extern "C" int sk_lda_pdow_plan_gpu_download(const sk_lda_pdow_plan_gpu *g, sk_l
     void *dst;
     const void *src;
     size_t n;
-  } const copies[6] = {{p.token, g->token, T},           {p.group_start, g->group_start, G + 1},
-                       {p.group_doc, g->group_doc, G},   {p.item_word, g->item_word, I},
-                       {p.item_group, g->item_group, I}, {p.item_end, g->item_end, I}};
+  } const copies[6] = {{p.token, d.token, T},           {p.group_start, d.group_start, G + 1},
+                       {p.group_doc, d.group_doc, G},   {p.item_word, d.item_word, I},
+                       {p.item_group, d.item_group, I}, {p.item_end, d.item_end, I}};
   for (int i = 0; i < 6; ++i) {
     const cudaError_t e = cudaMemcpy(copies[i].dst, copies[i].src, copies[i].n * sizeof(int32_t),
                                      cudaMemcpyDeviceToHost);

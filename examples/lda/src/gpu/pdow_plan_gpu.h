@@ -27,17 +27,14 @@ extern "C" {
 #endif
 
 typedef struct sk_lda_pdow_plan_gpu {
-  int gpu;              /* the CUDA device that holds it */
-  int64_t num_tokens;   /* T */
-  int32_t num_docs;     /* D */
-  int32_t num_groups;   /* G, read back when the build returns */
-  int32_t num_items;    /* I */
-  /* Device arrays inside `block`, as pdow_plan.h's (one chunk: group_doc is the group's document). */
-  int32_t *token;       /* T */
-  int32_t *group_start; /* G + 1 (room for T + 1) */
-  int32_t *group_doc;   /* G (room for T) */
-  int32_t *item_word, *item_group, *item_end; /* I each (room for T) */
-  void *block;          /* the one allocation */
+  int gpu;               /* the CUDA device that holds it */
+  int32_t num_docs;      /* D */
+  /* The plan as pdow_plan.h's, its sizes on the host (num_groups and num_items read back when the build
+     returns, num_chunks 1, max_group_tokens 0: not computed) and its arrays on the device, inside `block`
+     (one chunk: group_doc is the group's document; chunk_docs NULL). token has T entries, group_start
+     G + 1 (room for T + 1), group_doc G, the item arrays I each (room for T each). */
+  sk_lda_pdow_plan plan;
+  void *block;           /* the one allocation */
   size_t block_bytes;
 } sk_lda_pdow_plan_gpu;
 
