@@ -26,7 +26,7 @@ extern "C" {
  * The topics never depend on them (tests vary them to show it; benchmarks to tune them).
  */
 typedef struct sk_lda_esca_options {
-  int threads;          /**< threads per block, a multiple of 32 from 32 to 1024 (0: 256) */
+  int threads;          /**< threads per block, a multiple of 32, 32 to 1024 (0: the draw's choice, esca_draw.cuh)*/
   int blocks_per_sm;    /**< persistent blocks per multiprocessor (0: as many as fit) */
   int32_t item_tokens;  /**< most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
   int64_t chunk_tokens; /**< most tokens of a chunk of the PDOW order (0: one chunk) */

@@ -96,7 +96,8 @@ inline int32_t draw_default_item_tokens(int64_t num_tokens, const draw_shape &la
 // Floats of one block's B_hat row and tree for K topics (the row padded to 32, then the tree).
 size_t draw_row_floats(int32_t num_topics);
 
-// Chooses the launch for K on device `gpu`: threads per block `threads` (0: the default, 256) and
+// Chooses the launch for K on device `gpu`: threads per block `threads` (0: the smallest of 256, 512 and
+// 1,024 that keeps the most warps on a multiprocessor beside the row and tree) and
 // `blocks_per_sm` (0: as many as fit). Returns a CUDA error from the queries.
 cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out);
 
