@@ -207,12 +207,11 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
  * \brief Builds the tree of `n` weights, by a whole block: bit-identical to sk_wary_tree_warp_build_f32().
  *
  * For long rows and few of them. Phases, separated by `__syncthreads()`: (1) the warps take the rounds
- * in turn, write each round's local sums L_i into level 0 and the one at its last leaf (L_{32 j + 31})
- * into level 1; (2) warp 0 chains these carries in round order, C_{j+1} = C_j + L_{32 j + 31}, one
- * addition a round as in the warp build, staging tiles of 1,024 through `storage`; (3) the warps add
- * each round's carry to its local sums in level 0, P_i = C_j + L_i (the weights are read once, and
- * each round has one warp scan), while the block writes level 2 from level 1; (4) level 3 from level 2.
- * For n <= 32, warp 0 runs the warp build.
+ * in turn and write each round's local sum at its last leaf (L_{32 j + 31}) into level 1; (2) warp 0
+ * chains these carries in round order, C_{j+1} = C_j + L_{32 j + 31}, one addition a round as in the
+ * warp build, staging tiles of 1,024 through `storage`; (3) the warps recompute each round's local sums
+ * (reading the weights a second time) and write P_i = C_j + L_i, while the block writes level 2 from
+ * level 1; (4) level 3 from level 2. For n <= 32, warp 0 runs the warp build.
  *
  * All threads of the block must call, with the same arguments except `thread_id`: the function
  * contains `__syncthreads()` and ends with one, after which every thread may search the tree and
@@ -225,10 +224,9 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
  * \param n number of weights, 1 to #SK_WARY_TREE_MAX_LEAVES.
  * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), disjoint from
  *        `weights` and `storage`; every float of it is written.
- * \sk_warp_cost{one pass over the weights (a coalesced load\, a warp inclusive sum\, a ballot\, a
- *   shuffle and a coalesced store per round)\, one sequential addition per round by one thread\, one
- *   pass over level 0 (a load\, an addition and a store per round)\, 3 or 4 `__syncthreads()`; 4 KiB of
- *   shared memory (`storage`)}
+ * \sk_warp_cost{two passes over the weights (each a coalesced load\, a warp inclusive sum\, a ballot
+ *   and a shuffle per round)\, one sequential addition per round by one thread\, 3 or 4
+ *   `__syncthreads()`; 4 KiB of shared memory (`storage`)}
  */
 SK_DEVICE void sk_wary_tree_block_build_f32(int thread_id, int num_threads, sk_wary_tree_block_storage *storage,
                                             const float *weights, int n, float *tree) {
@@ -255,11 +253,9 @@ SK_DEVICE void sk_wary_tree_block_build_f32(int thread_id, int num_threads, sk_w
     }
 #pragma unroll
     for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
-      const int r = r0 + j * num_warps;
-      if (r < rounds) {
+      if (r0 + j * num_warps < rounds) {
         const float local = sk_detail_wary_tree_round_local(w[j]);
-        tree[32 * r + lane] = local; /* L_i, until (3) adds the carry */
-        if (lane == 31) level1[r] = local;
+        if (lane == 31) level1[r0 + j * num_warps] = local;
       }
     }
   }
@@ -269,19 +265,20 @@ SK_DEVICE void sk_wary_tree_block_build_f32(int thread_id, int num_threads, sk_w
   if (warp == 0) sk_detail_wary_tree_chain(storage, level1, rounds);
   __syncthreads();
 
-  /* (3) Level 0 = each round's carry + L_i, and level 2 from level 1. */
+  /* (3) Level 0, and level 2 from level 1. */
   for (int r0 = warp; r0 < rounds; r0 += step) {
-    float local[SK_DETAIL_WARY_TREE_UNROLL], c[SK_DETAIL_WARY_TREE_UNROLL];
+    float w[SK_DETAIL_WARY_TREE_UNROLL], c[SK_DETAIL_WARY_TREE_UNROLL];
 #pragma unroll
     for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
       const int r = r0 + j * num_warps;
-      local[j] = r < rounds ? tree[32 * r + lane] : 0.0f;
+      const int i = 32 * r + lane;
+      w[j] = i < n ? weights[i] : 0.0f;
       c[j] = r > 0 && r < rounds ? level1[r - 1] : 0.0f;
     }
 #pragma unroll
     for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
       const int r = r0 + j * num_warps;
-      if (r < rounds) tree[32 * r + lane] = c[j] + local[j];
+      if (r < rounds) tree[32 * r + lane] = c[j] + sk_detail_wary_tree_round_local(w[j]);
     }
   }
   const float total = level1[rounds - 1];
