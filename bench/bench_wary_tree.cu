@@ -341,13 +341,16 @@ static void bench_check_rows(bench_context *ctx, int k, const float *d_w, const 
     for (int i = 0; i < k; ++i)
       worst_alias = std::max(worst_alias, fabs(implied[(size_t)i] - (double)k * w[(size_t)i] / sum));
   }
-  // Float sums of K values in [0, 1]: relative error well below 1e-4. The alias table's K p_i is O(1);
-  // its float probabilities and double excess leave errors of order 1e-6.
+  // Float sums of K values in [0, 1]: relative error well below 1e-4. The alias table's K p_i is O(1),
+  // but its float probabilities come out of a sequential pairing whose error grows with K: measured on
+  // an H200, 0.62 K 2^-24 at K = 10,000 and 0.73 K 2^-24 at K = 65,536 (2.9e-3, over the fixed 1e-3 this
+  // check first had). So the limit is 1e-3 or 4 K 2^-24, whichever is larger.
+  const double alias_limit = std::max(1e-3, 4.0 * (double)k / 16777216.0);
   printf("  check: tree total vs double sum, worst relative error %.2e (limit 1e-4); alias table K p_i vs K w_i / sum, "
-         "worst error %.2e (limit 1e-3); rows 0, V/2, V-1\n",
-         worst_total, worst_alias);
+         "worst error %.2e (limit %.1e); rows 0, V/2, V-1\n",
+         worst_total, worst_alias, alias_limit);
   if (!(worst_total <= 1e-4)) bench_fail(ctx, "a tree's total differs from the sum of its weights");
-  if (!(worst_alias <= 1e-3)) bench_fail(ctx, "an alias table does not represent its weights");
+  if (!(worst_alias <= alias_limit)) bench_fail(ctx, "an alias table does not represent its weights");
 }
 
 static void bench_check_draws(bench_context *ctx, const char *method, int k, const float *d_w, const int *d_rows,
