@@ -197,9 +197,10 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
     if (e != cudaSuccess) return e;
   } else {
     // The block size that keeps the most warps on a multiprocessor, the smaller on a tie. The registers
-    // allow 32 warps an SM; at K = 1,024 four blocks of 256 hold them, but from K ~ 5,000 the row and
-    // tree let only two blocks share an SM, and blocks of 256 would leave it half empty (measured on an
-    // H200 at K = 10,000: blocks of 512 draw 1.4x to 1.65x faster, bench/RESULTS.md).
+    // allow 32 warps an SM; at K = 1,024 four blocks of 256 hold them, but the row and tree (about 8 K
+    // bytes a block) leave room for three blocks from K ~ 6,500 and two from K ~ 8,700, so blocks of 256
+    // would leave the SM a quarter or half empty (measured on an H200 at K = 10,000: blocks of 512 draw
+    // 1.4x to 1.65x faster, bench/RESULTS.md).
     int best_warps = 0;
     for (int t = kDefaultThreads; t <= kMaxDefaultThreads; t *= 2) {
       int f = 0;
