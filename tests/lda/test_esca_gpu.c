@@ -33,7 +33,7 @@
 #include "gpu/gpu_sampler.h"
 #include "lda_test_gpu.h"
 #include "model.h"
-#include "sampler.h"
+#include "sampler_table.h"
 #include "sk_test.h"
 
 /* ---- bit-exactness ------------------------------------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include "gpu/esca_streamed.h"
 #include "gpu/gpu_sampler.h"
 #include "lda_test_gpu.h"
-#include "sampler.h"
+#include "sampler_table.h"
 #include "sampler_options.h"
 
 enum { kSweeps = 5 };

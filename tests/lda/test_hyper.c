@@ -23,7 +23,7 @@
 #include "hyper.h"
 #include "lda_test_corpus.h"
 #include "model.h"
-#include "sampler.h"
+#include "sampler_table.h"
 #include "sk_test.h"
 
 static const double kEulerGamma = 0.57721566490153286061;

@@ -45,7 +45,7 @@
 #include "lda_test_esca.h"
 #include "metrics.h"
 #include "model.h"
-#include "sampler.h"
+#include "sampler_table.h"
 #include "lda_test_gpu.h"
 #include "sk_test.h"
 #include "split.h"

@@ -25,7 +25,7 @@
 
 #include "lda_test_gpu.h"
 #include "ranks.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 enum { kSweeps = 5 };
 

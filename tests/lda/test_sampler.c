@@ -44,7 +44,7 @@
 #include "corpus.h"
 #include "lda_test_esca.h"
 #include "metrics.h"
-#include "sampler.h"
+#include "sampler_table.h"
 #include "model.h"
 #include "lda_test_corpus.h"
 #include "samplekit/rng.h"

@@ -27,7 +27,7 @@
 #include "gpu/esca_resident.h"
 #include "gpu/esca_streamed.h"
 #include "lda_test_gpu.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 static const sk_lda_device kGpu = {SK_LDA_DEVICE_GPU, 0, 0, 0};
 static const sk_lda_device kCpu = {SK_LDA_DEVICE_CPU, 0, 1, 0};

@@ -42,7 +42,7 @@
 #include "corpus.h"
 #include "model.h"
 #include "ranks_nccl.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,6 +15,7 @@
 #include "output.h"
 #include "run_dir.h"
 #include "run_state.h"
+#include "sampler_table.h"
 #include "sk_ex_memory.h"
 
 void sk_lda_run_options_default(sk_lda_run_options *o) {

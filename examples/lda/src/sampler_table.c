@@ -1,6 +1,6 @@
 /* The table of sk-lda's samplers (sampler.h), the device budget, the choice among the samplers before
    anything is allocated, and the creates that follow it. */
-#include "sampler.h"
+#include "sampler_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 #ifdef __cplusplus
 extern "C" {

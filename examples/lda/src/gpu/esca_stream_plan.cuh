@@ -12,7 +12,7 @@
 #include "gpu/esca_draw.cuh"
 #include "model.h"
 #include "samplekit/csr_chunker.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 namespace sk_lda_gpu {
 

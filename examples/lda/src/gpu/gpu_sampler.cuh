@@ -15,7 +15,7 @@
 #include "gpu/gpu_sampler.h"
 #include "gpu/gpu_state.cuh"
 #include "gpu/metrics_gpu.h"
-#include "sampler.h"
+#include "sampler_table.h"
 
 namespace sk_lda_gpu {
 
