@@ -351,6 +351,14 @@ expect_message(2 "--vocab does not apply to --text" ${SK_LDA} train --text ${WOR
                --vocab ${WORK}/vocab.t.txt -k 2 --out ${WORK}/refused)
 expect_message(2 "--overwrite does not apply to --resume" ${SK_LDA} train ${corpus} --resume ${WORK}/refused
                --overwrite)
+expect_message(2 "--start-topics applies to a new run" ${SK_LDA} train ${corpus} --resume ${WORK}/refused
+               --start-topics 8)
+expect_message(2 "--start-topics: '-1' is not a whole number" ${SK_LDA} train ${corpus} --start-topics -1
+               --out ${WORK}/refused)
+expect_exit(0 ${SK_LDA} train ${corpus} --start-topics 2 -n 3 --device cpu)
+if(NOT last_out MATCHES "documents started on at most 2 topics")
+  message(FATAL_ERROR "--start-topics 2 not reported: ${last_out}")
+endif()
 if(EXISTS ${WORK}/refused)
   message(FATAL_ERROR "a refused train wrote ${WORK}/refused")
 endif()

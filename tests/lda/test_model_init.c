@@ -181,8 +181,71 @@ static void test_first_offender(void) {
   sk_lda_corpus_free(&c);
 }
 
+/* sk_lda_model_start_sparse(): the documented rule token by token against a serial reference from the RNG,
+   at most S topics a document, counts rebuilt (equal to set_z's from the same topics), the same bits over
+   1 and 5 threads, S = 0 and S >= the longest document leave the init's bits, bad arguments refused. */
+static void test_start_sparse(void) {
+  static const struct {
+    int32_t D, V, max_len, K, S;
+  } cases[] = {{400, 300, 80, 64, 1}, {400, 300, 80, 64, 3}, {300, 200, 400, 1000, 16}, {64, 300, 3000, 20000, 128},
+               {200, 100, 50, 7, 0}, {200, 100, 50, 7, 51}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const uint64_t seed = 77 + i;
+    const int32_t K = cases[i].K, S = cases[i].S;
+    sk_lda_corpus c = make_uniform_corpus(cases[i].D, cases[i].V, cases[i].max_len, seed);
+    sk_ex_error err;
+    sk_lda_model plain, one, many, again;
+    sk_test_context("start_sparse D %d K %d S %d seed %llu", (int)c.num_docs, (int)K, (int)S, (unsigned long long)seed);
+    set_threads(1);
+    if (!SK_CHECK(sk_lda_model_init(&plain, &c, K, 0.1, 0.01, seed, &err) == 0 &&
+                      sk_lda_model_init(&one, &c, K, 0.1, 0.01, seed, &err) == 0,
+                  "%s", err.message))
+      continue;
+    if (SK_CHECK(sk_lda_model_start_sparse(&one, S, 1, &err) == 0, "%s", err.message)) {
+      int ok = 1;
+      int64_t longest = 0;
+      for (int32_t d = 0; d < c.num_docs && ok; ++d) {
+        const int64_t a = c.doc_offsets[d], n = c.doc_offsets[d + 1] - a;
+        if (n > longest) longest = n;
+        ok = SK_CHECK(S == 0 || one.dk_nnz[d] <= S, "document %d has %d topics, at most %d asked", (int)d,
+                      (int)one.dk_nnz[d], (int)S);
+        for (int64_t t = a; t < a + n && ok; ++t) {
+          int32_t want = plain.z[t];
+          if (S > 0 && n > S && t >= a + S) {
+            const double u = sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, (uint64_t)t);
+            want = plain.z[a + (int64_t)((double)S * u)];
+          }
+          ok = SK_CHECK(one.z[t] == want, "z[%lld] = %d, reference %d", (long long)t, (int)one.z[t], (int)want);
+        }
+      }
+      if (S == 0 || S >= longest) SK_CHECK(sk_lda_model_same_bits(&plain, &one), "S = %d changed the init", (int)S);
+      /* The counts are those set_z rebuilds from the same topics. */
+      if (SK_CHECK(sk_lda_model_init(&again, &c, K, 0.1, 0.01, seed, &err) == 0, "%s", err.message)) {
+        SK_CHECK(sk_lda_model_set_z(&again, one.z, &err) == 0 && sk_lda_model_same_bits(&again, &one),
+                 "counts differ from a recount of the same topics: %s", err.message);
+        sk_lda_model_free(&again);
+      }
+      set_threads(5);
+      if (SK_CHECK(sk_lda_model_init(&many, &c, K, 0.1, 0.01, seed, &err) == 0 &&
+                       sk_lda_model_start_sparse(&many, S, 5, &err) == 0,
+                   "%s", err.message)) {
+        SK_CHECK(sk_lda_model_same_bits(&one, &many), "5 threads differ from 1");
+        sk_lda_model_free(&many);
+      }
+    }
+    SK_CHECK(sk_lda_model_start_sparse(&one, -1, 1, &err) != 0 && strstr(err.message, "negative") != NULL,
+             "S = -1 not refused (%s)", err.message);
+    SK_CHECK(sk_lda_model_start_sparse(NULL, 4, 1, &err) != 0, "a NULL model not refused");
+    sk_lda_model_free(&one);
+    sk_lda_model_free(&plain);
+    sk_lda_corpus_free(&c);
+  }
+  set_threads(4);
+}
+
 int main(void) {
   test_threads();
   test_first_offender();
+  test_start_sparse();
   return sk_test_finish();
 }

@@ -333,6 +333,32 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   return 0;
 }
 
+int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err) {
+  if (m == NULL || m->z == NULL || m->corpus == NULL) return sk_ex_fail(err, "sparse start: model not initialised");
+  if (topics_per_doc < 0) return sk_ex_fail(err, "sparse start: topics per document %d is negative", (int)topics_per_doc);
+  if (topics_per_doc == 0) return 0;
+  const sk_lda_corpus *c = m->corpus;
+  const int32_t D = c->num_docs;
+  const int64_t S = topics_per_doc;
+  int32_t *z = m->z;
+  threads = sk_lda_detail_threads(threads);
+  /* Each document reads only its own first S topics, which no token of it rewrites (t >= a + S below). */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+#endif
+  for (int32_t d = 0; d < D; ++d) {
+    const int64_t a = c->doc_offsets[d], n = c->doc_offsets[d + 1] - a;
+    if (n <= S) continue;
+    for (int64_t t = a + S; t < a + n; ++t) {
+      /* u_t as sk_lda_model_init() read it: half t & 1 of Philox block t / 2. */
+      const sk_u32x4 b = sk_rng_u32x4(m->seed, SK_LDA_STREAM_INIT, (uint64_t)t >> 1);
+      const double u = (t & 1) ? sk_rng_unit_f64(b.z, b.w) : sk_rng_unit_f64(b.x, b.y);
+      z[t] = z[a + sk_lda_detail_uniform_index(u, S)];
+    }
+  }
+  return sk_lda_model_recount(m, threads, err);
+}
+
 void sk_lda_model_free(sk_lda_model *m) {
   if (m == NULL) return;
   free(m->z);

@@ -142,6 +142,32 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
                       double beta, uint64_t seed, sk_ex_error *err);
 
 /**
+ * \brief Starts every document on at most `topics_per_doc` topics (`sk-lda train --start-topics N`), for
+ * a model just made by sk_lda_model_init().
+ *
+ * The first topics_per_doc tokens of a document keep the topics the init gave them; every later token t
+ * takes the topic of the document's token floor(topics_per_doc u_t), where u_t is the uniform its own
+ * initial topic came from (sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)), which is independent of the
+ * first tokens' topics; then the counts are rebuilt. Documents of at most topics_per_doc tokens, and
+ * topics_per_doc = 0, keep the init's topics bit for bit. The result depends on (corpus, K, seed,
+ * topics_per_doc) alone, not on the thread count.
+ *
+ * Why: from the uniform start a document's row of A holds about min(length, K) topics, and ESCA's draw
+ * walks that row, so the first sweeps cost several times the later ones (bench/RESULTS.md, issue 32). A
+ * start of about 64 to 128 topics a document, measured with the CPU ESCA on kos and nips12 at K = 1,024
+ * and 10,000, kept the joint LL at sweeps 10, 50 and 100 within 0.5% (or better) and the held-out LL
+ * within about 0.02 of the uniform start's; much sparser starts (1 to 16 topics) moved the held-out LL
+ * by up to 0.10, so the default stays the uniform start.
+ * Work O(T + V K) (the recount); memory: none beyond the model.
+ * \param m the model, initialised, counts consistent with z.
+ * \param topics_per_doc the most topics a document starts with, >= 0 (0: leave the model as it is).
+ * \param threads OpenMP threads (<= 0: the default).
+ * \param err filled on failure.
+ * \return 0 on success; non-zero when m is NULL or not initialised, or topics_per_doc is negative.
+ */
+int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err);
+
+/**
  * \brief Sets the model's priors: per-topic alpha_k (copied; NULL makes the prior symmetric again, alpha
  * for every topic) and beta.
  *

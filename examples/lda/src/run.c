@@ -119,6 +119,8 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
     if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
       return sk_lda_run_fail_usage(r, "", &err);
+    if (sk_lda_model_start_sparse(m, o->start_topics, o->device.threads, &err) != 0)
+      return sk_lda_run_fail_usage(r, "", &err);
     return SK_EX_EXIT_OK;
   }
   if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
@@ -434,12 +436,15 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
              (long long)(o->optimize_burnin > o->optimize_every
                              ? (o->optimize_burnin + o->optimize_every - 1) / o->optimize_every * o->optimize_every
                              : o->optimize_every));
+  char start_text[64] = "";
+  if (done == 0 && o->start_topics > 0)
+    snprintf(start_text, sizeof start_text, ", documents started on at most %d topics", (int)o->start_topics);
   sk_lda_run_say(o, SKLDA_LOG_INFO,
-                 "training: %d documents (%d held out), %d words, %lld tokens, K = %d, %s, beta = %g%s, "
+                 "training: %d documents (%d held out), %d words, %lld tokens, K = %d, %s, beta = %g%s%s, "
                  "%s%s%s%s, seed %llu",
                  split->train.num_docs, split->test_observed.num_docs, m->num_words, (long long)m->num_tokens,
-                 m->num_topics, alpha_text, m->beta, optimize_text, s->ops->description, why[0] ? " [" : "", why,
-                 why[0] ? "]" : "", (unsigned long long)m->seed);
+                 m->num_topics, alpha_text, m->beta, optimize_text, start_text, s->ops->description,
+                 why[0] ? " [" : "", why, why[0] ? "]" : "", (unsigned long long)m->seed);
   sk_lda_run_say(o, SKLDA_LOG_INFO, "prepared in %.2f s: the split and the model %.2f s, the sampler %.2f s",
                  prep2 - prep0, prep1 - prep0, prep2 - prep1);
   /* Before the first checkpoint its cost is estimated from its size at a modest disk rate. */
