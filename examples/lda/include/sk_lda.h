@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 /** \brief The library's version as "MAJOR.MINOR.PATCH". */
-#define SKLDA_VERSION "1.1.0"
+#define SKLDA_VERSION "2.0.0"
 
 /** \brief What a call returns: the exit statuses of `sk-lda` (0, 1, 2), and one more. */
 typedef enum sklda_status {
