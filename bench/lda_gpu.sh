@@ -60,8 +60,12 @@ for corpus in ${CORPORA:-kos nips12 20news imdb100k nyt}; do
         mtps = (sec[n] - met[n]) - (sec[10] - met[10]) > 0 ? T * (n - 10) / ((sec[n] - met[n]) - (sec[10] - met[10])) / 1e6 : 0
         split_ms = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", 1e3 * f[6] / n, 1e3 * f[7] / n, 1e3 * f[8] / n,
                            1e3 * f[9] / n, 1e3 * f[10] / n)
-        last = (sec[n] - met[n]) - (sec[n - 10] - met[n - 10])
-        first_last = n >= 20 && (n - 10) in sec && last > 0 ? sprintf("%.2f", (sec[10] - met[10]) / last) : ""
+        # Test for the row of sweep n - 10 before reading it: reading sec[n - 10] would create it.
+        first_last = ""
+        if (n >= 20 && (n - 10) in sec) {
+          last = (sec[n] - met[n]) - (sec[n - 10] - met[n - 10])
+          if (last > 0) first_last = sprintf("%.2f", (sec[10] - met[10]) / last)
+        }
         printf "| %s | %d | %d | %.0f | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |\n", corpus, T, K, mtps, wall,
                cell(ll[1]), cell(ll[10]), cell(ll[50]), cell(ll[n]), cell(held[n]), f[11] / 1e9, split_ms, first_last
       }' "$run/metrics.csv"
