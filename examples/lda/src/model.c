@@ -350,9 +350,8 @@ int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threa
     const int64_t a = c->doc_offsets[d], n = c->doc_offsets[d + 1] - a;
     if (n <= S) continue;
     for (int64_t t = a + S; t < a + n; ++t) {
-      /* u_t as sk_lda_model_init() read it: half t & 1 of Philox block t / 2. */
-      const sk_u32x4 b = sk_rng_u32x4(m->seed, SK_LDA_STREAM_INIT, (uint64_t)t >> 1);
-      const double u = (t & 1) ? sk_rng_unit_f64(b.z, b.w) : sk_rng_unit_f64(b.x, b.y);
+      /* u_t, the uniform sk_lda_model_init() drew token t's topic from (model.h) */
+      const double u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_INIT, (uint64_t)t);
       z[t] = z[a + sk_lda_detail_uniform_index(u, S)];
     }
   }
