@@ -3,6 +3,7 @@
 # sweeps, serial CGS and ESCA; joint LL per token at sweeps 1, 10, 50, 100, held-out LL at 100, CPU
 # tokens/s. Prints a Markdown table; logs go to ${LOGS:-/tmp/sk-lda-quality}.
 #   usage: bash bench/lda_quality.sh [BUILD_DIR] [DATA_DIR]
+#     KS   the K list (default "100 1024")
 set -uo pipefail
 build=${1:-build}
 data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
@@ -12,7 +13,7 @@ echo "| corpus | K | sampler | LL@1 | LL@10 | LL@50 | LL@100 | held-out LL@100 |
 echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 for corpus in kos nips12 20news; do
   vocab=$(lda_vocab "$corpus")
-  for K in 100 1024; do
+  for K in ${KS:-100 1024}; do
     for sampler in cgs esca; do
       log=$logs/$corpus-$K-$sampler.log
       start=$(date +%s.%N)

@@ -8,6 +8,7 @@
 # Logs and run folders go to ${LOGS:-/tmp/sk-lda-ttq}.
 #   usage: bash bench/lda_time_to_ll.sh [BUILD_DIR] [DATA_DIR] [sweeps, default 100]
 #     CORPORA   default "kos nips12 20news"; DEVICE gpu (default) or cpu; K default 1024
+#     TRAIN_ARGS more sk-lda train options for every run (e.g. "--start-topics 64")
 set -uo pipefail
 build=${1:-build}
 data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
@@ -29,7 +30,7 @@ for corpus in ${CORPORA:-kos nips12 20news}; do
   target=$(target_of "$corpus")
   run=$logs/$corpus-$K-$device
   "$sk" train --docword "$doc" --vocab "$(lda_vocab "$corpus")" --topics "$K" --iters "$sweeps" --seed 1 \
-    --test-fraction 0 --ll-every 1 --device "$device" --out "$run" --overwrite --checkpoint-every 0 \
+    --test-fraction 0 --ll-every 1 --device "$device" --out "$run" --overwrite --checkpoint-every 0 ${TRAIN_ARGS:-} \
     >"$run.log" 2>&1 || { echo "| $corpus | $K | failed: $(tail -1 "$run.log") |"; continue; }
   # metrics.csv: iteration, seconds, tokens/s, joint LL, held-out LL, ..., metrics seconds (column 10)
   awk -F, -v corpus="$corpus" -v K="$K" -v target="$target" -v n="$sweeps" '

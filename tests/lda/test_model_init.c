@@ -183,12 +183,13 @@ static void test_first_offender(void) {
 
 /* sk_lda_model_start_sparse(): the documented rule token by token against a serial reference from the RNG,
    at most S topics a document, counts rebuilt (equal to set_z's from the same topics), the same bits over
-   1 and 5 threads, S = 0 and S >= the longest document leave the init's bits, bad arguments refused. */
+   1 and 5 threads, S = 0, S >= the longest document and S >= K leave the init's bits (the last with documents
+   longer than S), bad arguments refused. */
 static void test_start_sparse(void) {
   static const struct {
     int32_t D, V, max_len, K, S;
   } cases[] = {{400, 300, 80, 64, 1}, {400, 300, 80, 64, 3}, {300, 200, 400, 1000, 16}, {64, 300, 3000, 20000, 128},
-               {200, 100, 50, 7, 0}, {200, 100, 50, 7, 51}};
+               {200, 100, 50, 7, 0}, {200, 100, 50, 7, 51}, {200, 100, 300, 64, 64}, {200, 100, 300, 32, 64}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     const uint64_t seed = 77 + i;
     const int32_t K = cases[i].K, S = cases[i].S;
@@ -211,14 +212,14 @@ static void test_start_sparse(void) {
                       (int)one.dk_nnz[d], (int)S);
         for (int64_t t = a; t < a + n && ok; ++t) {
           int32_t want = plain.z[t];
-          if (S > 0 && n > S && t >= a + S) {
+          if (S > 0 && S < K && n > S && t >= a + S) {
             const double u = sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, (uint64_t)t);
             want = plain.z[a + (int64_t)((double)S * u)];
           }
           ok = SK_CHECK(one.z[t] == want, "z[%lld] = %d, reference %d", (long long)t, (int)one.z[t], (int)want);
         }
       }
-      if (S == 0 || S >= longest) SK_CHECK(sk_lda_model_same_bits(&plain, &one), "S = %d changed the init", (int)S);
+      if (S == 0 || S >= longest || S >= K) SK_CHECK(sk_lda_model_same_bits(&plain, &one), "S = %d changed the init", (int)S);
       /* The counts are those set_z rebuilds from the same topics. */
       if (SK_CHECK(sk_lda_model_init(&again, &c, K, 0.1, 0.01, seed, &err) == 0, "%s", err.message)) {
         SK_CHECK(sk_lda_model_set_z(&again, one.z, &err) == 0 && sk_lda_model_same_bits(&again, &one),

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 /** \brief The library's version as "MAJOR.MINOR.PATCH". */
-#define SKLDA_VERSION "2.0.0"
+#define SKLDA_VERSION "2.1.0"
 
 /** \brief What a call returns: the exit statuses of `sk-lda` (0, 1, 2), and one more. */
 typedef enum sklda_status {
@@ -214,7 +214,7 @@ typedef struct sklda_options {
   int64_t ll_every;       /**< joint log-likelihood every N sweeps, and at the first and last (default 10; 0: only those) */
   int64_t optimize_every; /**< learn an asymmetric alpha and a symmetric beta every N sweeps (default 0: fixed priors) */
   int64_t optimize_burnin; /**< no optimisation before this sweep (default 0: the first is at sweep optimize_every) */
-  int32_t start_topics;   /**< a new run's documents start on at most this many topics (default 0: uniform start) */
+  int32_t start_topics;   /**< a new run's documents start on at most this many topics (< 0, the default: 128; 0: every token on its own uniform topic) */
   const char *out_dir;    /**< write the outputs, metrics.csv and checkpoints here (NULL: no files) */
   const char *resume_dir; /**< continue the run saved here (its checkpoint.skc) up to iters sweeps */
   int overwrite;          /**< out_dir may hold another run, which is removed */

@@ -336,7 +336,8 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
 int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err) {
   if (m == NULL || m->z == NULL || m->corpus == NULL) return sk_ex_fail(err, "sparse start: model not initialised");
   if (topics_per_doc < 0) return sk_ex_fail(err, "sparse start: topics per document %d is negative", (int)topics_per_doc);
-  if (topics_per_doc == 0) return 0;
+  /* K <= S: no document of the uniform start has more than S topics already */
+  if (topics_per_doc == 0 || topics_per_doc >= m->num_topics) return 0;
   const sk_lda_corpus *c = m->corpus;
   const int32_t D = c->num_docs;
   const int64_t S = topics_per_doc;

@@ -141,6 +141,11 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_ex_error *err);
 
+/** \brief The topics a new run's documents start on at most, by default (`sk-lda train --start-topics`):
+    with it sweeps 1-10 of the GPU ESCA took 0.9x to 1.2x the time of sweeps 91-100 at K = 1,024 and 10,000,
+    against up to 3x from the uniform start (bench/RESULTS.md, issue 32). */
+#define SK_LDA_DEFAULT_START_TOPICS 128
+
 /**
  * \brief Starts every document on at most `topics_per_doc` topics (`sk-lda train --start-topics N`), for
  * a model just made by sk_lda_model_init().
@@ -152,15 +157,20 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
  * topics_per_doc = 0, keep the init's topics bit for bit. The result depends on (corpus, K, seed,
  * topics_per_doc) alone, not on the thread count.
  *
+ * When K <= topics_per_doc the model is left as it is: from the uniform start no document has more
+ * than K topics, so the bound already holds.
+ *
  * Why: from the uniform start a document's row of A holds about min(length, K) topics, and ESCA's draw
  * walks that row, so the first sweeps cost several times the later ones (bench/RESULTS.md, issue 32). A
  * start of about 64 to 128 topics a document, measured with the CPU ESCA on kos and nips12 at K = 1,024
- * and 10,000, kept the joint LL at sweeps 10, 50 and 100 within 0.5% (or better) and the held-out LL
- * within about 0.02 of the uniform start's; much sparser starts (1 to 16 topics) moved the held-out LL
- * by up to 0.10, so the default stays the uniform start.
+ * and 10,000 and with the GPU ESCA on kos, nips12, 20news and a NYTimes-scale corpus, kept the joint LL at
+ * sweeps 10, 50 and 100 within 0.5% of the uniform start's record (or better) and, with 128, the held-out
+ * LL within 0.02; much sparser starts (1 to 16 topics) moved the held-out LL by up to 0.10.
+ * `sk-lda train` starts with #SK_LDA_DEFAULT_START_TOPICS.
  * Work O(T + V K) (the recount); memory: none beyond the model.
  * \param m the model, initialised, counts consistent with z.
- * \param topics_per_doc the most topics a document starts with, >= 0 (0: leave the model as it is).
+ * \param topics_per_doc the most topics a document starts with, >= 0 (0, or K or more: leave the model
+ *        as it is).
  * \param threads OpenMP threads (<= 0: the default).
  * \param err filled on failure.
  * \return 0 on success; non-zero when m is NULL or not initialised, or topics_per_doc is negative.

@@ -31,6 +31,7 @@ void sk_lda_run_options_default(sk_lda_run_options *o) {
   o->ll_every = 10;
   o->checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
   o->top_words = SK_LDA_DEFAULT_TOP_WORDS;
+  o->start_topics = SK_LDA_DEFAULT_START_TOPICS;
 }
 
 /* --- signals: the first one ends the run after its sweep, a second one at once -------------------- */
@@ -437,7 +438,7 @@ int sk_lda_run_train(const sk_lda_run_options *o, const sk_lda_corpus *corpus, s
                              ? (o->optimize_burnin + o->optimize_every - 1) / o->optimize_every * o->optimize_every
                              : o->optimize_every));
   char start_text[64] = "";
-  if (done == 0 && o->start_topics > 0)
+  if (done == 0 && o->start_topics > 0 && o->start_topics < m->num_topics)
     snprintf(start_text, sizeof start_text, ", documents started on at most %d topics", (int)o->start_topics);
   sk_lda_run_say(o, SKLDA_LOG_INFO,
                  "training: %d documents (%d held out), %d words, %lld tokens, K = %d, %s, beta = %g%s%s, "

@@ -108,8 +108,9 @@ typedef struct sk_lda_run_options {
   int64_t ll_every;     /**< joint log-likelihood every N sweeps, and at the first and last (default 10) */
   int64_t optimize_every;  /**< learn an asymmetric alpha and a symmetric beta every N sweeps (0: fixed priors) */
   int64_t optimize_burnin; /**< no optimisation before this sweep */
-  /** A new run's documents start on at most this many topics (sk_lda_model_start_sparse()); 0 (the
-      default): every token its own uniform topic. A resumed run takes its topics from the checkpoint. */
+  /** A new run's documents start on at most this many topics (sk_lda_model_start_sparse(); default
+      SK_LDA_DEFAULT_START_TOPICS); 0: every token its own uniform topic. A resumed run takes its topics
+      from the checkpoint. */
   int32_t start_topics;
   /** Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the
       default): whenever the sweeps since the last one took 50 times what writing one takes (measured;

@@ -24,7 +24,7 @@ __all__ = ["LDA", "Corpus", "Model", "ThetaText", "SkldaError", "SkldaInputError
            "read_corpus", "read_model", "read_theta_txt", "gpu_available", "library_version", "library_path",
            "__version__"]
 
-__version__ = "2.0.0"
+__version__ = "2.1.0"
 
 # A library's logger stays quiet unless the application configures logging (LDA(verbose=...) prints).
 _logging.getLogger("sklda").addHandler(_logging.NullHandler())

@@ -18,6 +18,7 @@ void sklda_options_default(sklda_options *o) {
   o->ll_every = 10;
   o->checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
   o->top_words = SK_LDA_DEFAULT_TOP_WORDS;
+  o->start_topics = -1;
 }
 
 int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_ex_error *err) {
@@ -79,12 +80,10 @@ int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_
            SK_EX_EXIT_USAGE;
   ro->optimize_every = o->optimize_every;
   ro->optimize_burnin = o->optimize_burnin;
-  if (o->start_topics < 0)
-    return sk_ex_fail(err, "start_topics = %d is negative", (int)o->start_topics), SK_EX_EXIT_USAGE;
   if (o->start_topics > 0 && o->resume_dir != NULL)
     return sk_ex_fail(err, "start_topics applies to a new run; a resumed run continues from its checkpoint's topics"),
            SK_EX_EXIT_USAGE;
-  ro->start_topics = o->start_topics;
+  if (o->start_topics >= 0) ro->start_topics = o->start_topics;
   if (o->checkpoint_every < SK_LDA_CHECKPOINT_AUTO)
     return sk_ex_fail(err, "checkpoint_every = %lld must be >= 0, or -1 for automatic", (long long)o->checkpoint_every),
            SK_EX_EXIT_USAGE;
