@@ -404,6 +404,20 @@ __global__ void k_warp_build(const float *w, size_t ld, int rows, int n, float *
   sk_wary_tree_warp_build_f32(w + (size_t)row * ld, n, trees + (size_t)row * stride);
 }
 
+// Weights by a functor, as a sampler computes them: leaf i's weight read backwards through a reversed copy
+// (rev[n - 1 - i]), so every call does its own arithmetic and load.
+struct reversed_weights {
+  const float *rev;
+  int n;
+  __device__ float operator()(int i) const { return rev[n - 1 - i]; }
+};
+
+__global__ void k_warp_build_by(const float *rev, size_t ld, int rows, int n, float *trees, size_t stride) {
+  const int row = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  if (row >= rows) return;
+  sk_wary_tree_warp_build_by_f32(reversed_weights{rev + (size_t)row * ld, n}, n, trees + (size_t)row * stride);
+}
+
 __global__ void k_block_build(const float *w, size_t ld, int n, float *trees, size_t stride) {
   __shared__ sk_wary_tree_block_storage storage;
   sk_wary_tree_block_build_f32(threadIdx.x, blockDim.x, &storage, w + (size_t)blockIdx.x * ld, n,
@@ -527,6 +541,23 @@ static void test_builds_and_searches(int seed, int n) {
   SK_CHECK_LAUNCH();
   SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
   compare_trees("warp build, global", &t, h_got, stride, 1, seed);
+
+  // Warp build from a functor (sk_wary_tree_warp_build_by_f32), over the rows reversed on the host.
+  {
+    float *h_rev = (float *)malloc(sizeof(float) * t.ld * kNumKinds);
+    float *d_rev;
+    for (int r = 0; r < kNumKinds; ++r)
+      for (int i = 0; i < n; ++i) h_rev[(size_t)r * t.ld + (size_t)(n - 1 - i)] = t.w[(size_t)r * t.ld + (size_t)i];
+    SK_CHECK_CUDA(cudaMalloc(&d_rev, sizeof(float) * t.ld * kNumKinds));
+    SK_CHECK_CUDA(cudaMemcpy(d_rev, h_rev, sizeof(float) * t.ld * kNumKinds, cudaMemcpyHostToDevice));
+    SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, tree_bytes));
+    k_warp_build_by<<<(kNumKinds + 3) / 4, 128>>>(d_rev, t.ld, kNumKinds, n, d_trees, stride);
+    SK_CHECK_LAUNCH();
+    SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
+    compare_trees("warp build by functor, global", &t, h_got, stride, 1, seed);
+    SK_CHECK_CUDA(cudaFree(d_rev));
+    free(h_rev);
+  }
 
   // Block build, global memory.
   const int block_sizes[] = {32, 96, 256, 1024};

@@ -148,22 +148,33 @@ SK_DEVICE void sk_detail_wary_tree_search(const sk_wary_tree_view_f32 &shape, co
 }
 /** \endcond */
 
+/** \cond SK_INTERNAL */
+/* The weights of an array, for sk_wary_tree_warp_build_f32(). */
+struct sk_detail_wary_tree_array_weights {
+  const float *weights;
+  __device__ __forceinline__ float operator()(int i) const { return weights[i]; }
+};
+/** \endcond */
+
 /**
- * \brief Builds the tree of `n` weights, by one full warp.
+ * \brief Builds the tree of `n` weights computed by `weight_of`, by one full warp: the bits of
+ * sk_wary_tree_warp_build_f32() over the array of the same weights.
  *
- * The warp walks the leaves in rounds of 32 (lane l reads leaf 32 j + l: coalesced), with the loads of
- * 8 rounds in flight at a time, writes level 0 and level 1 as it goes, then the levels above. Gives
- * the bits the group's definition gives. Ends with a `__syncwarp()`, so the same warp may search the
- * tree at once; other warps need a barrier first.
- * \param weights n non-negative finite weights, readable by every lane (global or shared memory).
+ * For weights that are not in memory as an array: a sampler that derives each leaf from counts (ESCA's
+ * word trees, whose leaves are spans of topics) builds its trees without writing the weights first.
+ * `weight_of(i)` is called by lane i mod 32 for every leaf i in [0, n), in rounds of 32, with the calls of
+ * 8 rounds issued before their results are used (so their loads overlap); it must return the same value
+ * whenever it is called with the same i.
+ * \tparam WeightOf a functor `float operator()(int i) const` (device), giving leaf i's non-negative finite
+ *         weight.
+ * \param weight_of the weights.
  * \param n number of weights, 1 to #SK_WARY_TREE_MAX_LEAVES, the same on every lane.
- * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), disjoint from
- *        `weights`; every float of it is written, padding included.
- * \sk_warp_cost{per round of 32 leaves: one coalesced load\, one warp inclusive sum\, one ballot\, two
- *   shuffles and one coalesced store; then sk_wary_tree_floats(n) - 32 ceil(n / 32) floats for the
- *   upper levels}
+ * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), not read by
+ *        weight_of; every float of it is written, padding included.
+ * \sk_warp_cost{those of sk_wary_tree_warp_build_f32()\, with a call of weight_of in place of each load}
  */
-SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *tree) {
+template <typename WeightOf>
+SK_DEVICE void sk_wary_tree_warp_build_by_f32(WeightOf weight_of, int n, float *tree) {
   const int lane = sk_lane_id();
   const int levels = sk_wary_tree_num_levels(n);
   const int rounds = (n + 31) / 32;
@@ -174,7 +185,7 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
 #pragma unroll
     for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
       const int i = 32 * (r0 + j) + lane;
-      w[j] = i < n ? weights[i] : 0.0f; /* also 0 for rounds past the last: then i >= 32 rounds >= n */
+      w[j] = i < n ? weight_of(i) : 0.0f; /* also 0 for rounds past the last: then i >= 32 rounds >= n */
     }
 #pragma unroll
     for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
@@ -201,6 +212,26 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
     }
   }
   __syncwarp();
+}
+
+/**
+ * \brief Builds the tree of `n` weights, by one full warp.
+ *
+ * The warp walks the leaves in rounds of 32 (lane l reads leaf 32 j + l: coalesced), with the loads of
+ * 8 rounds in flight at a time, writes level 0 and level 1 as it goes, then the levels above. Gives
+ * the bits the group's definition gives. Ends with a `__syncwarp()`, so the same warp may search the
+ * tree at once; other warps need a barrier first. sk_wary_tree_warp_build_by_f32() takes the weights
+ * from a functor instead.
+ * \param weights n non-negative finite weights, readable by every lane (global or shared memory).
+ * \param n number of weights, 1 to #SK_WARY_TREE_MAX_LEAVES, the same on every lane.
+ * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), disjoint from
+ *        `weights`; every float of it is written, padding included.
+ * \sk_warp_cost{per round of 32 leaves: one coalesced load\, one warp inclusive sum\, one ballot\, two
+ *   shuffles and one coalesced store; then sk_wary_tree_floats(n) - 32 ceil(n / 32) floats for the
+ *   upper levels}
+ */
+SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *tree) {
+  sk_wary_tree_warp_build_by_f32(sk_detail_wary_tree_array_weights{weights}, n, tree);
 }
 
 /**

@@ -1,5 +1,6 @@
-// GPU ESCA's draw kernel: see esca_draw.cuh for the draw and why it is deterministic. Composed from samplekit's primitives: the W-ary tree (block build, warp search),
-// the warp running sums over a computed row (sk_warp_sample_prefix_by_f32) and the RNG.
+// GPU ESCA's draw kernel: see esca_draw.cuh for the draw and why it is deterministic. Composed from
+// samplekit's primitives: the W-ary tree (warp search, through esca_segments.cuh), the warp running sums
+// over a computed row (sk_warp_sample_prefix_by_f32) and the RNG.
 #include "gpu/esca_draw.cuh"
 
 #include "samplekit/rng.cuh"
@@ -18,8 +19,8 @@ constexpr int kMaxDefaultThreads = 1024;
 #ifndef SK_LDA_DRAW_MAX_REGS
 #define SK_LDA_DRAW_MAX_REGS 64
 #endif
-// Rows and trees up to this many bytes go to shared memory (two blocks fit on an SM up to K ~ 12,000);
-// longer ones to a global scratch row per block.
+// Rows up to this many bytes go to shared memory (K <= 25,600); longer ones to a global scratch row per
+// block.
 constexpr size_t kSharedRowLimit = 100 * 1024;
 
 // A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i].
@@ -36,11 +37,11 @@ struct sparse_weights {
 #endif
 constexpr int kCachedRounds = SK_LDA_DRAW_CACHED_ROUNDS;
 
-// The topic of a draw at x = u * (s + Q) (x in double, as the CPU's): the sparse part when x < s, else
-// the dense part's leaf at (x - s) / alpha.
+// The dense part of an item's draws: the word's segments and the prior tree.
 struct dense_part {
-  sk_wary_tree_view_f32 tree;
-  float top;
+  sk_wary_tree_view_f32 prior;  // the prior tree (esca_segments.cuh)
+  float prior_top;              // this lane's entry of its top level
+  segment_dense word;           // the item's word
 };
 
 // Lane j's part of the 32 groups from gc (those before g1): the group's row of A and its first token
@@ -116,7 +117,8 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
         topic = (int32_t)sparse.topic[i];
       } else {
         // x - s may round past Q: the search then takes the last leaf, whose weight is positive
-        topic = sk_wary_tree_search_top_f32(dense.tree, dense.top, (float)((x - (double)s) / p.alpha_d));
+        const float y = (float)((x - (double)s) / p.alpha_d);
+        topic = segment_search(dense.word, dense.prior, dense.prior_top, p.num_topics, y);
       }
       if (lane == q - base) my_topic = topic;
     }
@@ -127,57 +129,56 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
   }
 }
 
-// Persistent blocks take items from a shared counter, largest first (the plan's order). For each:
-// the word's B_hat row and its tree, then the warps take the item's groups in turn.
+// The row w holds beta inv_k (a zero count's weight) between items; an item writes its word's K_v entries
+// ((B + beta) inv_k) and puts them back after its draws.
+__device__ __forceinline__ void segment_row_entries(const draw_params &p, float *w, const int32_t *topic,
+                                                    int32_t nnz, const int32_t *b_row, bool restore) {
+  for (int32_t e = (int32_t)threadIdx.x; e < nnz; e += (int32_t)blockDim.x) {
+    const int32_t k = topic[e];
+    w[k] = restore ? p.beta * p.inv[k] : ((float)b_row[k] + p.beta) * p.inv[k];
+  }
+}
+
+// Persistent blocks take items from a shared counter, largest first (the plan's order). For each: the
+// word's entries of the row, then the warps take the item's groups in turn, then the entries go back.
 __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p) {
   extern __shared__ float shared_rows[];
-  __shared__ sk_wary_tree_block_storage storage;
   __shared__ int32_t item_now;
   const int32_t K = p.num_topics;
   float *w = p.scratch == nullptr ? shared_rows : p.scratch + (size_t)blockIdx.x * p.row_floats;
-  float *tree_data = w + ((K + 31) / 32) * 32;
-  const sk_wary_tree_view_f32 tree = sk_wary_tree_make_view_f32(tree_data, K);
   const int warp = (int)(threadIdx.x / 32u), warps = (int)(blockDim.x / 32u);
+  dense_part dense;
+  dense.prior = sk_wary_tree_make_view_f32(p.seg.prior, K);
+  dense.prior_top = sk_wary_tree_load_top_f32(dense.prior);  // the same for every item
+  for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x) w[k] = p.beta * p.inv[k];
   for (;;) {
     if (threadIdx.x == 0) item_now = (int32_t)atomicAdd(p.next_item, 1u);
-    __syncthreads();
+    __syncthreads();  // also: the last item's row entries are back (or the row is first set)
     const int32_t item = item_now;
     if (item >= p.num_items) break;
     const int32_t v = p.item_word[item];
     const int32_t *b_row = p.b + (size_t)v * (size_t)K;
-    if (p.alpha_k == nullptr) {
-      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
-        w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
-      __syncthreads();
-      sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
-    } else {
-      // The tree over alpha_k w[k]; then w itself for the sparse part (the tree never reads its weights
-      // again, and the build ends with a barrier).
-      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
-        w[k] = p.alpha_k[k] * (((float)b_row[k] + p.beta) * p.inv[k]);
-      __syncthreads();
-      sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, w, K, tree_data);
-      for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x)
-        w[k] = ((float)b_row[k] + p.beta) * p.inv[k];
-      __syncthreads();
-    }
-    const dense_part dense{tree, sk_wary_tree_load_top_f32(tree)};
-    const float dense_total = sk_wary_tree_top_total_f32(dense.top);
+    dense.word.nnz = p.seg.nnz[v];
+    dense.word.topic = p.seg.topic + p.seg.topic_off[v];
+    dense.word.word = sk_wary_tree_make_view_f32(p.seg.tree + p.seg.tree_off[v], dense.word.nnz + 1);
+    dense.word.word_top = sk_wary_tree_load_top_f32(dense.word.word);
+    const float dense_total = sk_wary_tree_top_total_f32(dense.word.word_top);
+    segment_row_entries(p, w, dense.word.topic, dense.word.nnz, b_row, false);
+    __syncthreads();
     // The item's groups in equal runs of consecutive groups, one run per warp.
     const int32_t first = p.item_group[item], groups = p.item_end[item] - first;
     const int32_t per_warp = (groups + warps - 1) / warps;
     const int32_t g0 = first + warp * per_warp;
     const int32_t g1 = g0 + per_warp < first + groups ? g0 + per_warp : first + groups;
     if (g0 < g1) draw_groups(p, v, g0, g1, w, dense, dense_total);
-    __syncthreads();  // the row, the tree and item_now are rewritten for the next item
+    __syncthreads();  // the draws read the row's entries and item_now until here
+    segment_row_entries(p, w, dense.word.topic, dense.word.nnz, b_row, true);
   }
 }
 
 }  // namespace
 
-size_t draw_row_floats(int32_t num_topics) {
-  return (size_t)((num_topics + 31) / 32) * 32 + sk_wary_tree_floats(num_topics);
-}
+size_t draw_row_floats(int32_t num_topics) { return (size_t)((num_topics + 31) / 32) * 32; }
 
 cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out) {
   draw_shape l = {};
@@ -197,10 +198,10 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
     if (e != cudaSuccess) return e;
   } else {
     // The block size that keeps the most warps on a multiprocessor, the smaller on a tie. The registers
-    // allow 32 warps an SM; at K = 1,024 four blocks of 256 hold them, but the row and tree (about 8 K
-    // bytes a block) leave room for three blocks from K ~ 6,500 and two from K ~ 8,700, so blocks of 256
-    // would leave the SM a quarter or half empty (measured on an H200 at K = 10,000: blocks of 512 draw
-    // 1.4x to 1.65x faster, bench/RESULTS.md).
+    // allow 32 warps an SM; the row (4 K bytes a block) leaves room for fewer blocks as K grows (seven
+    // of 256 threads at K = 8,000, two at K = 25,600), and blocks too small for the room left would
+    // leave the SM part empty (measured on an H200 at K = 10,000 with the row and a tree of K a block:
+    // blocks of 512 drew 1.4x to 1.65x faster than of 256, bench/RESULTS.md).
     int best_warps = 0;
     for (int t = kDefaultThreads; t <= kMaxDefaultThreads; t *= 2) {
       int f = 0;

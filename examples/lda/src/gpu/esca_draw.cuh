@@ -1,17 +1,20 @@
 // GPU ESCA's draw kernel (esca_draw.cu), for the resident and the streamed samplers (esca_resident.h,
 // esca_streamed.h): SaberLDA's draw in the PDOW order of pdow_plan.h, a block per item with the word's
-// B_hat row and W-ary tree in shared memory, a warp per group of tokens.
+// B_hat row in shared memory, a warp per group of tokens, the dense part from the sweep's word segments.
 //
 // The draw of token t (document d, word v) in sweep i, as the CPU ESCA's (esca.c) but in float:
 //   w[k] = (B[v,k] + beta) / (n_k + V beta)                 the word's B_hat row (float)
 //   S    = sum over d's pairs (k, c) of c w[k]              the sparse part, warp running sums
-//   Q    = alpha sum_k w[k]                                 the dense part, the W-ary tree's total
+//   Q    = alpha sum_k w[k]                                 the dense part, the word's segment tree's total
 //   x    = u (S + Q), u = sk_rng_uniform_f64(seed, i, t)    in double, as the CPU's x
 //   x < S: the pair whose running sum first exceeds x (sk_warp_sample_prefix_by_f32)
-//   else:  the leaf of the tree where (x - S) / alpha falls (sk_wary_tree_search_top_f32)
-// With per-topic priors (alpha_k) the tree is built over alpha_k w[k] (float), so Q is its total and the
-// leaf is where x - S falls: alpha is 1 in the two lines above, as the CPU's tables of alpha_k B_hat
-// (esca.h); the sparse part keeps w itself, written over the tree's weights once the tree is built.
+//   else:  the topic where (x - S) / alpha falls in the running sums of w (segment_search())
+// The dense part's running sums are cut at the word's nonzero topics (esca_segments.cuh, built once a
+// sweep by state_segments()), so an item costs O(K_v), the word's nonzero topics, not O(K): the block's
+// row w holds beta inv_k (a zero count's weight) between items, and an item writes its K_v entries and
+// puts them back after its draws. With per-topic priors (alpha_k) the segments weigh alpha_k w[k], so Q
+// is their total and the topic is where x - S falls: alpha is 1 in the two lines above, as the CPU's
+// tables of alpha_k B_hat (esca.h); the sparse part keeps w itself.
 // Every token's draw reads only the previous sweep's counts and its own u, so the topics do not
 // depend on the order, the launch shape or the scheduling; B for the next sweep is counted with
 // integer atomics as the topics are drawn (n_k is summed from them by the epilogue, gpu_state.cuh).
@@ -21,6 +24,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gpu/esca_segments.cuh"
 
 namespace sk_lda_gpu {
 
@@ -40,11 +45,12 @@ struct draw_params {
   // The dynamic scheduler's counter (zeroed before) and, on the global-memory path, the blocks' rows.
   unsigned int *next_item;
   float *scratch;  // NULL: the rows live in shared memory
-  size_t row_floats;  // draw_row_floats(num_topics): one block's row and tree
+  size_t row_floats;  // draw_row_floats(num_topics): one block's row
   int32_t num_topics;
   float alpha, beta;
   double alpha_d;
   const float *alpha_k;  // K per-topic priors (float), or NULL: alpha for every topic (then alpha = 1 above)
+  segments_view seg;     // this sweep's word segments (the state's segments part)
   uint64_t seed, iteration;
   // The corpus position of the plan's token 0: a streamed chunk's plan and z are local to the chunk,
   // and token t of it draws the uniform of token token_base + t (0 when the whole corpus is resident; a
@@ -65,7 +71,7 @@ inline void draw_set_model(draw_params *p, const int32_t *b, const float *inv, i
   p->row_floats = row_floats;
   p->num_topics = num_topics;
   p->alpha_k = alpha_k;
-  if (alpha_k != NULL) alpha = 1.0;  // alpha_k is inside the tree's weights
+  if (alpha_k != NULL) alpha = 1.0;  // alpha_k is inside the segments' weights
   p->alpha = (float)alpha;
   p->beta = (float)beta;
   p->alpha_d = alpha;
@@ -79,25 +85,25 @@ struct draw_shape {
   int blocks;           // persistent blocks
   size_t shared_bytes;  // dynamic shared memory per block (0 on the global path)
   size_t scratch_floats;  // global scratch on the global path: blocks x row_floats (0 on the shared path)
-  size_t row_floats;    // floats of one block's row and tree
-  int on_global;        // 1 when the row and tree do not fit in shared memory
+  size_t row_floats;    // floats of one block's row
+  int on_global;        // 1 when the row does not fit in shared memory
 };
 
 // The default most tokens of an item for a corpus of num_tokens tokens (resident or streamed: the
 // streamed sweep cuts its chunks' items by the whole corpus too): small enough that every persistent
 // block gets several (the largest item's tokens are drawn by one block's warps alone, so a long item
-// would be the sweep's critical path) and large enough that the row and tree each item builds are
+// would be the sweep's critical path) and large enough that the row entries each item writes are
 // shared by many draws; from 64 to 4,096.
 inline int32_t draw_default_item_tokens(int64_t num_tokens, const draw_shape &launch) {
   const int64_t per_block = num_tokens / ((int64_t)launch.blocks * 4);
   return (int32_t)(per_block < 64 ? 64 : per_block > 4096 ? 4096 : per_block);
 }
 
-// Floats of one block's B_hat row and tree for K topics (the row padded to 32, then the tree).
+// Floats of one block's B_hat row for K topics (padded to 32).
 size_t draw_row_floats(int32_t num_topics);
 
 // Chooses the launch for K on device `gpu`: threads per block `threads` (0: the smallest of 256, 512 and
-// 1,024 that keeps the most warps on a multiprocessor beside the row and tree) and
+// 1,024 that keeps the most warps on a multiprocessor beside the row) and
 // `blocks_per_sm` (0: as many as fit). Returns a CUDA error from the queries.
 cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out);
 

@@ -18,7 +18,7 @@
 namespace sk_lda_gpu {
 namespace {
 
-constexpr unsigned kParts = kStateDocuments | kStateNext | kStateInverse;
+constexpr unsigned kParts = kStateDocuments | kStateNext | kStateInverse | kStateSegments;
 
 struct resident {
   gpu_sampler base;
@@ -107,6 +107,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   p.next_item = r->next_item;
   p.scratch = r->scratch;
   p.token_base = st.token_base;
+  p.seg = segments_make_view(st.seg);
   SK_EX_CUDA_TRY(draw_launch(p, r->shape, 0), "drawing the topics");
   return 0;
 }
@@ -115,6 +116,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
 int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   resident *r = (resident *)s->state;
   if (sweep_start(&r->base, err) != 0 || state_inverse(&r->base.state, err) != 0) return 1;
+  if (state_segments(&r->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
   if (sweep_mark(&r->base, 1, err) != 0 || draw(r, iteration, err) != 0 || sweep_mark(&r->base, 2, err) != 0 ||
       state_epilogue(&r->base.state, err) != 0)
@@ -255,6 +257,7 @@ extern "C" size_t sk_lda_esca_resident_state_bytes(const sk_lda_model *m) {
   st.num_docs = m->num_docs;
   st.num_tokens = m->num_tokens;
   st.pair_capacity = (int64_t)m->dk_start[m->num_docs];
+  state_size_segments(&st, m);
   device_arrays list;
   state_arrays(&st, &list);
   return list.bytes();

@@ -150,10 +150,15 @@ int stream_workers(int requested, int *workers, sk_ex_error *err) {
   return 0;
 }
 
-size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int workers, size_t row_scratch_floats) {
-  const size_t vk = (size_t)num_words * (size_t)num_topics, K = (size_t)num_topics;
-  return 2 * vk * sizeof(int32_t) + K * (sizeof(unsigned long long) + sizeof(float)) +
-         (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) + 6 * kStreamAlign;
+size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int workers,
+                          size_t row_scratch_floats) {
+  const size_t vk = (size_t)num_words * (size_t)num_topics, K = (size_t)num_topics, V = (size_t)num_words;
+  int64_t topics = 0, tree = 0;
+  segments_capacity(num_words, num_topics, corpus_tokens, &topics, &tree);
+  const size_t segments = V * (sizeof(int32_t) + 2 * sizeof(int64_t)) + (size_t)topics * sizeof(int32_t) +
+                          ((size_t)tree + sk_wary_tree_floats(num_topics) + K) * sizeof(float);
+  return 2 * vk * sizeof(int32_t) + K * (sizeof(unsigned long long) + sizeof(float)) + segments +
+         (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) + 13 * kStreamAlign;
 }
 
 size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_bytes) {
@@ -168,13 +173,15 @@ int stream_plan(const sk_lda_model *m, int gpu, int workers, uint64_t budget, co
   out->workers = workers;
   SK_EX_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
   SK_EX_CUDA_TRY(draw_choose_shape(gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
-  out->model_bytes =
-      stream_model_bytes(m->num_words, m->num_topics, workers, out->shape.on_global ? out->shape.scratch_floats : 0);
+  int64_t tokens = 0; /* the whole corpus's (a rank's B is the sum over the ranks) */
+  for (int32_t k = 0; k < m->num_topics; ++k) tokens += (int64_t)m->n_k[k];
+  out->model_bytes = stream_model_bytes(m->num_words, m->num_topics, tokens, workers,
+                                        out->shape.on_global ? out->shape.scratch_floats : 0);
   int rc = kShort;
   if (out->model_bytes >= budget) {
     snprintf(fit->why, sizeof fit->why,
              "GPU ESCA (streamed): the model alone needs %zu bytes of GPU memory (%.2f GB: B twice, V = %d x K = %d, "
-             "n_k and %d workers' counters) but the budget is %llu bytes (%.2f GB, %s); raise --device-memory, use a "
+             "n_k, the word segments and %d workers' counters) but the budget is %llu bytes (%.2f GB, %s); raise --device-memory, use a "
              "smaller K or --device cpu",
              out->model_bytes, (double)out->model_bytes / 1e9, (int)m->num_words, (int)m->num_topics, workers,
              (unsigned long long)budget, (double)budget / 1e9,

@@ -32,8 +32,10 @@ constexpr size_t kStreamAlign = 256;
 // W from the options (0: SK_LDA_STREAM_DEFAULT_WORKERS); fails outside 1 .. 16.
 int stream_workers(int requested, int *workers, sk_ex_error *err);
 
-// Device bytes of the model part for W workers.
-size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int workers, size_t row_scratch_floats);
+// Device bytes of the model part for W workers: B twice, n_k, the inverse, the word segments for a corpus of
+// `corpus_tokens` tokens (esca_segments.cuh), the counters and rows.
+size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int workers,
+                          size_t row_scratch_floats);
 
 // Our part of a worker's buffer (A's offsets, topics and counts, the segmented count's workspace) for a
 // chunk of at most `rows` documents and `tokens` tokens.

@@ -22,7 +22,7 @@
 namespace sk_lda_gpu {
 namespace {
 
-constexpr unsigned kParts = kStateNext | kStateInverse;
+constexpr unsigned kParts = kStateNext | kStateInverse | kStateSegments;
 
 struct streamed {
   gpu_sampler base;       // its state is the model part: B, its next counts, n_k, the inverse
@@ -91,6 +91,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.next_item = s->next_item + w;
   p.scratch = s->rows != NULL ? s->rows + (size_t)w * s->layout.shape.scratch_floats : NULL;
   p.token_base = st.token_base + (uint64_t)view->info.first_token;
+  p.seg = segments_make_view(st.seg);
   if (draw_launch(p, s->layout.shape, stream) != cudaSuccess) return SK_ERROR_CUDA_LAUNCH_FAILED;
   if (cudaEventRecord(s->marks[3 * k + 2], stream) != cudaSuccess) return SK_ERROR_CUDA;
   return SK_SUCCESS;
@@ -227,6 +228,7 @@ int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_ex_error *err) {
   const double t0 = sk_ex_now();
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");
   if (state_inverse(&s->base.state, err) != 0) return 1;
+  if (state_segments(&s->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[1], 0), "timing the sweep");
   SK_EX_CUDA_TRY(cudaEventRecord(s->ready, 0), "ordering the sweep");
   s->iteration = iteration;

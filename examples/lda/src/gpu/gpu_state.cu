@@ -151,6 +151,7 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
     st->token_base = rank->token_base;
     st->sum = rank->sum;
   }
+  if (parts & kStateSegments) state_size_segments(st, m);
   if (!(parts & kStateDocuments)) return 0;
   if (m->num_tokens > INT32_MAX)
     return sk_ex_fail(err, "GPU sampler: %lld tokens; the corpus kept on the device takes at most %d",
@@ -175,6 +176,16 @@ void state_arrays(lda_state *st, device_arrays *list) {
   }
   if (st->parts & kStateNext) list->add(&st->b_next, vk, "B's next counts");
   if (st->parts & kStateInverse) list->add(&st->inv, K, "1 / (n_k + V beta)");
+  if (st->parts & kStateSegments) {
+    const size_t V = (size_t)st->num_words;
+    list->add(&st->seg.nnz, V, "the word segments");
+    list->add(&st->seg.topic_off, V, "the word segments");
+    list->add(&st->seg.tree_off, V, "the word segments");
+    list->add(&st->seg.topic, (size_t)st->seg.topic_capacity, "the word segments' topics");
+    list->add(&st->seg.tree, (size_t)st->seg.tree_capacity, "the word segments' trees");
+    list->add(&st->seg.prior, sk_wary_tree_floats(st->num_topics), "the prior tree");
+    list->add(&st->seg.rho, K, "the prior weights");
+  }
   if (st->asymmetric) {
     list->add(&st->alpha_k, K, "alpha_k");
     list->add(&st->alpha_k_f, K, "alpha_k (float)");
@@ -192,6 +203,8 @@ int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
   if (st->b_next != NULL && vk > 0)
     SK_EX_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
   if (st->asymmetric && upload_priors(st, m->alpha_k, err) != 0) return 1;
+  if (st->parts & kStateSegments)
+    SK_EX_CUDA_TRY(segments_place(st->seg, st->b, st->num_words, st->num_topics), "placing the word segments");
   if (st->parts & kStateDocuments) {
     const size_t D = (size_t)st->num_docs;
     int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
@@ -217,6 +230,19 @@ int state_rebuild_a(lda_state *st, sk_ex_error *err) {
 int state_inverse(lda_state *st, sk_ex_error *err) {
   SK_EX_CUDA_TRY(topic_inverse_f32_launch(st->n_k, st->num_topics, st->vbeta, st->inv, 0),
                   "computing 1 / (n_k + V beta)");
+  return 0;
+}
+
+void state_size_segments(lda_state *st, const sk_lda_model *m) {
+  int64_t tokens = 0; /* B's entries: the whole corpus's tokens, on a rank too (its B is the sum) */
+  for (int32_t k = 0; k < m->num_topics; ++k) tokens += (int64_t)m->n_k[k];
+  segments_capacity(m->num_words, m->num_topics, tokens, &st->seg.topic_capacity, &st->seg.tree_capacity);
+}
+
+int state_segments(lda_state *st, sk_ex_error *err) {
+  SK_EX_CUDA_TRY(segments_build(st->seg, st->b, st->inv, state_alpha_f(*st), st->num_words, st->num_topics,
+                                (float)st->beta, 0),
+                 "building the word segments");
   return 0;
 }
 
@@ -298,7 +324,8 @@ void state_counts(const lda_state *st, sk_lda_gpu_counts *out) {
 void state_free(lda_state *st) {
   void *const all[] = {st->b,         st->n_k,    st->doc_offsets, st->z,         st->a_offsets,
                        st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
-                       st->alpha_k,   st->alpha_k_f, st->lg_alpha_k};
+                       st->alpha_k,   st->alpha_k_f, st->lg_alpha_k, st->seg.nnz, st->seg.topic_off,
+                       st->seg.tree_off, st->seg.topic, st->seg.tree, st->seg.prior, st->seg.rho};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
   st->n_k = NULL;
@@ -307,6 +334,10 @@ void state_free(lda_state *st) {
   st->inv = NULL;
   st->alpha_k = st->lg_alpha_k = NULL;
   st->alpha_k_f = NULL;
+  const int64_t topic_capacity = st->seg.topic_capacity, tree_capacity = st->seg.tree_capacity;
+  st->seg = segments{};
+  st->seg.topic_capacity = topic_capacity;
+  st->seg.tree_capacity = tree_capacity;
 }
 
 }  // namespace sk_lda_gpu

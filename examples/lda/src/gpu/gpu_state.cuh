@@ -10,6 +10,8 @@
 //              the counts they read (ESCA's sweeps); the epilogue sums them over the ranks, takes n_k
 //              from them and swaps them with B
 //   inverse    1 / (n_k + V beta) in float (K): ESCA's B_hat rows
+//   segments   ESCA's word segments (esca_segments.cuh): each word's nonzero topics and tree, the prior
+//              tree, rebuilt from B every sweep by state_segments(); the fast sweep's dense part at large K
 //   priors     per-topic alpha_k (K doubles), their float rounding (K) and lgamma(alpha_k) (K doubles):
 //              every sampler, made at create when the model has per-topic priors and on the first
 //              state_set_priors() that brings them (model.h's alpha_k; NULL pointers: symmetric alpha)
@@ -28,6 +30,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "gpu/esca_segments.cuh"
 #include "gpu/gpu_counts.h"
 #include "model.h"
 #include "sampler.h"
@@ -71,6 +74,7 @@ enum : unsigned {
   kStateDocuments = 1u,
   kStateNext = 2u,
   kStateInverse = 4u,
+  kStateSegments = 8u,  // needs kStateInverse
 };
 
 struct lda_state {
@@ -96,6 +100,7 @@ struct lda_state {
   size_t workspace_bytes;
   int32_t *b_next;
   float *inv;
+  segments seg;        // the segments part (capacities from B's nonzeros: sum_k n_k at init)
   double *alpha_k;     // K per-topic priors (NULL until the model has them)
   float *alpha_k_f;    // K: (float)alpha_k, for the float draws (ESCA's fast sweep, AGA)
   double *lg_alpha_k;  // K: lgamma(alpha_k) from the host's C library, for the joint LL
@@ -115,7 +120,7 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
 void state_arrays(lda_state *st, device_arrays *list);
 
 // Once allocated: the model's B and n_k (and, with the documents part, its z and offsets) to the
-// device, the next counts zeroed, A rebuilt from z; waits for the device.
+// device, the next counts zeroed, A rebuilt from z, the word segments placed; waits for the device.
 int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err);
 
 // A rebuilt from the device z (documents part), queued on the legacy default stream.
@@ -123,6 +128,12 @@ int state_rebuild_a(lda_state *st, sk_ex_error *err);
 
 // inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
 int state_inverse(lda_state *st, sk_ex_error *err);
+
+// The segments part's capacities for model m (state_init() sets them; for a state sized by hand).
+void state_size_segments(lda_state *st, const sk_lda_model *m);
+
+// The word segments from B and inv (segments part, after state_inverse()), queued.
+int state_segments(lda_state *st, sk_ex_error *err);
 
 // THE epilogue after a sweep's draws have counted the new topics into b_next (next part): the sum over
 // the ranks (the link's, which waits), n_k summed from b_next, the swap of B and b_next, the new b_next

@@ -1,0 +1,132 @@
+// The word segments of GPU ESCA's fast draw: see esca_segments.cuh for the rule and why it keeps the draw.
+#include "gpu/esca_segments.cuh"
+
+#include <stdlib.h>
+
+#include "samplekit/warp_lane.cuh"
+
+namespace sk_lda_gpu {
+namespace {
+
+constexpr int kPriorThreads = 1024;
+constexpr int kWordThreads = 256;
+
+// rho_k = beta inv_k, or alpha_k (beta inv_k): the draw's row weight ((float)B + beta) inv_k of a zero
+// count (0 + beta is beta exactly), times alpha_k as the dense part takes it. Then the prior tree over them.
+__global__ void __launch_bounds__(kPriorThreads) prior_tree_kernel(const float *inv, const float *alpha_k,
+                                                                   int32_t num_topics, float beta, float *rho,
+                                                                   float *prior) {
+  __shared__ sk_wary_tree_block_storage storage;
+  for (int32_t k = (int32_t)threadIdx.x; k < num_topics; k += (int32_t)blockDim.x)
+    rho[k] = alpha_k != nullptr ? alpha_k[k] * (beta * inv[k]) : beta * inv[k];
+  __syncthreads();
+  sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, rho, num_topics, prior);
+}
+
+// Leaf e of word v's tree (esca_segments.cuh): the gap before k_e plus d_{k_e}, or the tail's prior mass.
+struct segment_weights {
+  const int32_t *topic;  // the word's K_v topics
+  const int32_t *b_row;
+  const float *inv, *alpha_k, *prior;
+  int32_t nnz, num_topics;
+  float beta;
+  __device__ float operator()(int e) const {
+    const int32_t before = e > 0 ? topic[e - 1] : -1;
+    if (e == nnz) return segment_prior_at(prior, num_topics - 1) - segment_prior_at(prior, before);
+    const int32_t k = topic[e];
+    float d = ((float)b_row[k] + beta) * inv[k];  // the draw kernel's row weight, bit for bit
+    if (alpha_k != nullptr) d = alpha_k[k] * d;
+    return segment_gap(prior, before, k) + d;
+  }
+};
+
+// A warp per word: its nonzero topics in one pass over B's row (ballots), written in its room, then its
+// tree.
+__global__ void __launch_bounds__(kWordThreads) word_segments_kernel(segments s, const int32_t *b, const float *inv,
+                                                                     const float *alpha_k, int32_t num_words,
+                                                                     int32_t num_topics, float beta) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t v = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; v < num_words; v += warps) {
+    const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+    int32_t *topic = s.topic + s.topic_off[v];
+    int32_t n = 0;
+    for (int32_t k0 = 0; k0 < num_topics; k0 += 32) {
+      const int32_t k = k0 + lane;
+      const bool nonzero = k < num_topics && b_row[k] != 0;
+      const unsigned mask = __ballot_sync(SK_FULL_MASK, nonzero);
+      if (nonzero) topic[n + __popc(mask & ((1u << lane) - 1u))] = k;
+      n += __popc(mask);
+    }
+    if (lane == 0) s.nnz[v] = n;
+    __syncwarp();  // the topics are written before the lanes read them back
+    sk_wary_tree_warp_build_by_f32(segment_weights{topic, b_row, inv, alpha_k, s.prior, n, num_topics, beta}, n + 1,
+                                   s.tree + s.tree_off[v]);
+  }
+}
+
+// c_v = sum_k B[v,k], a warp per word.
+__global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t num_topics, int64_t *tokens) {
+  const int lane = sk_lane_id();
+  const int64_t v = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (v >= num_words) return;
+  const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+  long long sum = 0;
+  for (int32_t k = lane; k < num_topics; k += 32) sum += b_row[k];
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(SK_FULL_MASK, sum, o);
+  if (lane == 0) tokens[v] = (int64_t)sum;
+}
+
+}  // namespace
+
+void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
+                       int64_t *tree_capacity) {
+  const int64_t vk = (int64_t)num_words * (int64_t)num_topics;
+  const int64_t topics = corpus_tokens < vk ? (corpus_tokens > 0 ? corpus_tokens : 0) : vk;
+  // sk_wary_tree_floats(m) <= m + 31 + (ceil(m / 32) + 31) + (ceil(m / 1024) + 31) + 32 for m leaves, so
+  // over V words of m_v = K_v + 1 leaves, sum m_v = topics + V:
+  const int64_t leaves = topics + num_words;
+  *topic_capacity = topics;
+  *tree_capacity = leaves + (leaves + 31 * (int64_t)num_words) / 32 + 1 + (leaves + 1023 * (int64_t)num_words) / 1024 +
+                   1 + 126 * (int64_t)num_words + 32;
+}
+
+cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics) {
+  if (num_words == 0) return cudaSuccess;
+  const size_t V = (size_t)num_words;
+  int64_t *tokens = (int64_t *)malloc(3 * V * sizeof *tokens);
+  if (tokens == NULL) return cudaErrorMemoryAllocation;
+  int64_t *topic_off = tokens + V, *tree_off = tokens + 2 * V;
+  // The sums go through the room for topic_off, which the offsets then replace.
+  word_tokens_kernel<<<(unsigned)((V * 32 + 255) / 256), 256>>>(b, num_words, num_topics, s.topic_off);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemcpy(tokens, s.topic_off, V * sizeof *tokens, cudaMemcpyDeviceToHost);
+  int64_t topics = 0, floats = 0;
+  for (size_t v = 0; v < V && e == cudaSuccess; ++v) {
+    const int64_t room = tokens[v] < num_topics ? tokens[v] : num_topics;
+    topic_off[v] = topics;
+    tree_off[v] = floats;
+    topics += room;
+    floats += (int64_t)sk_wary_tree_floats((int)room + 1);
+  }
+  if (e == cudaSuccess && (topics > s.topic_capacity || floats > s.tree_capacity)) e = cudaErrorInvalidValue;
+  if (e == cudaSuccess) e = cudaMemcpy(s.topic_off, topic_off, V * sizeof *topic_off, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(s.tree_off, tree_off, V * sizeof *tree_off, cudaMemcpyHostToDevice);
+  free(tokens);
+  return e;
+}
+
+cudaError_t segments_build(const segments &s, const int32_t *b, const float *inv, const float *alpha_k,
+                           int32_t num_words, int32_t num_topics, float beta, cudaStream_t stream) {
+  cudaError_t e;
+  prior_tree_kernel<<<1, kPriorThreads, 0, stream>>>(inv, alpha_k, num_topics, beta, s.rho, s.prior);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if (num_words == 0) return cudaSuccess;
+  const int64_t warps_per_block = kWordThreads / 32;
+  const int64_t blocks = ((int64_t)num_words + warps_per_block - 1) / warps_per_block;
+  word_segments_kernel<<<(unsigned)(blocks < 65535 * 32 ? blocks : 65535 * 32), kWordThreads, 0, stream>>>(
+      s, b, inv, alpha_k, num_words, num_topics, beta);
+  return cudaGetLastError();
+}
+
+}  // namespace sk_lda_gpu
