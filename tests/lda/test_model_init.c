@@ -226,6 +226,12 @@ static void test_start_sparse(void) {
                  "counts differ from a recount of the same topics: %s", err.message);
         sk_lda_model_free(&again);
       }
+      /* The start inside the init (one recount) gives the same model. */
+      sk_lda_model started;
+      if (SK_CHECK(sk_lda_model_init_started(&started, &c, K, 0.1, 0.01, seed, S, &err) == 0, "%s", err.message)) {
+        SK_CHECK(sk_lda_model_same_bits(&started, &one), "init_started differs from init + start_sparse");
+        sk_lda_model_free(&started);
+      }
       set_threads(5);
       if (SK_CHECK(sk_lda_model_init(&many, &c, K, 0.1, 0.01, seed, &err) == 0 &&
                        sk_lda_model_start_sparse(&many, S, 5, &err) == 0,
@@ -237,6 +243,12 @@ static void test_start_sparse(void) {
     SK_CHECK(sk_lda_model_start_sparse(&one, -1, 1, &err) != 0 && strstr(err.message, "negative") != NULL,
              "S = -1 not refused (%s)", err.message);
     SK_CHECK(sk_lda_model_start_sparse(NULL, 4, 1, &err) != 0, "a NULL model not refused");
+    {
+      sk_lda_model refused;
+      SK_CHECK(sk_lda_model_init_started(&refused, &c, K, 0.1, 0.01, seed, -1, &err) != 0 &&
+                   strstr(err.message, "negative") != NULL && refused.z == NULL,
+               "init_started with S = -1 not refused, or the model not zeroed (%s)", err.message);
+    }
     sk_lda_model_free(&one);
     sk_lda_model_free(&plain);
     sk_lda_corpus_free(&c);

@@ -245,10 +245,14 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
   return 4u * T + 12u * D + 8u + 8u * slots + 4u * V * K + 8u * K;
 }
 
-int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
-                      double beta, uint64_t seed, sk_ex_error *err) {
+static void start_sparse_topics(sk_lda_model *m, int32_t topics_per_doc, int threads);
+
+/* sk_lda_model_init(), with sk_lda_model_start_sparse()'s rewrite of z before the one recount. */
+static int model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha, double beta,
+                      uint64_t seed, int32_t start_topics, sk_ex_error *err) {
   if (m == NULL) return sk_ex_fail(err, "model init: model is NULL");
   memset(m, 0, sizeof *m);
+  if (start_topics < 0) return sk_ex_fail(err, "sparse start: topics per document %d is negative", (int)start_topics);
   if (train == NULL) return sk_ex_fail(err, "model init: corpus is NULL");
   if (num_topics < 1 || num_topics > SK_LDA_MAX_TOPICS)
     return sk_ex_fail(err, "number of topics %d is outside 1..%d", (int)num_topics, SK_LDA_MAX_TOPICS);
@@ -326,6 +330,7 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
     z[2 * i] = sk_lda_detail_uniform_index(sk_rng_unit_f64(b.x, b.y), K);
     if (2 * i + 1 < T) z[2 * i + 1] = sk_lda_detail_uniform_index(sk_rng_unit_f64(b.z, b.w), K);
   }
+  start_sparse_topics(m, start_topics, threads);
   if (sk_lda_model_recount(m, threads, err) != 0) {
     sk_lda_model_free(m);
     return 1;
@@ -333,16 +338,34 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   return 0;
 }
 
+int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
+                      double beta, uint64_t seed, sk_ex_error *err) {
+  return model_init(m, train, num_topics, alpha, beta, seed, 0, err);
+}
+
+int sk_lda_model_init_started(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
+                              double beta, uint64_t seed, int32_t start_topics, sk_ex_error *err) {
+  return model_init(m, train, num_topics, alpha, beta, seed, start_topics, err);
+}
+
 int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err) {
   if (m == NULL || m->z == NULL || m->corpus == NULL) return sk_ex_fail(err, "sparse start: model not initialised");
   if (topics_per_doc < 0) return sk_ex_fail(err, "sparse start: topics per document %d is negative", (int)topics_per_doc);
   /* K <= S: no document of the uniform start has more than S topics already */
   if (topics_per_doc == 0 || topics_per_doc >= m->num_topics) return 0;
+  threads = sk_lda_detail_threads(threads);
+  start_sparse_topics(m, topics_per_doc, threads);
+  return sk_lda_model_recount(m, threads, err);
+}
+
+/* The rewrite of z of sk_lda_model_start_sparse(), without the recount; nothing when S is 0 or >= K. */
+static void start_sparse_topics(sk_lda_model *m, int32_t topics_per_doc, int threads) {
+  (void)threads; /* without OpenMP */
+  if (topics_per_doc <= 0 || topics_per_doc >= m->num_topics) return;
   const sk_lda_corpus *c = m->corpus;
   const int32_t D = c->num_docs;
   const int64_t S = topics_per_doc;
   int32_t *z = m->z;
-  threads = sk_lda_detail_threads(threads);
   /* Each document reads only its own first S topics, which no token of it rewrites (t >= a + S below). */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
@@ -356,7 +379,6 @@ int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threa
       z[t] = z[a + sk_lda_detail_uniform_index(u, S)];
     }
   }
-  return sk_lda_model_recount(m, threads, err);
 }
 
 void sk_lda_model_free(sk_lda_model *m) {

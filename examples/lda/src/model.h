@@ -141,6 +141,22 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_ex_error *err);
 
+/**
+ * \brief sk_lda_model_init() followed by sk_lda_model_start_sparse(m, start_topics): the same model, with
+ * one recount of the counts instead of two (`sk-lda train`'s start).
+ * \param m receives the model.
+ * \param train the training corpus, kept by reference.
+ * \param num_topics K.
+ * \param alpha the document-topic prior.
+ * \param beta the topic-word prior.
+ * \param seed the RNG's seed.
+ * \param start_topics the most topics a document starts with, >= 0 (0, or K or more: the uniform start).
+ * \param err filled on failure.
+ * \return 0, or non-zero as sk_lda_model_init() (and when start_topics is negative); m is then zeroed.
+ */
+int sk_lda_model_init_started(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
+                              double beta, uint64_t seed, int32_t start_topics, sk_ex_error *err);
+
 /** \brief The topics a new run's documents start on at most, by default (`sk-lda train --start-topics`):
     with it sweeps 1-10 of the GPU ESCA took 0.9x to 1.2x the time of sweeps 91-100 at K = 1,024 and 10,000,
     against up to 3x from the uniform start (bench/RESULTS.md, issue 32). */

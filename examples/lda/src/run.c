@@ -118,9 +118,7 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   r->start_beta = resumed ? ck->beta : o->beta;
   if (!resumed) {
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
-    if (sk_lda_model_init(m, &split->train, o->num_topics, alpha, o->beta, seed, &err) != 0)
-      return sk_lda_run_fail_usage(r, "", &err);
-    if (sk_lda_model_start_sparse(m, o->start_topics, o->device.threads, &err) != 0)
+    if (sk_lda_model_init_started(m, &split->train, o->num_topics, alpha, o->beta, seed, o->start_topics, &err) != 0)
       return sk_lda_run_fail_usage(r, "", &err);
     return SK_EX_EXIT_OK;
   }
