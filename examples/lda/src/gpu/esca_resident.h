@@ -2,11 +2,13 @@
  * GPU ESCA with the corpus resident on the device: SaberLDA's sweep (Chen et al., ASPLOS 2017), the
  * sampler `--sampler esca` runs on a GPU when its state fits the budget (the table's "esca").
  *
- * The sweep (esca_draw.cuh) visits the tokens in PDOW order (pdow_plan.h): a persistent block takes the
- * next item (one word's tokens in a run of documents, largest items first), builds the word's B_hat row
- * and W-ary tree in shared memory (global scratch when K is too large), and its warps draw the item's
- * groups, a group being the tokens of the word in one document: the sparse part is the warp's running
- * sums over the document's row of A, the dense part the tree. It computes in float where the CPU ESCA
+ * The sweep (esca_draw.cuh) first builds the word segments (esca_segments.cuh: each word's nonzero topics
+ * and a W-ary tree over the spans they cut, one prior tree), then visits the tokens in PDOW order
+ * (pdow_plan.h): a persistent block takes the next item (one word's tokens in a run of documents, largest
+ * items first), writes the word's K_v entries of the B_hat row it keeps in shared memory (global scratch
+ * when K is too large), and its warps draw the item's groups, a group being the tokens of the word in one
+ * document: the sparse part is the warp's running sums over the document's row of A, the dense part the
+ * word's segments. It computes in float where the CPU ESCA
  * (esca.h) computes in double, so a token's topic can differ from the CPU's only when its uniform falls
  * within float rounding of a boundary between two topics. The topics after every sweep are a function
  * of (corpus, K, alpha, beta, seed, sweep) alone: every draw reads the previous counts and its own
@@ -18,9 +20,10 @@
  *
  * Device bytes (all allocated at create; sk_lda_esca_resident_fits() gives them exactly): the state of
  * gpu_state.cuh (z 4 T, document and A offsets 8 (D + 1), A's pairs 8 x sum_d min(n_d, K), B and its
- * next counts 8 V K, n_k 8 K, 1 / (n_k + V beta) 4 K, the segmented count's workspace), the PDOW plan
- * (4 T + 8 groups + 4 + 12 items), the scheduler's counter and, when K is too large for shared memory,
- * one row and tree per persistent block.
+ * next counts 8 V K, n_k 8 K, 1 / (n_k + V beta) 4 K, the segmented count's workspace, the word segments:
+ * 20 V + 4 min(V K, T) bytes and their trees, at most about 4.2 min(V K, T) + 520 V bytes, the prior tree
+ * and its weights about 8.2 K), the PDOW plan (4 T + 8 groups + 4 + 12 items), the scheduler's counter and,
+ * when K is too large for shared memory, one row per persistent block.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. After a failed sweep the
