@@ -6,6 +6,7 @@
 
 #include "gpu/esca_stream_plan.cuh"
 #include "gpu/esca_streamed.h"
+#include "gpu/gpu_state.cuh"
 #include "samplekit/segmented_count.h"
 #include "stream_plan.h"
 
@@ -173,9 +174,7 @@ int stream_plan(const sk_lda_model *m, int gpu, int workers, uint64_t budget, co
   out->workers = workers;
   SK_EX_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
   SK_EX_CUDA_TRY(draw_choose_shape(gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
-  int64_t tokens = 0; /* the whole corpus's (a rank's B is the sum over the ranks) */
-  for (int32_t k = 0; k < m->num_topics; ++k) tokens += (int64_t)m->n_k[k];
-  out->model_bytes = stream_model_bytes(m->num_words, m->num_topics, tokens, workers,
+  out->model_bytes = stream_model_bytes(m->num_words, m->num_topics, state_corpus_tokens(m), workers,
                                         out->shape.on_global ? out->shape.scratch_floats : 0);
   int rc = kShort;
   if (out->model_bytes >= budget) {

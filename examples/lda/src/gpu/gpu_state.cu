@@ -233,10 +233,15 @@ int state_inverse(lda_state *st, sk_ex_error *err) {
   return 0;
 }
 
-void state_size_segments(lda_state *st, const sk_lda_model *m) {
-  int64_t tokens = 0; /* B's entries: the whole corpus's tokens, on a rank too (its B is the sum) */
+int64_t state_corpus_tokens(const sk_lda_model *m) {
+  int64_t tokens = 0;
   for (int32_t k = 0; k < m->num_topics; ++k) tokens += (int64_t)m->n_k[k];
-  segments_capacity(m->num_words, m->num_topics, tokens, &st->seg.topic_capacity, &st->seg.tree_capacity);
+  return tokens;
+}
+
+void state_size_segments(lda_state *st, const sk_lda_model *m) {
+  segments_capacity(m->num_words, m->num_topics, state_corpus_tokens(m), &st->seg.topic_capacity,
+                    &st->seg.tree_capacity);
 }
 
 int state_segments(lda_state *st, sk_ex_error *err) {

@@ -129,6 +129,10 @@ int state_rebuild_a(lda_state *st, sk_ex_error *err);
 // inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
 int state_inverse(lda_state *st, sk_ex_error *err);
 
+// The tokens of the whole corpus from model m's counts, sum_k n_k: on a rank too (its n_k is the sum over
+// the ranks), where m's own corpus is the rank's share. The segments' bound (esca_segments.cuh).
+int64_t state_corpus_tokens(const sk_lda_model *m);
+
 // The segments part's capacities for model m (state_init() sets them; for a state sized by hand).
 void state_size_segments(lda_state *st, const sk_lda_model *m);
 
