@@ -134,6 +134,62 @@ static double direct_umass2(int32_t w1, int32_t w2) {
   return log((d12 + 1.0) / d1);
 }
 
+/* The joint LL after 2 CPU sweeps at K = 200 with start_topics left at its default (set = 0) or set. */
+static double start_ll(const sklda_corpus *c, int set, int32_t start_topics) {
+  sklda_options o;
+  sklda_options_default(&o);
+  o.num_topics = 200;
+  o.iters = 2;
+  o.seed = 3;
+  o.test_fraction = 0;
+  o.sampler = "esca";
+  o.device = "cpu";
+  if (set) o.start_topics = start_topics;
+  sklda_model *m = NULL;
+  sklda_error err;
+  const int rc = sklda_train(c, &o, &m, &err);
+  SK_CHECK(rc == SKLDA_OK, "train with start_topics %d: %s", (int)start_topics, rc == SKLDA_OK ? "" : err.message);
+  const double ll = m != NULL ? sklda_model_joint_ll(m) : NAN;
+  sklda_model_free(m);
+  return ll;
+}
+
+/* start_topics: the default (< 0) is 128, which leaves documents of at most 128 tokens (all of c's) on the
+   uniform start and starts longer ones sparse; a smaller bound changes the start; a bound given with
+   resume_dir is refused. */
+static void check_start_topics(const sklda_corpus *c) {
+  sklda_options o;
+  sklda_options_default(&o);
+  SK_CHECK(o.start_topics < 0, "start_topics defaults to %d, not 'not given'", (int)o.start_topics);
+  const double by_default = start_ll(c, 0, 0), uniform = start_ll(c, 1, 0), sparse = start_ll(c, 1, 8);
+  SK_CHECK(by_default == uniform, "documents of at most 128 tokens: default %.17g, uniform %.17g", by_default, uniform);
+  SK_CHECK(sparse != uniform, "start_topics 8 gave the uniform start's joint LL %.17g", sparse);
+  /* Documents of 400 tokens: the default is 128, not the uniform start. */
+  enum { kLongDocs = 12, kLongLen = 400 };
+  static int64_t long_offsets[kLongDocs + 1];
+  static int32_t long_words[kLongDocs * kLongLen];
+  uint64_t rng = 99;
+  for (int d = 0; d <= kLongDocs; ++d) long_offsets[d] = (int64_t)d * kLongLen;
+  for (int i = 0; i < kLongDocs * kLongLen; ++i) long_words[i] = (int32_t)(sk_test_rand_u32(&rng) % V);
+  sklda_corpus *lc = NULL;
+  sklda_error cerr;
+  if (SK_CHECK(sklda_corpus_from_csr(kLongDocs, V, long_offsets, long_words, NULL, &lc, &cerr) == SKLDA_OK,
+               "long corpus: %s", cerr.message)) {
+    const double long_default = start_ll(lc, 0, 0), long_128 = start_ll(lc, 1, 128), long_uniform = start_ll(lc, 1, 0);
+    SK_CHECK(long_default == long_128, "default start %.17g differs from 128's %.17g", long_default, long_128);
+    SK_CHECK(long_default != long_uniform, "documents of 400 tokens: the default gave the uniform start (%.17g)",
+             long_default);
+    sklda_corpus_free(lc);
+  }
+  sklda_model *none = NULL;
+  sklda_error err;
+  o.start_topics = 8;
+  o.resume_dir = "/nonexistent/run";
+  SK_CHECK(sklda_train(c, &o, &none, &err) == SKLDA_ERROR_INPUT && none == NULL &&
+               strstr(err.message, "start_topics applies to a new run") != NULL,
+           "start_topics with resume_dir refused: %s", err.message);
+}
+
 int main(int argc, char **argv) {
   const int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
   if (gpu && !sklda_gpu_available()) {
@@ -145,6 +201,7 @@ int main(int argc, char **argv) {
   sklda_corpus *c = make_corpus(1);
   if (c == NULL) return sk_test_finish();
   SK_CHECK(sklda_corpus_num_input_docs(c) == D && sklda_corpus_num_words(c) == V, "corpus sizes");
+  if (!gpu) check_start_topics(c);
 
   watch w = {0, 0, 0, 0};
   int status;
