@@ -61,7 +61,9 @@ class LDA(ParamsMixin):
             instead of refused.
         verbose: 0 silent; 1 a line per evaluated sweep and the library's warnings; 2 also the library's
             report (the plan, the summary: what `sk-lda train` prints). Lines also go to logging "sklda".
-        options: other sklda_options fields by name (sk_lda.h), e.g. {"minibatch": 64, "save_z": 1}.
+        options: other sklda_options fields by name (sk_lda.h), e.g. {"minibatch": 64, "save_z": 1}, or
+            {"start_topics": 0} for every token on its own uniform initial topic (by default a document
+            starts on at most 128 topics when K > 128: ESCA's first sweeps then cost what later ones do).
 
     Attributes (after fit() or load()):
         components_: K x V float64 topic-word pseudo-counts n_vk + beta (scikit-learn's meaning).
