@@ -247,7 +247,7 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
 
 static void start_sparse_topics(sk_lda_model *m, int32_t topics_per_doc, int threads);
 
-/* sk_lda_model_init(), with sk_lda_model_start_sparse()'s rewrite of z before the one recount. */
+/* Both inits: the uniform topics, then (start_topics > 0) their sparse rewrite, then the one recount. */
 static int model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha, double beta,
                       uint64_t seed, int32_t start_topics, sk_ex_error *err) {
   if (m == NULL) return sk_ex_fail(err, "model init: model is NULL");
@@ -348,17 +348,7 @@ int sk_lda_model_init_started(sk_lda_model *m, const sk_lda_corpus *train, int32
   return model_init(m, train, num_topics, alpha, beta, seed, start_topics, err);
 }
 
-int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err) {
-  if (m == NULL || m->z == NULL || m->corpus == NULL) return sk_ex_fail(err, "sparse start: model not initialised");
-  if (topics_per_doc < 0) return sk_ex_fail(err, "sparse start: topics per document %d is negative", (int)topics_per_doc);
-  /* K <= S: no document of the uniform start has more than S topics already */
-  if (topics_per_doc == 0 || topics_per_doc >= m->num_topics) return 0;
-  threads = sk_lda_detail_threads(threads);
-  start_sparse_topics(m, topics_per_doc, threads);
-  return sk_lda_model_recount(m, threads, err);
-}
-
-/* The rewrite of z of sk_lda_model_start_sparse(), without the recount; nothing when S is 0 or >= K. */
+/* sk_lda_model_init_started()'s rewrite of z (model.h), before the recount; nothing when S is 0 or >= K. */
 static void start_sparse_topics(sk_lda_model *m, int32_t topics_per_doc, int threads) {
   (void)threads; /* without OpenMP */
   if (topics_per_doc <= 0 || topics_per_doc >= m->num_topics) return;

@@ -141,9 +141,30 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_ex_error *err);
 
+/** \brief The topics a new run's documents start on at most, by default (`sk-lda train --start-topics`):
+    with it sweeps 1-10 of the GPU ESCA took 0.9x to 1.2x the time of sweeps 91-100 at K = 1,024 and 10,000,
+    against up to 3x from the uniform start (bench/RESULTS.md, issue 32). */
+#define SK_LDA_DEFAULT_START_TOPICS 128
+
 /**
- * \brief sk_lda_model_init() followed by sk_lda_model_start_sparse(m, start_topics): the same model, with
- * one recount of the counts instead of two (`sk-lda train`'s start).
+ * \brief sk_lda_model_init(), with every document started on at most `start_topics` topics
+ * (`sk-lda train --start-topics N`): z is rewritten before the init's one recount.
+ *
+ * The first start_topics tokens of a document keep the topics the uniform init gives them; every later
+ * token t takes the topic of the document's token floor(start_topics u_t), where u_t is the uniform its
+ * own initial topic came from (sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)), which is independent of
+ * the first tokens' topics. Documents of at most start_topics tokens, start_topics = 0, and K <=
+ * start_topics (from the uniform start no document has more than K topics, so the bound already holds)
+ * keep sk_lda_model_init()'s topics bit for bit. The result depends on (corpus, K, seed, start_topics)
+ * alone, not on the thread count.
+ *
+ * Why: from the uniform start a document's row of A holds about min(length, K) topics, and ESCA's draw
+ * walks that row, so the first sweeps cost several times the later ones (bench/RESULTS.md, issue 32). A
+ * start of about 64 to 128 topics a document, measured with the CPU ESCA on kos and nips12 at K = 1,024
+ * and 10,000 and with the GPU ESCA on kos, nips12, 20news and a NYTimes-scale corpus, kept the joint LL at
+ * sweeps 10, 50 and 100 within 0.5% of the uniform start's record (or better) and, with 128, the held-out
+ * LL within 0.02; much sparser starts (1 to 16 topics) moved the held-out LL by up to 0.10.
+ * `sk-lda train` starts with #SK_LDA_DEFAULT_START_TOPICS.
  * \param m receives the model.
  * \param train the training corpus, kept by reference.
  * \param num_topics K.
@@ -156,42 +177,6 @@ int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
  */
 int sk_lda_model_init_started(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                               double beta, uint64_t seed, int32_t start_topics, sk_ex_error *err);
-
-/** \brief The topics a new run's documents start on at most, by default (`sk-lda train --start-topics`):
-    with it sweeps 1-10 of the GPU ESCA took 0.9x to 1.2x the time of sweeps 91-100 at K = 1,024 and 10,000,
-    against up to 3x from the uniform start (bench/RESULTS.md, issue 32). */
-#define SK_LDA_DEFAULT_START_TOPICS 128
-
-/**
- * \brief Starts every document on at most `topics_per_doc` topics (`sk-lda train --start-topics N`), for
- * a model just made by sk_lda_model_init().
- *
- * The first topics_per_doc tokens of a document keep the topics the init gave them; every later token t
- * takes the topic of the document's token floor(topics_per_doc u_t), where u_t is the uniform its own
- * initial topic came from (sk_rng_uniform_f64(seed, SK_LDA_STREAM_INIT, t)), which is independent of the
- * first tokens' topics; then the counts are rebuilt. Documents of at most topics_per_doc tokens, and
- * topics_per_doc = 0, keep the init's topics bit for bit. The result depends on (corpus, K, seed,
- * topics_per_doc) alone, not on the thread count.
- *
- * When K <= topics_per_doc the model is left as it is: from the uniform start no document has more
- * than K topics, so the bound already holds.
- *
- * Why: from the uniform start a document's row of A holds about min(length, K) topics, and ESCA's draw
- * walks that row, so the first sweeps cost several times the later ones (bench/RESULTS.md, issue 32). A
- * start of about 64 to 128 topics a document, measured with the CPU ESCA on kos and nips12 at K = 1,024
- * and 10,000 and with the GPU ESCA on kos, nips12, 20news and a NYTimes-scale corpus, kept the joint LL at
- * sweeps 10, 50 and 100 within 0.5% of the uniform start's record (or better) and, with 128, the held-out
- * LL within 0.02; much sparser starts (1 to 16 topics) moved the held-out LL by up to 0.10.
- * `sk-lda train` starts with #SK_LDA_DEFAULT_START_TOPICS.
- * Work O(T + V K) (the recount); memory: none beyond the model.
- * \param m the model, initialised, counts consistent with z.
- * \param topics_per_doc the most topics a document starts with, >= 0 (0, or K or more: leave the model
- *        as it is).
- * \param threads OpenMP threads (<= 0: the default).
- * \param err filled on failure.
- * \return 0 on success; non-zero when m is NULL or not initialised, or topics_per_doc is negative.
- */
-int sk_lda_model_start_sparse(sk_lda_model *m, int32_t topics_per_doc, int threads, sk_ex_error *err);
 
 /**
  * \brief Sets the model's priors: per-topic alpha_k (copied; NULL makes the prior symmetric again, alpha

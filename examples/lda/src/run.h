@@ -108,7 +108,7 @@ typedef struct sk_lda_run_options {
   int64_t ll_every;     /**< joint log-likelihood every N sweeps, and at the first and last (default 10) */
   int64_t optimize_every;  /**< learn an asymmetric alpha and a symmetric beta every N sweeps (0: fixed priors) */
   int64_t optimize_burnin; /**< no optimisation before this sweep */
-  /** A new run's documents start on at most this many topics (sk_lda_model_start_sparse(); default
+  /** A new run's documents start on at most this many topics (sk_lda_model_init_started(); default
       SK_LDA_DEFAULT_START_TOPICS); 0: every token its own uniform topic. A resumed run takes its topics
       from the checkpoint. */
   int32_t start_topics;
