@@ -19,9 +19,9 @@ constexpr int kMaxDefaultThreads = 1024;
 #ifndef SK_LDA_DRAW_MAX_REGS
 #define SK_LDA_DRAW_MAX_REGS 64
 #endif
-// Rows up to this many bytes go to shared memory (K <= 25,600); longer ones to a global scratch row per
-// block.
-constexpr size_t kSharedRowLimit = 100 * 1024;
+// Rows up to this many bytes go to shared memory (K <= 51,200: one block of 1,024 threads an SM holds
+// the row and the SM's 32 warps); longer ones to a global scratch row per block.
+constexpr size_t kSharedRowLimit = 200 * 1024;
 
 // A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i].
 struct sparse_weights {
@@ -135,7 +135,7 @@ __device__ __forceinline__ void segment_row_entries(const draw_params &p, float 
                                                     int32_t nnz, const int32_t *b_row, bool restore) {
   for (int32_t e = (int32_t)threadIdx.x; e < nnz; e += (int32_t)blockDim.x) {
     const int32_t k = topic[e];
-    w[k] = restore ? p.beta * p.inv[k] : ((float)b_row[k] + p.beta) * p.inv[k];
+    w[k] = segment_row_weight(restore ? 0 : b_row[k], p.beta, p.inv[k]);
   }
 }
 
@@ -150,7 +150,7 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
   dense_part dense;
   dense.prior = sk_wary_tree_make_view_f32(p.seg.prior, K);
   dense.prior_top = sk_wary_tree_load_top_f32(dense.prior);  // the same for every item
-  for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x) w[k] = p.beta * p.inv[k];
+  for (int32_t k = (int32_t)threadIdx.x; k < K; k += (int32_t)blockDim.x) w[k] = segment_row_weight(0, p.beta, p.inv[k]);
   for (;;) {
     if (threadIdx.x == 0) item_now = (int32_t)atomicAdd(p.next_item, 1u);
     __syncthreads();  // also: the last item's row entries are back (or the row is first set)

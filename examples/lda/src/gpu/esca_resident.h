@@ -15,15 +15,17 @@
  * uniform sk_rng_uniform_f64(seed, sweep, token_base + t), and the counts are integers summed with
  * integer atomics, so neither the launch shape nor the scheduling changes a bit. After the draws comes
  * the epilogue every counting GPU sampler shares (gpu_state.cuh): B's next counts summed over the ranks
- * (when a rank link is given), n_k from them, the swap; then A rebuilt from z by samplekit's segmented
- * count.
+ * (when a rank link is given), then one pass over them that sums n_k and lists each word's nonzero
+ * (topic, count) pairs for the next sweep's segments (so the sweep start builds the trees from the lists
+ * without reading V x K counts), the swap; then A rebuilt from z by samplekit's segmented count.
  *
  * Device bytes (all allocated at create; sk_lda_esca_resident_fits() gives them exactly): the state of
  * gpu_state.cuh (z 4 T, document and A offsets 8 (D + 1), A's pairs 8 x sum_d min(n_d, K), B and its
  * next counts 8 V K, n_k 8 K, 1 / (n_k + V beta) 4 K, the segmented count's workspace, the word segments:
- * 20 V + 4 min(V K, T) bytes and their trees, at most about 4.2 min(V K, T) + 520 V bytes, the prior tree
- * and its weights about 8.2 K), the PDOW plan (4 T + 8 groups + 4 + 12 items), the scheduler's counter and,
- * when K is too large for shared memory, one row per persistent block.
+ * 20 V + 8 min(V K, T) bytes (topics and counts), n_k's partial sums 4 K min(V, 512), their trees
+ * at most about 4.2 min(V K, T) + 520 V bytes, the prior tree and its weights about 8.2 K), the PDOW
+ * plan (4 T + 8 groups + 4 + 12 items), the scheduler's counter and, when K is too large for shared
+ * memory, one row per persistent block.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. After a failed sweep the

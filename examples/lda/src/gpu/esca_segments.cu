@@ -11,22 +11,21 @@ namespace {
 constexpr int kPriorThreads = 1024;
 constexpr int kWordThreads = 256;
 
-// rho_k = beta inv_k, or alpha_k (beta inv_k): the draw's row weight ((float)B + beta) inv_k of a zero
-// count (0 + beta is beta exactly), times alpha_k as the dense part takes it. Then the prior tree over them.
+// rho_k = beta inv_k, or alpha_k (beta inv_k): the row weight of a zero count, times alpha_k as the dense
+// part takes it. Then the prior tree over them.
 __global__ void __launch_bounds__(kPriorThreads) prior_tree_kernel(const float *inv, const float *alpha_k,
                                                                    int32_t num_topics, float beta, float *rho,
                                                                    float *prior) {
   __shared__ sk_wary_tree_block_storage storage;
   for (int32_t k = (int32_t)threadIdx.x; k < num_topics; k += (int32_t)blockDim.x)
-    rho[k] = alpha_k != nullptr ? alpha_k[k] * (beta * inv[k]) : beta * inv[k];
+    rho[k] = alpha_k != nullptr ? alpha_k[k] * segment_row_weight(0, beta, inv[k]) : segment_row_weight(0, beta, inv[k]);
   __syncthreads();
   sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, rho, num_topics, prior);
 }
 
 // Leaf e of word v's tree (esca_segments.cuh): the gap before k_e plus d_{k_e}, or the tail's prior mass.
 struct segment_weights {
-  const int32_t *topic;  // the word's K_v topics
-  const int32_t *b_row;
+  const int32_t *topic, *count;  // the word's K_v topics and their counts B[v,k]
   const float *inv, *alpha_k, *prior;
   int32_t nnz, num_topics;
   float beta;
@@ -34,35 +33,85 @@ struct segment_weights {
     const int32_t before = e > 0 ? topic[e - 1] : -1;
     if (e == nnz) return segment_prior_at(prior, num_topics - 1) - segment_prior_at(prior, before);
     const int32_t k = topic[e];
-    float d = ((float)b_row[k] + beta) * inv[k];  // the draw kernel's row weight, bit for bit
+    float d = segment_row_weight(count[e], beta, inv[k]);
     if (alpha_k != nullptr) d = alpha_k[k] * d;
     return segment_gap(prior, before, k) + d;
   }
 };
 
-// A warp per word: its nonzero topics in one pass over B's row (ballots), written in its room, then its
-// tree.
-__global__ void __launch_bounds__(kWordThreads) word_segments_kernel(segments s, const int32_t *b, const float *inv,
-                                                                     const float *alpha_k, int32_t num_words,
-                                                                     int32_t num_topics, float beta) {
-  const int lane = sk_lane_id();
+// A warp per word: its tree over the spans of the topics segments_count() listed.
+__global__ void __launch_bounds__(kWordThreads) word_trees_kernel(segments s, const float *inv, const float *alpha_k,
+                                                                  int32_t num_words, int32_t num_topics, float beta) {
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
   for (int64_t v = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; v < num_words; v += warps) {
-    const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
-    int32_t *topic = s.topic + s.topic_off[v];
-    int32_t n = 0;
-    for (int32_t k0 = 0; k0 < num_topics; k0 += 32) {
-      const int32_t k = k0 + lane;
-      const bool nonzero = k < num_topics && b_row[k] != 0;
-      const unsigned mask = __ballot_sync(SK_FULL_MASK, nonzero);
-      if (nonzero) topic[n + __popc(mask & ((1u << lane) - 1u))] = k;
-      n += __popc(mask);
-    }
-    if (lane == 0) s.nnz[v] = n;
-    __syncwarp();  // the topics are written before the lanes read them back
-    sk_wary_tree_warp_build_by_f32(segment_weights{topic, b_row, inv, alpha_k, s.prior, n, num_topics, beta}, n + 1,
-                                   s.tree + s.tree_off[v]);
+    const int64_t at = s.topic_off[v];
+    const int32_t n = s.nnz[v];
+    sk_wary_tree_warp_build_by_f32(segment_weights{s.topic + at, s.count + at, inv, alpha_k, s.prior, n, num_topics, beta},
+                                   n + 1, s.tree + s.tree_off[v]);
   }
+}
+
+// The counts' one pass (segments_count()): block j takes rows [j R, (j + 1) R) and walks the topics in
+// tiles of kCountTile; for each tile its warps list their rows' nonzero (topic, count) pairs after the
+// row's earlier tiles (a row is always the same warp's, so nnz[v] carries the row's length between tiles)
+// and add the counts into the tile's shared column sums, which go to the block's partial sums of n_k.
+constexpr int kCountThreads = 256;
+constexpr int kCountTile = 8192;  // 32 KB of shared column sums
+constexpr int kCountUnroll = 4;   // a warp's loads in flight: 4 x 128 bytes of a row
+
+__global__ void __launch_bounds__(kCountThreads) word_counts_kernel(segments s, const int32_t *b, int32_t num_words,
+                                                                    int32_t num_topics, int32_t rows_per_block) {
+  __shared__ unsigned column[kCountTile];
+  const int lane = sk_lane_id();
+  const int warp = (int)(threadIdx.x / 32), warps = (int)(blockDim.x / 32);
+  const int64_t r0 = (int64_t)blockIdx.x * rows_per_block;
+  const int64_t r1 = r0 + rows_per_block < num_words ? r0 + rows_per_block : num_words;
+  const unsigned below = (1u << lane) - 1u;
+  for (int32_t c0 = 0; c0 < num_topics; c0 += kCountTile) {
+    const int32_t c1 = c0 + kCountTile < num_topics ? c0 + kCountTile : num_topics;
+    for (int32_t i = (int32_t)threadIdx.x; i < c1 - c0; i += (int32_t)blockDim.x) column[i] = 0u;
+    __syncthreads();
+    for (int64_t v = r0 + warp; v < r1; v += warps) {
+      const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+      const int64_t at = s.topic_off[v];
+      int32_t n = c0 == 0 ? 0 : s.nnz[v];  // written by this warp's lane 0 before the last barrier
+      for (int32_t k0 = c0; k0 < c1; k0 += 32 * kCountUnroll) {
+        int32_t c[kCountUnroll];
+#pragma unroll
+        for (int j = 0; j < kCountUnroll; ++j) {
+          const int32_t k = k0 + 32 * j + lane;
+          c[j] = k < c1 ? b_row[k] : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < kCountUnroll; ++j) {
+          const int32_t k = k0 + 32 * j + lane;
+          const unsigned mask = __ballot_sync(SK_FULL_MASK, c[j] != 0);
+          if (c[j] != 0) {
+            const int64_t i = at + n + __popc(mask & below);
+            s.topic[i] = k;
+            s.count[i] = c[j];
+            atomicAdd(&column[k - c0], (unsigned)c[j]);
+          }
+          n += __popc(mask);
+        }
+      }
+      if (lane == 0) s.nnz[v] = n;
+    }
+    __syncthreads();
+    unsigned *partial = s.partials + (size_t)blockIdx.x * (size_t)num_topics;
+    for (int32_t i = (int32_t)threadIdx.x; i < c1 - c0; i += (int32_t)blockDim.x) partial[c0 + i] = column[i];
+    __syncthreads();  // the column sums are rewritten for the next tile
+  }
+}
+
+// n_k = the blocks' partial sums in block order (integers: any order gives the same).
+__global__ void topic_sums_kernel(const unsigned *partials, int32_t blocks, int32_t num_topics,
+                                  unsigned long long *n_k) {
+  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= num_topics) return;
+  unsigned long long sum = 0;
+  for (int32_t j = 0; j < blocks; ++j) sum += partials[(size_t)j * (size_t)num_topics + (size_t)k];
+  n_k[k] = sum;
 }
 
 // c_v = sum_k B[v,k], a warp per word.
@@ -116,16 +165,30 @@ cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_word
   return e;
 }
 
-cudaError_t segments_build(const segments &s, const int32_t *b, const float *inv, const float *alpha_k,
-                           int32_t num_words, int32_t num_topics, float beta, cudaStream_t stream) {
+cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics,
+                           unsigned long long *n_k, cudaStream_t stream) {
+  if (num_words == 0) return cudaMemsetAsync(n_k, 0, (size_t)num_topics * sizeof *n_k, stream);
+  const int32_t blocks = s.partial_blocks < num_words ? s.partial_blocks : num_words;
+  const int32_t rows = (num_words + blocks - 1) / blocks;
+  word_counts_kernel<<<(unsigned)((num_words + rows - 1) / rows), kCountThreads, 0, stream>>>(s, b, num_words,
+                                                                                              num_topics, rows);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  topic_sums_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(
+      s.partials, (num_words + rows - 1) / rows, num_topics, n_k);
+  return cudaGetLastError();
+}
+
+cudaError_t segments_build(const segments &s, const float *inv, const float *alpha_k, int32_t num_words,
+                           int32_t num_topics, float beta, cudaStream_t stream) {
   cudaError_t e;
   prior_tree_kernel<<<1, kPriorThreads, 0, stream>>>(inv, alpha_k, num_topics, beta, s.rho, s.prior);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (num_words == 0) return cudaSuccess;
   const int64_t warps_per_block = kWordThreads / 32;
   const int64_t blocks = ((int64_t)num_words + warps_per_block - 1) / warps_per_block;
-  word_segments_kernel<<<(unsigned)(blocks < 65535 * 32 ? blocks : 65535 * 32), kWordThreads, 0, stream>>>(
-      s, b, inv, alpha_k, num_words, num_topics, beta);
+  word_trees_kernel<<<(unsigned)(blocks < 65535 * 32 ? blocks : 65535 * 32), kWordThreads, 0, stream>>>(
+      s, inv, alpha_k, num_words, num_topics, beta);
   return cudaGetLastError();
 }
 

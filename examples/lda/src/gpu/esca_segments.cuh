@@ -20,8 +20,9 @@
 //
 // Storage: word v has room for m_v = min(K, c_v) topics and a tree of m_v + 1 leaves, c_v = sum_k B[v,k]
 // its tokens in the whole corpus (every rank's B is the sum over the ranks), which no sweep changes; the
-// places are set once from the B a sampler starts with (segments_place()). So a sweep writes each word's
-// topics in one pass over its row of B, and all of them fit in min(V K, T) topics, T = sum_k n_k.
+// places are set once from the B a sampler starts with (segments_place()). So the sweep's epilogue lists
+// each word's topics and counts in the same one pass over B that sums n_k (segments_count()), and all of
+// them fit in min(V K, T) pairs, T = sum_k n_k; the next sweep builds the trees from the lists alone.
 #ifndef SK_LDA_ESCA_SEGMENTS_CUH
 #define SK_LDA_ESCA_SEGMENTS_CUH
 
@@ -47,10 +48,15 @@ struct segments_view {
 struct segments {
   int32_t *nnz;
   int64_t *topic_off, *tree_off;  // set by segments_place()
-  int32_t *topic;
+  int32_t *topic, *count;         // each word's nonzero topics and their counts (segments_count())
   float *tree, *prior, *rho;
+  unsigned *partials;             // segments_count()'s partial sums of n_k: partial_blocks x K
   int64_t topic_capacity, tree_capacity;
+  int32_t partial_blocks;         // segments_partial_blocks(V)
 };
+
+// The blocks of segments_count() for V words (each with its partial sums of n_k): at most 512.
+inline int32_t segments_partial_blocks(int32_t num_words) { return num_words < 512 ? (num_words > 0 ? num_words : 1) : 512; }
 
 // The capacities for V words, K topics and T tokens in the whole corpus: min(V K, T) topics, and the tree
 // floats of any split of them into V words (each word's tree of K_v + 1 leaves).
@@ -66,11 +72,23 @@ inline segments_view segments_make_view(const segments &s) {
 // rooms would pass the capacities (they cannot when B holds at most the T tokens segments_capacity() had).
 cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics);
 
-// One sweep's segments from B (V x K), inv (K floats) and the per-topic priors (K floats, or NULL: alpha
-// outside the weights), queued on `stream`: rho and the prior tree, then a warp per word for its topics
-// (one pass over its row) and tree. B, inv and alpha_k must not change until the sweep's draws are done.
-cudaError_t segments_build(const segments &s, const int32_t *b, const float *inv, const float *alpha_k,
-                           int32_t num_words, int32_t num_topics, float beta, cudaStream_t stream);
+// The one pass over counts B (V x K) that a sweep's epilogue makes (and the upload, for the first sweep):
+// each word's nonzero topics and counts in its room and K_v, and n_k = sum_v B[v,k] into n_k (K), queued
+// on `stream`. Reads B once; writes at most min(V K, T) pairs and partial_blocks x K partial sums.
+cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics,
+                           unsigned long long *n_k, cudaStream_t stream);
+
+// One sweep's trees from the lists segments_count() made, inv (K floats) and the per-topic priors (K floats,
+// or NULL: alpha outside the weights), queued on `stream`: rho and the prior tree, then a warp per word for
+// its tree. The lists, inv and alpha_k must not change until the sweep's draws are done.
+cudaError_t segments_build(const segments &s, const float *inv, const float *alpha_k, int32_t num_words,
+                           int32_t num_topics, float beta, cudaStream_t stream);
+
+// B_hat[v,k] in float, (count + beta) inv_k: the draw's row and the segments' weights take it from here, so
+// they have the same bits (with count 0 it is beta inv_k, since 0 + beta is beta exactly).
+__device__ __forceinline__ float segment_row_weight(int32_t count, float beta, float inv) {
+  return ((float)count + beta) * inv;
+}
 
 // P_j of the prior tree's level 0, P_{-1} = 0.
 __device__ __forceinline__ float segment_prior_at(const float *prior, int32_t j) { return j >= 0 ? prior[j] : 0.0f; }

@@ -156,10 +156,11 @@ size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int64_t corpus_
   const size_t vk = (size_t)num_words * (size_t)num_topics, K = (size_t)num_topics, V = (size_t)num_words;
   int64_t topics = 0, tree = 0;
   segments_capacity(num_words, num_topics, corpus_tokens, &topics, &tree);
-  const size_t segments = V * (sizeof(int32_t) + 2 * sizeof(int64_t)) + (size_t)topics * sizeof(int32_t) +
-                          ((size_t)tree + sk_wary_tree_floats(num_topics) + K) * sizeof(float);
+  const size_t segments = V * (sizeof(int32_t) + 2 * sizeof(int64_t)) + 2 * (size_t)topics * sizeof(int32_t) +
+                          ((size_t)tree + sk_wary_tree_floats(num_topics) + K) * sizeof(float) +
+                          (size_t)segments_partial_blocks(num_words) * K * sizeof(unsigned);
   return 2 * vk * sizeof(int32_t) + K * (sizeof(unsigned long long) + sizeof(float)) + segments +
-         (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) + 13 * kStreamAlign;
+         (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) + 15 * kStreamAlign;
 }
 
 size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_bytes) {

@@ -182,6 +182,8 @@ void state_arrays(lda_state *st, device_arrays *list) {
     list->add(&st->seg.topic_off, V, "the word segments");
     list->add(&st->seg.tree_off, V, "the word segments");
     list->add(&st->seg.topic, (size_t)st->seg.topic_capacity, "the word segments' topics");
+    list->add(&st->seg.count, (size_t)st->seg.topic_capacity, "the word segments' counts");
+    list->add(&st->seg.partials, (size_t)st->seg.partial_blocks * K, "the partial sums of n_k");
     list->add(&st->seg.tree, (size_t)st->seg.tree_capacity, "the word segments' trees");
     list->add(&st->seg.prior, sk_wary_tree_floats(st->num_topics), "the prior tree");
     list->add(&st->seg.rho, K, "the prior weights");
@@ -203,8 +205,11 @@ int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
   if (st->b_next != NULL && vk > 0)
     SK_EX_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
   if (st->asymmetric && upload_priors(st, m->alpha_k, err) != 0) return 1;
-  if (st->parts & kStateSegments)
+  if (st->parts & kStateSegments) {
     SK_EX_CUDA_TRY(segments_place(st->seg, st->b, st->num_words, st->num_topics), "placing the word segments");
+    /* the first sweep's lists (n_k comes out as uploaded) */
+    SK_EX_CUDA_TRY(segments_count(st->seg, st->b, st->num_words, st->num_topics, st->n_k, 0), "listing B's nonzeros");
+  }
   if (st->parts & kStateDocuments) {
     const size_t D = (size_t)st->num_docs;
     int32_t *offsets = (int32_t *)malloc((D + 1) * sizeof *offsets);
@@ -242,10 +247,11 @@ int64_t state_corpus_tokens(const sk_lda_model *m) {
 void state_size_segments(lda_state *st, const sk_lda_model *m) {
   segments_capacity(m->num_words, m->num_topics, state_corpus_tokens(m), &st->seg.topic_capacity,
                     &st->seg.tree_capacity);
+  st->seg.partial_blocks = segments_partial_blocks(m->num_words);
 }
 
 int state_segments(lda_state *st, sk_ex_error *err) {
-  SK_EX_CUDA_TRY(segments_build(st->seg, st->b, st->inv, state_alpha_f(*st), st->num_words, st->num_topics,
+  SK_EX_CUDA_TRY(segments_build(st->seg, st->inv, state_alpha_f(*st), st->num_words, st->num_topics,
                                 (float)st->beta, 0),
                  "building the word segments");
   return 0;
@@ -256,8 +262,14 @@ int state_epilogue(lda_state *st, sk_ex_error *err) {
   /* B itself is the sum's scratch: the draws that read it are done (the sum waits for them) and the
      swap below makes it the next counts, zeroed. */
   if (st->sum.fn != NULL && st->sum.fn(st->sum.ctx, st->b_next, st->b, vk, err) != 0) return 1;
-  SK_EX_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
-  if (st->num_words > 0) {
+  if (st->parts & kStateSegments) {
+    /* one pass: n_k and the next sweep's lists of B's nonzeros (esca_segments.cuh) */
+    SK_EX_CUDA_TRY(segments_count(st->seg, st->b_next, st->num_words, st->num_topics, st->n_k, 0),
+                   "counting B's nonzeros and n_k");
+  } else {
+    SK_EX_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
+  }
+  if (st->num_words > 0 && !(st->parts & kStateSegments)) {
     const dim3 grid((unsigned)((st->num_topics + 255) / 256),
                     (unsigned)((st->num_words + kTotalsRows - 1) / kTotalsRows));
     topic_totals_kernel<<<grid, 256, 0, 0>>>(st->b_next, st->num_words, st->num_topics, st->n_k);
@@ -330,7 +342,8 @@ void state_free(lda_state *st) {
   void *const all[] = {st->b,         st->n_k,    st->doc_offsets, st->z,         st->a_offsets,
                        st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
                        st->alpha_k,   st->alpha_k_f, st->lg_alpha_k, st->seg.nnz, st->seg.topic_off,
-                       st->seg.tree_off, st->seg.topic, st->seg.tree, st->seg.prior, st->seg.rho};
+                       st->seg.tree_off, st->seg.topic, st->seg.count, st->seg.tree, st->seg.prior, st->seg.rho,
+                       st->seg.partials};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
   st->n_k = NULL;
@@ -339,10 +352,11 @@ void state_free(lda_state *st) {
   st->inv = NULL;
   st->alpha_k = st->lg_alpha_k = NULL;
   st->alpha_k_f = NULL;
-  const int64_t topic_capacity = st->seg.topic_capacity, tree_capacity = st->seg.tree_capacity;
+  const segments sizes = st->seg;
   st->seg = segments{};
-  st->seg.topic_capacity = topic_capacity;
-  st->seg.tree_capacity = tree_capacity;
+  st->seg.topic_capacity = sizes.topic_capacity;
+  st->seg.tree_capacity = sizes.tree_capacity;
+  st->seg.partial_blocks = sizes.partial_blocks;
 }
 
 }  // namespace sk_lda_gpu
