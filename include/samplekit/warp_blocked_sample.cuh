@@ -50,6 +50,11 @@
  * "Exceeds" is strict: x exactly on a running sum goes to the next entry with a positive weight, and
  * an entry of weight 0 is never returned. A negative x gives the first entry with a positive weight.
  *
+ * **Doubles.** sk_warp_blocked_hold_by_f64() and sk_warp_blocked_find_f64() are the one-block draw on
+ * doubles, cut between the sum and the search so that a caller can compare x with other parts of its
+ * distribution first (held-out fold-in draws: sk-lda's metrics_gpu_heldout.cu); every rule below holds
+ * with `__dadd_rn` in place of `__fadd_rn`.
+ *
  * **u or x.** sk_warp_blocked_sample_by_f32() (one block) takes u in [0, 1) and scales it itself,
  * x = u x S_{m-1} (one float multiplication, rounded to nearest), because the total is known only after
  * its scan; a u >= 1 still gives an entry with a positive weight by the rules above (the last one,
@@ -287,6 +292,98 @@ SK_DEVICE int sk_warp_blocked_walk_by_f32(unsigned mask, WeightOf weight_of, int
 template <int R>
 SK_DEVICE int sk_warp_blocked_walk_f32(unsigned mask, const float *weights, int n, float x) {
   return sk_warp_blocked_walk_by_f32<R>(mask, sk_detail_array_weights<float>{weights}, n, x);
+}
+
+/**
+ * \brief One block of double weights held in registers between its sum and its search: what
+ * sk_warp_blocked_hold_by_f64() leaves and sk_warp_blocked_find_f64() reads (this member's part).
+ * \tparam R entries a member holds: 1, 2, 4 or 8.
+ */
+template <int R>
+struct sk_warp_blocked_hold_f64 {
+  double w[R];     /**< this member's entries [k0, k0 + R) (0 past n) */
+  double sum;      /**< s_r: their sum, in index order */
+  double running;  /**< Q_r = S_r: the members' inclusive warp sum of the s_r */
+  double total;    /**< S_{m-1}, the top member's, the same on every member */
+  int k0;          /**< the index of w[0]: rank x R */
+};
+
+/**
+ * \brief The one-block draw of sk_warp_blocked_sample_by_f32() on doubles, cut in two: this first half
+ * reads at most R popc(mask) weights into registers and sums them; sk_warp_blocked_find_f64() then
+ * finds any x in them, with no second read.
+ *
+ * For a caller whose distribution has other parts besides these weights (a draw that first compares
+ * u x (others + total) with the others' total, and searches here only past them): the total must be
+ * known before x is. The order of the additions and every rule are the group's on doubles (each
+ * addition `__dadd_rn`, the warp sum sk_warp_inclusive_sum_f64()'s order, whose steps cost two
+ * shuffles). The R weights live in registers, so a caller can keep the hold across other work.
+ * \tparam R entries a member holds: 1, 2, 4 or 8.
+ * \tparam WeightOf a callable `double(int i)`, usable on the device; called once for each i < n, by the
+ *         member that holds it.
+ * \param mask the calling lanes; every member gets the same total.
+ * \param weight_of the weights, by index: non-negative and finite.
+ * \param n number of weights, 0 to R popc(mask) (more is not checked: the entries from R popc(mask) on
+ *        are left out).
+ * \param[out] hold this member's part of the block.
+ * \return the total S_{m-1} (0 when n == 0), the same on every member.
+ * \sk_warp_cost{R weight_of calls and R adds a member\, one warp inclusive sum of doubles\, one
+ *   shuffle of the total}
+ */
+template <int R, typename WeightOf>
+SK_DEVICE double sk_warp_blocked_hold_by_f64(unsigned mask, WeightOf weight_of, int n, sk_warp_blocked_hold_f64<R> *hold) {
+  sk_detail_blocked_check_r<R>();
+  hold->k0 = sk_detail_blocked_rank(mask) * R;
+  /* Every weight first, then the adds: the reads are independent and overlap. */
+#pragma unroll
+  for (int i = 0; i < R; ++i) hold->w[i] = hold->k0 + i < n ? weight_of(hold->k0 + i) : 0.0;
+  double sum = 0.0;
+#pragma unroll
+  for (int i = 0; i < R; ++i) sum = __dadd_rn(sum, hold->w[i]);
+  hold->sum = sum;
+  hold->running = sk_warp_inclusive_sum_f64(mask, sum);
+  hold->total = __shfl_sync(mask, hold->running, 31 - __clz((int)mask));
+  return hold->total;
+}
+
+/**
+ * \brief Finds x in a block held by sk_warp_blocked_hold_by_f64(): the index
+ * sk_warp_blocked_sample_by_f32()'s rules give on doubles with x in place of u x total.
+ *
+ * The owner is the first member with Q_r > x and s_r > 0; its walk from Q_r - s_r (one subtraction)
+ * returns its first entry with w_i > 0 and a running sum above x, else its last positive entry; with
+ * no owner (x >= total, or rounding) the result is the last positive entry of the block. So
+ * sk_warp_blocked_find_f64(mask, h, u * sk_warp_blocked_hold_by_f64(mask, w, n, &h)) is the one-block
+ * blocked draw at u, on doubles.
+ * \tparam R entries a member holds: 1, 2, 4 or 8.
+ * \param mask the lanes that built the hold; every member gets the same result.
+ * \param hold this member's part, from sk_warp_blocked_hold_by_f64().
+ * \param x the point to find, the same on every member.
+ * \return an index in [0, n) whose weight is positive, or -1 when n == 0 or every weight is 0.
+ * \sk_warp_cost{one ballot (two when no member qualifies)\, the owner's R adds\, one shuffle of the
+ *   result}
+ */
+template <int R>
+SK_DEVICE int sk_warp_blocked_find_f64(unsigned mask, const sk_warp_blocked_hold_f64<R> &hold, double x) {
+  int owner = __ffs((int)__ballot_sync(mask, hold.running > x && hold.sum > 0.0)) - 1;
+  const bool past = owner < 0;
+  if (past) owner = 31 - __clz((int)__ballot_sync(mask, hold.sum > 0.0));
+  if (owner < 0) return -1;
+  int found = -1;
+  if (sk_lane_id() == owner) {
+    double acc = __dsub_rn(hold.running, hold.sum);
+    int last = -1;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      acc = __dadd_rn(acc, hold.w[i]);
+      if (hold.w[i] > 0.0) {
+        last = hold.k0 + i;
+        if (found < 0 && !past && acc > x) found = hold.k0 + i;
+      }
+    }
+    if (found < 0) found = last;
+  }
+  return __shfl_sync(mask, found, owner);
 }
 
 /** @} */

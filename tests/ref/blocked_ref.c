@@ -124,3 +124,57 @@ int sk_ref_warp_blocked_sample_f32(uint32_t mask, int R, const float *w, int n, 
                     bug == SK_REF_BLOCKED_BUG_EXCLUSIVE_BASE ? (owner > 0 ? S[owner - 1] : 0.0f) : S[owner] - s[owner],
                     x, past, bug, path);
 }
+
+int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, double x, double *total,
+                                 sk_ref_blocked_bug bug, sk_ref_blocked_path *path) {
+  double sum[32] = {0}, running[32];
+  int lane, rank = 0, i, owner = -1, last_positive_lane = -1;
+  for (lane = 0; lane < 32; ++lane) {
+    if (!((mask >> lane) & 1u)) continue;
+    for (i = 0; i < R; ++i) {
+      const int k = rank * R + i;
+      sum[lane] += k < n ? w[k] : 0.0;
+    }
+    ++rank;
+  }
+  sk_ref_warp_inclusive_sum_f64(mask, sum, running);
+  if (total != NULL) *total = mask != 0u ? running[31 - __builtin_clz(mask)] : 0.0;
+  for (lane = 0, rank = 0; lane < 32; ++lane) {
+    if (!((mask >> lane) & 1u)) continue;
+    if (owner < 0 && sum[lane] > 0.0 && (bug == SK_REF_BLOCKED_BUG_TIE_EARLIER ? running[lane] >= x : running[lane] > x))
+      owner = lane;
+    if (sum[lane] > 0.0) last_positive_lane = lane;
+  }
+  {
+    const int past = owner < 0;
+    int k0, last = -1;
+    double acc;
+    if (past) owner = last_positive_lane;
+    if (owner < 0) {
+      if (path) *path = SK_REF_BLOCKED_EMPTY;
+      return -1;
+    }
+    k0 = sk_ref_popc(mask & ((1u << owner) - 1u)) * R;
+    acc = running[owner] - sum[owner];
+    if (bug == SK_REF_BLOCKED_BUG_EXCLUSIVE_BASE) {
+      /* the exclusive warp sum of the member below, instead of Q_r - s_r */
+      acc = 0.0;
+      for (lane = 0; lane < owner; ++lane)
+        if ((mask >> lane) & 1u) acc = running[lane];
+    }
+    for (i = 0; i < R; ++i) {
+      const int k = k0 + i;
+      const double wk = k < n ? w[k] : 0.0;
+      acc += wk;
+      if (wk > 0.0) {
+        last = k;
+        if (!past && (bug == SK_REF_BLOCKED_BUG_TIE_EARLIER ? acc >= x : acc > x)) {
+          if (path) *path = SK_REF_BLOCKED_FOUND;
+          return k;
+        }
+      }
+    }
+    if (path) *path = past ? SK_REF_BLOCKED_NO_OWNER : SK_REF_BLOCKED_OWNER_MISSED;
+    return last;
+  }
+}
