@@ -9,7 +9,7 @@
  * lands there. Why it matters: a test document is one chain of dependent draws, so on the GPU the longest
  * one sets the metric's time (20news at K = 1,024: 62,000 draws, 130 ms against a 1.3 ms sweep; issue
  * 32). Each part's running sums start from 0 in topic order; the GPU (gpu/metrics_gpu_heldout.cu) computes
- * every term with the same operations and roundings and adds the y part in tiles, another order
+ * every term with the same operations and roundings and adds the y part in its own fixed order
  * (metrics_gpu.h).
  *
  * Not done, and why: parallel sweeps (every token of a document drawn from the counts its sweep began

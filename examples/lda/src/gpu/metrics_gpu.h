@@ -20,8 +20,12 @@
  * one warp a document: the s table (the running sums of a_k beta c_k) is added on the device by
  * one thread in topic order, and each word's q table by one thread in topic order, so they are the
  * CPU's bit for bit, and so is every y term; the sums of a draw's y terms are the kernel's own fixed
- * order (tiles of 128 entries, 4 consecutive entries a lane added in order, then a warp scan, the tiles'
- * totals in order: metrics_gpu_heldout.cu) where the CPU adds sequentially, so a draw can
+ * order where the CPU adds sequentially: for a document of at most 256 nonzero topics, when a warp's
+ * scratch is at most 48 KiB (K plus the longest observed half up to about 12,000), samplekit's
+ * one-block blocked draw on doubles (R = 1, 2, 4 or 8 consecutive entries a lane by the count, added in
+ * order, then one warp scan: sk_warp_blocked_hold_by_f64()); otherwise tiles of 128 entries (4
+ * consecutive entries a lane added in order, then a warp scan, the tiles' totals in order:
+ * metrics_gpu_heldout.cu). Both depend on the problem alone, not on the GPU. So a draw can
  * differ from the CPU's only when u W falls within a few units in the last place of a boundary between
  * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value
  * agrees to a relative 1e-10 (one draw that differed would move it by about 1e-6).
@@ -38,8 +42,9 @@
  * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number) with each
  * word's q running sums (one thread a word). Then one warp per document (a persistent grid; the
  * longest documents first):
- * a draw costs the document's nonzero topics (the y terms, one read of the word's row of B each, added
- * in tiles of 128, one warp scan a tile, then one tile walked) and a binary search of the s or q table
+ * a draw costs the document's nonzero topics (the y terms, one read of the word's row of B each, held
+ * in registers and added by one warp scan up to 256 of them, else in tiles of 128, one warp scan a tile,
+ * then one tile walked) and a binary search of the s or q table
  * when it lands there, a held-out token the same y terms. Per warp 4 (K + min(K, longest observed half))
  * bytes of scratch (the counts and the sorted nonzero topics; plus 8 bytes a tile past a draw's 32nd,
  * when that bound exceeds 4,096), in shared memory while they fit (48 KiB), in global memory above

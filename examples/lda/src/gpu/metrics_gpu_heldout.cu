@@ -21,6 +21,15 @@
 // it reads them again). The word's row and length are read once per 32 tokens, and the s and q
 // tables' binary searches run only for a draw that lands in them.
 //
+// Why the held block below 256 topics: a tile's bookkeeping (which tiles to keep, their copies in and
+// out of registers, the tile ends) cost about as many instructions as its terms. A document's count of
+// nonzero topics settles after a sweep or two (20news's longest test documents: about 200 of K = 1,024),
+// so most draws fit one block of R <= 8 entries a lane: one read, one warp scan, one lane's walk
+// (samplekit's sk_warp_blocked_hold_by_f64()/sk_warp_blocked_find_f64()). H200, 20news K = 1,024: the
+// kernel's warp instructions fell from 1.62 to 0.87 billion and its time by 1.25x (bench/RESULTS.md).
+// Prefetching the next tokens' rows of B was tried as well and made it slower (more instructions; the
+// rows mostly hit L2).
+//
 // Every term, product and quotient is written with the _rn intrinsics in fold_in.c's order, so nvcc
 // cannot fuse a multiply and an add (fold_in.c is C11 without -ffast-math: gcc does not contract
 // either) and each one has the CPU's bits. The sums are where the two differ: the CPU adds
@@ -37,6 +46,7 @@
 #include "gpu/warp_topic_list.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
+#include "samplekit/warp_blocked_sample.cuh"
 #include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_scan.cuh"
 #include "samplekit/warp_vote.cuh"
@@ -146,9 +156,9 @@ __device__ __forceinline__ double tiles_total(const y_terms &t, int n, int lane)
 // (rounding), the tile's last entry with a positive weight, else the last y entry; with no y part the
 // last q entry, else K - 1. The sums are the tiles' order, not the host's sequential one (metrics_gpu.h:
 // a draw can differ only within rounding of a boundary).
-__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz,
-                                             const int32_t *row, int64_t w0, int32_t m, double S, double Q,
-                                             double u, int lane) {
+__device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const fold_scratch &s, int32_t nnz,
+                                                   const int32_t *row, int64_t w0, int32_t m, double S, double Q,
+                                                   double u, int lane) {
   const int32_t K = p.num_topics;
   const int n = nnz;
   const y_terms t{&p, s.ndk, s.topics, n, row};
@@ -242,6 +252,46 @@ __device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_sc
   return s.topics[i];
 }
 
+// The same draw for a document of at most 32 R nonzero topics: samplekit's one-block blocked draw on
+// doubles (warp_blocked_sample.cuh), the y terms R consecutive entries a lane in registers, one warp
+// scan, no second read. Its order: each lane adds its R entries in order, the warp scan of those sums
+// gives the total Y and each lane's end; past the s and q parts, y = x1 - Q_w goes to the first lane
+// whose end exceeds y (and whose sum is positive), which walks its entries from (end - its sum); when
+// none does (rounding) the last positive entry.
+template <int R>
+__device__ __forceinline__ int32_t fold_draw_held(const fold_params &p, const fold_scratch &s, int32_t nnz,
+                                                  const int32_t *row, int64_t w0, int32_t m, double S, double Q,
+                                                  double u) {
+  const int32_t K = p.num_topics;
+  const y_terms t{&p, s.ndk, s.topics, nnz, row};
+  sk_warp_blocked_hold_f64<R> hold;
+  const double Y = sk_warp_blocked_hold_by_f64<R>(SK_FULL_MASK, t, nnz, &hold);
+  const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), Y));
+  if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
+  const double x1 = __dsub_rn(x, S);
+  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
+  if (nnz == 0) return m > 0 ? p.word_topic[w0 + m - 1] : K - 1;
+  const int i = sk_warp_blocked_find_f64<R>(SK_FULL_MASK, hold, __dsub_rn(x1, Q));
+  return s.topics[i >= 0 ? i : nnz - 1];
+}
+
+// A draw: with kHeld, the held block for documents of up to kHeldMax nonzero topics (the usual case once
+// a fold-in has run a sweep or two: 20news's longest test documents hold about 200 at K = 1,024), the
+// tiles above; without, the tiles always. kHeld is fold_held(), a function of K and the longest observed
+// half alone, so that the draws do not depend on the GPU.
+constexpr int kHeldMax = 32 * 8;
+template <bool kHeld>
+__device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz,
+                                             const int32_t *row, int64_t w0, int32_t m, double S, double Q,
+                                             double u, int lane) {
+  if (!kHeld) return fold_draw_tiles(p, s, nnz, row, w0, m, S, Q, u, lane);
+  if (nnz <= 32) return fold_draw_held<1>(p, s, nnz, row, w0, m, S, Q, u);
+  if (nnz <= 64) return fold_draw_held<2>(p, s, nnz, row, w0, m, S, Q, u);
+  if (nnz <= 128) return fold_draw_held<4>(p, s, nnz, row, w0, m, S, Q, u);
+  if (nnz <= kHeldMax) return fold_draw_held<8>(p, s, nnz, row, w0, m, S, Q, u);
+  return fold_draw_tiles(p, s, nnz, row, w0, m, S, Q, u, lane);
+}
+
 // sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
 __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
   const int64_t i = (int64_t)__dmul_rn(u, (double)n);
@@ -250,6 +300,7 @@ __device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
 
 // The fold-in of one document's observed half, tokens [first, first + n): sk_lda_detail_fold_in_doc()
 // with the counts and nonzero topics in the warp's scratch (ndk all zero on entry). Returns nnz.
+template <bool kHeld>
 __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
                                            int lane) {
   const int32_t K = p.num_topics;
@@ -297,7 +348,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
         if (lane == 0) s.ndk[old] = left;
         __syncwarp();
         if (left == 0) nnz = sk_lda_warp_topics_remove(s.topics, nnz, old, lane);
-        const int32_t k = fold_draw(p, s, nnz, p.b + (int64_t)w * p.num_topics, w0, m, S, Q, u, lane);
+        const int32_t k = fold_draw<kHeld>(p, s, nnz, p.b + (int64_t)w * p.num_topics, w0, m, S, Q, u, lane);
         const int32_t before = s.ndk[k];
         __syncwarp();  // every lane has read ndk before lane 0 changes it
         if (lane == 0) {
@@ -315,9 +366,10 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
 // Document d: the fold-in of its observed half, then the score of its held-out half
 // (metrics.h: p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A), Y a total in the tiles' order) into doc_ll[d];
 // leaves ndk all zero. Every lane of the warp calls.
+template <bool kHeld>
 __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fold_scratch &s, int32_t d, int lane) {
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
-  const int32_t nnz = fold_in(p, s, first, n, lane);
+  const int32_t nnz = fold_in<kHeld>(p, s, first, n, lane);
   const double S = p.s_cum[p.num_topics - 1];
   const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
   double ll = 0.0;
@@ -337,7 +389,7 @@ __device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fo
 // A persistent grid: each warp clears its counts once, then takes the next document of `order` (an
 // integer atomic counter) until none is left. kShared: the warps' scratch is in dynamic shared memory,
 // else in p.scratch.
-template <bool kShared>
+template <bool kShared, bool kHeld>
 __global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p) {
   extern __shared__ double fold_shared[];
   const int lane = sk_lane_id();
@@ -355,7 +407,7 @@ __global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p)
     if (lane == 0) next = atomicAdd(p.next_doc, 1u);
     next = sk_warp_broadcast_u32(SK_FULL_MASK, next, 0);
     if (next >= (unsigned)p.num_docs) return;
-    fold_in_and_score(p, s, p.order[next], lane);
+    fold_in_and_score<kHeld>(p, s, p.order[next], lane);
   }
 }
 
@@ -398,6 +450,10 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   return p;
 }
 
+// Whether the draws take the held block (fold_draw()): when a warp's scratch is at most kFoldSharedMax,
+// a bound of the problem's (K and the longest observed half), not of the GPU's shared memory.
+bool fold_held(const fold_params &p) { return p.warp_bytes <= kFoldSharedMax; }
+
 // Chooses the fold-in's kernel, block and grid, places its scratch (p.scratch, when in global memory),
 // clears the document counter and launches it on the legacy default stream.
 int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
@@ -411,7 +467,11 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   }
   size_t shared_bytes = (size_t)warps * p.warp_bytes;
   int per_sm = 0;
-  void (*kernel)(fold_params) = heldout_kernel<true>;
+  // The held draw only where a warp's scratch is small enough for shared memory on any GPU: it costs
+  // registers, and the global-scratch kernel (K plus the longest observed half past about 12,000)
+  // spilled with it and ran 10% slower at K = 65,536 (H200, bench/RESULTS.md).
+  const bool held = fold_held(p);
+  void (*kernel)(fold_params) = held ? heldout_kernel<true, true> : heldout_kernel<true, false>;
   if (shared) {
     SK_EX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes),
                     "sizing the fold-in's shared memory");
@@ -422,7 +482,7 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   if (!shared) {
     warps = kFoldWarps;
     shared_bytes = 0;
-    kernel = heldout_kernel<false>;
+    kernel = held ? heldout_kernel<false, true> : heldout_kernel<false, false>;
     SK_EX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0),
                     "sizing the fold-in's grid");
   }
