@@ -51,13 +51,6 @@
  */
 
 /** \cond SK_INTERNAL */
-/* Weights read from an array: the accessor the pointer versions hand to the walks below. */
-template <typename T>
-struct sk_detail_array_weights {
-  const T *weights;
-  __device__ __forceinline__ T operator()(int i) const { return weights[i]; }
-};
-
 /* start: the running sums' starting value (carry_0), 0 except for the _from_ variants. */
 template <typename T, typename WeightOf>
 SK_DEVICE int sk_detail_warp_sample_prefix(unsigned mask, WeightOf weight_of, int n, T start, T u) {

@@ -102,6 +102,15 @@ SK_DEVICE T sk_detail_warp_shift_up_one(unsigned mask, T inclusive) {
   const T y = __shfl_sync(mask, inclusive, src > 31u ? lane : (int)src);
   return src > 31u ? T(0) : y;
 }
+
+/* Weights read from an array: the accessor that the pointer versions of the draws, walks and builds
+   which take weights by a functor (warp_sample_prefix.cuh, warp_blocked_sample.cuh, wary_tree.cuh) hand
+   to their `_by_` forms. */
+template <typename T>
+struct sk_detail_array_weights {
+  const T *weights;
+  __device__ __forceinline__ T operator()(int i) const { return weights[i]; }
+};
 /** \endcond */
 
 /**

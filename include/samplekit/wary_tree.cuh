@@ -148,14 +148,6 @@ SK_DEVICE void sk_detail_wary_tree_search(const sk_wary_tree_view_f32 &shape, co
 }
 /** \endcond */
 
-/** \cond SK_INTERNAL */
-/* The weights of an array, for sk_wary_tree_warp_build_f32(). */
-struct sk_detail_wary_tree_array_weights {
-  const float *weights;
-  __device__ __forceinline__ float operator()(int i) const { return weights[i]; }
-};
-/** \endcond */
-
 /**
  * \brief Builds the tree of `n` weights computed by `weight_of`, by one full warp: the bits of
  * sk_wary_tree_warp_build_f32() over the array of the same weights.
@@ -231,7 +223,7 @@ SK_DEVICE void sk_wary_tree_warp_build_by_f32(WeightOf weight_of, int n, float *
  *   upper levels}
  */
 SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *tree) {
-  sk_wary_tree_warp_build_by_f32(sk_detail_wary_tree_array_weights{weights}, n, tree);
+  sk_wary_tree_warp_build_by_f32(sk_detail_array_weights<float>{weights}, n, tree);
 }
 
 /**
