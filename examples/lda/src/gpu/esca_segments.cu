@@ -168,14 +168,13 @@ cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_word
 cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics,
                            unsigned long long *n_k, cudaStream_t stream) {
   if (num_words == 0) return cudaMemsetAsync(n_k, 0, (size_t)num_topics * sizeof *n_k, stream);
-  const int32_t blocks = s.partial_blocks < num_words ? s.partial_blocks : num_words;
-  const int32_t rows = (num_words + blocks - 1) / blocks;
-  word_counts_kernel<<<(unsigned)((num_words + rows - 1) / rows), kCountThreads, 0, stream>>>(s, b, num_words,
-                                                                                              num_topics, rows);
+  const int32_t most = s.partial_blocks < num_words ? s.partial_blocks : num_words;
+  const int32_t rows = (num_words + most - 1) / most;
+  const int32_t blocks = (num_words + rows - 1) / rows;  // <= most: each block's partial sums have a row
+  word_counts_kernel<<<(unsigned)blocks, kCountThreads, 0, stream>>>(s, b, num_words, num_topics, rows);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  topic_sums_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(
-      s.partials, (num_words + rows - 1) / rows, num_topics, n_k);
+  topic_sums_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(s.partials, blocks, num_topics, n_k);
   return cudaGetLastError();
 }
 

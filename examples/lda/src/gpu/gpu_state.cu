@@ -268,12 +268,12 @@ int state_epilogue(lda_state *st, sk_ex_error *err) {
                    "counting B's nonzeros and n_k");
   } else {
     SK_EX_CUDA_TRY(cudaMemsetAsync(st->n_k, 0, (size_t)st->num_topics * sizeof *st->n_k, 0), "zeroing n_k");
-  }
-  if (st->num_words > 0 && !(st->parts & kStateSegments)) {
-    const dim3 grid((unsigned)((st->num_topics + 255) / 256),
-                    (unsigned)((st->num_words + kTotalsRows - 1) / kTotalsRows));
-    topic_totals_kernel<<<grid, 256, 0, 0>>>(st->b_next, st->num_words, st->num_topics, st->n_k);
-    SK_EX_LAUNCH_CHECK("summing the topic totals");
+    if (st->num_words > 0) {
+      const dim3 grid((unsigned)((st->num_topics + 255) / 256),
+                      (unsigned)((st->num_words + kTotalsRows - 1) / kTotalsRows));
+      topic_totals_kernel<<<grid, 256, 0, 0>>>(st->b_next, st->num_words, st->num_topics, st->n_k);
+      SK_EX_LAUNCH_CHECK("summing the topic totals");
+    }
   }
   int32_t *const b = st->b;
   st->b = st->b_next;
