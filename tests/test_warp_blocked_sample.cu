@@ -658,15 +658,8 @@ static void test_hold_find_f64(int seed) {
             k.offset = used;
             fill_f64(w + used, n, kind, &rng);
             // The members' running sums, as the reference adds them.
-            double total = 0.0;
-            (void)sk_ref_warp_blocked_find_f64(k.mask, R, w + used, n, 0.0, &total, SK_REF_BLOCKED_NO_BUG, NULL);
-            double sums[32] = {0}, running[32];
-            for (int lane = 0, rank = 0; lane < 32; ++lane)
-              if ((k.mask >> lane) & 1u) {
-                for (int i = 0; i < R; ++i) sums[lane] += rank * R + i < n ? w[used + rank * R + i] : 0.0;
-                ++rank;
-              }
-            sk_ref_warp_inclusive_sum_f64(k.mask, sums, running);
+            double sums[32], running[32];
+            const double total = sk_ref_warp_blocked_hold_f64(k.mask, R, w + used, n, sums, running);
             int pick = 0;
             for (int tries = 0; tries < 32; ++tries) {
               pick = (int)(sk_test_rand_u32(&rng) % 32u);

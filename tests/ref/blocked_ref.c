@@ -125,11 +125,10 @@ int sk_ref_warp_blocked_sample_f32(uint32_t mask, int R, const float *w, int n, 
                     x, past, bug, path);
 }
 
-int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, double x, double *total,
-                                 sk_ref_blocked_bug bug, sk_ref_blocked_path *path) {
-  double sum[32] = {0}, running[32];
-  int lane, rank = 0, i, owner = -1, last_positive_lane = -1;
+double sk_ref_warp_blocked_hold_f64(uint32_t mask, int R, const double *w, int n, double sum[32], double running[32]) {
+  int lane, rank = 0, i;
   for (lane = 0; lane < 32; ++lane) {
+    sum[lane] = 0.0;
     if (!((mask >> lane) & 1u)) continue;
     for (i = 0; i < R; ++i) {
       const int k = rank * R + i;
@@ -138,8 +137,16 @@ int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, d
     ++rank;
   }
   sk_ref_warp_inclusive_sum_f64(mask, sum, running);
-  if (total != NULL) *total = mask != 0u ? running[31 - __builtin_clz(mask)] : 0.0;
-  for (lane = 0, rank = 0; lane < 32; ++lane) {
+  return mask != 0u ? running[31 - __builtin_clz(mask)] : 0.0;
+}
+
+int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, double x, double *total,
+                                 sk_ref_blocked_bug bug, sk_ref_blocked_path *path) {
+  double sum[32], running[32];
+  int lane, i, owner = -1, last_positive_lane = -1;
+  const double hold_total = sk_ref_warp_blocked_hold_f64(mask, R, w, n, sum, running);
+  if (total != NULL) *total = hold_total;
+  for (lane = 0; lane < 32; ++lane) {
     if (!((mask >> lane) & 1u)) continue;
     if (owner < 0 && sum[lane] > 0.0 && (bug == SK_REF_BLOCKED_BUG_TIE_EARLIER ? running[lane] >= x : running[lane] > x))
       owner = lane;

@@ -50,6 +50,10 @@ int sk_ref_warp_blocked_walk_f32(uint32_t mask, int R, const float *w, int n, fl
 int sk_ref_warp_blocked_sample_f32(uint32_t mask, int R, const float *w, int n, float u, sk_ref_blocked_bug bug,
                                    sk_ref_blocked_path *path);
 
+/* sk_warp_blocked_hold_by_f64 on doubles (one block): sum[lane] = s_r and running[lane] = Q_r of the
+   member in that lane (0 and unspecified outside the mask); returns the total (0 for an empty mask). */
+double sk_ref_warp_blocked_hold_f64(uint32_t mask, int R, const double *w, int n, double sum[32], double running[32]);
+
 /* sk_warp_blocked_hold_by_f64 + sk_warp_blocked_find_f64 at x (one block: n <= R popc(mask), later
    entries left out), on doubles; *total (may be NULL) gets the hold's total. Written apart from the f32
    functions (members by lane, sk_ref_warp_inclusive_sum_f64 for the warp sum). */
