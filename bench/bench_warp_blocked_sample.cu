@@ -15,6 +15,11 @@
 // change them), DNT one of 64 rows in global memory, both rows picked by the chain's key as a token
 // picks its word and document: private against blocked.
 // Long rows (n = 1,024 and 4,096), weights in registers: two_pass for each R against prefix.
+// Doubles (weights reg_f64, n = 32 R): held_f64, sk_warp_blocked_hold_by_f64<R> then
+// sk_warp_blocked_find_f64<R> at u x total (sk-lda's held-out fold-in draw), against prefix_f64
+// (sk_warp_prefix_total_by_f64 then sk_warp_sample_prefix_by_f64, the running-sum walk). prefix_f64 adds
+// in another order, so its draws may differ near a boundary: no draw check here; test_warp_blocked_sample
+// checks held_f64's draws against the host reference.
 //
 // Why private_laneid: nvcc does not hoist the inline asm that reads %laneid out of the loop that calls
 // the draw (it treats inline asm as convergent), so whatever a weight computes from the lane alone
@@ -173,6 +178,48 @@ __global__ void __launch_bounds__(BENCH_THREADS)
   if (sk_lane_id() == 0) out[warp] = key;
 }
 
+// Doubles: weight i is a double in [0, 1) from the key and i (the float weights' bits widened by a
+// second hash), u a double from the key.
+struct bench_weights_f64 {
+  uint32_t key;
+  __device__ __forceinline__ double operator()(int i) const {
+    const uint32_t h = key ^ ((uint32_t)i * 0x9E3779B9u);
+    return __longlong_as_double((long long)(0x3ff0000000000000ull | ((uint64_t)h << 20) | (h >> 12))) - 1.0;
+  }
+};
+template <int R>
+struct draw_held_f64 {
+  static __device__ __forceinline__ int draw(const bench_weights_f64 &w, int n, double u) {
+    sk_warp_blocked_hold_f64<R> hold;
+    const double total = sk_warp_blocked_hold_by_f64<R>(SK_FULL_MASK, w, n, &hold);
+    return sk_warp_blocked_find_f64<R>(SK_FULL_MASK, hold, u * total);
+  }
+};
+struct draw_prefix_f64 {
+  static __device__ __forceinline__ int draw(const bench_weights_f64 &w, int n, double u) {
+    const double total = sk_warp_prefix_total_by_f64(SK_FULL_MASK, w, n);
+    return sk_warp_sample_prefix_by_f64(SK_FULL_MASK, w, n, u * total);
+  }
+};
+
+// chain_kernel() on doubles (the same chain, key and output; dnt unused).
+template <class Draw>
+__global__ void __launch_bounds__(BENCH_THREADS)
+    chain_kernel_f64(int n, uint32_t seed, int outer, const float *, uint32_t *out) {
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
+  uint32_t key = bench_hash_u32(warp ^ bench_hash_u32(seed));
+#pragma unroll 1
+  for (int o = 0; o < outer; ++o) {
+#pragma unroll
+    for (int j = 0; j < BENCH_INNER; ++j) {
+      const double u = (double)(key >> 8) * 5.9604644775390625e-8;  // in [0, 1)
+      const int topic = Draw::draw(bench_weights_f64{key}, n, u);
+      key = key * 0x2C1B3C6Du + (uint32_t)topic + 0x297A2D39u;
+    }
+  }
+  if (sk_lane_id() == 0) out[warp] = key;
+}
+
 typedef void (*chain_fn)(int, uint32_t, int, const float *, uint32_t *);
 
 // ---------------------------------------------------------------------------------------------------
@@ -215,6 +262,14 @@ static int add_long_rows(bench_row *rows, int count, int n) {
   return count;
 }
 
+template <int R>
+static int add_f64_rows(bench_row *rows, int count) {
+  const int n = 32 * R, base = count;
+  rows[count++] = {"prefix_f64", "reg_f64", 0, n, chain_kernel_f64<draw_prefix_f64>, base};
+  rows[count++] = {"held_f64", "reg_f64", R, n, chain_kernel_f64<draw_held_f64<R>>, base};
+  return count;
+}
+
 static int make_rows(bench_row *rows) {
   int count = 0;
   count = add_one_block_rows<1>(rows, count);
@@ -223,6 +278,10 @@ static int make_rows(bench_row *rows) {
   count = add_one_block_rows<8>(rows, count);
   count = add_long_rows(rows, count, 1024);
   count = add_long_rows(rows, count, 4096);
+  count = add_f64_rows<1>(rows, count);
+  count = add_f64_rows<2>(rows, count);
+  count = add_f64_rows<4>(rows, count);
+  count = add_f64_rows<8>(rows, count);
   return count;
 }
 
@@ -287,7 +346,7 @@ static bool check_r(int sm_count, const float *d_dnt, uint32_t *d_out, uint32_t 
                            chain_kernel<draw_two_pass<R>, source_aga>};
   const char *const aga_names[3] = {"private", "blocked", "two_pass"};
   // The keys are per warp, so the first SM-count blocks of each wave are enough.
-  const bool ok = check_same_draws("registers", R, reg, reg_names, 4, sm_count, d_dnt, d_out, h_a, h_b);
+  bool ok = check_same_draws("registers", R, reg, reg_names, 4, sm_count, d_dnt, d_out, h_a, h_b);
   return check_same_draws("aga", R, aga, aga_names, 3, sm_count, d_dnt, d_out, h_a, h_b) && ok;
 }
 
@@ -449,7 +508,8 @@ int main(int argc, char **argv) {
     }
   }
   printf("\nspeed = the row's draws/ns over its group's first row's (private for n = 32 R, prefix for the long\n"
-         "rows), over both rounds; speed1, speed2 per round; spread%% = the row's round-to-round time difference.\n");
+         "rows, prefix_f64 for the doubles), over both rounds; speed1, speed2 per round; spread%% = the row's\n"
+         "round-to-round time difference.\n");
   printf("headline (lowest over R = 1, 2, 4, 8; target >= %.2f):\n", BENCH_TARGET);
   printf("  blocked / private, AGA's weights:     %.3f  %s\n", worst[1],
          worst[1] >= BENCH_TARGET ? "met" : "NOT met");
