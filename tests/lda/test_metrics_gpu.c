@@ -8,7 +8,8 @@
  * on the device from those counts must equal the CPU's:
  *   joint LL:    relative difference <= 1e-12. Every term has the CPU's operations; the sums differ in
  *                order (sequential on the CPU, trees on the GPU) and CUDA's lgamma may differ from the C
- *                library's by a few ulp, so the values differ by about 1e-15 relative.
+ *                library's by a few ulp, so the values differ by about 1e-15 relative. Both ways of
+ *                reading B are checked: the sampler's lists of its nonzeros and the dense V x K counts.
  *   held-out LL: relative difference <= 1e-10. The fold-in's terms (metrics.h's sparse rule: s, r, q)
  *                and its s table are the CPU's bit for bit, the sums of the r and q terms differ in
  *                rounding only, so a draw differs only when u W falls within a few ulp of a boundary;
@@ -94,6 +95,25 @@ static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_s
                     "%s: joint LL %.17g on the GPU, %.17g on the CPU (relative %.3g)", when, gj[0], cpu_joint, dj);
   ok &= SK_CHECK(dh <= HELDOUT_TOL && isnan(gh[0]) == isnan(cpu_held),
                  "%s: held-out LL %.17g on the GPU, %.17g on the CPU (relative %.3g)", when, gh[0], cpu_held, dh);
+  /* The joint LL from B's dense counts when the sampler also lists them (GPU ESCA): both orders agree. */
+  if (c.b_list_nnz != NULL) {
+    sk_lda_gpu_counts dense = c;
+    double gd = NAN;
+    dense.b_list_nnz = NULL;
+    dense.b_list_off = NULL;
+    dense.b_list_topic = NULL;
+    dense.b_list_count = NULL;
+    ok &= SK_CHECK(sk_lda_gpu_metrics_joint_ll(gm, &dense, &gd, &err) == 0, "%s: GPU joint (dense B): %s", when,
+                   err.message);
+    ok &= SK_CHECK(rel_diff(gd, cpu_joint) <= JOINT_TOL && isnan(gd) == isnan(cpu_joint),
+                   "%s: joint LL from dense B %.17g on the GPU, %.17g on the CPU", when, gd, cpu_joint);
+    /* The held-out tables from dense B are those from the lists: the same held-out bits. */
+    double hd = NAN;
+    ok &= SK_CHECK(sk_lda_gpu_metrics_heldout_ll(gm, &dense, iters, &hd, &err) == 0, "%s: GPU held-out (dense B): %s",
+                   when, err.message);
+    ok &= SK_CHECK(memcmp(&hd, &gh[0], sizeof hd) == 0, "%s: held-out LL %.17g from dense B, %.17g from the lists",
+                   when, hd, gh[0]);
+  }
   ok &= SK_CHECK(memcmp(&gj[0], &gj[1], sizeof gj[0]) == 0 && memcmp(&gh[0], &gh[1], sizeof gh[0]) == 0,
                  "%s: a second call gave other bits: joint %.17g / %.17g, held-out %.17g / %.17g", when, gj[0], gj[1],
                  gh[0], gh[1]);

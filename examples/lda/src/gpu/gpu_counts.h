@@ -33,6 +33,15 @@ typedef struct sk_lda_gpu_counts {
   const double *alpha_k;             /* K priors */
   const double *lg_alpha_k;          /* K: lgamma(alpha_k), computed on the host by the C library (the joint LL) */
   double alpha_sum;                  /* sk_lda_prior_alpha_sum(): K alpha, or alpha_k summed in increasing k */
+  /* B's nonzeros listed by word, when the sampler keeps such lists for the same B (GPU ESCA's word
+     segments, esca_segments.cuh), or all NULL: word v's nonzero counts are
+     b_list_count[b_list_off[v] .. b_list_off[v] + b_list_nnz[v]), their topics (increasing) at the same
+     places of b_list_topic. The joint LL and the held-out LL's tables then read them instead of V x K
+     counts (5.8 GB at 20news, K = 65,536). */
+  const int32_t *b_list_nnz;         /* V: how many nonzero counts word v has */
+  const int64_t *b_list_off;         /* V: where they start */
+  const int32_t *b_list_topic;       /* their topics */
+  const int32_t *b_list_count;       /* the counts */
 } sk_lda_gpu_counts;
 
 /*

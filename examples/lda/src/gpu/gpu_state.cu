@@ -336,6 +336,12 @@ void state_counts(const lda_state *st, sk_lda_gpu_counts *out) {
   out->alpha_k = state_alpha(*st);
   out->lg_alpha_k = st->asymmetric ? st->lg_alpha_k : NULL;
   out->alpha_sum = st->alpha_sum;
+  if (st->parts & kStateSegments) {  // the epilogue (and the upload) list the current B's nonzeros
+    out->b_list_nnz = st->seg.nnz;
+    out->b_list_off = st->seg.topic_off;
+    out->b_list_topic = st->seg.topic;
+    out->b_list_count = st->seg.count;
+  }
 }
 
 void state_free(lda_state *st) {

@@ -38,10 +38,13 @@
  *
  * Cost. Joint LL: one pass over B (V K int32; lgamma per nonzero), A's pairs, the document lengths and
  * n_k, then a reduction of one double per 4096 terms: about V K / (memory bandwidth) plus the lgammas.
+ * When the sampler lists B's nonzeros (gpu_counts.h's b_list_*: GPU ESCA's word segments), the pass
+ * reads the lists instead (at most min(V K, T) counts; a block per 32 words), the same terms in another
+ * fixed order.
  * Held-out: per call, the tables: 1 / (n_k + V beta), the s table (K dependent additions on one
- * thread) and B's nonzeros as CSR (two reads of B, V K int32, and one wait for their number) with each
- * word's q running sums (one thread a word). Then one warp per document (a persistent grid; the
- * longest documents first):
+ * thread) and B's nonzeros as CSR (two reads of B, V K int32, or one of the sampler's lists when it gives
+ * them, and one wait for their number) with each word's q running sums (one thread a word). Then one
+ * warp per document (a persistent grid; the longest documents first):
  * a draw costs the document's nonzero topics (the y terms, one read of the word's row of B each, held
  * in registers and added by one warp scan up to 256 of them, else in tiles of 128, one warp scan a tile,
  * then one tile walked) and a binary search of the s or q table

@@ -27,8 +27,15 @@ constexpr int kJointThreads = 256;
 constexpr int kJointItems = 16;
 constexpr int64_t kJointBlockTerms = (int64_t)kJointThreads * kJointItems;
 
+// With the sampler's lists of B's nonzeros (gpu_counts.h), a block of B's terms is kJointListWords
+// words: its threads stride over each word's list in turn.
+constexpr int32_t kJointListWords = 32;
+
 struct joint_params {
   const int32_t *b;
+  const int32_t *list_nnz, *list_count;  // B's nonzeros by word (gpu_counts.h), or NULL: read b
+  const int64_t *list_off;
+  int32_t num_words;
   const unsigned long long *n_k;
   const int32_t *doc_offsets, *a_offsets;
   const uint32_t *a_topic, *a_count;
@@ -42,13 +49,22 @@ struct joint_params {
 };
 
 // One partial sum per block of the terms of sk_lda_joint_ll_per_token(): lgamma(n_vk + beta) - lgamma(beta)
-// per nonzero n_vk, lgamma(n_dk + alpha) - lgamma(alpha) per pair of A, lgamma(K alpha) - lgamma(K alpha + n_d)
+// per nonzero n_vk (from B's lists when the sampler gives them: the same terms in another fixed order), lgamma(n_dk + alpha) - lgamma(alpha) per pair of A, lgamma(K alpha) - lgamma(K alpha + n_d)
 // per document, lgamma(V beta) - lgamma(V beta + n_k) per topic.
 __global__ void joint_terms_kernel(joint_params p, double *partials) {
   __shared__ sk_block_sum_storage_f64<kJointThreads> storage;
   const int64_t block = blockIdx.x;
   double s = 0.0;
-  if (block < p.blocks_b) {
+  if (block < p.blocks_b && p.list_nnz != nullptr) {
+    const int32_t v0 = (int32_t)block * kJointListWords;
+    const int32_t v1 = v0 + kJointListWords < p.num_words ? v0 + kJointListWords : p.num_words;
+    for (int32_t v = v0; v < v1; ++v) {
+      const int32_t *counts = p.list_count + p.list_off[v];
+      const int32_t n = p.list_nnz[v];
+      for (int32_t j = (int32_t)threadIdx.x; j < n; j += kJointThreads)
+        s = __dadd_rn(s, __dsub_rn(lgamma(__dadd_rn((double)counts[j], p.beta)), p.lg_beta));
+    }
+  } else if (block < p.blocks_b) {
     const int64_t base = block * kJointBlockTerms;
 #pragma unroll
     for (int j = 0; j < kJointItems; ++j) {
@@ -111,6 +127,13 @@ extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_g
   (void)cudaGetLastError();  // an error some earlier call already reported is not this call's
   joint_params p;
   p.b = c->b;
+  p.list_nnz = c->b_list_nnz;
+  p.list_off = c->b_list_off;
+  p.list_count = c->b_list_count;
+  if ((p.list_nnz == NULL) != (p.list_off == NULL) || (p.list_nnz == NULL) != (p.list_count == NULL) ||
+      (p.list_nnz == NULL) != (c->b_list_topic == NULL))
+    return sk_ex_fail(err, "GPU metrics: joint LL: B's lists are given in part");
+  p.num_words = c->num_words;
   p.n_k = c->n_k;
   p.doc_offsets = c->doc_offsets;
   p.a_offsets = c->a_offsets;
@@ -124,7 +147,8 @@ extern "C" int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_g
   p.pair_slots = c->num_tokens;
   p.num_docs = c->num_docs;
   p.num_topics = c->num_topics;
-  p.blocks_b = (p.num_b + kJointBlockTerms - 1) / kJointBlockTerms;
+  p.blocks_b = p.list_nnz != NULL ? ((int64_t)c->num_words + kJointListWords - 1) / kJointListWords
+                                   : (p.num_b + kJointBlockTerms - 1) / kJointBlockTerms;
   p.blocks_p = (p.pair_slots + kJointBlockTerms - 1) / kJointBlockTerms;
   p.blocks_d = ((int64_t)p.num_docs + kJointBlockTerms - 1) / kJointBlockTerms;
   const int64_t blocks_k = ((int64_t)p.num_topics + kJointBlockTerms - 1) / kJointBlockTerms;

@@ -4,7 +4,8 @@
 // Why these tables: phi is fixed during the fold-in, so SparseLDA's s terms a_k beta c_k are the same
 // for every document and word (one K-entry table of running sums per call), and the q terms need only
 // the word's nonzero counts (a CSR of B, gathered once per call with two reads of B, each nonzero with
-// its product n_wk c_k, so that a q term reads no c_k). The s table is
+// its product n_wk c_k, so that a q term reads no c_k; from the sampler's lists of B's nonzeros instead of
+// B when it gives them, gpu_counts.h: the same CSR without reading V x K counts). The s table is
 // added by one thread in topic order, as fold_in.c adds it, so that its running sums are the host's bit
 // for bit; at K = 65,536 that is 65,536 dependent additions, well under a millisecond, against the
 // fold-in's seconds.
@@ -100,6 +101,30 @@ __global__ void __launch_bounds__(kRowWarps * 32) row_fill_kernel(const int32_t 
   }
 }
 
+// With the sampler's lists of B's nonzeros (gpu_counts.h): start[v + 1] = nnz[v], one thread a word.
+__global__ void list_nnz_kernel(const int32_t *nnz, int32_t V, int64_t *start) {
+  const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < V) start[v + 1] = (int64_t)nnz[v];
+}
+
+// row_fill_kernel() from the lists: word v's topics (increasing already) and products n_vk c_k, rounded
+// as there; one warp a word.
+__global__ void __launch_bounds__(kRowWarps * 32) list_fill_kernel(const int32_t *list_topic, const int32_t *list_count,
+                                                                     const int64_t *list_off, int32_t V,
+                                                                     const int64_t *start, const double *inv,
+                                                                     int32_t *topic, double *qc) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * kRowWarps;
+  for (int64_t v = (int64_t)blockIdx.x * kRowWarps + threadIdx.x / 32; v < V; v += warps) {
+    const int64_t from = list_off[v], to = start[v], n = start[v + 1] - start[v];
+    for (int64_t j = lane; j < n; j += 32) {
+      const int32_t k = list_topic[from + j];
+      topic[to + j] = k;
+      qc[to + j] = __dmul_rn((double)list_count[from + j], inv[k]);
+    }
+  }
+}
+
 constexpr int kWordThreads = 128;
 
 // The words' q tables, in place: q_cum holds row_fill_kernel()'s products n_wk c_k and becomes, per word,
@@ -139,7 +164,13 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   SK_EX_LAUNCH_CHECK("computing the fold-in's s table");
   const int64_t blocks_wanted = ((int64_t)V + kRowWarps - 1) / kRowWarps;
   const unsigned blocks = (unsigned)(blocks_wanted < (int64_t)g->sm_count * 32 ? blocks_wanted : (int64_t)g->sm_count * 32);
-  row_nnz_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start);
+  const bool lists = c->b_list_nnz != NULL && c->b_list_off != NULL && c->b_list_topic != NULL &&
+                     c->b_list_count != NULL;
+  if (lists) {
+    list_nnz_kernel<<<(unsigned)(((int64_t)V + 255) / 256), 256>>>(c->b_list_nnz, V, start);
+  } else {
+    row_nnz_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start);
+  }
   SK_EX_LAUNCH_CHECK("counting B's nonzeros");
   row_start_scan_kernel<<<1, kScanThreads>>>(start, V);
   SK_EX_LAUNCH_CHECK("placing B's nonzeros");
@@ -150,8 +181,12 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
       metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables",
                           err) != 0)
     return 1;
-  row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
-                                              (double *)g->word_q_cum.ptr);
+  if (lists)
+    list_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b_list_topic, c->b_list_count, c->b_list_off, V, start, inv,
+                                                 (int32_t *)g->word_topic.ptr, (double *)g->word_q_cum.ptr);
+  else
+    row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
+                                                (double *)g->word_q_cum.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
   word_q_kernel<<<(unsigned)(((int64_t)V + kWordThreads - 1) / kWordThreads), kWordThreads>>>(
       start, (const int32_t *)g->word_topic.ptr, c->alpha_k, c->alpha, V, (double *)g->word_q_cum.ptr);
