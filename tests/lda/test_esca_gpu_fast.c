@@ -17,11 +17,12 @@
  * joint log-likelihoods stay within 0.5% at every tenth sweep.
  *
  * Determinism: samplers with other launch shapes (threads per block, blocks per SM, item and chunk
- * sizes) give the same topics after every sweep, bit for bit; a sampler made from a model brought back
+ * sizes) and either epilogue (B's next counts dense or from z) give the same topics after every sweep,
+ * bit for bit; a sampler made from a model brought back
  * half-way (a resume) continues exactly as the uninterrupted one.
  *
- * Counts: after every sweep, A, B and n_k brought back with to_host equal the counts rebuilt from z on
- * the host.
+ * Counts: after every sweep, every sampler's A, B and n_k brought back with to_host equal the counts
+ * rebuilt from z on the host.
  *
  * K runs over 1, 2, 31, 32, 33, 1,024, 10,000 (rows in shared memory up to here) and 65,536 (rows in
  * global memory), on corpora with empty documents, one-token documents, a word in every document and,
@@ -50,12 +51,13 @@
 static const double kMaxDiffering = 1e-4;
 enum { kShapes = 4 };
 
-/* Launch shapes the topics must not depend on: the default, and three others. */
+/* Launch shapes and epilogues the topics must not depend on: the default, and three others, which take
+   the dense epilogue (next counts through a V x K array) and the sparse one (from z) whatever the size. */
 static const sk_lda_esca_options kShapeOptions[kShapes] = {
     {.threads = 0},
-    {.threads = 32, .blocks_per_sm = 1, .item_tokens = 7, .chunk_tokens = 97},
-    {.threads = 1024, .item_tokens = 1, .chunk_tokens = 1},
-    {.threads = 128, .blocks_per_sm = 2, .item_tokens = 300, .chunk_tokens = 5000},
+    {.threads = 32, .blocks_per_sm = 1, .item_tokens = 7, .chunk_tokens = 97, .next_counts = SK_LDA_NEXT_COUNTS_SPARSE},
+    {.threads = 1024, .item_tokens = 1, .chunk_tokens = 1, .next_counts = SK_LDA_NEXT_COUNTS_DENSE},
+    {.threads = 128, .blocks_per_sm = 2, .item_tokens = 300, .chunk_tokens = 5000, .next_counts = SK_LDA_NEXT_COUNTS_SPARSE},
 };
 
 /* Tokens whose topics differ between two models of one corpus. */
@@ -111,7 +113,7 @@ static void run_fast_case(const fast_case *fc) {
     if (diff > worst) worst = diff;
     ok = ok && SK_CHECK(diff <= allowed_differing(cpu.num_tokens, fc->K), "%s: %lld of %lld tokens differ from the CPU's",
                         when, (long long)diff, (long long)cpu.num_tokens);
-    ok = ok && counts_match_z(&gpu[0], when);
+    for (int i = 0; i < kShapes && ok; ++i) ok = counts_match_z(&gpu[i], when);
     for (int i = 1; i < kShapes && ok; ++i)
       ok = SK_CHECK(memcmp(gpu[0].z, gpu[i].z, (size_t)cpu.num_tokens * sizeof *cpu.z) == 0,
                     "%s: launch shape %d gave other topics (%lld differ)", when, i, (long long)differing(&gpu[0], &gpu[i]));

@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/** \brief How GPU ESCA's resident sweep counts the next B (sk_lda_esca_options::next_counts). */
+enum sk_lda_next_counts {
+  SK_LDA_NEXT_COUNTS_AUTO = 0,   /**< the sampler's choice: sparse on one GPU, dense with ranks */
+  SK_LDA_NEXT_COUNTS_DENSE = 1,  /**< the draws count into a V x K array; the epilogue reads it whole */
+  SK_LDA_NEXT_COUNTS_SPARSE = 2  /**< the draws count into B and mark each (word, topic) in a bit; the epilogue
+                                      reads the V K / 8 bytes of marks and B at its nonzeros (one GPU only) */
+};
+
 /**
  * \brief GPU ESCA, the corpus resident (gpu/esca_resident.h): the draw kernel's launch and the PDOW plan's
  * cuts.
@@ -30,6 +38,9 @@ typedef struct sk_lda_esca_options {
   int blocks_per_sm;    /**< persistent blocks per multiprocessor (0: as many as fit) */
   int32_t item_tokens;  /**< most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
   int64_t chunk_tokens; /**< most tokens of a chunk of the PDOW order (0: one chunk) */
+  int next_counts;      /**< an sk_lda_next_counts: how the next sweep's B is counted (0: the sampler's choice,
+                             which the environment's SK_LDA_NEXT_COUNTS=dense|sparse overrides, for
+                             benchmarks). Sparse needs one GPU (no rank link) */
 } sk_lda_esca_options;
 
 /** \brief GPU ESCA, the corpus streamed through the device (gpu/esca_streamed.h). */

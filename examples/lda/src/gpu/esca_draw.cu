@@ -57,10 +57,20 @@ __device__ __forceinline__ void load_group_batch(const draw_params &p, int32_t g
   if (g <= g1) *q = p.group_start[g];
 }
 
+// A drawn topic into the next counts and, with kMark, its mark (gpu_state.cuh's touched part); neither
+// result is used, so both are reductions the warp does not wait for.
+// The mark's address is computed here, once per 32 draws, rather than kept in a register over them.
+template <bool kMark>
+__device__ __forceinline__ void count_topic(const draw_params &p, int32_t v, int32_t *b_row, int32_t topic) {
+  atomicAdd(b_row + topic, 1);
+  if (kMark) atomicOr(p.touched + (size_t)v * (size_t)p.touched_words + (topic >> 5), 1u << (topic & 31));
+}
+
 // The draws of the groups [g0, g1) of one item (word v), consecutive in PDOW order, by one warp. The
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
 // and writes their topics together; for each group it builds the sparse running sums once (in
 // registers when the row has at most 256 pairs) and draws each of its tokens from them.
+template <bool kMark>
 __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
                             const dense_part &dense, float dense_total) {
   const int lane = sk_lane_id();
@@ -101,7 +111,7 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
     for (int32_t q = q0; q < q1; ++q) {
       if (q - base == 32) {  // the 32 positions are drawn: write them, then the next 32 uniforms
         p.z[my_token] = my_topic;
-        atomicAdd(b_row + my_topic, 1);
+        count_topic<kMark>(p, v, b_row, my_topic);
         base = q;
         if (base + lane < end) {
           my_token = p.token[base + lane];
@@ -125,22 +135,25 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
   }
   if (base + lane < end) {
     p.z[my_token] = my_topic;
-    atomicAdd(b_row + my_topic, 1);
+    count_topic<kMark>(p, v, b_row, my_topic);
   }
 }
 
 // The row w holds beta inv_k (a zero count's weight) between items; an item writes its word's K_v entries
-// ((B + beta) inv_k) and puts them back after its draws.
+// ((B + beta) inv_k, the counts from the word's list: B's nonzeros in order, no row of B read) and puts
+// them back after its draws (restore: count is not read).
 __device__ __forceinline__ void segment_row_entries(const draw_params &p, float *w, const int32_t *topic,
-                                                    int32_t nnz, const int32_t *b_row, bool restore) {
+                                                    const int32_t *count, int32_t nnz, bool restore) {
   for (int32_t e = (int32_t)threadIdx.x; e < nnz; e += (int32_t)blockDim.x) {
     const int32_t k = topic[e];
-    w[k] = segment_row_weight(restore ? 0 : b_row[k], p.beta, p.inv[k]);
+    w[k] = segment_row_weight(restore ? 0 : count[e], p.beta, p.inv[k]);
   }
 }
 
 // Persistent blocks take items from a shared counter, largest first (the plan's order). For each: the
 // word's entries of the row, then the warps take the item's groups in turn, then the entries go back.
+// kMark: the draws also mark each (word, topic) they count in p.touched.
+template <bool kMark>
 __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p) {
   extern __shared__ float shared_rows[];
   __shared__ int32_t item_now;
@@ -157,22 +170,22 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
     const int32_t item = item_now;
     if (item >= p.num_items) break;
     const int32_t v = p.item_word[item];
-    const int32_t *b_row = p.b + (size_t)v * (size_t)K;
+    const int64_t list = p.seg.topic_off[v];
     dense.word.nnz = p.seg.nnz[v];
-    dense.word.topic = p.seg.topic + p.seg.topic_off[v];
+    dense.word.topic = p.seg.topic + list;
     dense.word.word = sk_wary_tree_make_view_f32(p.seg.tree + p.seg.tree_off[v], dense.word.nnz + 1);
     dense.word.word_top = sk_wary_tree_load_top_f32(dense.word.word);
     const float dense_total = sk_wary_tree_top_total_f32(dense.word.word_top);
-    segment_row_entries(p, w, dense.word.topic, dense.word.nnz, b_row, false);
+    segment_row_entries(p, w, dense.word.topic, p.seg.count + list, dense.word.nnz, false);
     __syncthreads();
     // The item's groups in equal runs of consecutive groups, one run per warp.
     const int32_t first = p.item_group[item], groups = p.item_end[item] - first;
     const int32_t per_warp = (groups + warps - 1) / warps;
     const int32_t g0 = first + warp * per_warp;
     const int32_t g1 = g0 + per_warp < first + groups ? g0 + per_warp : first + groups;
-    if (g0 < g1) draw_groups(p, v, g0, g1, w, dense, dense_total);
+    if (g0 < g1) draw_groups<kMark>(p, v, g0, g1, w, dense, dense_total);
     __syncthreads();  // the draws read the row's entries and item_now until here
-    segment_row_entries(p, w, dense.word.topic, dense.word.nnz, b_row, true);
+    segment_row_entries(p, w, dense.word.topic, nullptr, dense.word.nnz, true);  // no count: not live over the draws
   }
 }
 
@@ -186,15 +199,18 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
   const size_t row_bytes = l.row_floats * sizeof(float);
   l.on_global = row_bytes > kSharedRowLimit;
   l.shared_bytes = l.on_global ? 0 : row_bytes;
-  cudaError_t e = cudaFuncSetAttribute(esca_draw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  // Both instances take the same row; they share the register cap, so the occupancy of one is the other's.
+  cudaError_t e = cudaFuncSetAttribute(esca_draw_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)l.shared_bytes);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(esca_draw_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
   if (e != cudaSuccess) return e;
   int sms = 0, fit = 0;
   e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu);
   if (e != cudaSuccess) return e;
   if (threads > 0) {
     l.threads = threads;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, esca_draw_kernel, l.threads, l.shared_bytes);
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, esca_draw_kernel<false>, l.threads, l.shared_bytes);
     if (e != cudaSuccess) return e;
   } else {
     // The block size that keeps the most warps on a multiprocessor, the smaller on a tie. The registers
@@ -205,7 +221,7 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
     int best_warps = 0;
     for (int t = kDefaultThreads; t <= kMaxDefaultThreads; t *= 2) {
       int f = 0;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, esca_draw_kernel, t, l.shared_bytes);
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, esca_draw_kernel<false>, t, l.shared_bytes);
       if (e != cudaSuccess) return e;
       if (f * t / 32 > best_warps) {
         best_warps = f * t / 32;
@@ -224,7 +240,10 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
 
 cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStream_t stream) {
   if (p.num_items == 0) return cudaSuccess;
-  esca_draw_kernel<<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
+  if (p.touched == nullptr)
+    esca_draw_kernel<false><<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
+  else
+    esca_draw_kernel<true><<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -17,7 +17,9 @@
 // tables of alpha_k B_hat (esca.h); the sparse part keeps w itself.
 // Every token's draw reads only the previous sweep's counts and its own u, so the topics do not
 // depend on the order, the launch shape or the scheduling; B for the next sweep is counted with
-// integer atomics as the topics are drawn (n_k is summed from them by the epilogue, gpu_state.cuh).
+// integer atomics as the topics are drawn (n_k is summed from them by the epilogue, gpu_state.cuh). An
+// item reads its word's counts from the segments' list, never a row of B, so on one GPU the draws count
+// into B itself and mark what they count, and the epilogue lists B's nonzeros from the marks.
 #ifndef SK_LDA_ESCA_DRAW_CUH
 #define SK_LDA_ESCA_DRAW_CUH
 
@@ -34,14 +36,17 @@ struct draw_params {
   // The plan (pdow_plan.h), on the device.
   const int32_t *token, *group_start, *group_doc, *item_word, *item_group, *item_end;
   int32_t num_items;
-  // The previous sweep's counts: A as pairs, B (V x K), and 1 / (n_k + V beta) in float.
+  // The previous sweep's counts: A as pairs and 1 / (n_k + V beta) in float (B through the segments' lists).
   const int32_t *a_offsets;
   const uint32_t *a_topic, *a_count;
-  const int32_t *b;
   const float *inv;
-  // Outputs: the new topics (document order) and B's counts for the next sweep (zeroed before).
+  // Outputs: the new topics (document order), B's counts for the next sweep (zeroed before: b_next or B
+  // itself, gpu_state.cuh) and, when touched is not NULL, a mark for each (word, topic) counted (rows of
+  // touched_words bit words, zero before).
   int32_t *z;
   int32_t *b_next;
+  uint32_t *touched;
+  int32_t touched_words;
   // The dynamic scheduler's counter (zeroed before) and, on the global-memory path, the blocks' rows.
   unsigned int *next_item;
   float *scratch;  // NULL: the rows live in shared memory
@@ -58,16 +63,16 @@ struct draw_params {
   uint64_t token_base;
 };
 
-// The fields of p that come from the model and the sweep, not from the tokens' plan: B, inv, the next
-// B, K, the priors (alpha in float and double, or the per-topic alpha_k: then alpha is 1), the RNG's seed
+// The fields of p that come from the model and the sweep, not from the tokens' plan: inv, the next B and
+// the marks (NULL: none; gpu_state.cuh's state_next_counts() and touched part), K, the priors (alpha in float and double, or the per-topic alpha_k: then alpha is 1), the RNG's seed
 // and sweep, a block's row size. The plan, A, z, the scheduler's counter, the scratch rows and token_base
 // are the caller's.
-inline void draw_set_model(draw_params *p, const int32_t *b, const float *inv, int32_t *b_next,
-                           size_t row_floats, int32_t num_topics, double alpha, const float *alpha_k, double beta,
+inline void draw_set_model(draw_params *p, const float *inv, int32_t *b_next, uint32_t *touched, size_t row_floats, int32_t num_topics, double alpha, const float *alpha_k, double beta,
                            uint64_t seed, uint64_t iteration) {
-  p->b = b;
   p->inv = inv;
   p->b_next = b_next;
+  p->touched = touched;
+  p->touched_words = segments_touched_words(num_topics);
   p->row_floats = row_floats;
   p->num_topics = num_topics;
   p->alpha_k = alpha_k;
@@ -107,7 +112,7 @@ size_t draw_row_floats(int32_t num_topics);
 // `blocks_per_sm` (0: as many as fit). Returns a CUDA error from the queries.
 cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out);
 
-// The draws and B's counts for the next sweep (p.b_next and *p.next_item zeroed before).
+// The draws and B's counts for the next sweep (p.b_next, p.touched when given and *p.next_item zeroed before).
 cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStream_t stream);
 
 }  // namespace sk_lda_gpu

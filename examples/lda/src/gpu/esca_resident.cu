@@ -18,7 +18,31 @@
 namespace sk_lda_gpu {
 namespace {
 
-constexpr unsigned kParts = kStateDocuments | kStateNext | kStateInverse | kStateSegments;
+constexpr unsigned kParts = kStateDocuments | kStateInverse | kStateSegments;  // and kStateNext or kStateTouched
+
+// Whether the draws count into B and mark what they count (gpu_state.cuh's touched part) rather than into
+// a V x K array of next counts that the epilogue reads whole. The choice when the options leave it: sparse
+// (touched) on one GPU, where the ranks' sum does not need the next array (bench/RESULTS.md has both);
+// SK_LDA_NEXT_COUNTS=dense|sparse in the environment overrides the choice, never the options.
+int next_counts_sparse(const sk_lda_esca_options *o, const sk_lda_rank_link *rank, int *sparse, sk_ex_error *err) {
+  int mode = o->next_counts;
+  if (mode < SK_LDA_NEXT_COUNTS_AUTO || mode > SK_LDA_NEXT_COUNTS_SPARSE)
+    return sk_ex_fail(err, "GPU ESCA: next_counts %d is not 0 (auto), 1 (dense) or 2 (sparse)", mode);
+  const char *env = getenv("SK_LDA_NEXT_COUNTS");
+  if (mode == SK_LDA_NEXT_COUNTS_AUTO && env != NULL && env[0] != '\0') {
+    if (strcmp(env, "dense") == 0)
+      mode = SK_LDA_NEXT_COUNTS_DENSE;
+    else if (strcmp(env, "sparse") == 0)
+      mode = SK_LDA_NEXT_COUNTS_SPARSE;
+    else
+      return sk_ex_fail(err, "GPU ESCA: SK_LDA_NEXT_COUNTS is '%s'; it takes dense or sparse", env);
+  }
+  if (mode == SK_LDA_NEXT_COUNTS_SPARSE && rank != NULL)
+    return sk_ex_fail(err, "GPU ESCA: the sparse next counts are for one GPU (the ranks sum B's next counts)");
+  if (mode == SK_LDA_NEXT_COUNTS_AUTO) mode = rank == NULL ? SK_LDA_NEXT_COUNTS_SPARSE : SK_LDA_NEXT_COUNTS_DENSE;
+  *sparse = mode == SK_LDA_NEXT_COUNTS_SPARSE;
+  return 0;
+}
 
 struct resident {
   gpu_sampler base;
@@ -36,6 +60,14 @@ int check_options(const sk_lda_esca_options *o, sk_ex_error *err) {
     return sk_ex_fail(err, "GPU ESCA: threads per block %d is not a multiple of 32 from 32 to 1024", o->threads);
   if (o->blocks_per_sm < 0 || o->item_tokens < 0 || o->chunk_tokens < 0)
     return sk_ex_fail(err, "GPU ESCA: blocks per SM, item tokens and chunk tokens must not be negative");
+  return 0;
+}
+
+// The state's parts for the options and the rank link.
+int resident_parts(const sk_lda_esca_options *o, const sk_lda_rank_link *rank, unsigned *parts, sk_ex_error *err) {
+  int sparse = 0;
+  if (next_counts_sparse(o, rank, &sparse, err) != 0) return 1;
+  *parts = kParts | (sparse ? kStateTouched : kStateNext);
   return 0;
 }
 
@@ -61,7 +93,9 @@ int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, con
   if (m->num_tokens > INT32_MAX)
     return sk_ex_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
                        (long long)m->num_tokens, INT32_MAX);
-  if (state_init(&r->base.state, m, device->gpu, kParts, rank, err) != 0) return 1;
+  unsigned parts = 0;
+  if (resident_parts(o, rank, &parts, err) != 0 || state_init(&r->base.state, m, device->gpu, parts, rank, err) != 0)
+    return 1;
   SK_EX_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
   SK_EX_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
                   "choosing the launch");
@@ -101,7 +135,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   p.a_offsets = st.a_offsets;
   p.a_topic = st.a_topic;
   p.a_count = st.a_count;
-  draw_set_model(&p, st.b, st.inv, st.b_next, r->shape.row_floats, st.num_topics, st.alpha, state_alpha_f(st),
+  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, r->shape.row_floats, st.num_topics, st.alpha, state_alpha_f(st),
                  st.beta, st.seed, iteration);
   p.z = st.z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = r->next_item;
@@ -116,7 +150,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
 int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   resident *r = (resident *)s->state;
   if (sweep_start(&r->base, err) != 0 || state_inverse(&r->base.state, err) != 0) return 1;
-  if (state_segments(&r->base.state, err) != 0) return 1;
+  if (state_segments(&r->base.state, err) != 0 || state_prepare_next(&r->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
   if (sweep_mark(&r->base, 1, err) != 0 || draw(r, iteration, err) != 0 || sweep_mark(&r->base, 2, err) != 0 ||
       state_epilogue(&r->base.state, err) != 0)
@@ -227,7 +261,7 @@ extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_dev
                                          sk_ex_error *err) {
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
     return sk_ex_fail(err, "GPU ESCA fits: a pointer is NULL");
-  const sk_lda_esca_options defaults = {0, 0, 0, 0};
+  const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
   if (o == NULL) o = &defaults;
   if (m->num_tokens > INT32_MAX) {
     fit_cannot(fit, budget, "the resident GPU ESCA takes at most 2^31 - 1 tokens (its positions are int32)");
@@ -251,7 +285,11 @@ extern "C" size_t sk_lda_esca_resident_state_bytes(const sk_lda_model *m) {
   resident r;
   memset(&r, 0, sizeof r);
   lda_state &st = r.base.state;
-  st.parts = kParts;
+  const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
+  sk_ex_error ignored;
+  unsigned parts = 0;
+  if (resident_parts(&defaults, NULL, &parts, &ignored) != 0) parts = kParts | kStateNext;
+  st.parts = parts;
   st.num_topics = m->num_topics;
   st.num_words = m->num_words;
   st.num_docs = m->num_docs;
@@ -270,7 +308,7 @@ extern "C" int sk_lda_esca_resident_create(sk_lda_model *m, const sk_lda_device 
   *out = NULL;
   if (m == NULL || m->z == NULL || m->corpus == NULL || device == NULL)
     return sk_ex_fail(err, "GPU ESCA: model NULL or not initialised");
-  const sk_lda_esca_options defaults = {0, 0, 0, 0};
+  const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
   if (o == NULL) o = &defaults;
   resident *r = (resident *)calloc(1, sizeof *r);
   if (r == NULL) return sk_ex_fail(err, "GPU ESCA: out of host memory");

@@ -126,7 +126,102 @@ __global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t 
   if (lane == 0) tokens[v] = (int64_t)sum;
 }
 
+// segments_clear(): a warp per word, its listed topics' counts in B set to 0.
+__global__ void clear_kernel(segments s, int32_t *b, int32_t num_words, int32_t num_topics) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t v = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < num_words; v += warps) {
+    const int32_t *topic = s.topic + s.topic_off[v];
+    int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+    for (int32_t e = lane, n = s.nnz[v]; e < n; e += 32) b_row[topic[e]] = 0;
+  }
+}
+
+// segments_list_touched(): a warp per word walks its marks in rounds of 32 bit words (1,024 topics): each
+// lane's word, the warp's exclusive sum of their popcounts (the lane's place in the list), then each lane
+// lists its bits' topics in increasing order with their counts from B and clears its word. The counts go
+// to n_k through the block's column sums in shared memory when K <= kCountTile (flushed with one atomic
+// a nonzero column), else straight to n_k (K is then large enough that the atomics rarely meet).
+template <bool kShared>
+__global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s, uint32_t *touched, const int32_t *b,
+                                                                     int32_t num_words, int32_t num_topics,
+                                                                     unsigned long long *n_k) {
+  __shared__ unsigned column[kShared ? kCountTile : 1];
+  const int lane = sk_lane_id();
+  if (kShared) {
+    for (int32_t i = (int32_t)threadIdx.x; i < num_topics; i += (int32_t)blockDim.x) column[i] = 0u;
+    __syncthreads();
+  }
+  const int32_t row_words = segments_touched_words(num_topics);
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t v = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < num_words; v += warps) {
+    uint32_t *marks = touched + (size_t)v * (size_t)row_words;
+    const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
+    int32_t *topic = s.topic + s.topic_off[v], *count = s.count + s.topic_off[v];
+    int32_t n = 0;
+    for (int32_t j0 = 0; j0 < row_words; j0 += 32) {
+      const int32_t j = j0 + lane;
+      uint32_t m = j < row_words ? marks[j] : 0u;
+      const int32_t bits = __popc(m);
+      int32_t inclusive = bits;
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const int32_t t = __shfl_up_sync(SK_FULL_MASK, inclusive, o);
+        if (lane >= o) inclusive += t;
+      }
+      int32_t at = n + inclusive - bits;
+      n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
+      if (m != 0u) marks[j] = 0u;
+      while (m != 0u) {
+        const int32_t k = 32 * j + __ffs((int)m) - 1;
+        m &= m - 1u;
+        const int32_t c = b_row[k];
+        topic[at] = k;
+        count[at] = c;
+        ++at;
+        if (kShared)
+          atomicAdd(&column[k], (unsigned)c);
+        else
+          atomicAdd(n_k + k, (unsigned long long)c);
+      }
+    }
+    if (lane == 0) s.nnz[v] = n;
+  }
+  if (kShared) {
+    __syncthreads();
+    for (int32_t i = (int32_t)threadIdx.x; i < num_topics; i += (int32_t)blockDim.x)
+      if (column[i] != 0u) atomicAdd(n_k + i, (unsigned long long)column[i]);
+  }
+}
+
+// Blocks of a warp-per-word kernel over V words: at most `most`.
+unsigned word_blocks(int32_t num_words, int64_t most) {
+  const int64_t wanted = ((int64_t)num_words + kCountThreads / 32 - 1) / (kCountThreads / 32);
+  return (unsigned)(wanted < most ? (wanted > 0 ? wanted : 1) : most);
+}
+
 }  // namespace
+
+cudaError_t segments_clear(const segments &s, int32_t *b, int32_t num_words, int32_t num_topics, cudaStream_t stream) {
+  if (num_words == 0) return cudaSuccess;
+  clear_kernel<<<word_blocks(num_words, 65535), kCountThreads, 0, stream>>>(s, b, num_words, num_topics);
+  return cudaGetLastError();
+}
+
+cudaError_t segments_list_touched(const segments &s, uint32_t *touched, const int32_t *b, int32_t num_words,
+                                  int32_t num_topics, unsigned long long *n_k, cudaStream_t stream) {
+  cudaError_t e = cudaMemsetAsync(n_k, 0, (size_t)num_topics * sizeof *n_k, stream);
+  if (e != cudaSuccess || num_words == 0) return e;
+  // With shared column sums each block flushes up to K atomics: a few hundred blocks keep that well
+  // below the pairs' own count.
+  if (num_topics <= kCountTile)
+    list_touched_kernel<true><<<word_blocks(num_words, 256), kCountThreads, 0, stream>>>(s, touched, b, num_words,
+                                                                                         num_topics, n_k);
+  else
+    list_touched_kernel<false><<<word_blocks(num_words, 65535), kCountThreads, 0, stream>>>(s, touched, b, num_words,
+                                                                                            num_topics, n_k);
+  return cudaGetLastError();
+}
 
 void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
                        int64_t *tree_capacity) {

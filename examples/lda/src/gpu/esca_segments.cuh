@@ -21,8 +21,10 @@
 // Storage: word v has room for m_v = min(K, c_v) topics and a tree of m_v + 1 leaves, c_v = sum_k B[v,k]
 // its tokens in the whole corpus (every rank's B is the sum over the ranks), which no sweep changes; the
 // places are set once from the B a sampler starts with (segments_place()). So the sweep's epilogue lists
-// each word's topics and counts in the same one pass over B that sums n_k (segments_count()), and all of
-// them fit in min(V K, T) pairs, T = sum_k n_k; the next sweep builds the trees from the lists alone.
+// each word's topics and counts in the same one pass over B that sums n_k (segments_count()), or from the
+// marks of what the draws counted (segments_list_touched(), no pass over B), and all of them fit in
+// min(V K, T) pairs, T = sum_k n_k; the next sweep builds the trees from the lists alone, and its draws
+// read B's counts from them too.
 #ifndef SK_LDA_ESCA_SEGMENTS_CUH
 #define SK_LDA_ESCA_SEGMENTS_CUH
 
@@ -40,6 +42,7 @@ struct segments_view {
   const int64_t *topic_off;  // V: word v's topics start at topic + topic_off[v]
   const int64_t *tree_off;   // V: word v's tree (K_v + 1 leaves) starts at tree + tree_off[v]
   const int32_t *topic;      // the words' nonzero topics, increasing within a word
+  const int32_t *count;      // their counts B[v,k]
   const float *tree;         // the words' trees
   const float *prior;        // the prior tree over rho_k (K leaves); its level 0 holds P_0 .. P_{K-1}
 };
@@ -64,7 +67,7 @@ void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tok
                        int64_t *tree_capacity);
 
 inline segments_view segments_make_view(const segments &s) {
-  return segments_view{s.nnz, s.topic_off, s.tree_off, s.topic, s.tree, s.prior};
+  return segments_view{s.nnz, s.topic_off, s.tree_off, s.topic, s.count, s.tree, s.prior};
 }
 
 // Each word's room (topic_off, tree_off) from its tokens, the row sums of B (V x K, on the device): a
@@ -77,6 +80,19 @@ cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_word
 // on `stream`. Reads B once; writes at most min(V K, T) pairs and partial_blocks x K partial sums.
 cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics,
                            unsigned long long *n_k, cudaStream_t stream);
+
+// The touched epilogue (gpu_state.cuh's touched part), queued on `stream`. Before the draws,
+// segments_clear() zeroes B (V x K) at the current lists' topics: the draws read the lists, not B, and
+// count their topics into B itself, marking each (v, k) they count in `touched` (V rows of ceil(K / 32)
+// bit words, zero before). After them, segments_list_touched() lists each word's marked topics in
+// increasing order with their counts from B into its room and K_v, sums n_k (K) from them and zeroes the
+// marks. Each reads B only at the words' nonzeros, and the marks (V K / 8 bytes) once.
+cudaError_t segments_clear(const segments &s, int32_t *b, int32_t num_words, int32_t num_topics, cudaStream_t stream);
+cudaError_t segments_list_touched(const segments &s, uint32_t *touched, const int32_t *b, int32_t num_words,
+                                  int32_t num_topics, unsigned long long *n_k, cudaStream_t stream);
+
+// 32-bit words of one word's row of touched marks.
+__host__ __device__ inline int32_t segments_touched_words(int32_t num_topics) { return (num_topics + 31) / 32; }
 
 // One sweep's trees from the lists segments_count() made, inv (K floats) and the per-topic priors (K floats,
 // or NULL: alpha outside the weights), queued on `stream`: rho and the prior tree, then a warp per word for

@@ -85,7 +85,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.a_offsets = s->a_offsets[w];
   p.a_topic = s->a_topic[w];
   p.a_count = s->a_count[w];
-  draw_set_model(&p, st.b, st.inv, st.b_next, s->layout.shape.row_floats, st.num_topics, st.alpha,
+  draw_set_model(&p, st.inv, st.b_next, NULL, s->layout.shape.row_floats, st.num_topics, st.alpha,
                  state_alpha_f(st), st.beta, st.seed, s->iteration);
   p.z = z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = s->next_item + w;

@@ -44,6 +44,9 @@ int download_array(T *dst, const T *src, size_t count, const char *what, sk_ex_e
 }
 
 size_t vk_of(const lda_state *st) { return (size_t)st->num_words * (size_t)st->num_topics; }
+size_t touched_of(const lda_state *st) {
+  return (size_t)st->num_words * (size_t)segments_touched_words(st->num_topics);
+}
 
 // Copies the per-topic priors alpha_k (K, host) to the state's arrays, with their float rounding and their
 // lgamma (the C library's, as metrics.c takes it: serially, it writes signgam).
@@ -152,6 +155,8 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
     st->sum = rank->sum;
   }
   if (parts & kStateSegments) state_size_segments(st, m);
+  if ((parts & kStateTouched) && (parts & (kStateNext | kStateSegments)) != kStateSegments)
+    return sk_ex_fail(err, "GPU sampler: the touched part goes with segments, not next (internal)");
   if (!(parts & kStateDocuments)) return 0;
   if (m->num_tokens > INT32_MAX)
     return sk_ex_fail(err, "GPU sampler: %lld tokens; the corpus kept on the device takes at most %d",
@@ -175,6 +180,8 @@ void state_arrays(lda_state *st, device_arrays *list) {
     list->add((unsigned char **)&st->workspace, st->workspace_bytes, "the segmented count's workspace");
   }
   if (st->parts & kStateNext) list->add(&st->b_next, vk, "B's next counts");
+  if (st->parts & kStateTouched)
+    list->add(&st->touched, touched_of(st), "the marks of B's counted entries");
   if (st->parts & kStateInverse) list->add(&st->inv, K, "1 / (n_k + V beta)");
   if (st->parts & kStateSegments) {
     const size_t V = (size_t)st->num_words;
@@ -204,6 +211,8 @@ int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
     return 1;
   if (st->b_next != NULL && vk > 0)
     SK_EX_CUDA_TRY(cudaMemset(st->b_next, 0, vk * sizeof *st->b_next), "zeroing B's next counts");
+  if (st->touched != NULL && touched_of(st) > 0)
+    SK_EX_CUDA_TRY(cudaMemset(st->touched, 0, touched_of(st) * sizeof *st->touched), "zeroing the marks");
   if (st->asymmetric && upload_priors(st, m->alpha_k, err) != 0) return 1;
   if (st->parts & kStateSegments) {
     SK_EX_CUDA_TRY(segments_place(st->seg, st->b, st->num_words, st->num_topics), "placing the word segments");
@@ -257,7 +266,18 @@ int state_segments(lda_state *st, sk_ex_error *err) {
   return 0;
 }
 
+int state_prepare_next(lda_state *st, sk_ex_error *err) {
+  if (st->parts & kStateTouched)
+    SK_EX_CUDA_TRY(segments_clear(st->seg, st->b, st->num_words, st->num_topics, 0), "zeroing B at its nonzeros");
+  return 0;
+}
+
 int state_epilogue(lda_state *st, sk_ex_error *err) {
+  if (st->parts & kStateTouched) {
+    SK_EX_CUDA_TRY(segments_list_touched(st->seg, st->touched, st->b, st->num_words, st->num_topics, st->n_k, 0),
+                   "listing B's counted entries and n_k");
+    return 0;
+  }
   const size_t vk = vk_of(st);
   /* B itself is the sum's scratch: the draws that read it are done (the sum waits for them) and the
      swap below makes it the next counts, zeroed. */
@@ -349,9 +369,10 @@ void state_free(lda_state *st) {
                        st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
                        st->alpha_k,   st->alpha_k_f, st->lg_alpha_k, st->seg.nnz, st->seg.topic_off,
                        st->seg.tree_off, st->seg.topic, st->seg.count, st->seg.tree, st->seg.prior, st->seg.rho,
-                       st->seg.partials};
+                       st->seg.partials, st->touched};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
+  st->touched = NULL;
   st->n_k = NULL;
   st->a_topic = st->a_count = NULL;
   st->workspace = NULL;

@@ -10,6 +10,10 @@
 //              the counts they read (ESCA's sweeps); the epilogue sums them over the ranks, takes n_k
 //              from them and swaps them with B
 //   inverse    1 / (n_k + V beta) in float (K): ESCA's B_hat rows
+//   touched    a bit per (word, topic) the draws count (V rows of ceil(K / 32) words), in place of the
+//              next part: the draws count into B itself, which nobody reads during them (they read the
+//              segments' lists), and the epilogue lists B's nonzeros from the marks (esca_segments.cuh)
+//              without a pass over V x K counts: ESCA's resident sweep on one GPU
 //   segments   ESCA's word segments (esca_segments.cuh): each word's nonzero topics and tree, the prior
 //              tree, rebuilt from B every sweep by state_segments(); the fast sweep's dense part at large K
 //   priors     per-topic alpha_k (K doubles), their float rounding (K) and lgamma(alpha_k) (K doubles):
@@ -75,6 +79,7 @@ enum : unsigned {
   kStateNext = 2u,
   kStateInverse = 4u,
   kStateSegments = 8u,  // needs kStateInverse
+  kStateTouched = 16u,  // in place of kStateNext; needs kStateSegments
 };
 
 struct lda_state {
@@ -99,6 +104,7 @@ struct lda_state {
   void *workspace;
   size_t workspace_bytes;
   int32_t *b_next;
+  uint32_t *touched;  // the touched part: V x segments_touched_words(K)
   float *inv;
   segments seg;        // the segments part (capacities from B's nonzeros: sum_k n_k at init)
   double *alpha_k;     // K per-topic priors (NULL until the model has them)
@@ -139,9 +145,21 @@ void state_size_segments(lda_state *st, const sk_lda_model *m);
 // The word segments from B and inv (segments part, after state_inverse()), queued.
 int state_segments(lda_state *st, sk_ex_error *err);
 
-// THE epilogue after a sweep's draws have counted the new topics into b_next (next part): the sum over
-// the ranks (the link's, which waits), n_k summed from b_next, the swap of B and b_next, the new b_next
-// zeroed for the next sweep's counts; queued on the legacy default stream.
+// Where a sweep's draws count their topics: b_next (next part), or B itself (touched part), after
+// state_prepare_next().
+inline int32_t *state_next_counts(const lda_state &st) { return (st.parts & kStateTouched) ? st.b : st.b_next; }
+
+// Before a sweep's draws (after its segments are built): with the touched part, B zeroed at the lists'
+// topics, queued; nothing otherwise (b_next is zeroed by the last epilogue). Between this and the
+// epilogue B holds no counts anyone may read but the draws'.
+int state_prepare_next(lda_state *st, sk_ex_error *err);
+
+// THE epilogue after a sweep's draws, queued on the legacy default stream. Next part, the draws having
+// counted the new topics into b_next: the sum over the ranks (the link's, which waits), n_k and the word
+// segments' lists from b_next in one pass, the swap of B and b_next, the new b_next zeroed for the next
+// sweep's counts. Touched part, the draws having counted into B and marked what they counted: the lists
+// and n_k from the marks and B's counts at them (no V x K pass), the marks cleared. Either way B, n_k
+// and the lists come out the same.
 int state_epilogue(lda_state *st, sk_ex_error *err);
 
 // Takes model m's priors (beta, V beta, alpha_k and their sum) for the sweeps and metrics that follow:
