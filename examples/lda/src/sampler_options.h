@@ -21,7 +21,7 @@ extern "C" {
 
 /** \brief How GPU ESCA's resident sweep counts the next B (sk_lda_esca_options::next_counts). */
 enum sk_lda_next_counts {
-  SK_LDA_NEXT_COUNTS_AUTO = 0,   /**< the sampler's choice: sparse on one GPU, dense with ranks */
+  SK_LDA_NEXT_COUNTS_AUTO = 0,   /**< the sampler's choice: sparse on one GPU when V K >= 8 T, else dense */
   SK_LDA_NEXT_COUNTS_DENSE = 1,  /**< the draws count into a V x K array; the epilogue reads it whole */
   SK_LDA_NEXT_COUNTS_SPARSE = 2  /**< the draws count into B and mark each (word, topic) in a bit; the epilogue
                                       reads the V K / 8 bytes of marks and B at its nonzeros (one GPU only) */

@@ -21,10 +21,14 @@ namespace {
 constexpr unsigned kParts = kStateDocuments | kStateInverse | kStateSegments;  // and kStateNext or kStateTouched
 
 // Whether the draws count into B and mark what they count (gpu_state.cuh's touched part) rather than into
-// a V x K array of next counts that the epilogue reads whole. The choice when the options leave it: sparse
-// (touched) on one GPU, where the ranks' sum does not need the next array (bench/RESULTS.md has both);
-// SK_LDA_NEXT_COUNTS=dense|sparse in the environment overrides the choice, never the options.
-int next_counts_sparse(const sk_lda_esca_options *o, const sk_lda_rank_link *rank, int *sparse, sk_ex_error *err) {
+// a V x K array of next counts that the epilogue reads whole. The choice when the options leave it: the
+// marks on one GPU (the ranks sum the next array) when V K >= 8 T. Why 8: the dense epilogue costs about
+// 2.6 ns per 1,000 entries of V x K, the marks about 14 ns per 1,000 tokens in the draws (their RED.OR),
+// so they break even near V K = 5.4 T; measured on an H200 (bench/RESULTS.md) the marks won on kos, 20news
+// and at every K = 10,000 (V K >= 8.8 T) and lost on imdb100k (3.6 T) and the NYTimes-scale corpus (1.1 T)
+// at K = 1,024. SK_LDA_NEXT_COUNTS=dense|sparse in the environment overrides the choice, never the options.
+int next_counts_sparse(const sk_lda_model *m, const sk_lda_esca_options *o, const sk_lda_rank_link *rank, int *sparse,
+                       sk_ex_error *err) {
   int mode = o->next_counts;
   if (mode < SK_LDA_NEXT_COUNTS_AUTO || mode > SK_LDA_NEXT_COUNTS_SPARSE)
     return sk_ex_fail(err, "GPU ESCA: next_counts %d is not 0 (auto), 1 (dense) or 2 (sparse)", mode);
@@ -39,7 +43,10 @@ int next_counts_sparse(const sk_lda_esca_options *o, const sk_lda_rank_link *ran
   }
   if (mode == SK_LDA_NEXT_COUNTS_SPARSE && rank != NULL)
     return sk_ex_fail(err, "GPU ESCA: the sparse next counts are for one GPU (the ranks sum B's next counts)");
-  if (mode == SK_LDA_NEXT_COUNTS_AUTO) mode = rank == NULL ? SK_LDA_NEXT_COUNTS_SPARSE : SK_LDA_NEXT_COUNTS_DENSE;
+  if (mode == SK_LDA_NEXT_COUNTS_AUTO)
+    mode = rank == NULL && (int64_t)m->num_words * (int64_t)m->num_topics >= 8 * m->num_tokens
+               ? SK_LDA_NEXT_COUNTS_SPARSE
+               : SK_LDA_NEXT_COUNTS_DENSE;
   *sparse = mode == SK_LDA_NEXT_COUNTS_SPARSE;
   return 0;
 }
@@ -63,10 +70,11 @@ int check_options(const sk_lda_esca_options *o, sk_ex_error *err) {
   return 0;
 }
 
-// The state's parts for the options and the rank link.
-int resident_parts(const sk_lda_esca_options *o, const sk_lda_rank_link *rank, unsigned *parts, sk_ex_error *err) {
+// The state's parts for model m, the options and the rank link.
+int resident_parts(const sk_lda_model *m, const sk_lda_esca_options *o, const sk_lda_rank_link *rank, unsigned *parts,
+                   sk_ex_error *err) {
   int sparse = 0;
-  if (next_counts_sparse(o, rank, &sparse, err) != 0) return 1;
+  if (next_counts_sparse(m, o, rank, &sparse, err) != 0) return 1;
   *parts = kParts | (sparse ? kStateTouched : kStateNext);
   return 0;
 }
@@ -94,7 +102,7 @@ int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, con
     return sk_ex_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
                        (long long)m->num_tokens, INT32_MAX);
   unsigned parts = 0;
-  if (resident_parts(o, rank, &parts, err) != 0 || state_init(&r->base.state, m, device->gpu, parts, rank, err) != 0)
+  if (resident_parts(m, o, rank, &parts, err) != 0 || state_init(&r->base.state, m, device->gpu, parts, rank, err) != 0)
     return 1;
   SK_EX_CUDA_TRY(cudaSetDevice(device->gpu), "selecting the GPU");
   SK_EX_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
@@ -288,7 +296,7 @@ extern "C" size_t sk_lda_esca_resident_state_bytes(const sk_lda_model *m) {
   const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
   sk_ex_error ignored;
   unsigned parts = 0;
-  if (resident_parts(&defaults, NULL, &parts, &ignored) != 0) parts = kParts | kStateNext;
+  if (resident_parts(m, &defaults, NULL, &parts, &ignored) != 0) parts = kParts | kStateNext;
   st.parts = parts;
   st.num_topics = m->num_topics;
   st.num_words = m->num_words;
