@@ -41,7 +41,7 @@ static size_t budget_for(const sk_lda_model *m, int workers, int64_t target) {
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     int64_t chunks = 0;
-    const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, mid, &fit, &chunks, &err);
+    const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, NULL, mid, &fit, &chunks, &err);
     if (rc != 0) {
       SK_CHECK(0, "counting chunks at %zu bytes: %s", mid, err.message);
       return 0;
@@ -50,7 +50,7 @@ static size_t budget_for(const sk_lda_model *m, int workers, int64_t target) {
     else lo = mid + 1;
   }
   int64_t chunks = 0;
-  const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, lo, &fit, &chunks, &err);
+  const int rc = sk_lda_esca_streamed_plan(m, &dev, &o, NULL, lo, &fit, &chunks, &err);
   if (!SK_CHECK(rc == 0 && fit.fits && chunks == target,
                 "no budget gives %lld chunks with %d workers (%lld at %zu bytes: %s)", (long long)target, workers,
                 (long long)chunks, lo, rc != 0 ? err.message : fit.fits ? "no error" : fit.why))
@@ -246,7 +246,7 @@ static void test_budget_errors(void) {
       const size_t mid = lo + (hi - lo) / 2;
       int64_t chunks = 0;
       sk_lda_sampler_fit fit;
-      if (sk_lda_esca_streamed_plan(&m, &plan_dev, &o, mid, &fit, &chunks, &err) == 0 && fit.fits) hi = mid;
+      if (sk_lda_esca_streamed_plan(&m, &plan_dev, &o, NULL, mid, &fit, &chunks, &err) == 0 && fit.fits) hi = mid;
       else lo = mid + 1;
     }
     dev.device_memory = lo - 1;

@@ -101,7 +101,7 @@ static int entry_fits(const char *name, const sk_lda_model *m, const sk_lda_devi
                       sk_lda_sampler_fit *fit) {
   sk_ex_error err;
   const sk_lda_sampler_entry *e = sk_lda_sampler_find(name, SK_LDA_DEVICE_GPU);
-  return SK_CHECK(e != NULL && e->fits(m, d, NULL, budget, fit, &err) == 0, "%s fits: %s", name,
+  return SK_CHECK(e != NULL && e->fits(m, d, NULL, NULL, budget, fit, &err) == 0, "%s fits: %s", name,
                   e != NULL ? err.message : "no entry");
 }
 

@@ -191,6 +191,22 @@ static void sk_lda_recount_scratch_free(sk_lda_recount_scratch *s) {
   free(s->seen);
 }
 
+void sk_lda_model_word_totals(const sk_lda_model *m, int threads, int64_t *totals) {
+  const int32_t V = m->num_words;
+  const size_t K = (size_t)m->num_topics;
+  threads = sk_lda_detail_threads(threads);
+  (void)threads; /* without OpenMP */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static, 256)
+#endif
+  for (int32_t v = 0; v < V; ++v) {
+    const int32_t *row = m->n_vk + (size_t)v * K;
+    int64_t sum = 0;
+    for (size_t k = 0; k < K; ++k) sum += row[k];
+    totals[v] = sum;
+  }
+}
+
 int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err) {
   const int32_t K = m->num_topics;
   int failed = 0;

@@ -256,6 +256,15 @@ int sk_lda_model_set_z(sk_lda_model *m, const int32_t *z, sk_ex_error *err);
 int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err);
 
 /**
+ * \brief Each word's tokens c_v = sum_k n_vk from the model's counts (the whole corpus's on a rank of a
+ * multi-GPU run, whose n_vk is the sum over the ranks): what GPU ESCA sizes its word segments by.
+ * \param m the model.
+ * \param threads OpenMP threads (<= 0: the OpenMP default; 1 without OpenMP).
+ * \param totals receives V totals.
+ */
+void sk_lda_model_word_totals(const sk_lda_model *m, int threads, int64_t *totals);
+
+/**
  * \brief The count n_dk of topic k in document d (a binary search of the sparse row).
  * \param m the model.
  * \param d the document.

@@ -39,8 +39,8 @@ static const sk_lda_sampler_ops esca_ops = {"esca", "ESCA (CPU, OpenMP)", esca_s
 
 /* Host memory is not budgeted: a CPU sampler always fits. */
 static int cpu_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
-                    uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
-  (void)m, (void)device, (void)o, (void)err;
+                    const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  (void)m, (void)device, (void)o, (void)rank, (void)err;
   memset(fit, 0, sizeof *fit);
   fit->fits = 1;
   fit->available_bytes = budget;
@@ -71,8 +71,8 @@ static int esca_cpu_create(sk_lda_model *m, const sk_lda_device *device, const s
 /* --- the GPU samplers: each gets its own options (the table's rows hand them their member) -------- */
 
 static int resident_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
-                         uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
-  return sk_lda_esca_resident_fits(m, device, o != NULL ? &o->esca : NULL, budget, fit, err);
+                         const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  return sk_lda_esca_resident_fits(m, device, o != NULL ? &o->esca : NULL, rank, budget, fit, err);
 }
 
 static int resident_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
@@ -81,8 +81,8 @@ static int resident_create(sk_lda_model *m, const sk_lda_device *device, const s
 }
 
 static int streamed_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
-                         uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
-  return sk_lda_esca_streamed_fits(m, device, o != NULL ? &o->streamed : NULL, budget, fit, err);
+                         const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  return sk_lda_esca_streamed_fits(m, device, o != NULL ? &o->streamed : NULL, rank, budget, fit, err);
 }
 
 static int streamed_create(sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
@@ -91,8 +91,8 @@ static int streamed_create(sk_lda_model *m, const sk_lda_device *device, const s
 }
 
 static int exact_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
-                      uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
-  (void)o;
+                      const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  (void)o, (void)rank;
   return sk_lda_esca_exact_fits(m, device, budget, fit, err);
 }
 
@@ -104,7 +104,8 @@ static int exact_create(sk_lda_model *m, const sk_lda_device *device, const sk_l
 }
 
 static int aga_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *o,
-                    uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+                    const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  (void)rank;
   return sk_lda_aga_fits(m, device, o != NULL ? &o->aga : NULL, budget, fit, err);
 }
 
@@ -167,7 +168,7 @@ static int ask(const char *name, const sk_lda_model *m, const sk_lda_device *dev
                sk_lda_sampler_choice *out, int *fits, sk_ex_error *err) {
   const sk_lda_sampler_entry *e = sk_lda_sampler_find(name, device->kind);
   if (e == NULL) return sk_ex_fail(err, "sampler %s: not in this build's table", name);
-  if (e->fits(m, device, req->options, out->budget, &out->fit, err) != 0) return 1;
+  if (e->fits(m, device, req->options, req->rank, out->budget, &out->fit, err) != 0) return 1;
   out->entry = e;
   *fits = out->fit.fits;
   return 0;

@@ -42,10 +42,11 @@ typedef struct sk_lda_sampler_entry {
   int kind;                  /**< the --sampler kind it runs (checkpoints record it): SK_LDA_SAMPLER_* */
   sk_lda_device_kind device; /**< CPU or GPU */
   const char *summary;       /**< one line for -v and logs */
-  /** Fills *fit for model m on the resolved device with `budget` device bytes; 0, or non-zero with err
-      filled when the question cannot be answered (a CUDA query failed). */
+  /** Fills *fit for model m on the resolved device with `budget` device bytes, for the create that `rank`
+      would get (NULL: one device; a rank's sampler may keep more, e.g. GPU ESCA's next counts); 0, or
+      non-zero with err filled when the question cannot be answered (a CUDA query failed). */
   int (*fits)(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
-              uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
+              const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
   /** Makes the sampler (see sk_lda_sampler_create()); `rank` NULL on one device. */
   int (*create)(sk_lda_model *m, const sk_lda_device *device, const sk_lda_sampler_options *options,
                 const sk_lda_rank_link *rank, sk_lda_sampler **out, sk_ex_error *err);

@@ -265,8 +265,8 @@ int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const
 using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device,
-                                         const sk_lda_esca_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                                         sk_ex_error *err) {
+                                         const sk_lda_esca_options *o, const sk_lda_rank_link *rank, uint64_t budget,
+                                         sk_lda_sampler_fit *fit, sk_ex_error *err) {
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
     return sk_ex_fail(err, "GPU ESCA fits: a pointer is NULL");
   const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
@@ -277,7 +277,7 @@ extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_dev
   }
   resident r;
   memset(&r, 0, sizeof r);
-  if (prepare(&r, m, device, o, NULL, err) != 0) return 1;
+  if (prepare(&r, m, device, o, rank, err) != 0) return 1;
   int32_t groups = 0, items = 0;
   if (count_plan(&r, m, o, budget, &groups, &items, err) != 0) return 1;
   device_arrays list;

@@ -17,13 +17,16 @@
  * the epilogue every counting GPU sampler shares (gpu_state.cuh): B's next counts summed over the ranks
  * (when a rank link is given), then one pass over them that sums n_k and lists each word's nonzero
  * (topic, count) pairs for the next sweep's segments (so the sweep start builds the trees from the lists
- * without reading V x K counts), the swap; then A rebuilt from z by samplekit's segmented count.
+ * without reading V x K counts), the swap; on one GPU where V K >= 8 T (sk_lda_esca_options.next_counts)
+ * the draws count into B itself and mark what they count, and the epilogue lists from the marks; then A
+ * rebuilt from z by samplekit's segmented count.
  *
  * Device bytes (all allocated at create; sk_lda_esca_resident_fits() gives them exactly): the state of
  * gpu_state.cuh (z 4 T, document and A offsets 8 (D + 1), A's pairs 8 x sum_d min(n_d, K), B and its
- * next counts 8 V K, n_k 8 K, 1 / (n_k + V beta) 4 K, the segmented count's workspace, the word segments:
- * 20 V + 8 min(V K, T) bytes (topics and counts), n_k's partial sums 4 K min(V, 512), their trees
- * at most about 4.2 min(V K, T) + 520 V bytes, the prior tree and its weights about 8.2 K), the PDOW
+ * next counts 8 V K (or B and its marks 4.125 V K), n_k 8 K, 1 / (n_k + V beta) 4 K, the segmented count's
+ * workspace, the word segments: 20 V + 8 R bytes (topics and counts) for R = sum over words of min(K, c_v)
+ * (c_v the word's tokens; at most min(V K, T)), n_k's partial sums 4 K min(V, 512), their trees at most
+ * about 4.2 R + 520 V bytes, the prior tree and its weights about 8.2 K), the PDOW
  * plan (4 T + 8 groups + 4 + 12 items), the scheduler's counter and, when K is too large for shared
  * memory, one row per persistent block.
  *
@@ -47,14 +50,14 @@ extern "C" {
 
 /*
  * Whether the resident sampler of model m (initialised; at most 2^31 - 1 tokens) fits `budget` device
- * bytes on the resolved GPU device with knobs o (NULL: defaults): needed_bytes is exactly what create
- * allocates. Work: the PDOW plan's sizes, counted by building the plan on the device and freeing it
+ * bytes on the resolved GPU device with knobs o (NULL: defaults) and rank link `rank` (NULL: one GPU):
+ * needed_bytes is exactly what create allocates. Work: the PDOW plan's sizes, counted by building the plan on the device and freeing it
  * where create would build it there (below), else on the host without building it (pdow_plan.h,
  * O(T + V)); the segmented count's workspace size and the launch (device queries). Fails on NULL,
  * knobs out of range or a CUDA query's error.
  */
 int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-                              uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
+                              const sk_lda_rank_link *rank, uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 /*
  * Creates the resident sampler of model m (initialised; z and the counts consistent) on the resolved GPU

@@ -223,8 +223,8 @@ cudaError_t segments_list_touched(const segments &s, uint32_t *touched, const in
   return cudaGetLastError();
 }
 
-void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
-                       int64_t *tree_capacity) {
+void segments_capacity_bound(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
+                             int64_t *tree_capacity) {
   const int64_t vk = (int64_t)num_words * (int64_t)num_topics;
   const int64_t topics = corpus_tokens < vk ? (corpus_tokens > 0 ? corpus_tokens : 0) : vk;
   // sk_wary_tree_floats(m) <= m + 31 + (ceil(m / 32) + 31) + (ceil(m / 1024) + 31) + 32 for m leaves, so
@@ -233,6 +233,28 @@ void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tok
   *topic_capacity = topics;
   *tree_capacity = leaves + (leaves + 31 * (int64_t)num_words) / 32 + 1 + (leaves + 1023 * (int64_t)num_words) / 1024 +
                    1 + 126 * (int64_t)num_words + 32;
+}
+
+void segments_capacity(const sk_lda_model *m, int threads, int64_t *topic_capacity, int64_t *tree_capacity) {
+  const size_t V = (size_t)m->num_words;
+  // A model whose V is not its corpus's (model.h requires them equal) is a shell that carries a shape
+  // only, as size queries and tests make: its n_vk is not V x K, so it gets the bound.
+  const bool whole = m->n_vk != NULL && m->corpus != NULL && m->num_words == m->corpus->num_words;
+  int64_t *totals = whole ? (int64_t *)malloc((V > 0 ? V : 1) * sizeof *totals) : NULL;
+  if (totals == NULL) {
+    segments_capacity_bound(m->num_words, m->num_topics, m->num_tokens, topic_capacity, tree_capacity);
+    return;
+  }
+  sk_lda_model_word_totals(m, threads, totals);
+  int64_t topics = 0, floats = 0;
+  for (size_t v = 0; v < V; ++v) {  // segments_place()'s rooms, from the same totals
+    const int64_t room = totals[v] < m->num_topics ? totals[v] : m->num_topics;
+    topics += room;
+    floats += (int64_t)sk_wary_tree_floats((int)room + 1);
+  }
+  free(totals);
+  *topic_capacity = topics;
+  *tree_capacity = floats;
 }
 
 cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics) {

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "samplekit/wary_tree.cuh"
 
 namespace sk_lda_gpu {
@@ -61,10 +62,17 @@ struct segments {
 // The blocks of segments_count() for V words (each with its partial sums of n_k): at most 512.
 inline int32_t segments_partial_blocks(int32_t num_words) { return num_words < 512 ? (num_words > 0 ? num_words : 1) : 512; }
 
-// The capacities for V words, K topics and T tokens in the whole corpus: min(V K, T) topics, and the tree
+// The capacities for model m's words, exactly the rooms segments_place() will give them: sum over words of
+// m_v = min(K, c_v) topics and of sk_wary_tree_floats(m_v + 1) tree floats, c_v from m's counts
+// (sk_lda_model_word_totals(), `threads` OpenMP threads). On a Zipfian corpus that is far below the
+// bound below (10^9 tokens, V = 50,000, K = 10,000: about half). Without host memory for the V totals,
+// or for a shell whose V is not its corpus's (a size query's), the bound with m's own tokens.
+void segments_capacity(const sk_lda_model *m, int threads, int64_t *topic_capacity, int64_t *tree_capacity);
+
+// The bound for V words, K topics and T tokens in the whole corpus: min(V K, T) topics, and the tree
 // floats of any split of them into V words (each word's tree of K_v + 1 leaves).
-void segments_capacity(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
-                       int64_t *tree_capacity);
+void segments_capacity_bound(int32_t num_words, int32_t num_topics, int64_t corpus_tokens, int64_t *topic_capacity,
+                             int64_t *tree_capacity);
 
 inline segments_view segments_make_view(const segments &s) {
   return segments_view{s.nnz, s.topic_off, s.tree_off, s.topic, s.count, s.tree, s.prior};

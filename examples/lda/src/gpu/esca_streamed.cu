@@ -22,10 +22,14 @@
 namespace sk_lda_gpu {
 namespace {
 
-constexpr unsigned kParts = kStateNext | kStateInverse | kStateSegments;
+// And kStateTouched on one GPU (the draws count into B and mark what they count: V K x 4 bytes fewer than
+// the next counts, which is room for larger chunks), kStateNext for a rank (the ranks sum the next counts).
+constexpr unsigned kParts = kStateInverse | kStateSegments;
+
+unsigned parts_for(const sk_lda_rank_link *rank) { return kParts | (rank == NULL ? kStateTouched : kStateNext); }
 
 struct streamed {
-  gpu_sampler base;       // its state is the model part: B, its next counts, n_k, the inverse
+  gpu_sampler base;       // its state is the model part: B, its next counts or marks, n_k, the inverse
   stream_layout layout;   // the launch, the chunks, the largest chunk's sizes
   int workers;            // W' = the pipeline's workers
   int host_threads;       // OpenMP threads for the host work (the device's)
@@ -85,7 +89,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.a_offsets = s->a_offsets[w];
   p.a_topic = s->a_topic[w];
   p.a_count = s->a_count[w];
-  draw_set_model(&p, st.inv, st.b_next, NULL, s->layout.shape.row_floats, st.num_topics, st.alpha,
+  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, s->layout.shape.row_floats, st.num_topics, st.alpha,
                  state_alpha_f(st), st.beta, st.seed, s->iteration);
   p.z = z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = s->next_item + w;
@@ -228,7 +232,7 @@ int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_ex_error *err) {
   const double t0 = sk_ex_now();
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");
   if (state_inverse(&s->base.state, err) != 0) return 1;
-  if (state_segments(&s->base.state, err) != 0) return 1;
+  if (state_segments(&s->base.state, err) != 0 || state_prepare_next(&s->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[1], 0), "timing the sweep");
   SK_EX_CUDA_TRY(cudaEventRecord(s->ready, 0), "ordering the sweep");
   s->iteration = iteration;
@@ -297,7 +301,9 @@ int build(streamed *s, const sk_lda_model *m, const sk_lda_device *device, int w
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   sk_lda_sampler_fit fit;
-  if (stream_plan(m, device->gpu, workers, budget, budget_source(device), 0, &s->layout, &fit, err) != 0) return 1;
+  const int marks = (s->base.state.parts & kStateTouched) != 0;
+  if (stream_plan(m, device->gpu, workers, marks, budget, budget_source(device), 0, &s->layout, &fit, err) != 0)
+    return 1;
   if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   if (plan_host(s, m, err) != 0 || make_pipeline(s, m, err) != 0 || allocate_device(s, err) != 0 ||
       state_upload(&s->base.state, m, err) != 0 || make_events(s, err) != 0)
@@ -312,24 +318,25 @@ int build(streamed *s, const sk_lda_model *m, const sk_lda_device *device, int w
 using namespace sk_lda_gpu;
 
 extern "C" int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_device *device,
-                                         const sk_lda_esca_streamed_options *o, uint64_t budget,
-                                         sk_lda_sampler_fit *fit, int64_t *chunks, sk_ex_error *err) {
+                                         const sk_lda_esca_streamed_options *o, const sk_lda_rank_link *rank,
+                                         uint64_t budget, sk_lda_sampler_fit *fit, int64_t *chunks, sk_ex_error *err) {
   if (chunks != NULL) *chunks = 0;
   if (m == NULL || m->corpus == NULL || device == NULL || fit == NULL)
     return sk_ex_fail(err, "GPU ESCA (streamed) plan: a pointer is NULL");
   int workers = 0;
   if (stream_workers(o != NULL ? o->workers : 0, &workers, err) != 0) return 1;
   stream_layout l;
-  if (stream_plan(m, device->gpu, workers, budget, budget_source(device), 1, &l, fit, err) != 0) return 1;
+  const int marks = (parts_for(rank) & kStateTouched) != 0;
+  if (stream_plan(m, device->gpu, workers, marks, budget, budget_source(device), 1, &l, fit, err) != 0) return 1;
   if (fit->fits && chunks != NULL) (void)sk_csr_chunk_plan_num_chunks(l.chunks, chunks);
   stream_layout_free(&l);
   return 0;
 }
 
 extern "C" int sk_lda_esca_streamed_fits(const sk_lda_model *m, const sk_lda_device *device,
-                                         const sk_lda_esca_streamed_options *o, uint64_t budget,
-                                         sk_lda_sampler_fit *fit, sk_ex_error *err) {
-  return sk_lda_esca_streamed_plan(m, device, o, budget, fit, NULL, err);
+                                         const sk_lda_esca_streamed_options *o, const sk_lda_rank_link *rank,
+                                         uint64_t budget, sk_lda_sampler_fit *fit, sk_ex_error *err) {
+  return sk_lda_esca_streamed_plan(m, device, o, rank, budget, fit, NULL, err);
 }
 
 extern "C" int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device *device,
@@ -347,7 +354,7 @@ extern "C" int sk_lda_esca_streamed_create(sk_lda_model *m, const sk_lda_device 
   char name[256];
   int rc = begin(&s->base, device, name, sizeof name, err);
   s->host_threads = device->threads;
-  if (rc == 0) rc = state_init(&s->base.state, m, device->gpu, kParts, rank, err);
+  if (rc == 0) rc = state_init(&s->base.state, m, device->gpu, parts_for(rank), rank, err);
   if (rc == 0) rc = build(s, m, device, workers, err);
   if (rc == 0) {
     s->base.streamed = 1;

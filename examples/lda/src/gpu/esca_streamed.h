@@ -36,21 +36,22 @@ extern "C" {
 #define SK_LDA_STREAM_DEFAULT_WORKERS 2
 
 /*
- * The chunk plan a streamed sampler of model m with knobs o (NULL: defaults) would make on the resolved
- * GPU device with `budget` device bytes, without allocating: fit->fits says whether the budget holds
+ * The chunk plan a streamed sampler of model m with knobs o (NULL: defaults) and rank link `rank` (NULL:
+ * one GPU, where B's marks stand in for its next counts) would make on the resolved GPU device with
+ * `budget` device bytes, without allocating: fit->fits says whether the budget holds
  * the model and every worker's share holds a chunk (the longest document alone at least), *chunks (when
  * not NULL) the chunks it cuts (0 when it does not fit), and fit->needed_bytes the least budget the
  * planner accepts (found by bisection over the workers' share, only when the budget does not fit). Fails
  * on NULL, workers out of 1 .. 16, or a CUDA query's error.
  */
 int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_device *device,
-                              const sk_lda_esca_streamed_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                              int64_t *chunks, sk_ex_error *err);
+                              const sk_lda_esca_streamed_options *o, const sk_lda_rank_link *rank, uint64_t budget,
+                              sk_lda_sampler_fit *fit, int64_t *chunks, sk_ex_error *err);
 
 /* sk_lda_esca_streamed_plan() without the chunks: the table's fits. */
 int sk_lda_esca_streamed_fits(const sk_lda_model *m, const sk_lda_device *device,
-                              const sk_lda_esca_streamed_options *o, uint64_t budget, sk_lda_sampler_fit *fit,
-                              sk_ex_error *err);
+                              const sk_lda_esca_streamed_options *o, const sk_lda_rank_link *rank, uint64_t budget,
+                              sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 /*
  * Creates the streamed sampler of model m (initialised, z consistent with the counts) on the resolved

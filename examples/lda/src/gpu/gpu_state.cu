@@ -247,15 +247,8 @@ int state_inverse(lda_state *st, sk_ex_error *err) {
   return 0;
 }
 
-int64_t state_corpus_tokens(const sk_lda_model *m) {
-  int64_t tokens = 0;
-  for (int32_t k = 0; k < m->num_topics; ++k) tokens += (int64_t)m->n_k[k];
-  return tokens;
-}
-
 void state_size_segments(lda_state *st, const sk_lda_model *m) {
-  segments_capacity(m->num_words, m->num_topics, state_corpus_tokens(m), &st->seg.topic_capacity,
-                    &st->seg.tree_capacity);
+  segments_capacity(m, 0, &st->seg.topic_capacity, &st->seg.tree_capacity);
   st->seg.partial_blocks = segments_partial_blocks(m->num_words);
 }
 

@@ -106,7 +106,7 @@ struct lda_state {
   int32_t *b_next;
   uint32_t *touched;  // the touched part: V x segments_touched_words(K)
   float *inv;
-  segments seg;        // the segments part (capacities from B's nonzeros: sum_k n_k at init)
+  segments seg;        // the segments part (capacities: segments_capacity() of the model at init)
   double *alpha_k;     // K per-topic priors (NULL until the model has them)
   float *alpha_k_f;    // K: (float)alpha_k, for the float draws (ESCA's fast sweep, AGA)
   double *lg_alpha_k;  // K: lgamma(alpha_k) from the host's C library, for the joint LL
@@ -134,10 +134,6 @@ int state_rebuild_a(lda_state *st, sk_ex_error *err);
 
 // inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
 int state_inverse(lda_state *st, sk_ex_error *err);
-
-// The tokens of the whole corpus from model m's counts, sum_k n_k: on a rank too (its n_k is the sum over
-// the ranks), where m's own corpus is the rank's share. The segments' bound (esca_segments.cuh).
-int64_t state_corpus_tokens(const sk_lda_model *m);
 
 // The segments part's capacities for model m (state_init() sets them; for a state sized by hand).
 void state_size_segments(lda_state *st, const sk_lda_model *m);
