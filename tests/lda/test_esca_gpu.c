@@ -226,8 +226,9 @@ static void test_seam_on_gpu(const char *gpu_name) {
   sk_lda_sampler_destroy(direct);
 
   /* A model too large for the GPU is refused before anything is allocated, naming the bytes. The model
-     is a shell (the check reads only the shape and the corpus): V = 2^24 words at K = 65536 need
-     about 13 TB, more than the free memory even streamed (B twice). */
+     is a shell (its V is not its corpus's, so the check reads only the shape and the corpus, and sizes
+     the word segments by their bound: esca_segments.cuh's segments_capacity()): V = 2^24 words at
+     K = 65536 need about 4.5 TB, more than the free memory even streamed (B and its marks). */
   sk_lda_model huge = m;
   huge.num_words = 1 << 24;
   huge.num_topics = SK_LDA_MAX_TOPICS;
