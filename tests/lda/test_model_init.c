@@ -3,7 +3,8 @@
  * model init (seeded topics, document-topic rows, word-topic counts), the split and the corpus fingerprint
  * give the same bits with 1, 2 and 5 threads, and equal plain serial references computed here from the
  * documented formulas (topics from SK_LDA_STREAM_INIT, counts by direct loops, rows ascending, the
- * fingerprint as one crc32() over the little-endian bytes). K spans both ways a row is ordered (the bitmap
+ * fingerprint as one crc32() over the little-endian bytes); the words' totals (sk_lda_model_word_totals())
+ * equal each word's tokens. K spans both ways a row is ordered (the bitmap
  * of the topics seen and the sort of short rows). The parallel checks still name the first offender.
  */
 #include <stdio.h>
@@ -93,6 +94,25 @@ static int same_corpus(const sk_lda_corpus *a, const sk_lda_corpus *b) {
          memcmp(a->tokens, b->tokens, (size_t)a->num_tokens * 4u) == 0;
 }
 
+/* sk_lda_model_word_totals() over `threads` threads against each word's tokens counted in the corpus. */
+static void word_totals_match_corpus(const sk_lda_model *m, const sk_lda_corpus *c, int threads) {
+  const size_t V = (size_t)c->num_words;
+  int64_t *got = (int64_t *)malloc(V * sizeof *got), *want = (int64_t *)calloc(V, sizeof *want);
+  if (!SK_CHECK(got != NULL && want != NULL, "out of memory")) {
+    free(got);
+    free(want);
+    return;
+  }
+  for (int64_t t = 0; t < c->num_tokens; ++t) ++want[c->tokens[t]];
+  sk_lda_model_word_totals(m, threads, got);
+  size_t v = 0;
+  while (v < V && got[v] == want[v]) ++v;
+  SK_CHECK(v == V, "word totals with %d threads: word %zu has %lld, its tokens are %lld", threads, v,
+           v < V ? (long long)got[v] : 0LL, v < V ? (long long)want[v] : 0LL);
+  free(got);
+  free(want);
+}
+
 static void test_threads(void) {
   static const struct {
     int32_t D, V, max_len, K;
@@ -114,12 +134,14 @@ static void test_threads(void) {
              (unsigned)reference_fingerprint(&c));
     if (!SK_CHECK(sk_lda_model_init(&one, &c, K, 0.1, 0.01, seed, &err) == 0, "%s", err.message)) continue;
     matches_reference(&one, &c, seed);
+    word_totals_match_corpus(&one, &c, 1);
     if (!SK_CHECK(sk_lda_split_corpus(&c, 0.3, seed, &s1, &err) == 0, "%s", err.message)) continue;
     for (size_t j = 0; j < sizeof counts / sizeof counts[0]; ++j) {
       sk_test_context("D %d V %d K %d seed %llu, %d threads against 1", (int)c.num_docs, (int)c.num_words, (int)K,
                       (unsigned long long)seed, counts[j]);
       set_threads(counts[j]);
       SK_CHECK(sk_lda_corpus_fingerprint(&c) == fp1, "the fingerprint differs");
+      word_totals_match_corpus(&one, &c, counts[j]);
       if (SK_CHECK(sk_lda_model_init(&many, &c, K, 0.1, 0.01, seed, &err) == 0, "%s", err.message)) {
         SK_CHECK(sk_lda_model_same_bits(&one, &many), "model init differs");
         /* A recount from the same topics (a resume's set_z) gives the same counts again. */
