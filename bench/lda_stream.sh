@@ -3,8 +3,9 @@
 # run, in the same call.
 #   nyt  the NYTimes-scale corpus (sk-lda gen: 300,000 documents, V = 100,000, mean length 333, about
 #        10^8 tokens) at K = 1,024 and 10,000: the resident run, then streamed runs with 1, 2 and 4
-#        workers, each with a budget that gives about 9 chunks (B twice + 64 MiB + W x 4 bytes a token of
-#        the corpus). SWEEPS sweeps each (default 20), --ll-every 5; Mtok/s over sweeps 6 to SWEEPS
+#        workers, each with a budget that gives about 9 chunks (the streamed model's bytes, which sk-lda
+#        names when it refuses a 1 MiB budget, + 64 MiB + W x 37 / 9 bytes a token of the corpus: design.md
+#        charges a chunk 37 bytes a token). SWEEPS sweeps each (default 20), --ll-every 5; Mtok/s over sweeps 6 to SWEEPS
 #        (metrics.csv's seconds less its metrics time).
 #   big  a synthetic corpus of BIG_DOCS documents of mean length 333 (default 3,000,000: about 10^9
 #        tokens; V = BIG_V, default 50,000) at K = 10,000, 3 sweeps: the resident run (its peak device
@@ -81,8 +82,14 @@ for part in $parts; do
         row=$(train "nyt-K$K-resident" "$input" "$K" "$sweeps" 0) && echo "$row"
         base=$(mtps_of "$row")
         T=$(awk '/^training:/ { for (i = 1; i <= NF; ++i) if ($i == "tokens,") print $(i - 1) }' "$logs/nyt-K$K-resident.log")
+        # The streamed model's bytes, from the refusal of a 1 MiB budget (they depend on the marks or next
+        # counts and on the word segments' exact size), else the old bound B twice.
+        # shellcheck disable=SC2086 # $input is the docword path and the --vocab option
+        model=$("$sk" train --docword $input --topics "$K" --iters 1 --seed 1 --test-fraction 0 --device gpu \
+          --device-memory 1M 2>&1 | sed -nE 's/.*the model alone needs ([0-9]+) bytes.*/\1/p' | head -1)
+        [ -n "$model" ] || model=$(( 8 * 100000 * K ))
         for W in 1 2 4; do
-          budget=$(( 8 * 100000 * K + 64 * 1048576 + W * 4 * T ))
+          budget=$(( model + 64 * 1048576 + W * 37 * T / 9 ))
           train "nyt-K$K-W$W" "$input" "$K" "$sweeps" "${base:-0}" --device-memory "$budget" --workers "$W"
         done
       done
