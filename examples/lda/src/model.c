@@ -191,11 +191,48 @@ static void sk_lda_recount_scratch_free(sk_lda_recount_scratch *s) {
   free(s->seen);
 }
 
+/* The totals counted over the corpus's tokens: each thread counts a range of tokens into its own V
+   counters (one allocation; NULL on no memory), then the counters are summed per word. */
+static int word_totals_from_tokens(const sk_lda_corpus *c, int threads, int64_t *totals) {
+  const size_t V = (size_t)c->num_words;
+  int64_t *counts = (int64_t *)calloc((size_t)threads * (V > 0 ? V : 1), sizeof *counts);
+  if (counts == NULL) return 1;
+  const int64_t T = c->num_tokens;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+#ifdef _OPENMP
+    const int t = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+    const int t = 0, n = 1;
+#endif
+    int64_t *mine = counts + (size_t)t * V;
+    for (int64_t i = T * t / n; i < T * (t + 1) / n; ++i) ++mine[c->tokens[i]];
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static, 1024)
+#endif
+  for (size_t v = 0; v < V; ++v) {
+    int64_t sum = 0;
+    for (int t = 0; t < threads; ++t) sum += counts[(size_t)t * V + v];
+    totals[v] = sum;
+  }
+  free(counts);
+  return 0;
+}
+
 void sk_lda_model_word_totals(const sk_lda_model *m, int threads, int64_t *totals) {
   const int32_t V = m->num_words;
   const size_t K = (size_t)m->num_topics;
   threads = sk_lda_detail_threads(threads);
-  (void)threads; /* without OpenMP */
+  /* The corpus's tokens when they are fewer reads than V x K counts and the counts are the corpus's own
+     (a rank's n_vk is the sum over every rank, its corpus a share: then the counts). */
+  int64_t counted = 0;
+  for (size_t k = 0; k < K; ++k) counted += m->n_k[k];
+  if (m->corpus != NULL && counted == m->corpus->num_tokens && (double)m->corpus->num_tokens < (double)V * (double)K &&
+      word_totals_from_tokens(m->corpus, threads, totals) == 0)
+    return;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static, 256)
 #endif

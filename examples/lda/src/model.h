@@ -257,7 +257,9 @@ int sk_lda_model_recount(sk_lda_model *m, int threads, sk_ex_error *err);
 
 /**
  * \brief Each word's tokens c_v = sum_k n_vk from the model's counts (the whole corpus's on a rank of a
- * multi-GPU run, whose n_vk is the sum over the ranks): what GPU ESCA sizes its word segments by.
+ * multi-GPU run, whose n_vk is the sum over the ranks): what GPU ESCA sizes its word segments by. Counted
+ * over the corpus's T tokens instead when T < V K and the counts are the corpus's own (sum_k n_k = T),
+ * whichever reads less; the same totals either way.
  * \param m the model.
  * \param threads OpenMP threads (<= 0: the OpenMP default; 1 without OpenMP).
  * \param totals receives V totals.
