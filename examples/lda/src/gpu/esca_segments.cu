@@ -200,6 +200,23 @@ unsigned word_blocks(int32_t num_words, int64_t most) {
   return (unsigned)(wanted < most ? (wanted > 0 ? wanted : 1) : most);
 }
 
+// The rooms rule, one place for segments_place() and segments_capacity(): word v with c_v = tokens[v]
+// gets m_v = min(K, c_v) topics and a tree of m_v + 1 leaves, in word order; each word's offsets (when
+// the arrays are given) and the totals.
+void word_rooms(const int64_t *tokens, int32_t num_words, int32_t num_topics, int64_t *topic_off, int64_t *tree_off,
+                int64_t *topics, int64_t *floats) {
+  int64_t t = 0, f = 0;
+  for (int32_t v = 0; v < num_words; ++v) {
+    const int64_t room = tokens[v] < num_topics ? tokens[v] : num_topics;
+    if (topic_off != NULL) topic_off[v] = t;
+    if (tree_off != NULL) tree_off[v] = f;
+    t += room;
+    f += (int64_t)sk_wary_tree_floats((int)room + 1);
+  }
+  *topics = t;
+  *floats = f;
+}
+
 }  // namespace
 
 cudaError_t segments_clear(const segments &s, int32_t *b, int32_t num_words, int32_t num_topics, cudaStream_t stream) {
@@ -246,15 +263,8 @@ void segments_capacity(const sk_lda_model *m, int threads, int64_t *topic_capaci
     return;
   }
   sk_lda_model_word_totals(m, threads, totals);
-  int64_t topics = 0, floats = 0;
-  for (size_t v = 0; v < V; ++v) {  // segments_place()'s rooms, from the same totals
-    const int64_t room = totals[v] < m->num_topics ? totals[v] : m->num_topics;
-    topics += room;
-    floats += (int64_t)sk_wary_tree_floats((int)room + 1);
-  }
+  word_rooms(totals, m->num_words, m->num_topics, NULL, NULL, topic_capacity, tree_capacity);
   free(totals);
-  *topic_capacity = topics;
-  *tree_capacity = floats;
 }
 
 cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics) {
@@ -268,13 +278,7 @@ cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_word
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpy(tokens, s.topic_off, V * sizeof *tokens, cudaMemcpyDeviceToHost);
   int64_t topics = 0, floats = 0;
-  for (size_t v = 0; v < V && e == cudaSuccess; ++v) {
-    const int64_t room = tokens[v] < num_topics ? tokens[v] : num_topics;
-    topic_off[v] = topics;
-    tree_off[v] = floats;
-    topics += room;
-    floats += (int64_t)sk_wary_tree_floats((int)room + 1);
-  }
+  if (e == cudaSuccess) word_rooms(tokens, num_words, num_topics, topic_off, tree_off, &topics, &floats);
   if (e == cudaSuccess && (topics > s.topic_capacity || floats > s.tree_capacity)) e = cudaErrorInvalidValue;
   if (e == cudaSuccess) e = cudaMemcpy(s.topic_off, topic_off, V * sizeof *topic_off, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) e = cudaMemcpy(s.tree_off, tree_off, V * sizeof *tree_off, cudaMemcpyHostToDevice);
