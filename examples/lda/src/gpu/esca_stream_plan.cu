@@ -151,34 +151,27 @@ int stream_workers(int requested, int *workers, sk_ex_error *err) {
   return 0;
 }
 
-size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int64_t topic_capacity, int64_t tree_capacity,
-                          int workers, int marks, size_t row_scratch_floats) {
-  const size_t vk = (size_t)num_words * (size_t)num_topics, K = (size_t)num_topics, V = (size_t)num_words;
-  const int64_t topics = topic_capacity, tree = tree_capacity;
-  const size_t segments = V * (sizeof(int32_t) + 2 * sizeof(int64_t)) + 2 * (size_t)topics * sizeof(int32_t) +
-                          ((size_t)tree + sk_wary_tree_floats(num_topics) + K) * sizeof(float) +
-                          (size_t)segments_partial_blocks(num_words) * K * sizeof(unsigned);
-  const size_t next = marks ? V * (size_t)segments_touched_words(num_topics) * sizeof(uint32_t) : vk * sizeof(int32_t);
-  return vk * sizeof(int32_t) + next + K * (sizeof(unsigned long long) + sizeof(float)) + segments +
-         (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) + 15 * kStreamAlign;
+size_t stream_model_bytes(lda_state *st, int workers, size_t row_scratch_floats) {
+  device_arrays list;
+  state_arrays(st, &list);
+  return list.bytes() + (size_t)workers * (sizeof(unsigned int) + row_scratch_floats * sizeof(float)) +
+         (size_t)(list.n + 2) * kStreamAlign;
 }
 
 size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_bytes) {
   return align_up(4 * ((size_t)rows + 1)) + 2 * align_up(4 * (size_t)tokens) + align_up(workspace_bytes);
 }
 
-int stream_plan(const sk_lda_model *m, int gpu, int workers, int marks, uint64_t budget, const char *budget_source,
+int stream_plan(lda_state *st, const sk_lda_model *m, int workers, uint64_t budget, const char *budget_source,
                 int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_ex_error *err) {
   memset(out, 0, sizeof *out);
   memset(fit, 0, sizeof *fit);
   fit->available_bytes = budget;
   out->workers = workers;
-  SK_EX_CUDA_TRY(cudaSetDevice(gpu), "selecting the GPU");
-  SK_EX_CUDA_TRY(draw_choose_shape(gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
-  int64_t topic_capacity = 0, tree_capacity = 0;
-  segments_capacity(m, 0, &topic_capacity, &tree_capacity);
-  out->model_bytes = stream_model_bytes(m->num_words, m->num_topics, topic_capacity, tree_capacity, workers, marks,
-                                        out->shape.on_global ? out->shape.scratch_floats : 0);
+  SK_EX_CUDA_TRY(cudaSetDevice(st->gpu), "selecting the GPU");
+  SK_EX_CUDA_TRY(draw_choose_shape(st->gpu, m->num_topics, 0, 0, &out->shape), "choosing the launch");
+  out->model_bytes = stream_model_bytes(st, workers, out->shape.on_global ? out->shape.scratch_floats : 0);
+  const int marks = (st->parts & kStateTouched) != 0;
   int rc = kShort;
   if (out->model_bytes >= budget) {
     snprintf(fit->why, sizeof fit->why,

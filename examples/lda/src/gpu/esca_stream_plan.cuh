@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gpu/esca_draw.cuh"
+#include "gpu/gpu_state.cuh"
 #include "model.h"
 #include "samplekit/csr_chunker.h"
 #include "sampler_table.h"
@@ -32,22 +33,21 @@ constexpr size_t kStreamAlign = 256;
 // W from the options (0: SK_LDA_STREAM_DEFAULT_WORKERS); fails outside 1 .. 16.
 int stream_workers(int requested, int *workers, sk_ex_error *err);
 
-// Device bytes of the model part for W workers: B and its next counts (marks 0) or its marks (marks 1,
-// gpu_state.cuh's touched part), n_k, the inverse, the word segments of the capacities given
-// (esca_segments.cuh's segments_capacity()), the counters and rows.
-size_t stream_model_bytes(int32_t num_words, int32_t num_topics, int64_t topic_capacity, int64_t tree_capacity,
-                          int workers, int marks, size_t row_scratch_floats);
+// Device bytes of the model part for W workers: the state's arrays (state_arrays(): B and its next counts
+// or marks, n_k, the inverse, the word segments, the priors), the counters and rows, and each array's
+// alignment.
+size_t stream_model_bytes(lda_state *st, int workers, size_t row_scratch_floats);
 
 // Our part of a worker's buffer (A's offsets, topics and counts, the segmented count's workspace) for a
 // chunk of at most `rows` documents and `tokens` tokens.
 size_t stream_worker_own_bytes(int64_t rows, int64_t tokens, size_t workspace_bytes);
 
-// The launch, the model's bytes and the chunk plan of model m on `gpu` with W workers, B's marks or next
-// counts (stream_model_bytes) and `budget` bytes (budget_source names where the budget comes from in messages; NULL: the free memory). Returns
+// The launch, the model's bytes and the chunk plan of model m for state st (state_init()'d for m: its
+// GPU, parts and segment sizes; nothing allocated) with W workers and `budget` bytes (budget_source names where the budget comes from in messages; NULL: the free memory). Returns
 // 0 with out->chunks set and fit->fits 1, or 0 with fit->fits 0 and why; non-zero with err on errors.
 // fit->needed_bytes is the least budget the planner accepts when want_least is set and it does not fit
 // (bisection over the workers' share), else the budget when it fits.
-int stream_plan(const sk_lda_model *m, int gpu, int workers, int marks, uint64_t budget, const char *budget_source,
+int stream_plan(lda_state *st, const sk_lda_model *m, int workers, uint64_t budget, const char *budget_source,
                 int want_least, stream_layout *out, sk_lda_sampler_fit *fit, sk_ex_error *err);
 
 void stream_layout_free(stream_layout *l);

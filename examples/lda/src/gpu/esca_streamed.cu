@@ -301,9 +301,7 @@ int build(streamed *s, const sk_lda_model *m, const sk_lda_device *device, int w
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   sk_lda_sampler_fit fit;
-  const int marks = (s->base.state.parts & kStateTouched) != 0;
-  if (stream_plan(m, device->gpu, workers, marks, budget, budget_source(device), 0, &s->layout, &fit, err) != 0)
-    return 1;
+  if (stream_plan(&s->base.state, m, workers, budget, budget_source(device), 0, &s->layout, &fit, err) != 0) return 1;
   if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
   if (plan_host(s, m, err) != 0 || make_pipeline(s, m, err) != 0 || allocate_device(s, err) != 0 ||
       state_upload(&s->base.state, m, err) != 0 || make_events(s, err) != 0)
@@ -325,9 +323,10 @@ extern "C" int sk_lda_esca_streamed_plan(const sk_lda_model *m, const sk_lda_dev
     return sk_ex_fail(err, "GPU ESCA (streamed) plan: a pointer is NULL");
   int workers = 0;
   if (stream_workers(o != NULL ? o->workers : 0, &workers, err) != 0) return 1;
+  lda_state st;  // its shape, parts and segment sizes only: nothing is allocated
+  if (state_init(&st, m, device->gpu, parts_for(rank), rank, err) != 0) return 1;
   stream_layout l;
-  const int marks = (parts_for(rank) & kStateTouched) != 0;
-  if (stream_plan(m, device->gpu, workers, marks, budget, budget_source(device), 1, &l, fit, err) != 0) return 1;
+  if (stream_plan(&st, m, workers, budget, budget_source(device), 1, &l, fit, err) != 0) return 1;
   if (fit->fits && chunks != NULL) (void)sk_csr_chunk_plan_num_chunks(l.chunks, chunks);
   stream_layout_free(&l);
   return 0;
