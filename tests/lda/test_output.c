@@ -401,8 +401,25 @@ static void test_metrics_csv(void) {
                last.metrics_s == 0.0625 && last.device_bytes_peak == 123456789,
            "last row's times read back as %g %g %g %g %g %lld", last.sample_s, last.tables_s, last.a_rebuild_s,
            last.b_rebuild_s, last.metrics_s, (long long)last.device_bytes_peak);
+  /* Rows are appended to the open file; one whose write fails (here the file is open read-only under the
+     log) cuts nothing short: the log rewrites the whole file and keeps appending after it. */
+  SK_CHECK(log.file != NULL, "the log holds no open file after a row");
+  if (log.file != NULL) {
+    fclose(log.file);
+    log.file = fopen(path, "rb");
+  }
+  SK_CHECK(sk_lda_metrics_log_row(&log, 3, 1.5, 10.0, NAN, NAN, NULL, &err) == 0, "%s", err.message);
+  SK_CHECK(sk_lda_metrics_log_row(&log, 4, 1.75, 10.0, NAN, NAN, NULL, &err) == 0, "%s", err.message);
+  got = (char *)slurp(path, &n);
+  SK_CHECK(n == log.len && memcmp(got, log.text, n) == 0 && log.file_len == log.len,
+           "after a failed append the file is not the log:\n%s", got);
+  free(got);
+  SK_CHECK(no_temp(path), "a temporary file is left beside %s", path);
   /* A resumed run continues from the text its checkpoint kept, whatever the file holds now. */
-  char *kept = (char *)slurp(path, &n);
+  log.len = strstr(log.text, "\n3,") + 1 - log.text; /* the rows the checkpoint below keeps: 1 and 2 */
+  log.text[log.len] = '\0';
+  char *kept = strdup(log.text);
+  n = log.len;
   sk_lda_metrics_log_close(&log);
   SK_CHECK(sk_lda_metrics_log_open(&log, path, NULL, &err) == 0, "%s", err.message); /* truncates: header only */
   sk_lda_metrics_log_close(&log);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --- topics.txt ---------------------------------------------------------------------------------- */
 
@@ -213,12 +214,40 @@ static int sk_lda_metrics_append(sk_lda_metrics_log *log, const char *s, size_t 
   return 0;
 }
 
-/* Writes the whole text to the log's path (temporary name and rename). */
+/* Writes the whole text to the log's path (temporary name and rename), then opens the file for the
+   rows to come (without it, each row rewrites the file: slower, as safe). */
 static int sk_lda_metrics_write(sk_lda_metrics_log *log, sk_ex_error *err) {
+  if (log->file != NULL) fclose(log->file);
+  log->file = NULL;
   FILE *f = sk_ex_temp_create(log->path, err);
   if (f == NULL) return 1;
   (void)fwrite(log->text, 1, log->len, f); /* errors surface through ferror() at the commit */
-  return sk_ex_temp_commit_unsynced(f, log->path, err);
+  if (sk_ex_temp_commit_unsynced(f, log->path, err) != 0) return 1;
+  log->file_len = log->len;
+  log->file = fopen(log->path, "ab");
+  if (log->file != NULL && setvbuf(log->file, NULL, _IONBF, 0) != 0) { /* a row is one write() */
+    fclose(log->file);
+    log->file = NULL;
+  }
+  return 0;
+}
+
+/* Appends the text after the file's bytes (the new row) with one write; 0 when the file then holds the
+   whole text. A short write is cut back off, so the file ends at a whole row either way. */
+static int sk_lda_metrics_append_file(sk_lda_metrics_log *log) {
+  if (log->file == NULL) return 1;
+  const size_t n = log->len - log->file_len;
+  if (fwrite(log->text + log->file_len, 1, n, log->file) == n) {
+    log->file_len = log->len;
+    return 0;
+  }
+  if (ftruncate(fileno(log->file), (off_t)log->file_len) == 0) {
+    clearerr(log->file);
+  } else { /* cannot say where the file ends: the caller rewrites it whole */
+    fclose(log->file);
+    log->file = NULL;
+  }
+  return 1;
 }
 
 /* Appends an earlier log's rows (the text after its header), each with `pad` (its missing fields, empty). */
@@ -295,7 +324,7 @@ int sk_lda_metrics_log_row_priors(sk_lda_metrics_log *log, uint64_t iteration, d
   if (n < 0 || (size_t)n >= sizeof row) return sk_ex_fail(err, "%s: a row does not fit", log->path);
   const size_t before = log->len;
   if (sk_lda_metrics_append(log, row, (size_t)n) != 0) return sk_ex_fail(err, "%s: out of memory", log->path);
-  if (sk_lda_metrics_write(log, err) != 0) {
+  if (sk_lda_metrics_append_file(log) != 0 && sk_lda_metrics_write(log, err) != 0) {
     log->len = before; /* the file still holds the rows before this one */
     log->text[before] = '\0';
     return 1;
@@ -333,6 +362,7 @@ void sk_lda_metrics_log_last_times(const sk_lda_metrics_log *log, sk_lda_metrics
 
 void sk_lda_metrics_log_close(sk_lda_metrics_log *log) {
   if (log == NULL) return;
+  if (log->file != NULL) fclose(log->file);
   free(log->text);
   memset(log, 0, sizeof *log);
 }

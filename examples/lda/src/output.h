@@ -214,10 +214,13 @@ int sk_lda_write_model_doc_topics(const char *path, const sk_lda_model *m, const
  *     iteration,seconds,tokens_per_s,joint_ll_per_token,heldout_ll,
  *     sample_s,tables_s,a_rebuild_s,b_rebuild_s,metrics_s,device_bytes_peak,alpha_sum,beta
  *
- * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory and every
- * change rewrites PATH through a temporary name and a rename (no fsync: the file is small and a row
- * can be recomputed), so the file is readable while a run goes on, holds every finished row, and is
- * never half written, whenever the process is killed. Numbers: iteration as an unsigned integer,
+ * and each sk_lda_metrics_log_row() appends one line. The log keeps its whole text in memory. Opening
+ * it writes PATH through a temporary name and a rename; each row is then appended to the open file with
+ * one write, and a write that falls short is cut back off the file (ftruncate) before the call fails
+ * (no fsync: the file is small and a row can be recomputed). So the file is readable while a run goes
+ * on, holds every finished row, and is never half written, whenever the process is killed; a row costs
+ * the same at the thousandth sweep as at the first (a rewrite per row cost O(rows), and with
+ * `--ll-every 1` the rewrites were part of every sweep's wall time, issue 32). Numbers: iteration as an unsigned integer,
  * seconds "%.6f", tokens_per_s "%.1f", the two log-likelihoods "%.17g" (exact round trip), the five
  * time columns "%.6f", device_bytes_peak an integer, alpha_sum and beta "%.17g" (the priors the row's
  * sweep ended with: sum_k alpha_k and beta after that sweep's optimisation, hyper.h, or the fixed values;
@@ -233,6 +236,8 @@ typedef struct sk_lda_metrics_log {
   char *text;  /**< the file's contents: the header and every row so far */
   size_t len, /**< bytes of text */ cap; /**< bytes allocated for text */
   char path[4096]; /**< the file (PATH) */
+  FILE *file;      /**< PATH open for appending rows, or NULL (then a row rewrites the whole file) */
+  size_t file_len; /**< bytes of text the file holds */
 } sk_lda_metrics_log;
 
 /**
