@@ -19,7 +19,19 @@ using namespace sk_detail_segc;
 bool use_dense(int num_keys) { return num_keys <= SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; }
 
 // Item positions per tile, and counters per block for long segments in the workspace (0: none).
-int stride_for(int num_keys) { return use_dense(num_keys) ? kDenseStride : kSortedStride; }
+// Dense: kDenseStride, halved (to kDenseMinStride at least) while the items make fewer than
+// kDenseMinTiles tiles. A tile's short segments are taken by its 8 warps one after another, each a few
+// dependent rounds of loads, so a small input in a few large tiles left most SMs idle while each block
+// walked ~60 segments: kos (467,714 keys, 57 tiles of 8192 over 132 SMs) took 64 us for both kernels,
+// as long as nips12 with 4x the keys (bench/RESULTS.md, issue 32).
+constexpr int kDenseMinTiles = 1024;
+constexpr int kDenseMinStride = 1024;
+int stride_for(int num_keys, int num_items) {
+  if (!use_dense(num_keys)) return kSortedStride;
+  int stride = kDenseStride;
+  while (stride > kDenseMinStride && num_items / stride < kDenseMinTiles) stride /= 2;
+  return stride;
+}
 int window_for(int num_keys) {
   if (use_dense(num_keys)) return 0;  // the dense kernel counts long segments in shared memory
   return num_keys > kSharedBins ? (num_keys < kWindow ? num_keys : kWindow) : 0;
@@ -53,7 +65,7 @@ sk_status resident_blocks(int num_keys, int *blocks, int *first_blocks) {
   return SK_SUCCESS;
 }
 
-int tiles_for(int num_items, int num_keys) { return num_items / stride_for(num_keys) + 1; }
+int tiles_for(int num_items, int num_keys) { return num_items / stride_for(num_keys, num_items) + 1; }
 
 size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 
@@ -165,7 +177,7 @@ extern "C" sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, in
   p.out_keys = d_out_keys;
   p.out_counts = d_out_counts;
   p.capacity = out_capacity;
-  p.stride = stride_for(num_keys);
+  p.stride = stride_for(num_keys, num_items);
   p.num_tiles = tiles_for(num_items, num_keys);
   p.tile_status = (unsigned long long *)ws;
   p.tile_counter = (int *)(ws + layout.counter_offset);
