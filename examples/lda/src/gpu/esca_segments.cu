@@ -104,14 +104,25 @@ __global__ void __launch_bounds__(kCountThreads) word_counts_kernel(segments s, 
   }
 }
 
-// n_k = the blocks' partial sums in block order (integers: any order gives the same).
-__global__ void topic_sums_kernel(const unsigned *partials, int32_t blocks, int32_t num_topics,
-                                  unsigned long long *n_k) {
-  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k >= num_topics) return;
+// n_k = the sum of the blocks' partial sums (integers: any order gives the same). A block takes 32
+// topics, a lane each, and its kSumWarps warps split the partial rows, then add up through shared
+// memory: a thread a topic walking every row took 19.5 us at K = 1,024 (1,024 threads in all, each a
+// chain of ~1,000 loads; nips12 on an H200, bench/RESULTS.md).
+constexpr int kSumWarps = 32;
+__global__ void __launch_bounds__(kSumWarps * 32) topic_sums_kernel(const unsigned *partials, int32_t blocks,
+                                                                    int32_t num_topics, unsigned long long *n_k) {
+  __shared__ unsigned long long part[kSumWarps][33];
+  const int lane = sk_lane_id(), warp = (int)(threadIdx.x / 32);
+  const int32_t k = (int32_t)blockIdx.x * 32 + lane;
   unsigned long long sum = 0;
-  for (int32_t j = 0; j < blocks; ++j) sum += partials[(size_t)j * (size_t)num_topics + (size_t)k];
-  n_k[k] = sum;
+  if (k < num_topics)
+    for (int32_t j = warp; j < blocks; j += kSumWarps) sum += partials[(size_t)j * (size_t)num_topics + (size_t)k];
+  part[warp][lane] = sum;
+  __syncthreads();
+  if (warp == 0 && k < num_topics) {
+    for (int w = 1; w < kSumWarps; ++w) sum += part[w][lane];
+    n_k[k] = sum;
+  }
 }
 
 // c_v = sum_k B[v,k], a warp per word.
@@ -295,7 +306,8 @@ cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_word
   word_counts_kernel<<<(unsigned)blocks, kCountThreads, 0, stream>>>(s, b, num_words, num_topics, rows);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  topic_sums_kernel<<<(unsigned)((num_topics + 255) / 256), 256, 0, stream>>>(s.partials, blocks, num_topics, n_k);
+  topic_sums_kernel<<<(unsigned)((num_topics + 31) / 32), kSumWarps * 32, 0, stream>>>(s.partials, blocks, num_topics,
+                                                                                        n_k);
   return cudaGetLastError();
 }
 
