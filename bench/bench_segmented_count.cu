@@ -1,13 +1,16 @@
 // bench_segmented_count: issue 4. sk_segmented_count_u32 at the shapes of LDA's document-topic
 // rebuild against the CUB baseline (device radix sort of (segment, key) packed into one integer, then
 // run-length encode) and a naive global-atomics dense count, with the copy rate from the same run.
-//   usage: bench_segmented_count [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|all]
+//   usage: bench_segmented_count [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|kos|all]
 //                                [--zipf A] [--keys K1,K2,...] [--help]
 //
 // Shapes (a segment is a document, an item a token, a key a topic), each at K = 1,000 and 10,000
 // (--keys: up to 8 other values in [1, 2^20]):
 //  - nytimes: 300,000 segments, mean 332 items (99.6M items), V = 102,660 words;
-//  - pubmed: 8,200,000 segments, mean 90 items (738M items), V = 141,043 words.
+//  - pubmed: 8,200,000 segments, mean 90 items (738M items), V = 141,043 words;
+//  - kos: 3,430 segments, mean 136 items (466,480 items), V = 6,906 words: a corpus small enough
+//    that the count's fixed costs and its spread over the SMs decide its time (issue 32). Its input
+//    (under 4 MB) stays in L2 between runs, as z does in sk-lda between the draws and the count.
 // Segment lengths: lognormal with sigma 1.0 (nytimes) or 0.6 (pubmed abstracts vary less), each
 // capped at 30 x (nytimes) or 10 x (pubmed) the mean, then rescaled by cumulative rounding so that
 // the total is exactly segments x mean (host, splitmix64 + Box-Muller, fixed seed).
@@ -34,7 +37,7 @@
 // Every samplekit output is compared with CUB's, pair by pair, before anything is timed (and the
 // dense matrix with samplekit's pairs): a mismatch exits 1.
 // Timing: CUDA events on the legacy stream, 3 warm-up runs, the median of --reps (default 20). Every
-// input is hundreds of MB or more, far above L2, so nothing is rotated. Columns: items/s; "vs cub" =
+// input but kos's is hundreds of MB or more, far above L2, so nothing is rotated. Columns: items/s; "vs cub" =
 // the CUB time of the same input form (cub for document order, cub-perm through the permutation)
 // over this variant's time; "eff GB/s" = the compulsory bytes of the input form (offsets read and
 // written, 8 (S + 1); keys read, 4 n, plus 4 n for the permutation; pairs written, 8 P) over the time;
@@ -84,6 +87,7 @@ struct bench_shape {
 static const bench_shape kShapes[] = {
     {"nytimes", 300000, 332, 1.0, 30.0, 102660},
     {"pubmed", 8200000, 90, 0.6, 10.0, 141043},
+    {"kos", 3430, 136, 1.0, 30.0, 6906},
 };
 enum { kMaxKs = 8 };
 static int32_t kKs[kMaxKs] = {1000, 10000};  // --keys replaces them
@@ -691,15 +695,15 @@ static void run_shape(const bench_shape &sh, int reps, double zipf, int grid, st
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|all] [--zipf A] [--keys K1,K2,...]\n"
+          "usage: %s [--device N] [--csv FILE] [--reps N] [--shape nytimes|pubmed|kos|all] [--zipf A] [--keys K1,K2,...]\n"
           "       [--help]\n"
           "Times sk_segmented_count_u32 (document order, through the PDOW permutation, gathered first) against\n"
           "CUB radix sort + run-length encode and a global-atomics dense count, at the NYTimes (300,000 x 332)\n"
-          "and PubMed (8.2M x 90) shapes, K = 1,000 and 10,000 unless --keys says otherwise.\n"
+          "PubMed (8.2M x 90) and kos (3,430 x 136) shapes, K = 1,000 and 10,000 unless --keys says otherwise.\n"
           "  --device N  CUDA device (default 0)\n"
           "  --csv FILE  also write the results to FILE as CSV\n"
           "  --reps N    timed runs per figure, 1 to 1001 (default %d); the median is reported\n"
-          "  --shape S   nytimes, pubmed or all (default all)\n"
+          "  --shape S   nytimes, pubmed, kos or all (default all)\n"
           "  --zipf A    exponent of the per-segment Zipf law of the keys, 0 to 4 (default 1.1)\n"
           "  --keys L    comma-separated K values to measure, 1 to 8 of them, each in [1, 2^20]\n",
           BENCH_NAME, BENCH_DEFAULT_REPS);
@@ -728,7 +732,7 @@ int main(int argc, char **argv) {
       csv_path = argv[++i];
     } else if (!strcmp(argv[i], "--shape") && has_value) {
       shape = argv[++i];
-      if (strcmp(shape, "nytimes") && strcmp(shape, "pubmed") && strcmp(shape, "all")) {
+      if (strcmp(shape, "nytimes") && strcmp(shape, "pubmed") && strcmp(shape, "kos") && strcmp(shape, "all")) {
         usage(stderr);
         return BENCH_EXIT_USAGE;
       }
