@@ -23,7 +23,7 @@ bool use_dense(int num_keys) { return num_keys <= SK_SEGMENTED_COUNT_DENSE_MAX_K
 // kDenseMinTiles tiles. A tile's short segments are taken by its 8 warps one after another, each a few
 // dependent rounds of loads, so a small input in a few large tiles left most SMs idle while each block
 // walked ~60 segments: kos (467,714 keys, 57 tiles of 8192 over 132 SMs) took 64 us for both kernels,
-// as long as nips12 with 4x the keys (bench/RESULTS.md, issue 32).
+// as long as nips12 with about 5x the keys (bench/RESULTS.md, issue 32).
 constexpr int kDenseMinTiles = 1024;
 constexpr int kDenseMinStride = 1024;
 int stride_for(int num_keys, int num_items) {

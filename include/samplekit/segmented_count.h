@@ -41,16 +41,17 @@
  *   about half the work; on the sorted path it only skips the pair writes).
  *
  * **Algorithms.** Blocks walk tiles of item positions; tile t owns the segments that start in it.
- * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 8192 positions): each warp keeps a
- *   K-bit bitmap in shared memory and takes whole segments of up to 512 keys (its tile's next one as
- *   it finishes), 32 keys per round, each lane with its own shared atomic. A first kernel counts
- *   each segment's distinct keys (bits set for the first time), a CUB scan turns the counts into the
- *   output offsets, and a second kernel marks the segment's keys again, ranks them (a key's rank
- *   among the segment's distinct keys is its place in the output: one warp scan over the popcounts
- *   of the marked bitmap words), writes the keys, counts each key into a counter indexed by its rank,
- *   and writes the counts. Per-lane masks of marked words make each step cost the segment's distinct
- *   keys rather than K, and the counters by rank keep a block's shared memory at most 24 KiB, so 8
- *   blocks fit on an SM at every K of the path. Longer segments are counted the same way by the
+ * - **Dense** (K <= #SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; tiles of 8192 positions, halved down to 1024
+ *   while the items make fewer than 1024 tiles, so that a small input still spreads over the GPU's
+ *   multiprocessors): each warp keeps a K-bit bitmap in shared memory and takes whole segments of up to
+ *   512 keys (its tile's next one as it finishes), 32 keys per round, each lane with its own shared
+ *   atomic. A first kernel counts each segment's distinct keys (bits set for the first time), a CUB scan
+ *   turns the counts into the output offsets, and a second kernel marks the segment's keys again, ranks
+ *   them (a key's rank among the segment's distinct keys is its place in the output: one warp scan over
+ *   the popcounts of the marked bitmap words), writes the keys, counts each key into a counter indexed
+ *   by its rank, and writes the counts. Per-lane masks of marked words make each step cost the segment's
+ *   distinct keys rather than K, and the counters by rank keep a block's shared memory at most 24 KiB,
+ *   so 8 blocks fit on an SM at every K of the path. Longer segments are counted the same way by the
  *   whole block. No sort; the keys are read twice (segments of up to 256 keys only once by the second
  *   kernel: they stay in registers).
  * - **Sorted** (larger K; tiles of #SK_SEGMENTED_COUNT_TILE_ITEMS / 2 positions): a block loads its
@@ -115,8 +116,8 @@ SK_EXTERN_C_BEGIN
  * \param num_segments number of segments, 0 to INT32_MAX - 1.
  * \param num_items number of items, 0 to INT32_MAX.
  * \param num_keys K, 1 to #SK_SEGMENTED_COUNT_MAX_KEYS.
- * \param[out] workspace_bytes receives the size, never 0: about 12 bytes per tile (of 8192 item positions
- *        on the dense path, 1024 on the sorted one) plus alignment; dense path: 4
+ * \param[out] workspace_bytes receives the size, never 0: about 12 bytes per tile (of 1024 to 8192 item
+ *        positions on the dense path, 1024 on the sorted one) plus alignment; dense path: 4
  *        bytes per segment and CUB's scan storage; sorted path with K > 2 x
  *        #SK_SEGMENTED_COUNT_TILE_ITEMS: min(K, #SK_SEGMENTED_COUNT_WINDOW) 4-byte counters for each
  *        block that can be resident on the current device.
