@@ -66,6 +66,15 @@ sk_status resident_blocks(int num_keys, int *blocks, int *first_blocks) {
 }
 
 int tiles_for(int num_items, int num_keys) { return num_items / stride_for(num_keys, num_items) + 1; }
+// The tiles the workspace has room for: at least tiles_for() of every input of at most num_items items,
+// so that one workspace serves smaller inputs too (the streamed sampler sizes it by its largest chunk).
+// Dense: an input whose stride was halved has fewer than 2048 tiles and at most items / 1024 + 1.
+int tile_capacity(int num_items, int num_keys) {
+  if (!use_dense(num_keys)) return tiles_for(num_items, num_keys);
+  const int halved = num_items / kDenseMinStride + 1 < 2048 ? num_items / kDenseMinStride + 1 : 2048;
+  const int full = num_items / kDenseStride + 1;
+  return full > halved ? full : halved;
+}
 
 size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
 
@@ -78,7 +87,7 @@ struct workspace_layout {
 };
 
 sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_layout *layout) {
-  const int tiles = tiles_for(num_items, num_keys);
+  const int tiles = tile_capacity(num_items, num_keys);
   layout->counter_offset = align_up((size_t)tiles * sizeof(unsigned long long));
   layout->tile_segment_offset = layout->counter_offset + 256;
   layout->distinct_offset = layout->tile_segment_offset + align_up((size_t)(tiles + 1) * sizeof(int));

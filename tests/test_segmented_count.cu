@@ -1047,6 +1047,64 @@ static void test_check(int seed) {
 
 __global__ void never_launched(void) {}
 
+__global__ void fixed_length_offsets(int32_t *offsets, int32_t segments, int32_t length) {
+  for (int32_t s = blockIdx.x * blockDim.x + threadIdx.x; s <= segments; s += gridDim.x * blockDim.x)
+    offsets[s] = s * length;
+}
+
+__global__ void fill_keys(uint32_t *keys, int32_t n, uint32_t key) {
+  for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) keys[i] = key;
+}
+
+// A workspace sized for n items serves every smaller input (the streamed sampler sizes it by its
+// largest chunk). The dense path's tiles shrink for small inputs, so an input just below 1024 tiles of
+// 8192 (8,380,000 items: 2,046 tiles of 4096) has more tiles than one just above (8,400,000: 1,026 of 8192);
+// the workspace must hold them. Segments of 100 items, all of key 3: one pair (3, 100) each.
+static void test_workspace_serves_smaller(void) {
+  sk_test_context("a workspace sized for more items");
+  const int32_t length = 100, most = 8400000, S_most = most / length;
+  const int32_t sizes[] = {8380000, 8388600, most, 2000};
+  int32_t *d_offsets;
+  uint32_t *d_keys, *d_pairs;
+  int32_t *d_out_offsets;
+  SK_CHECK_CUDA(cudaMalloc(&d_offsets, ((size_t)S_most + 1) * sizeof *d_offsets));
+  SK_CHECK_CUDA(cudaMalloc(&d_out_offsets, ((size_t)S_most + 1) * sizeof *d_out_offsets));
+  SK_CHECK_CUDA(cudaMalloc(&d_keys, (size_t)most * sizeof *d_keys));
+  SK_CHECK_CUDA(cudaMalloc(&d_pairs, 2 * (size_t)S_most * sizeof *d_pairs));
+  fill_keys<<<256, 256>>>(d_keys, most, 3u);
+  SK_CHECK_LAUNCH();
+  size_t bytes = 0;
+  SK_CHECK(sk_segmented_count_workspace_size(S_most, most, 1000, &bytes) == SK_SUCCESS, "size query");
+  void *d_workspace;
+  SK_CHECK_CUDA(cudaMalloc(&d_workspace, bytes));
+  for (int c = 0; c < (int)(sizeof sizes / sizeof sizes[0]); ++c) {
+    const int32_t n = sizes[c], S = n / length;
+    fixed_length_offsets<<<256, 256>>>(d_offsets, S, length);
+    SK_CHECK_LAUNCH();
+    const sk_status st = sk_segmented_count_u32(d_offsets, S, n, d_keys, NULL, 1000, d_out_offsets, d_pairs,
+                                                d_pairs + S_most, S_most, d_workspace, bytes, 0);
+    SK_CHECK(st == SK_SUCCESS, "%d items with the workspace of %d: returned %s", (int)n, (int)most,
+             sk_status_name(st));
+    SK_CHECK_CUDA(cudaDeviceSynchronize());
+    int32_t pairs = -1;
+    uint32_t first[2] = {0, 0}, last[2] = {0, 0};
+    SK_CHECK_CUDA(cudaMemcpy(&pairs, d_out_offsets + S, sizeof pairs, cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(&first[0], d_pairs, sizeof first[0], cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(&first[1], d_pairs + S_most, sizeof first[1], cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(&last[0], d_pairs + S - 1, sizeof last[0], cudaMemcpyDeviceToHost));
+    SK_CHECK_CUDA(cudaMemcpy(&last[1], d_pairs + S_most + S - 1, sizeof last[1], cudaMemcpyDeviceToHost));
+    SK_CHECK(pairs == S && first[0] == 3u && first[1] == (uint32_t)length && last[0] == 3u &&
+                 last[1] == (uint32_t)length,
+             "%d items: %d pairs (want %d), first (%u, %u), last (%u, %u)", (int)n, (int)pairs, (int)S, first[0],
+             first[1], last[0], last[1]);
+  }
+  SK_CHECK_CUDA(cudaFree(d_workspace));
+  SK_CHECK_CUDA(cudaFree(d_pairs));
+  SK_CHECK_CUDA(cudaFree(d_keys));
+  SK_CHECK_CUDA(cudaFree(d_out_offsets));
+  SK_CHECK_CUDA(cudaFree(d_offsets));
+}
+
 static void test_device_statuses(void) {
   int32_t *d_offsets, *d_out_offsets;
   uint32_t *d_keys, *d_pairs;
@@ -1514,6 +1572,7 @@ int main(int argc, char **argv) {
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     test_device_statuses();
+    test_workspace_serves_smaller();
     test_usage_snippets();
     for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
       test_block_config<256, 8>(seed);

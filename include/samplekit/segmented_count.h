@@ -129,7 +129,9 @@ SK_EXTERN_C_BEGIN
  *         (up to 24 KiB of shared memory per block on the dense path).
  *
  * Launches nothing. Depends on the current device (its number of multiprocessors); query it on the
- * device that will run the count. Thread-safe.
+ * device that will run the count. Thread-safe. The size also serves every call with at most
+ * num_segments segments and num_items items and the same K (one workspace for inputs of varying size,
+ * such as the chunks of a stream, is sized by the largest).
  */
 SK_API sk_status sk_segmented_count_workspace_size(int32_t num_segments, int32_t num_items, int32_t num_keys,
                                                    size_t *workspace_bytes);
