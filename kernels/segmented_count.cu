@@ -68,10 +68,12 @@ sk_status resident_blocks(int num_keys, int *blocks, int *first_blocks) {
 int tiles_for(int num_items, int num_keys) { return num_items / stride_for(num_keys, num_items) + 1; }
 // The tiles the workspace has room for: at least tiles_for() of every input of at most num_items items,
 // so that one workspace serves smaller inputs too (the streamed sampler sizes it by its largest chunk).
-// Dense: an input whose stride was halved has fewer than 2048 tiles and at most items / 1024 + 1.
+// Dense: an input whose stride was halved has at most 2 kDenseMinTiles tiles (the last halving left
+// fewer than kDenseMinTiles of twice the stride) and at most items / kDenseMinStride + 1.
 int tile_capacity(int num_items, int num_keys) {
   if (!use_dense(num_keys)) return tiles_for(num_items, num_keys);
-  const int halved = num_items / kDenseMinStride + 1 < 2048 ? num_items / kDenseMinStride + 1 : 2048;
+  const int most_halved = 2 * kDenseMinTiles;
+  const int halved = num_items / kDenseMinStride + 1 < most_halved ? num_items / kDenseMinStride + 1 : most_halved;
   const int full = num_items / kDenseStride + 1;
   return full > halved ? full : halved;
 }
