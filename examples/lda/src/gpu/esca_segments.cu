@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "samplekit/warp_lane.cuh"
+#include "samplekit/warp_scan.cuh"
 
 namespace sk_lda_gpu {
 namespace {
@@ -174,12 +175,7 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
       const int32_t j = j0 + lane;
       uint32_t m = j < row_words ? marks[j] : 0u;
       const int32_t bits = __popc(m);
-      int32_t inclusive = bits;
-#pragma unroll
-      for (int o = 1; o < 32; o *= 2) {
-        const int32_t t = __shfl_up_sync(SK_FULL_MASK, inclusive, o);
-        if (lane >= o) inclusive += t;
-      }
+      const int32_t inclusive = (int32_t)sk_warp_inclusive_sum_u32(SK_FULL_MASK, (uint32_t)bits);
       int32_t at = n + inclusive - bits;
       n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
       if (m != 0u) marks[j] = 0u;
