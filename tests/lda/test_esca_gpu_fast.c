@@ -24,8 +24,8 @@
  * Counts: after every sweep, every sampler's A, B and n_k brought back with to_host equal the counts
  * rebuilt from z on the host.
  *
- * K runs over 1, 2, 31, 32, 33, 1,024, 10,000 (rows in shared memory up to here) and 65,536 (rows in
- * global memory), on corpora with empty documents, one-token documents, a word in every document and,
+ * K runs over 1, 2, 31, 32, 33, 1,024, 10,000 (rows in shared memory up to here) and 65,536 (each
+ * row's first 55,296 topics in shared memory, the rest in global memory), on corpora with empty documents, one-token documents, a word in every document and,
  * at K = 32 and 1,024, a document of 100,000 tokens. Without a GPU it exits 77.
  */
 #include <math.h>

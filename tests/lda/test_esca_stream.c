@@ -1,8 +1,9 @@
 /*
  * The streamed GPU ESCA sampler (gpu/esca_streamed.h) against the resident one (gpu/esca_resident.h):
  * the topics after every sweep must be bit for bit the same for every budget (1, 2 and 7 chunks, and a
- * chunk per document or per token) and every number of workers, a streamed run resumed half-way must
- * equal an uninterrupted one, and budgets too small for the model or for one document must fail with
+ * chunk per document or per token) and every number of workers, at K = 20, 100 and 1,024 and at
+ * K = 65,536 (where the rows of B_hat the draws read are split between shared and global memory); a
+ * streamed run resumed half-way must equal an uninterrupted one, and budgets too small for the model or for one document must fail with
  * SK_LDA_SAMPLER_BUDGET_ERROR and a message naming the bytes (so must the exact sampler's,
  * gpu/esca_exact.h, which cannot stream).
  */
@@ -277,6 +278,8 @@ int main(void) {
   static const corpus_shape small = {200, 60, 25, 0, 41};
   sk_lda_corpus c = make_case_corpus(&small);
   test_corpus(&c, 20, "planted");
+  /* Above K = 55,296 a block's B_hat row keeps its tail in global memory, per worker (esca_draw.cu). */
+  test_corpus(&c, 65536, "planted");
   sk_lda_corpus_free(&c);
   if (!sk_test_under_sanitizer()) { /* the sanitizer run takes the small cases only */
     const char *names[] = {"kos", "20news"};

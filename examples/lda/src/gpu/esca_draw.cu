@@ -19,15 +19,32 @@ constexpr int kMaxDefaultThreads = 1024;
 #ifndef SK_LDA_DRAW_MAX_REGS
 #define SK_LDA_DRAW_MAX_REGS 64
 #endif
-// Rows up to this many bytes go to shared memory (K <= 51,200: one block of 1,024 threads an SM holds
-// the row and the SM's 32 warps); longer ones to a global scratch row per block.
-constexpr size_t kSharedRowLimit = 200 * 1024;
+// A block's row keeps at most this many bytes in shared memory (K <= 55,296: one block of 1,024 threads
+// an SM holds the row and the SM's 32 warps, within the 227 KB a block may have). A longer row keeps its
+// first 55,296 topics there and the rest (its tail) in a global scratch row per block: at K = 65,536 the
+// tails of an H200's 132 blocks are 5.4 MB, which stay in L2, where whole rows in global memory (4
+// blocks of 256 an SM, 135 MB) missed it: Nsight Compute measured 541 GB read from DRAM in one
+// NYTimes-scale draw at K = 65,536 and an L2 hit rate of 12% (bench/RESULTS.md).
+constexpr size_t kSharedRowLimit = 216 * 1024;
+
+// A block's B_hat row: topics below split in shared memory (head), the rest in the block's global
+// scratch row (tail). kSplit false: the whole row is the head, read with shared-memory loads.
+template <bool kSplit>
+struct block_row {
+  float *head, *tail;
+  int32_t split;
+  __device__ __forceinline__ float &operator[](int32_t k) const {
+    if (!kSplit) return head[k];
+    return k < split ? head[k] : tail[k - split];
+  }
+};
 
 // A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i].
+template <bool kSplit>
 struct sparse_weights {
   const uint32_t *topic, *count;
-  const float *w;
-  __device__ __forceinline__ float operator()(int i) const { return (float)count[i] * w[topic[i]]; }
+  block_row<kSplit> w;
+  __device__ __forceinline__ float operator()(int i) const { return (float)count[i] * w[(int32_t)topic[i]]; }
 };
 
 // Rounds of the document's sparse row a warp keeps in registers (rows of up to 256 pairs); longer
@@ -70,8 +87,8 @@ __device__ __forceinline__ void count_topic(const draw_params &p, int32_t v, int
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
 // and writes their topics together; for each group it builds the sparse running sums once (in
 // registers when the row has at most 256 pairs) and draws each of its tokens from them.
-template <bool kMark>
-__device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const float *w,
+template <bool kMark, bool kSplit>
+__device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const block_row<kSplit> &w,
                             const dense_part &dense, float dense_total) {
   const int lane = sk_lane_id();
   const int32_t end = p.group_start[g1];
@@ -97,7 +114,7 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
     const int32_t nnz = __shfl_sync(SK_FULL_MASK, my_nnz, g - gc);
     const int32_t q0 = __shfl_sync(SK_FULL_MASK, my_q, g - gc);
     const int32_t q1 = g - gc + 1 < 32 ? __shfl_sync(SK_FULL_MASK, my_q, g - gc + 1) : p.group_start[g + 1];
-    const sparse_weights sparse{p.a_topic + begin, p.a_count + begin, w};
+    const sparse_weights<kSplit> sparse{p.a_topic + begin, p.a_count + begin, w};
     const bool cached = nnz <= kCachedRounds * 32;
     sk_warp_prefix_cache_f32<kCachedRounds> cache;
     float s;
@@ -142,7 +159,8 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
 // The row w holds beta inv_k (a zero count's weight) between items; an item writes its word's K_v entries
 // ((B + beta) inv_k, the counts from the word's list: B's nonzeros in order, no row of B read) and puts
 // them back after its draws (restore: count is not read).
-__device__ __forceinline__ void segment_row_entries(const draw_params &p, float *w, const int32_t *topic,
+template <bool kSplit>
+__device__ __forceinline__ void segment_row_entries(const draw_params &p, const block_row<kSplit> &w, const int32_t *topic,
                                                     const int32_t *count, int32_t nnz, bool restore) {
   for (int32_t e = (int32_t)threadIdx.x; e < nnz; e += (int32_t)blockDim.x) {
     const int32_t k = topic[e];
@@ -152,13 +170,15 @@ __device__ __forceinline__ void segment_row_entries(const draw_params &p, float 
 
 // Persistent blocks take items from a shared counter, largest first (the plan's order). For each: the
 // word's entries of the row, then the warps take the item's groups in turn, then the entries go back.
-// kMark: the draws also mark each (word, topic) they count in p.touched.
-template <bool kMark>
+// kMark: the draws also mark each (word, topic) they count in p.touched. kSplit: the row's tail is in
+// p.scratch (block_row).
+template <bool kMark, bool kSplit>
 __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p) {
   extern __shared__ float shared_rows[];
   __shared__ int32_t item_now;
   const int32_t K = p.num_topics;
-  float *w = p.scratch == nullptr ? shared_rows : p.scratch + (size_t)blockIdx.x * p.row_floats;
+  const block_row<kSplit> w{shared_rows, kSplit ? p.scratch + (size_t)blockIdx.x * p.tail_floats : nullptr,
+                            p.shared_floats};
   const int warp = (int)(threadIdx.x / 32u), warps = (int)(blockDim.x / 32u);
   dense_part dense;
   dense.prior = sk_wary_tree_make_view_f32(p.seg.prior, K);
@@ -183,7 +203,7 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
     const int32_t per_warp = (groups + warps - 1) / warps;
     const int32_t g0 = first + warp * per_warp;
     const int32_t g1 = g0 + per_warp < first + groups ? g0 + per_warp : first + groups;
-    if (g0 < g1) draw_groups<kMark>(p, v, g0, g1, w, dense, dense_total);
+    if (g0 < g1) draw_groups<kMark, kSplit>(p, v, g0, g1, w, dense, dense_total);
     __syncthreads();  // the draws read the row's entries and item_now until here
     segment_row_entries(p, w, dense.word.topic, nullptr, dense.word.nnz, true);  // no count: not live over the draws
   }
@@ -196,21 +216,24 @@ size_t draw_row_floats(int32_t num_topics) { return (size_t)((num_topics + 31) /
 cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int blocks_per_sm, draw_shape *out) {
   draw_shape l = {};
   l.row_floats = draw_row_floats(num_topics);
-  const size_t row_bytes = l.row_floats * sizeof(float);
-  l.on_global = row_bytes > kSharedRowLimit;
-  l.shared_bytes = l.on_global ? 0 : row_bytes;
-  // Both instances take the same row; they share the register cap, so the occupancy of one is the other's.
-  cudaError_t e = cudaFuncSetAttribute(esca_draw_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)l.shared_bytes);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(esca_draw_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
+  const size_t head_floats_max = kSharedRowLimit / sizeof(float);
+  l.on_global = l.row_floats > head_floats_max;
+  l.shared_floats = l.on_global ? head_floats_max : l.row_floats;
+  l.shared_bytes = l.shared_floats * sizeof(float);
+  // The instances of a row place take the same row; they share the register cap, so the occupancy of one
+  // is the other's.
+  void (*const kernels[2])(draw_params) = {l.on_global ? esca_draw_kernel<false, true> : esca_draw_kernel<false, false>,
+                                           l.on_global ? esca_draw_kernel<true, true> : esca_draw_kernel<true, false>};
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < 2 && e == cudaSuccess; ++i)
+    e = cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
   if (e != cudaSuccess) return e;
   int sms = 0, fit = 0;
   e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu);
   if (e != cudaSuccess) return e;
   if (threads > 0) {
     l.threads = threads;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, esca_draw_kernel<false>, l.threads, l.shared_bytes);
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernels[0], l.threads, l.shared_bytes);
     if (e != cudaSuccess) return e;
   } else {
     // The block size that keeps the most warps on a multiprocessor, the smaller on a tie. The registers
@@ -221,7 +244,7 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
     int best_warps = 0;
     for (int t = kDefaultThreads; t <= kMaxDefaultThreads; t *= 2) {
       int f = 0;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, esca_draw_kernel<false>, t, l.shared_bytes);
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, kernels[0], t, l.shared_bytes);
       if (e != cudaSuccess) return e;
       if (f * t / 32 > best_warps) {
         best_warps = f * t / 32;
@@ -233,17 +256,23 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
   if (fit < 1) fit = 1;
   const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
   l.blocks = sms * per_sm;
-  l.scratch_floats = l.on_global ? (size_t)l.blocks * l.row_floats : 0;
+  l.scratch_floats = (size_t)l.blocks * draw_tail_floats(l);
   *out = l;
   return cudaSuccess;
 }
 
 cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStream_t stream) {
   if (p.num_items == 0) return cudaSuccess;
-  if (p.touched == nullptr)
-    esca_draw_kernel<false><<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
-  else
-    esca_draw_kernel<true><<<(unsigned)launch.blocks, (unsigned)launch.threads, launch.shared_bytes, stream>>>(p);
+  if (launch.on_global != (p.scratch != nullptr)) return cudaErrorInvalidValue;  // the tails are the caller's
+  const dim3 grid((unsigned)launch.blocks), block((unsigned)launch.threads);
+  const bool mark = p.touched != nullptr;
+  if (launch.on_global) {
+    if (mark) esca_draw_kernel<true, true><<<grid, block, launch.shared_bytes, stream>>>(p);
+    else esca_draw_kernel<false, true><<<grid, block, launch.shared_bytes, stream>>>(p);
+  } else {
+    if (mark) esca_draw_kernel<true, false><<<grid, block, launch.shared_bytes, stream>>>(p);
+    else esca_draw_kernel<false, false><<<grid, block, launch.shared_bytes, stream>>>(p);
+  }
   return cudaGetLastError();
 }
 

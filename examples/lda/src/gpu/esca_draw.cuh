@@ -47,10 +47,12 @@ struct draw_params {
   int32_t *b_next;
   uint32_t *touched;
   int32_t touched_words;
-  // The dynamic scheduler's counter (zeroed before) and, on the global-memory path, the blocks' rows.
+  // The dynamic scheduler's counter (zeroed before) and, when a row does not fit in shared memory, the
+  // tails of the blocks' rows: topics shared_floats.. of block b at scratch + b tail_floats.
   unsigned int *next_item;
-  float *scratch;  // NULL: the rows live in shared memory
-  size_t row_floats;  // draw_row_floats(num_topics): one block's row
+  float *scratch;        // NULL: the whole rows live in shared memory
+  size_t tail_floats;    // draw_tail_floats(shape)
+  int32_t shared_floats;  // topics of a row in shared memory (a multiple of 32, or all of them)
   int32_t num_topics;
   float alpha, beta;
   double alpha_d;
@@ -63,17 +65,32 @@ struct draw_params {
   uint64_t token_base;
 };
 
+// How the draw kernel is launched for K topics on the current device.
+struct draw_shape {
+  int threads;            // per block: a multiple of 32
+  int blocks;             // persistent blocks
+  size_t shared_bytes;    // dynamic shared memory per block: shared_floats floats
+  size_t scratch_floats;  // the global scratch for the rows' tails: blocks x draw_tail_floats() (0 if none)
+  size_t row_floats;      // floats of one block's row: draw_row_floats(K)
+  size_t shared_floats;   // of those, in shared memory (the head; all of them unless on_global)
+  int on_global;          // 1 when the row does not fit in shared memory: its tail is in scratch
+};
+
+// Floats of one block's row in the global scratch (0 when the whole row is in shared memory).
+inline size_t draw_tail_floats(const draw_shape &shape) { return shape.row_floats - shape.shared_floats; }
+
 // The fields of p that come from the model and the sweep, not from the tokens' plan: inv, the next B and
 // the marks (NULL: none; gpu_state.cuh's state_next_counts() and touched part), K, the priors (alpha in float and double, or the per-topic alpha_k: then alpha is 1), the RNG's seed
-// and sweep, a block's row size. The plan, A, z, the scheduler's counter, the scratch rows and token_base
-// are the caller's.
-inline void draw_set_model(draw_params *p, const float *inv, int32_t *b_next, uint32_t *touched, size_t row_floats, int32_t num_topics, double alpha, const float *alpha_k, double beta,
+// and sweep, where a block's row lives (the launch shape). The plan, A, z, the scheduler's counter, the
+// scratch for the rows' tails and token_base are the caller's.
+inline void draw_set_model(draw_params *p, const float *inv, int32_t *b_next, uint32_t *touched, const draw_shape &shape, int32_t num_topics, double alpha, const float *alpha_k, double beta,
                            uint64_t seed, uint64_t iteration) {
   p->inv = inv;
   p->b_next = b_next;
   p->touched = touched;
   p->touched_words = segments_touched_words(num_topics);
-  p->row_floats = row_floats;
+  p->tail_floats = draw_tail_floats(shape);
+  p->shared_floats = (int32_t)shape.shared_floats;
   p->num_topics = num_topics;
   p->alpha_k = alpha_k;
   if (alpha_k != NULL) alpha = 1.0;  // alpha_k is inside the segments' weights
@@ -83,16 +100,6 @@ inline void draw_set_model(draw_params *p, const float *inv, int32_t *b_next, ui
   p->seed = seed;
   p->iteration = iteration;
 }
-
-// How the draw kernel is launched for K topics on the current device.
-struct draw_shape {
-  int threads;          // per block: a multiple of 32
-  int blocks;           // persistent blocks
-  size_t shared_bytes;  // dynamic shared memory per block (0 on the global path)
-  size_t scratch_floats;  // global scratch on the global path: blocks x row_floats (0 on the shared path)
-  size_t row_floats;    // floats of one block's row
-  int on_global;        // 1 when the row does not fit in shared memory
-};
 
 // The default most tokens of an item for a corpus of num_tokens tokens (resident or streamed: the
 // streamed sweep cuts its chunks' items by the whole corpus too): small enough that every persistent

@@ -56,7 +56,7 @@ struct resident {
   draw_shape shape;
   int32_t item_tokens;
   int32_t num_groups, num_items;
-  // The PDOW plan (pdow_plan.h) on the device, the scheduler's counter, the blocks' rows (global path).
+  // The PDOW plan (pdow_plan.h) on the device, the scheduler's counter, the tails of the blocks' rows (K over 55,296).
   int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
   unsigned int *next_item;
   float *scratch;
@@ -90,7 +90,7 @@ void list_arrays(resident *r, int32_t groups, int32_t items, device_arrays *list
   list->add(&r->item_group, I, "the items");
   list->add(&r->item_end, I, "the items");
   list->add(&r->next_item, 1, "the scheduler's counter");
-  if (r->shape.on_global) list->add(&r->scratch, r->shape.scratch_floats, "the blocks' rows");
+  if (r->shape.on_global) list->add(&r->scratch, r->shape.scratch_floats, "the tails of the blocks' rows");
 }
 
 // What fits and create both need before the plan: the checks, the state's shape, the launch, the
@@ -143,7 +143,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   p.a_offsets = st.a_offsets;
   p.a_topic = st.a_topic;
   p.a_count = st.a_count;
-  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, r->shape.row_floats, st.num_topics, st.alpha, state_alpha_f(st),
+  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, r->shape, st.num_topics, st.alpha, state_alpha_f(st),
                  st.beta, st.seed, iteration);
   p.z = st.z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = r->next_item;

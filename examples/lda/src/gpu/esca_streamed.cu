@@ -34,7 +34,7 @@ struct streamed {
   int workers;            // W' = the pipeline's workers
   int host_threads;       // OpenMP threads for the host work (the device's)
   unsigned int *next_item;  // one counter per worker
-  float *rows;              // W' x shape.scratch_floats on the global path, else NULL
+  float *rows;              // W' x shape.scratch_floats: the tails of the blocks' rows when K is large, else NULL
   // Each worker's A and the segmented count's workspace, sized for the largest chunk.
   int32_t *a_offsets[SK_CSR_PIPELINE_MAX_WORKERS];
   uint32_t *a_topic[SK_CSR_PIPELINE_MAX_WORKERS], *a_count[SK_CSR_PIPELINE_MAX_WORKERS];
@@ -89,7 +89,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.a_offsets = s->a_offsets[w];
   p.a_topic = s->a_topic[w];
   p.a_count = s->a_count[w];
-  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, s->layout.shape.row_floats, st.num_topics, st.alpha,
+  draw_set_model(&p, st.inv, state_next_counts(st), st.touched, s->layout.shape, st.num_topics, st.alpha,
                  state_alpha_f(st), st.beta, st.seed, s->iteration);
   p.z = z; /* in place: a draw reads the counts, never another token's topic */
   p.next_item = s->next_item + w;
@@ -174,7 +174,7 @@ int allocate_device(streamed *s, sk_ex_error *err) {
   state_arrays(&s->base.state, &list);
   const int W = s->workers;
   list.add(&s->next_item, (size_t)W, "the schedulers' counters");
-  if (s->layout.shape.on_global) list.add(&s->rows, s->layout.shape.scratch_floats * (size_t)W, "the blocks' rows");
+  if (s->layout.shape.on_global) list.add(&s->rows, s->layout.shape.scratch_floats * (size_t)W, "the tails of the blocks' rows");
   for (int w = 0; w < W; ++w) {
     list.add(&s->a_offsets[w], (size_t)s->layout.max_rows + 1, "a worker's A offsets");
     list.add(&s->a_topic[w], (size_t)s->layout.max_tokens, "a worker's A topics");
