@@ -15,7 +15,7 @@
 #include "commands.h"
 
 /* getopt_long values of the options with no short letter. */
-enum { kOptStartTopics = 1000 };
+enum { kOptStartTopics = 1000, kOptNpyLimit };
 
 /* The run's report as sk-lda always printed it: the plan and the summary on stdout, notes on stderr after
    the command's name (a line that starts with two spaces continues the one before). */
@@ -138,6 +138,10 @@ static void train_usage(FILE *f) {
           "                         differ (bit for bit across CPU and GPU with --gpu-sweep exact)\n"
           "      --top N            words per topic in topics.txt (default 20)\n"
           "      --save-z           also write z.bin (every token's topic)\n"
+          "      --npy-limit BYTES  the largest phi.npy (K x V floats) and theta.npy (documents x K) to write,\n"
+          "                         e.g. 20G (K, M, G, T: powers of 1024; default 4G; 0: no limit). A larger\n"
+          "                         one is left out and the log says so: model.skl and theta.txt hold the\n"
+          "                         same values, sparse, and sk-lda export writes phi.npy from model.skl\n"
           "      --demo             generate a small corpus with planted topics, train on it and show how\n"
           "                         well the learned topics match the planted ones\n"
           "  -h, --help             this text\n"
@@ -217,6 +221,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       {"rank-exchange", required_argument, 0, 'E'},
       {"optimize-every", required_argument, 0, 'Q'}, {"optimize-burnin", required_argument, 0, 'q'},
       {"start-topics", required_argument, 0, kOptStartTopics},
+      {"npy-limit", required_argument, 0, kOptNpyLimit},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
@@ -227,6 +232,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
   double rank_timeout = SK_LDA_RANK_TIMEOUT_DEFAULT;
   int rank_exchange = SK_LDA_EXCHANGE_AUTO;
   long long v;
+  uint64_t npy_limit = SK_LDA_NPY_MAX_BYTES;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
     switch (c) {
@@ -306,6 +312,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       case 'R': o.resume_dir = optarg; break;
       case 'Q': ok = sk_lda_parse_ll("train", "--optimize-every", optarg, 1, 1000000000, &v); o.optimize_every = v; break;
       case 'q': ok = sk_lda_parse_ll("train", "--optimize-burnin", optarg, 0, 1000000000, &v); o.optimize_burnin = v; break;
+      case kOptNpyLimit: ok = sk_lda_parse_bytes("train", "--npy-limit", optarg, 0, &npy_limit); break;
       case kOptStartTopics:
         ok = sk_lda_parse_ll("train", "--start-topics", optarg, 0, 1000000000, &v);
         o.start_topics = (int32_t)v;
@@ -366,6 +373,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
     ok = 0;
   }
   if (seed_given) ro.seed = seed, ro.given |= SK_LDA_GIVEN_SEED;
+  ro.npy_max_bytes = npy_limit;
   /* A folder another sk-lda writes is refused at once, not after the corpus is read and the ranks start. */
   if (ok && (ro.out != NULL || ro.resume != NULL) && sk_lda_run_check_in_use(&ro, &err) != SK_EX_EXIT_OK) {
     fprintf(stderr, "sk-lda train: %s\n", err.message);

@@ -6,7 +6,10 @@
 #     come out as valid JSON (the same words read back, the bad byte as U+FFFD) and RFC 4180 CSV;
 #  3. export writes phi.npy (the bytes train wrote beside model.skl) and vocab.txt (the training
 #     vocabulary); a model without a vocabulary gets phi.npy alone, and its words print as w000123;
-#  4. train --out writes phi.npy of shape (K, V);
+#  4. train --out writes phi.npy of shape (K, V); with --npy-limit below a file's size, neither .npy is
+#     written, the log says why for each and its "wrote" line does not name them; the same model
+#     otherwise (model.skl as without the limit), and export still writes phi.npy from it; --npy-limit 0
+#     writes both; a bad --npy-limit exits 2 naming the option;
 #  5. the user's mistakes exit 2 with a message naming the file or option: no or a missing model, a
 #     corrupt model, --top 0, an unknown --format, a --vocab of the wrong length, export without --out, an
 #     --out under a file and a phi.npy that is a folder.
@@ -122,6 +125,25 @@ expect 0 "" "$sk_lda" export "$work/novocab/model.skl" -o "$work/exp_novocab"
 cmp -s "$work/exp_novocab/phi.npy" "$work/novocab/phi.npy" || fail "export's phi.npy differs from train's (no vocab)"
 expect 0 "" "$sk_lda" topics "$work/novocab/model.skl" --top 2 --format csv
 sed -n 2p "$work/out.txt" | grep -Eq '^0,1,[0-9]+,w[0-9]{6},' || fail "words of a model without vocabulary: not w%06d"
+# --npy-limit: phi.npy is 4 K V bytes of data, theta.npy 4 D K; a limit of 1 KiB is below both.
+"${small_train[@]}" --device cpu -n 5 --out "$work/limited" --npy-limit 1K >"$work/limited.log" 2>&1 ||
+  fail "train --npy-limit 1K failed: $(tail -3 "$work/limited.log")"
+[ ! -e "$work/limited/phi.npy" ] && [ ! -e "$work/limited/theta.npy" ] ||
+  fail "--npy-limit 1K: a .npy file was written: $(ls "$work/limited")"
+grep -q "^phi.npy not written: K = $K topics x V = $V words would be .* more than 1.00 KiB (sk-lda train --npy-limit); .*sk-lda export" \
+  "$work/limited.log" || fail "--npy-limit 1K: no line saying why phi.npy is not written: $(cat "$work/limited.log")"
+grep -q "^theta.npy not written: .* documents x K = $K topics would be .* more than 1.00 KiB" "$work/limited.log" ||
+  fail "--npy-limit 1K: no line saying why theta.npy is not written"
+grep "^wrote " "$work/limited.log" | grep -q "npy" && fail "--npy-limit 1K: the wrote line names a .npy file"
+cmp -s "$work/limited/model.skl" "$work/run/model.skl" || fail "--npy-limit changed model.skl"
+expect 0 "" "$sk_lda" export "$work/limited/model.skl" --out "$work/exp_limited"
+cmp -s "$work/exp_limited/phi.npy" "$work/run/phi.npy" || fail "export of the limited run's model: not train's phi.npy"
+"${small_train[@]}" --device cpu -n 5 --out "$work/unlimited" --npy-limit 0 >"$work/unlimited.log" 2>&1 ||
+  fail "train --npy-limit 0 failed"
+cmp -s "$work/unlimited/phi.npy" "$work/run/phi.npy" && [ -f "$work/unlimited/theta.npy" ] ||
+  fail "--npy-limit 0: phi.npy and theta.npy not as without a limit"
+grep "^wrote " "$work/unlimited.log" | grep -q "phi.npy, theta.txt, theta.npy" || fail "--npy-limit 0: the wrote line"
+expect 2 "sk-lda train: --npy-limit: '1X' is not a byte count" "${small_train[@]}" --device cpu --npy-limit 1X
 
 # --- 5. the user's mistakes ---------------------------------------------------------------------------------
 expect 2 "sk-lda topics: give the model file" "$sk_lda" topics

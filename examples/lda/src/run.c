@@ -31,6 +31,7 @@ void sk_lda_run_options_default(sk_lda_run_options *o) {
   o->ll_every = 10;
   o->checkpoint_every = SK_LDA_CHECKPOINT_AUTO;
   o->top_words = SK_LDA_DEFAULT_TOP_WORDS;
+  o->npy_max_bytes = SK_LDA_NPY_MAX_BYTES;
   o->start_topics = SK_LDA_DEFAULT_START_TOPICS;
 }
 
@@ -166,7 +167,8 @@ static int finish_interrupted(run_state *r, const sk_lda_split *split, sk_lda_sa
                    (unsigned long long)done, (long long)r->o->iters);
     return status;
   }
-  if (sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &err) != 0 ||
+  unsigned wrote = 0u;
+  if (sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &wrote, &err) != 0 ||
       sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s after sweep %llu, but saving failed: %s", name,
                              (unsigned long long)done, err.message);
@@ -313,12 +315,14 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
      is output, not training. Outputs first, checkpoint last: a run killed in between resumes and writes
      them again. */
   const sk_lda_metrics_priors pr = {sk_lda_model_alpha_sum(m), m->beta};
+  unsigned wrote = 0u;
   if (sk_lda_metrics_log_row_priors(&r->log, done, sk_lda_run_seconds(r), tps, ll, *heldout, &times, &pr, &err) != 0 ||
-      sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &err) != 0 ||
+      sk_lda_sampler_to_host(s, &err) != 0 || sk_lda_run_write_outputs(r, split, m, done, &wrote, &err) != 0 ||
       sk_lda_run_save_checkpoint(r, m, done, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
-  sk_lda_run_say(o, SKLDA_LOG_INFO, "wrote %s: topics.txt, model.skl, phi.npy, theta.txt, theta.npy, metrics.csv, %s%s",
-                 r->dir, SK_LDA_CHECKPOINT_FILE, o->save_z ? ", z.bin" : "");
+  sk_lda_run_say(o, SKLDA_LOG_INFO, "wrote %s: topics.txt, model.skl, %stheta.txt, %smetrics.csv, %s%s", r->dir,
+                 (wrote & SK_LDA_WROTE_PHI) ? "phi.npy, " : "", (wrote & SK_LDA_WROTE_THETA) ? "theta.npy, " : "",
+                 SK_LDA_CHECKPOINT_FILE, o->save_z ? ", z.bin" : "");
   return SK_EX_EXIT_OK;
 }
 

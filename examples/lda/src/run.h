@@ -59,6 +59,9 @@ extern "C" {
 /** \brief Status of sk_lda_run_train(): the progress hook asked to stop; the run was saved as on SIGINT. */
 #define SK_LDA_EXIT_STOPPED 3
 
+/** \brief The largest phi.npy or theta.npy a run writes by default (bytes): 4 GiB (`--npy-limit`). */
+#define SK_LDA_NPY_MAX_BYTES (UINT64_C(4) << 30)
+
 /** \brief What the caller of sk_lda_run_train() hears, in the library's types (sk_lda.h); zeroed:
     nothing, and no signal handlers. */
 typedef struct sk_lda_run_hooks {
@@ -121,6 +124,9 @@ typedef struct sk_lda_run_options {
   int overwrite;        /**< allow an out folder that holds another run's files (they are removed) */
   int top_words;        /**< words per topic in topics.txt */
   int save_z;           /**< also write z.bin */
+  /** phi.npy and theta.npy are not written when larger than this many bytes (the log says so and how to
+      get them); 0: no limit. Default SK_LDA_NPY_MAX_BYTES. */
+  uint64_t npy_max_bytes;
   unsigned given;       /**< SK_LDA_GIVEN_* */
   const char *input_args; /**< the input options as typed ("--docword F --vocab V"), for the resume hint */
   /** Where the corpus's vocabulary was read from, for the messages of a resume whose vocabulary differs

@@ -68,10 +68,23 @@ int sk_lda_run_save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t swe
   return rc;
 }
 
-/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin). */
+/* The log line of a dense file left out: its shape, its bytes against the limit, and where the same values
+   are. No older one stays beside the model: a resumed run's folder loses its outputs when it starts
+   (run_folder.c). */
+static void say_left_out(const run_state *r, const char *file, const char *shape, uint64_t bytes, const char *instead) {
+  char b[32], lim[32];
+  sk_lda_run_say(r->o, SKLDA_LOG_INFO, "%s not written: %s would be %s of float32, more than %s (sk-lda train --npy-limit); %s",
+                 file, shape, sk_ex_format_bytes(b, sizeof b, bytes), sk_ex_format_bytes(lim, sizeof lim, r->o->npy_max_bytes),
+                 instead);
+}
+
+/* The outputs of the model after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and
+   z.bin); phi.npy and theta.npy only up to r->o->npy_max_bytes (bits SK_LDA_WROTE_* in *wrote say which). */
 int sk_lda_run_write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
-                         sk_ex_error *err) {
-  char path[4096];
+                             unsigned *wrote, sk_ex_error *err) {
+  char path[4096], shape[96];
+  const uint64_t limit = r->o->npy_max_bytes > 0 ? r->o->npy_max_bytes : UINT64_MAX;
+  *wrote = 0u;
   if (sk_ex_path(path, sizeof path, r->dir, "topics.txt", err) != 0 ||
       sk_lda_write_topics(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, r->vocab,
                           r->o->top_words, err) != 0)
@@ -79,26 +92,34 @@ int sk_lda_run_write_outputs(const run_state *r, const sk_lda_split *split, cons
   if (sk_ex_path(path, sizeof path, r->dir, "model.skl", err) != 0 ||
       sk_lda_model_save(path, m, r->vocab, sweeps, err) != 0)
     return 1;
-  if (sk_ex_path(path, sizeof path, r->dir, "phi.npy", err) != 0 ||
-      sk_lda_write_phi_npy(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, err) != 0)
+  const uint64_t phi_bytes = 4u * (uint64_t)m->num_topics * (uint64_t)m->num_words;
+  if (phi_bytes > limit) {
+    char instead[4096 + 96];
+    snprintf(shape, sizeof shape, "K = %d topics x V = %d words", (int)m->num_topics, (int)m->num_words);
+    snprintf(instead, sizeof instead, "model.skl holds the model, and sk-lda export %s/model.skl --out DIR writes it",
+             r->dir);
+    say_left_out(r, "phi.npy", shape, phi_bytes, instead);
+  } else if (sk_ex_path(path, sizeof path, r->dir, "phi.npy", err) != 0 ||
+             sk_lda_write_phi_npy(path, m->n_vk, m->n_k, m->num_words, m->num_topics, m->beta, err) != 0) {
     return 1;
+  } else {
+    *wrote |= SK_LDA_WROTE_PHI;
+  }
   if (sk_ex_path(path, sizeof path, r->dir, "theta.txt", err) != 0 ||
       sk_lda_write_model_doc_topics(path, m, split->train.doc_ids, err) != 0)
     return 1;
   {
     const int rc = sk_ex_path(path, sizeof path, r->dir, "theta.npy", err) != 0
                        ? 1
-                       : sk_lda_write_theta_npy(path, m, split, r->o->device.threads, SK_LDA_THETA_NPY_MAX_BYTES, err);
+                       : sk_lda_write_theta_npy(path, m, split, r->o->device.threads, limit, err);
     if (rc == 1) return 1;
     if (rc == 2) {
-      char b[32], lim[32];
-      sk_lda_run_say(r->o, SKLDA_LOG_INFO,
-                     "theta.npy not written: %d documents x K = %d topics would be %s of float32, more than %s; "
-                     "theta.txt holds the same proportions, sparse",
-             (int)sk_lda_corpus_input_docs(&split->train), (int)m->num_topics,
-             sk_ex_format_bytes(b, sizeof b, 4u * (uint64_t)sk_lda_corpus_input_docs(&split->train) *
-                                                 (uint64_t)m->num_topics),
-             sk_ex_format_bytes(lim, sizeof lim, SK_LDA_THETA_NPY_MAX_BYTES));
+      const int64_t docs = sk_lda_corpus_input_docs(&split->train);
+      snprintf(shape, sizeof shape, "%lld documents x K = %d topics", (long long)docs, (int)m->num_topics);
+      say_left_out(r, "theta.npy", shape, 4u * (uint64_t)docs * (uint64_t)m->num_topics,
+                   "theta.txt holds the same proportions, sparse");
+    } else {
+      *wrote |= SK_LDA_WROTE_THETA;
     }
   }
   if (r->o->save_z && (sk_ex_path(path, sizeof path, r->dir, "z.bin", err) != 0 ||

@@ -81,9 +81,12 @@ double sk_lda_run_seconds(const run_state *r);
 void sk_lda_run_row_times(const run_state *r, const sk_lda_sampler *s, sk_lda_metrics_times *t);
 /* Writes DIR/checkpoint.skc for the model after `sweeps` sweeps and remembers what it cost. */
 int sk_lda_run_save_checkpoint(run_state *r, const sk_lda_model *m, uint64_t sweeps, sk_ex_error *err);
-/* The outputs after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin). */
+/* What sk_lda_run_write_outputs() wrote of the files it may leave out (run.h's npy_max_bytes). */
+enum { SK_LDA_WROTE_PHI = 1u, SK_LDA_WROTE_THETA = 2u };
+/* The outputs after `sweeps` sweeps: topics.txt, model.skl, phi.npy, theta.txt, theta.npy (and z.bin); the
+   two .npy files only up to the run's npy_max_bytes, said in the log; *wrote gets SK_LDA_WROTE_* bits. */
 int sk_lda_run_write_outputs(const run_state *r, const sk_lda_split *split, const sk_lda_model *m, uint64_t sweeps,
-                             sk_ex_error *err);
+                             unsigned *wrote, sk_ex_error *err);
 /* Whether a checkpoint is due after sweep `it` (--checkpoint-every, or the automatic policy). */
 int sk_lda_run_checkpoint_due(const run_state *r, int64_t it);
 /* The summary's split of this part's time per sweep, `secs` its wall time. */

@@ -31,9 +31,6 @@
 extern "C" {
 #endif
 
-/** \brief The largest theta.npy train writes by default (bytes): 4 GiB. */
-#define SK_LDA_THETA_NPY_MAX_BYTES (UINT64_C(4) << 30)
-
 /**
  * \brief Writes theta.npy (the file's description) for the model trained on split->train.
  * \param path the file.
