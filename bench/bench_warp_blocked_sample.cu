@@ -15,6 +15,8 @@
 // change them), DNT one of 64 rows in global memory, both rows picked by the chain's key as a token
 // picks its word and document: private against blocked.
 // Long rows (n = 1,024 and 4,096), weights in registers: two_pass for each R against prefix.
+// A cache of 8 rounds filled in part (n = 40, 100, 160: 2, 4 and 5 rounds), weights in registers, against
+// prefix: what the cache build issues for the rounds it does not use.
 // Doubles (weights reg_f64, n = 32 R): held_f64, sk_warp_blocked_hold_by_f64<R> then
 // sk_warp_blocked_find_f64<R> at u x total (sk-lda's held-out fold-in draw), against prefix_f64
 // (sk_warp_prefix_total_by_f64 then sk_warp_sample_prefix_by_f64, the running-sum walk). prefix_f64 adds
@@ -262,6 +264,15 @@ static int add_long_rows(bench_row *rows, int count, int n) {
   return count;
 }
 
+// A cache of 8 rounds filled in part (n < 256, as a document's sparse row in sk-lda's draw): the rounds
+// the build issues, against the running-sum walk on the same row.
+static int add_partial_cache_rows(bench_row *rows, int count, int n) {
+  const int base = count;
+  rows[count++] = {"prefix", "registers", 0, n, chain_kernel<draw_prefix, source_registers>, base};
+  rows[count++] = {"cache", "registers", 8, n, chain_kernel<draw_cache<8>, source_registers>, base};
+  return count;
+}
+
 template <int R>
 static int add_f64_rows(bench_row *rows, int count) {
   const int n = 32 * R, base = count;
@@ -278,6 +289,9 @@ static int make_rows(bench_row *rows) {
   count = add_one_block_rows<8>(rows, count);
   count = add_long_rows(rows, count, 1024);
   count = add_long_rows(rows, count, 4096);
+  count = add_partial_cache_rows(rows, count, 40);
+  count = add_partial_cache_rows(rows, count, 100);
+  count = add_partial_cache_rows(rows, count, 160);
   count = add_f64_rows<1>(rows, count);
   count = add_f64_rows<2>(rows, count);
   count = add_f64_rows<4>(rows, count);

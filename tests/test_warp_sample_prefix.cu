@@ -31,7 +31,7 @@ __global__ void example_sample_rows(const float *weights, int num_rows, int n, u
 }
 //! [warp_sample_prefix_usage]
 
-static const int kLengths[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1024, 1025, 4099};
+static const int kLengths[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 128, 129, 200, 256, 1000, 1024, 1025, 4099};
 enum { kNumLengths = sizeof kLengths / sizeof kLengths[0], kNumMasks = 10, kNumU = 6, kOutputs = 8, kCacheRounds = 8 };
 // Outputs of the cache for vectors longer than it holds.
 static const uint32_t kNotCached = 0xfffffffeu;

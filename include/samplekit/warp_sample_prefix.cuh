@@ -330,6 +330,27 @@ struct sk_warp_prefix_cache_f32 {
   float total;         /**< P_{n-1}, the same on every member (0 when n == 0) */
 };
 
+/* The cache's rounds [0, M) of weights weight_of(r m + rank), those past n zero, and rounds [M, R) zero:
+   M rounds of independent loads in straight-line code. */
+template <int M, int R, typename WeightOf>
+SK_DEVICE void sk_detail_prefix_cache_load(WeightOf weight_of, int n, int members, int rank, float (&run)[R]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = r * members + rank;
+    run[r] = r < M && i < n ? weight_of(i) : 0.0f;
+  }
+}
+
+/* sk_detail_prefix_cache_load() of the fewest rounds, from M up, that hold `rounds` (R when none). */
+template <int M, int R, typename WeightOf>
+SK_DEVICE void sk_detail_prefix_cache_load_used(WeightOf weight_of, int n, int rounds, int members, int rank,
+                                                float (&run)[R]) {
+  if (M >= R || rounds <= M)
+    sk_detail_prefix_cache_load<(M < R ? M : R)>(weight_of, n, members, rank, run);
+  else
+    sk_detail_prefix_cache_load_used<(M < R ? M + 1 : R)>(weight_of, n, rounds, members, rank, run);
+}
+
 /**
  * \brief Builds the cache of weights weight_of(0 .. n), n <= R popc(mask): the running sums that
  * sk_warp_sample_prefix_by_f32() computes, in the same order, bit for bit.
@@ -341,7 +362,7 @@ struct sk_warp_prefix_cache_f32 {
  *        left out).
  * \param[out] cache this member's part of the cache; cache->total is sk_warp_prefix_total_by_f32()'s value.
  * \sk_warp_cost{ceil(n / m) rounds\, each one weight_of call\, one warp inclusive sum\, one ballot
- *   and one shuffle}
+ *   and one shuffle; only the rounds used issue loads}
  */
 template <int R, typename WeightOf>
 SK_DEVICE void sk_warp_prefix_cache_build_by_f32(unsigned mask, WeightOf weight_of, int n,
@@ -352,12 +373,13 @@ SK_DEVICE void sk_warp_prefix_cache_build_by_f32(unsigned mask, WeightOf weight_
   cache->positive = 0u;
   cache->rounds = (n + members - 1) / members;
   /* Every round's weight first, then the sums: the loads are independent and overlap, where a load
-     per round between the sums would make the build a chain of R load latencies. */
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int i = r * members + rank;
-    cache->run[r] = r < cache->rounds && i < n ? weight_of(i) : 0.0f;
-  }
+     per round between the sums would make the build a chain of R load latencies. The loads are those
+     of the rounds used, in straight-line code chosen by their number (a warp-uniform choice): a
+     straight-line load of all R rounds issues every one, predicated off or not, and a loop that
+     stopped at the last round used was 14% slower in sk-lda's draw on long documents
+     (bench/RESULTS.md), most likely because each round's load and its use then share a block and
+     the rounds' latencies add up. */
+  sk_detail_prefix_cache_load_used<1>(weight_of, n, cache->rounds, members, rank, cache->run);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (r >= cache->rounds) break; /* the same on every member: the unused rounds cost no warp sum */
