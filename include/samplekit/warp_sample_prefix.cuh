@@ -330,6 +330,7 @@ struct sk_warp_prefix_cache_f32 {
   float total;         /**< P_{n-1}, the same on every member (0 when n == 0) */
 };
 
+/** \cond SK_INTERNAL */
 /* The cache's rounds [0, M) of weights weight_of(r m + rank), those past n zero, and rounds [M, R) zero:
    M rounds of independent loads in straight-line code. */
 template <int M, int R, typename WeightOf>
@@ -350,6 +351,7 @@ SK_DEVICE void sk_detail_prefix_cache_load_used(WeightOf weight_of, int n, int r
   else
     sk_detail_prefix_cache_load_used<(M < R ? M + 1 : R)>(weight_of, n, rounds, members, rank, run);
 }
+/** \endcond */
 
 /**
  * \brief Builds the cache of weights weight_of(0 .. n), n <= R popc(mask): the running sums that
