@@ -2,6 +2,9 @@
 // sk_warp_sums_f64<N> against the host references, bit for bit, for every mask kind and value kind (see
 // warp_cases.h; doubles of the same kinds with 53-bit mantissas), over seeds; and a planted bug (a sum
 // added serially instead of in the documented order) that the comparison must catch.
+// sk_warp_serial_inclusive_sum_{f64,f32} against a serial host loop, bit for bit, for every mask kind,
+// value kind and a carry in; and rows of many lengths walked 32 a round (the usage snippet) against the
+// host's running sums, on inputs where the Kogge-Stone order gives other bits (checked on the host).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +29,23 @@ __global__ void example_offsets(const uint32_t *counts, uint32_t *offsets, uint3
 }
 //! [warp_scan_usage]
 
-// One warp per case: only the lanes of masks[case] call the primitives; the others leave their
-// outputs poisoned, which the host then checks.
-__global__ void scan_cases(const uint32_t *masks, const float *in_f, const uint32_t *in_u, float *out_f,
-                           uint32_t *out_u, int num_cases) {
+// One warp per case: the lane's case and its index warp * 32 + lane when the warp has a case and the
+// lane is in its mask, else -1 (such a lane calls nothing and leaves its outputs poisoned, which the
+// host then checks).
+__device__ int member_index(const uint32_t *masks, int num_cases, uint32_t *mask) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = sk_lane_id();
-  if (warp >= num_cases) return;
-  const uint32_t mask = masks[warp];
-  if (!((mask >> lane) & 1u)) return;
-  const int i = warp * 32 + lane;
+  if (warp >= num_cases) return -1;
+  *mask = masks[warp];
+  return (*mask >> lane) & 1u ? warp * 32 + lane : -1;
+}
+
+// Only the lanes of masks[case] call the primitives.
+__global__ void scan_cases(const uint32_t *masks, const float *in_f, const uint32_t *in_u, float *out_f,
+                           uint32_t *out_u, int num_cases) {
+  uint32_t mask;
+  const int i = member_index(masks, num_cases, &mask);
+  if (i < 0) return;
   const size_t stride = (size_t)num_cases * 32;
   out_f[i] = sk_warp_inclusive_sum_f32(mask, in_f[i]);
   out_f[i + stride] = sk_warp_exclusive_sum_f32(mask, in_f[i]);
@@ -212,12 +222,9 @@ static int report64(const uint64_t *got, const uint64_t *want, uint32_t mask) {
 // One warp per case, as scan_cases. The planted output is a sum in the wrong order (serial, lane by
 // lane), which the comparison with sk_warp_sum_f64's reference must catch.
 __global__ void scan_cases_f64(const uint32_t *masks, const double *in, double *out, int num_cases) {
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int lane = sk_lane_id();
-  if (warp >= num_cases) return;
-  const uint32_t mask = masks[warp];
-  if (!((mask >> lane) & 1u)) return;
-  const int i = warp * 32 + lane;
+  uint32_t mask;
+  const int i = member_index(masks, num_cases, &mask);
+  if (i < 0) return;
   const size_t stride = (size_t)num_cases * 32;
   out[i] = sk_warp_inclusive_sum_f64(mask, in[i]);
   out[i + stride] = sk_warp_exclusive_sum_f64(mask, in[i]);
@@ -231,12 +238,10 @@ __global__ void scan_cases_f64(const uint32_t *masks, const double *in, double *
 // sk_warp_sums_f64<N>: lane l of case c holds in[(c * 32 + l) * N + t], t < N.
 template <int N>
 __global__ void sums_cases_f64(const uint32_t *masks, const double *in, double *out, int num_cases) {
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int lane = sk_lane_id();
-  if (warp >= num_cases) return;
-  const uint32_t mask = masks[warp];
-  if (!((mask >> lane) & 1u)) return;
-  const size_t i = ((size_t)warp * 32 + (size_t)lane) * N;
+  uint32_t mask;
+  const int member = member_index(masks, num_cases, &mask);
+  if (member < 0) return;
+  const size_t i = (size_t)member * N;
   double v[N];
 #pragma unroll
   for (int t = 0; t < N; ++t) v[t] = in[i + t];
@@ -394,6 +399,195 @@ static void test_device_f64(int seed) {
   free(h_out);
 }
 
+// --- serial running sums ------------------------------------------------------------------------------
+
+//! [warp_serial_sum_usage]
+// One warp a row: cum[i] = x[0] + ... + x[i] added left to right, the bits of a host loop
+// `run += x[i]; cum[i] = run;`, 32 elements a round with the running sum carried between rounds.
+__global__ void example_running_sums(const double *x, const int *row_start, int rows, double *cum) {
+  const int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (row >= rows) return;
+  const int lane = sk_lane_id(), begin = row_start[row], end = row_start[row + 1];
+  double run = 0.0;
+  for (int base = begin; base < end; base += 32) {
+    const int i = base + lane;
+    const unsigned mask = __ballot_sync(SK_FULL_MASK, i < end);
+    if (i < end) cum[i] = sk_warp_serial_inclusive_sum_f64(mask, x[i], &run);
+  }
+}
+//! [warp_serial_sum_usage]
+
+enum { kSerialOutputs = 4 };  // f64 inclusive, f64 carry out, f32 inclusive, f32 carry out
+static const char *const kSerialNames[kSerialOutputs] = {"serial_f64", "serial_carry_f64", "serial_f32",
+                                                         "serial_carry_f32"};
+
+// One warp a case: the members call with the case's carry; outputs as 64-bit words (floats widened by
+// their bits), non-members left poisoned.
+__global__ void serial_cases(const uint32_t *masks, const double *in, const double *carry_in, uint64_t *out,
+                             int num_cases) {
+  uint32_t mask;
+  const int i = member_index(masks, num_cases, &mask);
+  if (i < 0) return;
+  const int warp = i / 32;
+  const size_t stride = (size_t)num_cases * 32;
+  double carry = carry_in[warp];
+  float carry_f = (float)carry_in[warp];
+  const double inc = sk_warp_serial_inclusive_sum_f64(mask, in[i], &carry);
+  const float inc_f = sk_warp_serial_inclusive_sum_f32(mask, (float)in[i], &carry_f);
+  out[i] = (uint64_t)__double_as_longlong(inc);
+  out[i + stride] = (uint64_t)__double_as_longlong(carry);
+  out[i + 2 * stride] = __float_as_uint(inc_f);
+  out[i + 3 * stride] = __float_as_uint(carry_f);
+}
+
+// The host's serial loop for one case: want[k][l] for output k, lane l.
+static void serial_reference(uint32_t mask, const double *in, double carry, uint64_t want[kSerialOutputs][32]) {
+  double run = carry;
+  float run_f = (float)carry;
+  double inc[32];
+  float inc_f[32];
+  for (int l = 0; l < 32; ++l) {
+    if (!((mask >> l) & 1u)) continue;
+    run += in[l];
+    run_f += (float)in[l];
+    inc[l] = run;
+    inc_f[l] = run_f;
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int member = (mask >> l) & 1u;
+    want[0][l] = member ? f64_bits(inc[l]) : POISON_WORD64;
+    want[1][l] = member ? f64_bits(run) : POISON_WORD64;
+    want[2][l] = member ? sk_test_f32_bits(inc_f[l]) : POISON_WORD64;
+    want[3][l] = member ? sk_test_f32_bits(run_f) : POISON_WORD64;
+  }
+}
+
+static void test_serial_cases(int seed) {
+  uint64_t rng = 0x5e71a100u + (uint64_t)seed;
+  uint32_t masks[kMasks];
+  const int num_masks = sk_test_masks(masks, kMasks, &rng);
+  const int num_cases = num_masks * SK_TEST_VALUE_KINDS;
+  const size_t n = (size_t)num_cases * 32;
+  uint32_t *h_masks = (uint32_t *)malloc(sizeof(uint32_t) * num_cases);
+  double *h_in = (double *)malloc(sizeof(double) * n), *h_carry = (double *)malloc(sizeof(double) * num_cases);
+  uint64_t *h_out = (uint64_t *)malloc(sizeof(uint64_t) * n * kSerialOutputs);
+  for (int c = 0; c < num_cases; ++c) {
+    h_masks[c] = masks[c / SK_TEST_VALUE_KINDS];
+    fill_f64(h_in + (size_t)c * 32, 32, c % SK_TEST_VALUE_KINDS, &rng);
+    double carry = 0.0;  // every other case carries in a value of the case's kind
+    if (c % 2) fill_f64(&carry, 1, c % SK_TEST_VALUE_KINDS, &rng);
+    h_carry[c] = carry;
+  }
+  uint32_t *d_masks;
+  double *d_in, *d_carry;
+  uint64_t *d_out;
+  SK_CHECK_CUDA(cudaMalloc(&d_masks, sizeof(uint32_t) * num_cases));
+  SK_CHECK_CUDA(cudaMalloc(&d_in, sizeof(double) * n));
+  SK_CHECK_CUDA(cudaMalloc(&d_carry, sizeof(double) * num_cases));
+  SK_CHECK_CUDA(cudaMalloc(&d_out, sizeof(uint64_t) * n * kSerialOutputs));
+  SK_CHECK_CUDA(cudaMemcpy(d_masks, h_masks, sizeof(uint32_t) * num_cases, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_in, h_in, sizeof(double) * n, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_carry, h_carry, sizeof(double) * num_cases, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_out, SK_TEST_POISON_BYTE, sizeof(uint64_t) * n * kSerialOutputs));
+  serial_cases<<<(num_cases * 32 + 127) / 128, 128>>>(d_masks, d_in, d_carry, d_out, num_cases);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(uint64_t) * n * kSerialOutputs, cudaMemcpyDeviceToHost));
+  for (int c = 0; c < num_cases; ++c) {
+    uint64_t want[kSerialOutputs][32], got[32];
+    serial_reference(h_masks[c], h_in + (size_t)c * 32, h_carry[c], want);
+    for (int k = 0; k < kSerialOutputs; ++k) {
+      for (int l = 0; l < 32; ++l) {
+        got[l] = h_out[(size_t)k * n + (size_t)c * 32 + l];
+        if (k >= 2 && got[l] != POISON_WORD64) got[l] &= 0xffffffffull;  // a float's bits in the low word
+      }
+      sk_test_context("seed=%d case=%d mask=%08x values=%s output=%s", seed, c, h_masks[c],
+                      sk_test_value_kind_names[c % SK_TEST_VALUE_KINDS], kSerialNames[k]);
+      report64(got, want[k], h_masks[c]);
+    }
+  }
+  SK_CHECK_CUDA(cudaFree(d_masks));
+  SK_CHECK_CUDA(cudaFree(d_in));
+  SK_CHECK_CUDA(cudaFree(d_carry));
+  SK_CHECK_CUDA(cudaFree(d_out));
+  free(h_masks);
+  free(h_in);
+  free(h_carry);
+  free(h_out);
+}
+
+// Rows of many lengths for the serial sums: round boundaries, one partial round, thousands of rounds;
+// 53-bit uniforms. Fills start (kSerialRows + 1 offsets) and returns the values (malloc'd).
+static const int kSerialRowLengths[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4099, 65536};
+enum { kSerialRows = sizeof kSerialRowLengths / sizeof kSerialRowLengths[0] };
+static double *serial_rows(int start[kSerialRows + 1]) {
+  start[0] = 0;
+  for (int r = 0; r < kSerialRows; ++r) start[r + 1] = start[r] + kSerialRowLengths[r];
+  double *x = (double *)malloc(sizeof(double) * (size_t)start[kSerialRows]);
+  uint64_t rng = 777;
+  fill_f64(x, start[kSerialRows], 0, &rng);
+  return x;
+}
+
+// The planted-bug control for the rows, on the host: each round's sums in the Kogge-Stone order (then
+// added to the carry) must give other bits than the serial loop somewhere, or the device comparison
+// could not tell the orders apart.
+static void test_serial_rows_control(void) {
+  int start[kSerialRows + 1];
+  double *x = serial_rows(start);
+  int ks_differs = 0;
+  for (int r = 0; r < kSerialRows; ++r) {
+    double run = 0.0, serial = 0.0;
+    for (int base = start[r]; base < start[r + 1]; base += 32) {
+      const int m = start[r + 1] - base < 32 ? start[r + 1] - base : 32;
+      double lanes[32] = {0}, inc[32];
+      memcpy(lanes, x + base, sizeof(double) * (size_t)m);
+      sk_ref_warp_inclusive_sum_f64(m == 32 ? 0xffffffffu : (1u << m) - 1u, lanes, inc);
+      for (int l = 0; l < m; ++l) {
+        serial += x[base + l];
+        ks_differs |= f64_bits(run + inc[l]) != f64_bits(serial);
+      }
+      run += inc[m - 1];
+    }
+  }
+  sk_test_context("serial rows: planted-bug control on the host");
+  SK_CHECK(ks_differs, "a Kogge-Stone order per round gave the serial bits on every row");
+  free(x);
+}
+
+// The rows through the usage snippet against the host's loop, bit for bit.
+static void test_serial_rows(void) {
+  int h_start[kSerialRows + 1];
+  double *h_x = serial_rows(h_start);
+  const int n = h_start[kSerialRows], kRows = kSerialRows;
+  double *h_cum = (double *)malloc(sizeof(double) * (size_t)n);
+  double *d_x, *d_cum;
+  int *d_start;
+  SK_CHECK_CUDA(cudaMalloc(&d_x, sizeof(double) * (size_t)n));
+  SK_CHECK_CUDA(cudaMalloc(&d_cum, sizeof(double) * (size_t)n));
+  SK_CHECK_CUDA(cudaMalloc(&d_start, sizeof h_start));
+  SK_CHECK_CUDA(cudaMemcpy(d_x, h_x, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemcpy(d_start, h_start, sizeof h_start, cudaMemcpyHostToDevice));
+  SK_CHECK_CUDA(cudaMemset(d_cum, SK_TEST_POISON_BYTE, sizeof(double) * (size_t)n));
+  example_running_sums<<<(kRows * 32 + 127) / 128, 128>>>(d_x, d_start, kRows, d_cum);
+  SK_CHECK_LAUNCH();
+  SK_CHECK_CUDA(cudaMemcpy(h_cum, d_cum, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+  for (int r = 0; r < kRows; ++r) {
+    double run = 0.0;
+    int bad = -1;
+    for (int i = h_start[r]; i < h_start[r + 1] && bad < 0; ++i) {
+      run += h_x[i];
+      if (f64_bits(h_cum[i]) != f64_bits(run)) bad = i - h_start[r];
+    }
+    sk_test_context("serial rows: usage snippet, row of %d", kSerialRowLengths[r]);
+    SK_CHECK(bad < 0, "running sum %d differs from the host loop's", bad);
+  }
+  SK_CHECK_CUDA(cudaFree(d_x));
+  SK_CHECK_CUDA(cudaFree(d_cum));
+  SK_CHECK_CUDA(cudaFree(d_start));
+  free(h_x);
+  free(h_cum);
+}
+
 // Runs the documentation's usage snippet and checks what it computes.
 static void test_usage_snippet(void) {
   enum { kThreads = 256, kBlocks = 3, kN = kThreads * kBlocks };
@@ -428,12 +622,15 @@ static void test_usage_snippet(void) {
 int main(int argc, char **argv) {
   test_references();
   test_references_f64();
+  test_serial_rows_control();
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     test_usage_snippet();
+    test_serial_rows();
     for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
       test_device(seed);
       test_device_f64(seed);
+      test_serial_cases(seed);
     }
   }
   return sk_test_finish();

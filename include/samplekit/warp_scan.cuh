@@ -32,6 +32,15 @@
  * high word) where a `float` costs one. sk_warp_sums_f64() adds up to 32 values a lane at once in the
  * order of sk_warp_sum_f64(), with fewer shuffles than one sum per value.
  *
+ * **A serial loop's bits.** sk_warp_serial_inclusive_sum_f64() and sk_warp_serial_inclusive_sum_f32()
+ * add in another order: one value at a time, from the lowest member up, onto a running sum carried from
+ * the previous call. A warp that walks an array 32 elements a call thus writes the running sums that
+ * `for (i = 0; i < n; ++i) { run += x[i]; out[i] = run; }` writes on the host, bit for bit: for tables
+ * that must match a serial reference (an inverse-CDF table a CPU also builds), where the Kogge-Stone
+ * order would round differently. The additions are a chain of one per member, but the loads and
+ * products that feed them are the lanes' own, in parallel, and the shuffles do not wait on the chain:
+ * one thread walking the array waits a load latency an element where each store may alias the next load.
+ *
  * Usage:
  * \snippet test_warp_scan.cu warp_scan_usage
  * @{
@@ -237,6 +246,65 @@ SK_DEVICE double sk_warp_sum_f64(unsigned mask, double x) {
     return x;
   }
   return __shfl_sync(mask, sk_detail_warp_inclusive_sum(mask, x), 31 - __clz((int)mask));
+}
+
+/** \cond SK_INTERNAL */
+template <typename T>
+SK_DEVICE T sk_detail_warp_serial_inclusive_sum(unsigned mask, T x, T *carry) {
+  const int lane = sk_lane_id();
+  T run = *carry, mine = run;
+  if (mask == SK_FULL_MASK) {
+    /* Straight-line: the 32 shuffles do not depend on the chain of adds, so they issue ahead of it. */
+#pragma unroll
+    for (int src = 0; src < SK_WARP_SIZE; ++src) {
+      run = sk_detail_add(run, __shfl_sync(SK_FULL_MASK, x, src));
+      mine = src == lane ? run : mine;
+    }
+  } else {
+    for (unsigned rest = mask; rest != 0u; rest &= rest - 1u) {
+      const int src = __ffs((int)rest) - 1;
+      run = sk_detail_add(run, __shfl_sync(mask, x, src));
+      mine = src == lane ? run : mine;
+    }
+  }
+  *carry = run;
+  return mine;
+}
+/** \endcond */
+
+/**
+ * \brief Running sums in a serial loop's order: each member gets *carry plus the values of the members
+ * at or below its lane, added one at a time from the lowest member up; *carry becomes the sum over all
+ * members, the same on every member.
+ *
+ * Called once a round over an array (32 elements a round, *carry starting at 0.0), it writes the bits
+ * of the host loop `run += x[i]; out[i] = run;`. Each addition is rounded on its own (`add.rn.f64`).
+ * \param mask the calling lanes (\ref sk_warp_scan "mask contract").
+ * \param x this lane's value.
+ * \param[in,out] carry the running sum before this call's values, the same on every member; on return
+ *        the running sum after the highest member's value, the same on every member.
+ * \return ((*carry + x_0) + x_1) + ... + x (the members' values from the lowest up to this lane's).
+ * \sk_warp_cost{popc(mask) dependent adds and 2 popc(mask) 32-bit shuffles (independent of the adds);
+ *   the same on every member. A Kogge-Stone scan costs 5 adds; use it where the order is free}
+ *
+ * Usage:
+ * \snippet test_warp_scan.cu warp_serial_sum_usage
+ */
+SK_DEVICE double sk_warp_serial_inclusive_sum_f64(unsigned mask, double x, double *carry) {
+  return sk_detail_warp_serial_inclusive_sum(mask, x, carry);
+}
+
+/**
+ * \brief sk_warp_serial_inclusive_sum_f64() for floats: the bits of `run += x[i]` in float
+ * (`add.rn.f32`, never fused).
+ * \param mask the calling lanes (\ref sk_warp_scan "mask contract").
+ * \param x this lane's value.
+ * \param[in,out] carry the running sum before this call's values; on return the sum after all members'.
+ * \return *carry plus the members' values up to this lane's, added one at a time from the lowest member.
+ * \sk_warp_cost{popc(mask) dependent adds and popc(mask) shuffles}
+ */
+SK_DEVICE float sk_warp_serial_inclusive_sum_f32(unsigned mask, float x, float *carry) {
+  return sk_detail_warp_serial_inclusive_sum(mask, x, carry);
 }
 
 /**

@@ -6,15 +6,16 @@
 // the word's nonzero counts (a CSR of B, gathered once per call with two reads of B, each nonzero with
 // its product n_wk c_k, so that a q term reads no c_k; from the sampler's lists of B's nonzeros instead of
 // B when it gives them, gpu_counts.h: the same CSR without reading V x K counts). The s table is
-// added by one thread in topic order, as fold_in.c adds it, so that its running sums are the host's bit
-// for bit; at K = 65,536 that is 65,536 dependent additions, well under a millisecond, against the
-// fold-in's seconds.
+// added in topic order, as fold_in.c adds it, so that its running sums are the host's bit for bit (a
+// warp forms the terms and samplekit's sk_warp_serial_inclusive_sum_f64 adds them one at a time), and
+// so are the words' q tables (a warp a word, the same way).
 #include <cuda_runtime.h>
 
 #include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu_internal.cuh"
 #include "gpu/topic_inverse.cuh"
 #include "samplekit/warp_lane.cuh"
+#include "samplekit/warp_scan.cuh"
 
 #define SK_EX_CUDA_SCOPE "GPU metrics"
 
@@ -23,16 +24,26 @@ namespace {
 constexpr int kRowWarps = 8;     // warps a block in the passes over B: one warp a word
 constexpr int kScanThreads = 1024;
 
-// s_cum[k] = s_cum[k-1] + a_k beta inv_k, in topic order on one thread (fold_in.c's
-// sk_lda_detail_fold_tables_build(), the same roundings: no fused multiply-add).
+// s_cum[k] = s_cum[k-1] + a_k beta inv_k in topic order (fold_in.c's sk_lda_detail_fold_tables_build(),
+// the same roundings: no fused multiply-add), by one warp: each lane forms its topic's term, and
+// samplekit's serial warp sum adds the 32 of a round one at a time onto the running sum, the host's
+// order; the next round's loads are issued before this round's additions. One thread walking the topics
+// waited a load latency a topic (each store may alias the next load): 5.7 ms at K = 65,536 on an H200,
+// 1.3 ms this way (bench/RESULTS.md).
 __global__ void s_table_kernel(const double *inv, const double *alpha_k, double alpha, double beta, int32_t K,
                                double *s_cum) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  double run = 0.0;
-  for (int32_t k = 0; k < K; ++k) {
-    const double b = __dmul_rn(beta, inv[k]);
-    run = __dadd_rn(run, __dmul_rn(alpha_k != nullptr ? alpha_k[k] : alpha, b));
-    s_cum[k] = run;
+  if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+  const int lane = sk_lane_id();
+  const auto term = [&](int32_t k) {
+    return k < K ? __dmul_rn(alpha_k != nullptr ? alpha_k[k] : alpha, __dmul_rn(beta, inv[k])) : 0.0;
+  };
+  double run = 0.0, x = term(lane);
+  for (int32_t k0 = 0; k0 < K; k0 += 32) {
+    const double next = term(k0 + 32 + lane);
+    const int32_t k = k0 + lane;
+    const unsigned mask = __ballot_sync(SK_FULL_MASK, k < K);
+    if (k < K) s_cum[k] = sk_warp_serial_inclusive_sum_f64(mask, x, &run);
+    x = next;
   }
 }
 
@@ -125,22 +136,29 @@ __global__ void __launch_bounds__(kRowWarps * 32) list_fill_kernel(const int32_t
   }
 }
 
-constexpr int kWordThreads = 128;
-
 // The words' q tables, in place: q_cum holds row_fill_kernel()'s products n_wk c_k and becomes, per word,
 // the running sums of a_k (n_wk c_k) over its nonzeros in topic order from 0 (fold_in.c's word_q_cum, the
-// same bits). One thread a word: the host's order of addition; each product is read before its place is
-// written.
-__global__ void __launch_bounds__(kWordThreads) word_q_kernel(const int64_t *start, const int32_t *topic,
-                                                               const double *alpha_k, double alpha, int32_t V,
-                                                               double *q_cum) {
-  const int64_t v = (int64_t)blockIdx.x * kWordThreads + threadIdx.x;
-  if (v >= V) return;
-  double run = 0.0;
-  for (int64_t j = start[v]; j < start[v + 1]; ++j) {
-    const double a = alpha_k != nullptr ? alpha_k[topic[j]] : alpha;
-    run = __dadd_rn(run, __dmul_rn(a, q_cum[j]));
-    q_cum[j] = run;
+// same bits). One warp a word, 32 nonzeros a round added one at a time by samplekit's serial warp sum
+// (the host's order), the next round's loads issued first. One thread a word waited a load latency a
+// nonzero, and a frequent word has nearly K of them: 1.65 ms at K = 65,536 on 20news, 0.28 ms this way.
+__global__ void __launch_bounds__(kRowWarps * 32) word_q_kernel(const int64_t *start, const int32_t *topic,
+                                                                 const double *alpha_k, double alpha, int32_t V,
+                                                                 double *q_cum) {
+  const int lane = sk_lane_id();
+  const int64_t warps = (int64_t)gridDim.x * kRowWarps;
+  for (int64_t v = (int64_t)blockIdx.x * kRowWarps + threadIdx.x / 32; v < V; v += warps) {
+    const int64_t end = start[v + 1];
+    const auto term = [&](int64_t j) {
+      return j < end ? __dmul_rn(alpha_k != nullptr ? alpha_k[topic[j]] : alpha, q_cum[j]) : 0.0;
+    };
+    double run = 0.0, x = term(start[v] + lane);
+    for (int64_t j0 = start[v]; j0 < end; j0 += 32) {
+      const double next = term(j0 + 32 + lane);  // read before this round's stores: other elements
+      const int64_t j = j0 + lane;
+      const unsigned mask = __ballot_sync(SK_FULL_MASK, j < end);
+      if (j < end) q_cum[j] = sk_warp_serial_inclusive_sum_f64(mask, x, &run);
+      x = next;
+    }
   }
 }
 
@@ -188,7 +206,7 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
     row_fill_kernel<<<blocks, kRowWarps * 32>>>(c->b, V, K, start, inv, (int32_t *)g->word_topic.ptr,
                                                 (double *)g->word_q_cum.ptr);
   SK_EX_LAUNCH_CHECK("gathering B's nonzeros");
-  word_q_kernel<<<(unsigned)(((int64_t)V + kWordThreads - 1) / kWordThreads), kWordThreads>>>(
+  word_q_kernel<<<blocks, kRowWarps * 32>>>(
       start, (const int32_t *)g->word_topic.ptr, c->alpha_k, c->alpha, V, (double *)g->word_q_cum.ptr);
   SK_EX_LAUNCH_CHECK("adding the words' q tables");
   return 0;
