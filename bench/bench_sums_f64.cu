@@ -10,6 +10,10 @@
 // doubles (256 MiB, more than twice any L2, so every launch reads from DRAM), 3 warm-up runs, median
 // of 21, elements/s and bytes/s against the device-to-device copy rate of the same run.
 //
+// The running-sum rows (the fold-in's s table, issue 32): sk_warp_serial_inclusive_sum_f64 by one warp
+// against one thread's loop (the s table's code before, its terms replaced by loads), n = 1,024 and
+// 65,536 doubles; the same bits by construction, checked; 3 warm-up runs, median of 21.
+//
 // Before anything is timed both variants of every pair run the timing kernel for one outer iteration
 // and their outputs are compared bit for bit (the primitives add in the private code's order, so the
 // chains are the same numbers); a mismatch exits 1 and nothing is timed.
@@ -324,6 +328,37 @@ __global__ void fill_kernel(double *x, int64_t n, uint32_t seed) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Running sums in a serial loop's order: out[k] = x[0] + ... + x[k] added left to right. The baseline
+// is metrics_gpu_tables.cu's s_table_kernel before issue 32's change (one thread; each store may alias
+// the next load, so every element waits a load latency), its terms replaced by loads; samplekit's warp
+// form is the s table's now (the next round's loads before this round's additions).
+
+__global__ void serial_sums_thread_kernel(const double *x, int32_t n, double *out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  double run = 0.0;
+  for (int32_t k = 0; k < n; ++k) {
+    run = __dadd_rn(run, x[k]);
+    out[k] = run;
+  }
+}
+
+__global__ void serial_sums_warp_kernel(const double *x, int32_t n, double *out) {
+  if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+  const int lane = sk_lane_id();
+  double run = 0.0, v = lane < n ? x[lane] : 0.0;
+  for (int32_t k0 = 0; k0 < n; k0 += 32) {
+    const int32_t k = k0 + lane;
+    const double next = k + 32 < n ? x[k + 32] : 0.0;
+    const unsigned mask = __ballot_sync(SK_FULL_MASK, k < n);
+    if (k < n) out[k] = sk_warp_serial_inclusive_sum_f64(mask, v, &run);
+    v = next;
+  }
+}
+
+enum { NUM_SERIAL_ROWS = 2 };
+static const int32_t kSerialLengths[NUM_SERIAL_ROWS] = {1024, 65536};
+
+// ---------------------------------------------------------------------------------------------------
 // Driver.
 
 typedef void (*chain_fn)(double *, uint32_t, int);
@@ -393,12 +428,19 @@ static bool check_pair(const chain_pair &p, int sm_count, double *d_a, double *d
   return true;
 }
 
+// The largest round-to-round change of either variant's median, in percent.
+static double round_spread_pct(const bench_stats sk[2], const bench_stats base[2]) {
+  return 100.0 * std::max(fabs(sk[0].median_ms - sk[1].median_ms) / std::min(sk[0].median_ms, sk[1].median_ms),
+                          fabs(base[0].median_ms - base[1].median_ms) / std::min(base[0].median_ms, base[1].median_ms));
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: bench_sums_f64 [--iters N] [--device D] [--csv FILE] [--help]\n"
           "\n"
-          "Times samplekit's double-precision warp sums, tile search and block sums against the private\n"
-          "code of sk-lda's GPU metrics that they replaced, after checking that both give the same bits.\n"
+          "Times samplekit's double-precision warp sums, tile search, block sums and serial running sums\n"
+          "against the private code of sk-lda's GPU metrics that they replaced, after checking that both\n"
+          "give the same bits.\n"
           "\n"
           "  --iters N   outer iterations per thread of the warp and block rows (default %d, at most %d);\n"
           "              each makes %d dependent calls\n"
@@ -468,6 +510,25 @@ int main(int argc, char **argv) {
   } else {
     printf("check %-26s ok: totals bitwise equal (%.17g)\n", "device_sum_f64", totals[0]);
   }
+  // The running sums' check: both kernels over the first n of the device sum's inputs.
+  double *d_run;
+  BENCH_CUDA(cudaMalloc(&d_run, 2 * (size_t)kSerialLengths[NUM_SERIAL_ROWS - 1] * sizeof(double)));
+  for (int r = 0; r < NUM_SERIAL_ROWS; ++r) {
+    const int32_t m = kSerialLengths[r];
+    serial_sums_warp_kernel<<<1, 32>>>(d_x, m, d_run);
+    serial_sums_thread_kernel<<<1, 32>>>(d_x, m, d_run + m);
+    BENCH_CUDA(cudaGetLastError());
+    double *h_run = (double *)malloc(2 * (size_t)m * sizeof(double));
+    if (h_run == NULL) {
+      fprintf(stderr, "bench_sums_f64: out of host memory\n");
+      return BENCH_EXIT_FAILED;
+    }
+    BENCH_CUDA(cudaMemcpy(h_run, d_run, 2 * (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
+    const bool same = memcmp(h_run, h_run + m, (size_t)m * sizeof(double)) == 0;
+    printf("check serial_sums_f64 n = %-6d %s\n", (int)m, same ? "ok: running sums bitwise equal" : "MISMATCH");
+    ok = ok && same;
+    free(h_run);
+  }
   if (!ok) {
     printf("\nbench_sums_f64: FAILED: samplekit and the private code disagree; nothing timed\n");
     return BENCH_EXIT_FAILED;
@@ -477,8 +538,11 @@ int main(int argc, char **argv) {
   const int warm_blocks = one_wave_blocks(kPairs[0].base, sm_count);
   for (int r = 0; r < 8; ++r) kPairs[0].base<<<warm_blocks, BENCH_THREADS>>>(d_a, 1, outer);
   BENCH_CUDA(cudaDeviceSynchronize());
-  double ratio[NUM_CHAIN_PAIRS + 1], sk_ns[NUM_CHAIN_PAIRS + 1], base_ns[NUM_CHAIN_PAIRS + 1],
-      spread[NUM_CHAIN_PAIRS + 1];
+  enum { kRows = NUM_CHAIN_PAIRS + 1 + NUM_SERIAL_ROWS };
+  double ratio[kRows], sk_ns[kRows], base_ns[kRows], spread[kRows];
+  const char *row_name[kRows], *row_base[kRows];
+  for (int i = 0; i < NUM_CHAIN_PAIRS; ++i) row_name[i] = kPairs[i].name, row_base[i] = kPairs[i].baseline;
+  row_name[NUM_CHAIN_PAIRS] = "device_sum_f64", row_base[NUM_CHAIN_PAIRS] = "metrics block_sum+sum_kernel";
   printf("\n%-26s %-28s %7s %10s %10s %7s %7s %7s %8s\n", "primitive", "baseline", "per", "sk_ns", "base_ns", "speed",
          "speed1", "speed2", "spread%");
   for (int i = 0; i < NUM_CHAIN_PAIRS; ++i) {
@@ -515,10 +579,7 @@ int main(int argc, char **argv) {
   ratio[d] = base_ms / sk_ms;
   sk_ns[d] = sk_ms * 1e6;
   base_ns[d] = base_ms * 1e6;
-  spread[d] = 100.0 * std::max(fabs(sk_sum[0].median_ms - sk_sum[1].median_ms) /
-                                   std::min(sk_sum[0].median_ms, sk_sum[1].median_ms),
-                               fabs(base_sum[0].median_ms - base_sum[1].median_ms) /
-                                   std::min(base_sum[0].median_ms, base_sum[1].median_ms));
+  spread[d] = round_spread_pct(sk_sum, base_sum);
   printf("%-26s %-28s %7s %10.0f %10.0f %7.3f %7.3f %7.3f %8.2f\n", "device_sum_f64 (2^25)",
          "metrics block_sum+sum_kernel", "call", sk_ns[d], base_ns[d], ratio[d],
          base_sum[0].median_ms / sk_sum[0].median_ms, base_sum[1].median_ms / sk_sum[1].median_ms, spread[d]);
@@ -526,22 +587,48 @@ int main(int argc, char **argv) {
   printf("device_sum_f64: %.2f G elements/s, %.1f GB/s read = %.3f of the copy rate (%.1f GB/s read + written)\n",
          (double)n / (sk_ms * 1e6), sum_gbs, sum_gbs / copy_gbs, copy_gbs);
 
+  // The running sums: one launch of a warp against one of a thread, A B A B.
+  for (int r = 0; r < NUM_SERIAL_ROWS; ++r) {
+    const int32_t m = kSerialLengths[r];
+    bench_stats sk_run[2], base_run[2];
+    for (int k = 0; k < 2; ++k) {
+      sk_run[k] = bench_time_events(BENCH_WARMUP, BENCH_TIMED, [&](int) {
+        serial_sums_warp_kernel<<<1, 32>>>(d_x, m, d_run);
+        BENCH_CUDA(cudaGetLastError());
+      });
+      base_run[k] = bench_time_events(BENCH_WARMUP, BENCH_TIMED, [&](int) {
+        serial_sums_thread_kernel<<<1, 32>>>(d_x, m, d_run + m);
+        BENCH_CUDA(cudaGetLastError());
+      });
+    }
+    const int i = NUM_CHAIN_PAIRS + 1 + r;
+    const double sk_run_ms = 0.5 * (sk_run[0].median_ms + sk_run[1].median_ms);
+    const double base_run_ms = 0.5 * (base_run[0].median_ms + base_run[1].median_ms);
+    row_name[i] = r == 0 ? "serial_sums_f64 (1,024)" : "serial_sums_f64 (65,536)";
+    row_base[i] = "s table: one thread";
+    ratio[i] = base_run_ms / sk_run_ms;
+    sk_ns[i] = sk_run_ms * 1e6;
+    base_ns[i] = base_run_ms * 1e6;
+    spread[i] = round_spread_pct(sk_run, base_run);
+    printf("%-26s %-28s %7s %10.0f %10.0f %7.3f %7.3f %7.3f %8.2f\n", row_name[i], row_base[i], "call", sk_ns[i],
+           base_ns[i], ratio[i], base_run[0].median_ms / sk_run[0].median_ms,
+           base_run[1].median_ms / sk_run[1].median_ms, spread[i]);
+  }
+
   printf("\ncolumns: sk_ns, base_ns = ns per call per warp (per block for the block row; per call of the two\n"
-         "launches for device_sum); speed = samplekit speed / private code's (both rounds, then each);\n"
+         "launches for device_sum; per launch for serial_sums); speed = samplekit speed / private code's (both rounds, then each);\n"
          "spread%% = largest round-to-round change of one variant's median\n");
   bool met = true;
-  for (int i = 0; i <= NUM_CHAIN_PAIRS; ++i) met = met && ratio[i] >= BENCH_TARGET;
+  for (int i = 0; i < kRows; ++i) met = met && ratio[i] >= BENCH_TARGET;
   printf("target: every row's speed >= %.2f: %s\n", BENCH_TARGET, met ? "met" : "NOT met");
 
   if (csv != NULL) {
     FILE *f = bench_open_csv(csv);
     if (f == NULL) return BENCH_EXIT_FAILED;
     fprintf(f, "gpu,sm_count,outer_iters,primitive,baseline,sk_ns,baseline_ns,speed_ratio,spread_pct\n");
-    for (int i = 0; i <= NUM_CHAIN_PAIRS; ++i)
-      fprintf(f, "\"%s\",%d,%d,%s,%s,%.4f,%.4f,%.5f,%.3f\n", prop.name, sm_count, outer,
-              i < NUM_CHAIN_PAIRS ? kPairs[i].name : "device_sum_f64",
-              i < NUM_CHAIN_PAIRS ? kPairs[i].baseline : "metrics block_sum+sum_kernel", sk_ns[i], base_ns[i],
-              ratio[i], spread[i]);
+    for (int i = 0; i < kRows; ++i)
+      fprintf(f, "\"%s\",%d,%d,\"%s\",\"%s\",%.4f,%.4f,%.5f,%.3f\n", prop.name, sm_count, outer, row_name[i],
+              row_base[i], sk_ns[i], base_ns[i], ratio[i], spread[i]);
     if (!bench_close_csv(f, csv)) return BENCH_EXIT_FAILED;
     printf("wrote %s\n", csv);
   }
@@ -550,6 +637,7 @@ int main(int argc, char **argv) {
   BENCH_CUDA(cudaFree(d_x));
   BENCH_CUDA(cudaFree(d_partials));
   BENCH_CUDA(cudaFree(d_total));
+  BENCH_CUDA(cudaFree(d_run));
   free(h_a);
   free(h_b);
   return 0;
