@@ -1,5 +1,6 @@
-// sk_wary_tree_batch_*: one W-ary tree per row of a weight matrix (a warp or a block per row), and
-// draws from many trees (a warp per 32 samples, four searches in flight at a time).
+// sk_wary_tree_batch_*: one W-ary tree per row of a weight matrix (a warp, a block or, for rows fewer
+// than the SMs, the whole grid per row), and draws from many trees (a warp per 32 samples, four searches
+// in flight at a time).
 #include <stdint.h>
 
 #include "samplekit/rng.cuh"
@@ -11,7 +12,13 @@ namespace {
 constexpr int kBuildWarpThreads = 256;      // warp per row: 8 rows per block
 constexpr int kBlockPathMinLeaves = 2049;   // block per row only for rows of more than 64 rounds
 constexpr int kBlockPathRowsPerSm = 8;      // ... and at most this many rows per SM
+constexpr int kGridPathRowsPerSm = 1;       // the grid path for rows no more than the SMs ...
+constexpr int kGridPathMinLeaves = 16385;   // ... of more than 512 rounds (below, its three launches cost
+                                            // more than one block's walk: 16 against 7.5 us at 4,096)
 constexpr int kBigBlockRowsPerSm = 2;       // 1,024 threads a row up to this many rows per SM, else 256
+constexpr int kGridThreads = 256;           // grid path: blocks of 8 warps ...
+constexpr int kGridRoundsPerWarp = 4;       // ... each with the loads of 4 rounds in flight
+constexpr int kGridRoundsPerBlock = kGridRoundsPerWarp * (kGridThreads / 32);
 constexpr int kSampleThreads = 256;
 constexpr int kSampleGroup = 4;             // searches whose reads a warp overlaps
 constexpr unsigned kSampleMaxBlocks = 32768;  // grid-stride beyond this (> 30 waves on any current GPU)
@@ -32,6 +39,87 @@ __global__ void __launch_bounds__(Threads)
   const size_t row = blockIdx.x;
   sk_wary_tree_block_build_f32((int)threadIdx.x, Threads, &storage, weights + row * ld, n,
                                trees + row * tree_floats);
+}
+
+// The grid path: sk_wary_tree_block_build_f32()'s three steps as three kernels, so that a row's rounds
+// spread over the whole GPU (one block per row keeps one SM busy: 78 us for one tree of 65,536 leaves on
+// an H200, sk-lda's prior tree, bench/RESULTS.md). Row blockIdx.y; block x takes rounds
+// [kGridRoundsPerBlock x, kGridRoundsPerBlock (x + 1)). Each step is the block build's own code, so the
+// bits are the same.
+struct sk_detail_grid_rows {
+  const float *weights;
+  size_t ld;
+  int n;
+  float *trees;
+  size_t tree_floats;
+  __device__ const float *row_weights() const { return weights + (size_t)blockIdx.y * ld; }
+  __device__ float *tree() const { return trees + (size_t)blockIdx.y * tree_floats; }
+  __device__ int rounds() const { return (n + 31) / 32; }
+  __device__ int first_round() const {
+    return (int)blockIdx.x * kGridRoundsPerBlock + (int)(threadIdx.x / 32) * kGridRoundsPerWarp;
+  }
+};
+
+// (1) Each round's local sum at its last leaf, into level 1.
+__global__ void __launch_bounds__(kGridThreads) sk_detail_wary_tree_grid_locals_kernel(sk_detail_grid_rows g) {
+  const int lane = sk_lane_id(), rounds = g.rounds(), r0 = g.first_round();
+  const float *weights = g.row_weights();
+  float *const level1 = g.tree() + 32 * rounds;
+  float w[kGridRoundsPerWarp];
+#pragma unroll
+  for (int j = 0; j < kGridRoundsPerWarp; ++j) {
+    const int i = 32 * (r0 + j) + lane;
+    w[j] = r0 + j < rounds && i < g.n ? weights[i] : 0.0f;
+  }
+#pragma unroll
+  for (int j = 0; j < kGridRoundsPerWarp; ++j)
+    if (r0 + j < rounds) {  // warp-uniform
+      const float local = sk_detail_wary_tree_round_local(w[j]);
+      if (lane == 31) level1[r0 + j] = local;
+    }
+}
+
+// (2) The carries in round order, a warp per row (blocks of 32 threads), and level 1's padding.
+__global__ void __launch_bounds__(32) sk_detail_wary_tree_grid_chain_kernel(sk_detail_grid_rows g) {
+  __shared__ sk_wary_tree_block_storage storage;
+  const int rounds = (g.n + 31) / 32;
+  sk_detail_wary_tree_chain(&storage, g.trees + (size_t)blockIdx.x * g.tree_floats + 32 * rounds, rounds);
+}
+
+// (3) Level 0 from the carries; block 0 of the row writes the levels above 1 (entry i of level k + 1 is
+// entry 32 i + 31 of level k, padded with the total, as sk_detail_wary_tree_copy_level() writes them).
+__global__ void __launch_bounds__(kGridThreads) sk_detail_wary_tree_grid_finish_kernel(sk_detail_grid_rows g) {
+  const int lane = sk_lane_id(), rounds = g.rounds(), r0 = g.first_round();
+  const float *weights = g.row_weights();
+  float *const tree = g.tree();
+  const float *const level1 = tree + 32 * rounds;
+  float w[kGridRoundsPerWarp], c[kGridRoundsPerWarp];
+#pragma unroll
+  for (int j = 0; j < kGridRoundsPerWarp; ++j) {
+    const int r = r0 + j;
+    const int i = 32 * r + lane;
+    w[j] = r < rounds && i < g.n ? weights[i] : 0.0f;
+    c[j] = r > 0 && r < rounds ? level1[r - 1] : 0.0f;
+  }
+#pragma unroll
+  for (int j = 0; j < kGridRoundsPerWarp; ++j)
+    if (r0 + j < rounds) tree[32 * (r0 + j) + lane] = c[j] + sk_detail_wary_tree_round_local(w[j]);
+  const int levels = sk_wary_tree_num_levels(g.n);
+  if (blockIdx.x != 0 || levels < 3) return;
+  const float total = level1[rounds - 1];
+  float *const level2 = tree + 32 * rounds + SK_DETAIL_WARY_TREE_PAD32(rounds);
+  const int entries2 = (rounds + 31) / 32;
+  for (int i = (int)threadIdx.x; i < SK_DETAIL_WARY_TREE_PAD32(entries2); i += kGridThreads)
+    level2[i] = i < entries2 ? level1[32 * i + 31] : total;
+  if (levels < 4) return;
+  // Level 3 from level 1 directly (level 2's entry j < entries2 is level1[32 j + 31], past that the
+  // total), so that no block waits on another.
+  float *const level3 = level2 + SK_DETAIL_WARY_TREE_PAD32(entries2);
+  const int entries3 = (entries2 + 31) / 32;
+  for (int i = (int)threadIdx.x; i < 32; i += kGridThreads) {
+    const int j = 32 * i + 31;
+    level3[i] = i < entries3 && j < entries2 ? level1[32 * j + 31] : total;
+  }
 }
 
 // Lane l of a warp owns sample 32 c + l of chunk c: it reads the row id, draws the uniform and writes
@@ -125,15 +213,27 @@ extern "C" sk_status sk_wary_tree_batch_build_f32(const float *d_weights, size_t
   if (pending != SK_SUCCESS) return pending;
 
   const size_t tree_floats = sk_wary_tree_floats(n);
-  int block_threads = 0;  // 0: a warp per row
+  int block_threads = 0;  // 0: a warp per row; -1: the grid path
   if (n >= kBlockPathMinLeaves) {
     int sms = 0;
     const sk_status queried = sk_detail_sm_count(&sms);
     if (queried != SK_SUCCESS) return queried;
-    if ((long long)num_rows <= (long long)kBlockPathRowsPerSm * sms)
+    if (n >= kGridPathMinLeaves && (long long)num_rows <= (long long)kGridPathRowsPerSm * sms)
+      block_threads = -1;
+    else if ((long long)num_rows <= (long long)kBlockPathRowsPerSm * sms)
       block_threads = (long long)num_rows <= (long long)kBigBlockRowsPerSm * sms ? 1024 : 256;
   }
-  if (block_threads == 1024) {
+  if (block_threads == -1) {
+    const sk_detail_grid_rows g{d_weights, ld, n, d_trees, tree_floats};
+    const int rounds = (n + 31) / 32;
+    const dim3 grid((unsigned)((rounds + kGridRoundsPerBlock - 1) / kGridRoundsPerBlock), (unsigned)num_rows);
+    sk_detail_wary_tree_grid_locals_kernel<<<grid, kGridThreads, 0, stream>>>(g);
+    sk_status launched = sk_detail_check_launch();
+    if (launched != SK_SUCCESS) return launched;
+    sk_detail_wary_tree_grid_chain_kernel<<<(unsigned)num_rows, 32, 0, stream>>>(g);
+    if ((launched = sk_detail_check_launch()) != SK_SUCCESS) return launched;
+    sk_detail_wary_tree_grid_finish_kernel<<<grid, kGridThreads, 0, stream>>>(g);
+  } else if (block_threads == 1024) {
     sk_detail_wary_tree_build_block_kernel<1024>
         <<<(unsigned)num_rows, 1024, 0, stream>>>(d_weights, ld, n, d_trees, tree_floats);
   } else if (block_threads == 256) {

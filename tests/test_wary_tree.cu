@@ -649,22 +649,32 @@ static void test_builds_and_searches(int seed, int n) {
   free_tree_set(&t);
 }
 
-// The batched build's three launch shapes (kernels/wary_tree.cu's documented rule): for n > 2,048 a
-// block of 1,024 threads per row up to 2 rows per SM, of 256 threads up to 8 rows per SM, then a warp
-// per row. Each must give the reference's bits; a non-default stream is used for one of them.
+// The batched build's four launch shapes (kernels/wary_tree.cu's documented rule): for n > 16,384 the
+// whole grid per row up to 1 row per SM (3 and 4 levels, the most leaves, and rows = the SM count); for
+// n > 2,048 a block of 1,024 threads per row up to 2 rows per SM (or 1 row of fewer leaves than the grid
+// path's), of 256 threads up to 8 rows per SM, then a warp per row. Each must give the reference's bits; a non-default stream is used for two of them.
 static void test_api_launch_shapes(int sms) {
-  const int n = 4099;
-  const int shapes[] = {2, 2 * sms + 1, 8 * sms + 1};
-  const char *const names[] = {"block of 1024 per row", "block of 256 per row", "warp per row"};
-  for (int s = 0; s < 3; ++s) {
-    const int rows = shapes[s];
+  struct shape {
+    int rows, n;
+    const char *name;
+  };
+  const shape shapes[] = {{1, 70001, "grid per row, 4 levels"},
+                          {1, SK_WARY_TREE_MAX_LEAVES, "grid per row, the most leaves"},
+                          {3, 20000, "grid per row"},
+                          {sms, 16385, "grid per row, as many rows as SMs"},
+                          {1, 16384, "block of 1024 per row, below the grid path's leaves"},
+                          {sms + 1, 4099, "block of 1024 per row"},
+                          {2 * sms + 1, 4099, "block of 256 per row"},
+                          {8 * sms + 1, 4099, "warp per row"}};
+  for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s) {
+    const int rows = shapes[s].rows, n = shapes[s].n;
     const size_t ld = (size_t)n + 1, floats = sk_wary_tree_floats(n);
     float *h_w = (float *)malloc(sizeof(float) * ld * rows);
     float *h_ref = (float *)malloc(sizeof(float) * floats);
     float *h_got = (float *)malloc(sizeof(float) * floats * rows);
     uint64_t rng = 4242 + (uint64_t)s;
     for (int r = 0; r < rows; ++r) {
-      fill_weights(h_w + (size_t)r * ld, n, r % kNumKinds, &rng);
+      fill_weights(h_w + (size_t)r * ld, n, (r + s) % kNumKinds, &rng);
       h_w[(size_t)r * ld + n] = NAN;
     }
     float *d_w, *d_trees;
@@ -675,13 +685,14 @@ static void test_api_launch_shapes(int sms) {
     SK_CHECK_CUDA(cudaMemcpy(d_w, h_w, sizeof(float) * ld * rows, cudaMemcpyHostToDevice));
     SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, bytes));
     cudaStream_t stream = 0;
-    if (s == 1) SK_CHECK_CUDA(cudaStreamCreate(&stream));
-    sk_test_context("launch shape: %s (%d rows of %d, %d SMs)", names[s], rows, n, sms);
+    const bool own_stream = s == 2 || s == 6;
+    if (own_stream) SK_CHECK_CUDA(cudaStreamCreate(&stream));
+    sk_test_context("launch shape: %s (%d rows of %d, %d SMs)", shapes[s].name, rows, n, sms);
     const sk_status st = sk_wary_tree_batch_build_f32(d_w, ld, rows, n, d_trees, bytes, stream);
     SK_CHECK(st == SK_SUCCESS, "returned %s", sk_status_name(st));
     SK_CHECK_CUDA(cudaGetLastError());
     SK_CHECK_CUDA(cudaStreamSynchronize(stream));
-    if (s == 1) SK_CHECK_CUDA(cudaStreamDestroy(stream));
+    if (own_stream) SK_CHECK_CUDA(cudaStreamDestroy(stream));
     SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, bytes, cudaMemcpyDeviceToHost));
     int bad_row = -1;
     size_t bad = 0;
@@ -692,7 +703,7 @@ static void test_api_launch_shapes(int sms) {
       if (bad < floats) bad_row = r;
     }
     SK_CHECK(bad_row < 0, "row %d (weights %s) differs from the reference at float %zu", bad_row,
-             bad_row >= 0 ? kKindNames[bad_row % kNumKinds] : "", bad);
+             bad_row >= 0 ? kKindNames[(bad_row + s) % kNumKinds] : "", bad);
     SK_CHECK_CUDA(cudaFree(d_w));
     SK_CHECK_CUDA(cudaFree(d_trees));
     free(h_w);
