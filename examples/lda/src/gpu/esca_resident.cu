@@ -158,7 +158,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
 int sweep(sk_lda_sampler *s, uint64_t iteration, sk_ex_error *err) {
   resident *r = (resident *)s->state;
   if (sweep_start(&r->base, err) != 0 || state_inverse(&r->base.state, err) != 0) return 1;
-  if (state_segments(&r->base.state, err) != 0 || state_prepare_next(&r->base.state, err) != 0) return 1;
+  if (state_segments(&r->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaMemsetAsync(r->next_item, 0, sizeof *r->next_item, 0), "zeroing the scheduler");
   if (sweep_mark(&r->base, 1, err) != 0 || draw(r, iteration, err) != 0 || sweep_mark(&r->base, 2, err) != 0 ||
       state_epilogue(&r->base.state, err) != 0)

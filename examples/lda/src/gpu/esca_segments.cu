@@ -3,25 +3,24 @@
 
 #include <stdlib.h>
 
+#include "samplekit/sk_device.h"
 #include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_scan.cuh"
+#include "samplekit/wary_tree.h"
 
 namespace sk_lda_gpu {
 namespace {
 
-constexpr int kPriorThreads = 1024;
+constexpr int kRhoThreads = 256;
 constexpr int kWordThreads = 256;
 
 // rho_k = beta inv_k, or alpha_k (beta inv_k): the row weight of a zero count, times alpha_k as the dense
-// part takes it. Then the prior tree over them.
-__global__ void __launch_bounds__(kPriorThreads) prior_tree_kernel(const float *inv, const float *alpha_k,
-                                                                   int32_t num_topics, float beta, float *rho,
-                                                                   float *prior) {
-  __shared__ sk_wary_tree_block_storage storage;
-  for (int32_t k = (int32_t)threadIdx.x; k < num_topics; k += (int32_t)blockDim.x)
+// part takes it; the prior tree over them is samplekit's batched build of one row.
+__global__ void __launch_bounds__(kRhoThreads) rho_kernel(const float *inv, const float *alpha_k, int32_t num_topics,
+                                                          float beta, float *rho) {
+  const int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < num_topics)
     rho[k] = alpha_k != nullptr ? alpha_k[k] * segment_row_weight(0, beta, inv[k]) : segment_row_weight(0, beta, inv[k]);
-  __syncthreads();
-  sk_wary_tree_block_build_f32((int)threadIdx.x, (int)blockDim.x, &storage, rho, num_topics, prior);
 }
 
 // Leaf e of word v's tree (esca_segments.cuh): the gap before k_e plus d_{k_e}, or the tail's prior mass.
@@ -40,15 +39,23 @@ struct segment_weights {
   }
 };
 
-// A warp per word: its tree over the spans of the topics segments_count() listed.
+// A warp per word: its tree over the spans of the topics segments_count() listed; with clear_b, B zeroed
+// at those topics (the lists are in L1 from the build: a separate kernel read them again, 101 us a sweep
+// at K = 65,536 on 20news).
 __global__ void __launch_bounds__(kWordThreads) word_trees_kernel(segments s, const float *inv, const float *alpha_k,
-                                                                  int32_t num_words, int32_t num_topics, float beta) {
+                                                                  int32_t num_words, int32_t num_topics, float beta,
+                                                                  int32_t *clear_b) {
+  const int lane = sk_lane_id();
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
   for (int64_t v = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; v < num_words; v += warps) {
     const int64_t at = s.topic_off[v];
     const int32_t n = s.nnz[v];
     sk_wary_tree_warp_build_by_f32(segment_weights{s.topic + at, s.count + at, inv, alpha_k, s.prior, n, num_topics, beta},
                                    n + 1, s.tree + s.tree_off[v]);
+    if (clear_b != nullptr) {
+      int32_t *const b_row = clear_b + (size_t)v * (size_t)num_topics;
+      for (int32_t e = lane; e < n; e += 32) b_row[s.topic[at + e]] = 0;
+    }
   }
 }
 
@@ -138,22 +145,14 @@ __global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t 
   if (lane == 0) tokens[v] = (int64_t)sum;
 }
 
-// segments_clear(): a warp per word, its listed topics' counts in B set to 0.
-__global__ void clear_kernel(segments s, int32_t *b, int32_t num_words, int32_t num_topics) {
-  const int lane = sk_lane_id();
-  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
-  for (int64_t v = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < num_words; v += warps) {
-    const int32_t *topic = s.topic + s.topic_off[v];
-    int32_t *b_row = b + (size_t)v * (size_t)num_topics;
-    for (int32_t e = lane, n = s.nnz[v]; e < n; e += 32) b_row[topic[e]] = 0;
-  }
-}
-
 // segments_list_touched(): a warp per word walks its marks in rounds of 32 bit words (1,024 topics): each
 // lane's word, the warp's exclusive sum of their popcounts (the lane's place in the list), then each lane
-// lists its bits' topics in increasing order with their counts from B and clears its word. The counts go
+// lists its bits' topics in increasing order with their counts from B and clears its word. The loads of
+// kMarkRounds rounds are issued together: at K = 65,536 a word's marks are 64 rounds, and one load in
+// flight a warp made the kernel a chain of load latencies (258 us a sweep on 20news, bench/RESULTS.md). The counts go
 // to n_k through the block's column sums in shared memory when K <= kCountTile (flushed with one atomic
 // a nonzero column), else straight to n_k (K is then large enough that the atomics rarely meet).
+constexpr int kMarkRounds = 8;
 template <bool kShared>
 __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s, uint32_t *touched, const int32_t *b,
                                                                      int32_t num_words, int32_t num_topics,
@@ -171,25 +170,35 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
     const int32_t *b_row = b + (size_t)v * (size_t)num_topics;
     int32_t *topic = s.topic + s.topic_off[v], *count = s.count + s.topic_off[v];
     int32_t n = 0;
-    for (int32_t j0 = 0; j0 < row_words; j0 += 32) {
-      const int32_t j = j0 + lane;
-      uint32_t m = j < row_words ? marks[j] : 0u;
-      const int32_t bits = __popc(m);
-      const int32_t inclusive = (int32_t)sk_warp_inclusive_sum_u32(SK_FULL_MASK, (uint32_t)bits);
-      int32_t at = n + inclusive - bits;
-      n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
-      if (m != 0u) marks[j] = 0u;
-      while (m != 0u) {
-        const int32_t k = 32 * j + __ffs((int)m) - 1;
-        m &= m - 1u;
-        const int32_t c = b_row[k];
-        topic[at] = k;
-        count[at] = c;
-        ++at;
-        if (kShared)
-          atomicAdd(&column[k], (unsigned)c);
-        else
-          atomicAdd(n_k + k, (unsigned long long)c);
+    for (int32_t j0 = 0; j0 < row_words; j0 += 32 * kMarkRounds) {
+      uint32_t held[kMarkRounds];  // the loads of kMarkRounds rounds in flight together
+#pragma unroll
+      for (int r = 0; r < kMarkRounds; ++r) {
+        const int32_t j = j0 + 32 * r + lane;
+        held[r] = j < row_words ? marks[j] : 0u;
+      }
+#pragma unroll
+      for (int r = 0; r < kMarkRounds; ++r) {
+        if (j0 + 32 * r >= row_words) break;  // warp-uniform: no scans past the row (K = 1,024: one round)
+        const int32_t j = j0 + 32 * r + lane;
+        uint32_t m = held[r];
+        const int32_t bits = __popc(m);
+        const int32_t inclusive = (int32_t)sk_warp_inclusive_sum_u32(SK_FULL_MASK, (uint32_t)bits);
+        int32_t at = n + inclusive - bits;
+        n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
+        if (m != 0u) marks[j] = 0u;
+        while (m != 0u) {
+          const int32_t k = 32 * j + __ffs((int)m) - 1;
+          m &= m - 1u;
+          const int32_t c = b_row[k];
+          topic[at] = k;
+          count[at] = c;
+          ++at;
+          if (kShared)
+            atomicAdd(&column[k], (unsigned)c);
+          else
+            atomicAdd(n_k + k, (unsigned long long)c);
+        }
       }
     }
     if (lane == 0) s.nnz[v] = n;
@@ -199,6 +208,13 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
     for (int32_t i = (int32_t)threadIdx.x; i < num_topics; i += (int32_t)blockDim.x)
       if (column[i] != 0u) atomicAdd(n_k + i, (unsigned long long)column[i]);
   }
+}
+
+// A samplekit call's failure as the CUDA error it recorded (a usage status, which the callers' checks rule
+// out, as an invalid value).
+cudaError_t built_error(sk_status status) {
+  const int cuda = sk_last_cuda_error();
+  return status >= 200 && cuda != 0 ? (cudaError_t)cuda : cudaErrorInvalidValue;
 }
 
 // Blocks of a warp-per-word kernel over V words: at most `most`.
@@ -225,12 +241,6 @@ void word_rooms(const int64_t *tokens, int32_t num_words, int32_t num_topics, in
 }
 
 }  // namespace
-
-cudaError_t segments_clear(const segments &s, int32_t *b, int32_t num_words, int32_t num_topics, cudaStream_t stream) {
-  if (num_words == 0) return cudaSuccess;
-  clear_kernel<<<word_blocks(num_words, 65535), kCountThreads, 0, stream>>>(s, b, num_words, num_topics);
-  return cudaGetLastError();
-}
 
 cudaError_t segments_list_touched(const segments &s, uint32_t *touched, const int32_t *b, int32_t num_words,
                                   int32_t num_topics, unsigned long long *n_k, cudaStream_t stream) {
@@ -308,15 +318,22 @@ cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_word
 }
 
 cudaError_t segments_build(const segments &s, const float *inv, const float *alpha_k, int32_t num_words,
-                           int32_t num_topics, float beta, cudaStream_t stream) {
+                           int32_t num_topics, float beta, int32_t *clear_b, cudaStream_t stream) {
   cudaError_t e;
-  prior_tree_kernel<<<1, kPriorThreads, 0, stream>>>(inv, alpha_k, num_topics, beta, s.rho, s.prior);
+  rho_kernel<<<(unsigned)((num_topics + kRhoThreads - 1) / kRhoThreads), kRhoThreads, 0, stream>>>(inv, alpha_k,
+                                                                                                  num_topics, beta, s.rho);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  // One block built it before: 78 us a sweep at K = 65,536 (20news, H200); the batched build spreads a
+  // single long row over the GPU (bench/RESULTS.md).
+  const size_t prior_bytes = sk_wary_tree_floats(num_topics) * sizeof(float);
+  const sk_status built = sk_wary_tree_batch_build_f32(s.rho, (size_t)num_topics, 1, num_topics, s.prior, prior_bytes,
+                                                       stream);
+  if (built != SK_SUCCESS) return built_error(built);
   if (num_words == 0) return cudaSuccess;
   const int64_t warps_per_block = kWordThreads / 32;
   const int64_t blocks = ((int64_t)num_words + warps_per_block - 1) / warps_per_block;
   word_trees_kernel<<<(unsigned)(blocks < 65535 * 32 ? blocks : 65535 * 32), kWordThreads, 0, stream>>>(
-      s, inv, alpha_k, num_words, num_topics, beta);
+      s, inv, alpha_k, num_words, num_topics, beta, clear_b);
   return cudaGetLastError();
 }
 

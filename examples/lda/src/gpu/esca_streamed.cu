@@ -232,7 +232,7 @@ int sweep(sk_lda_sampler *sampler, uint64_t iteration, sk_ex_error *err) {
   const double t0 = sk_ex_now();
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[0], 0), "timing the sweep");
   if (state_inverse(&s->base.state, err) != 0) return 1;
-  if (state_segments(&s->base.state, err) != 0 || state_prepare_next(&s->base.state, err) != 0) return 1;
+  if (state_segments(&s->base.state, err) != 0) return 1;
   SK_EX_CUDA_TRY(cudaEventRecord(s->model_marks[1], 0), "timing the sweep");
   SK_EX_CUDA_TRY(cudaEventRecord(s->ready, 0), "ordering the sweep");
   s->iteration = iteration;

@@ -253,15 +253,11 @@ void state_size_segments(lda_state *st, const sk_lda_model *m) {
 }
 
 int state_segments(lda_state *st, sk_ex_error *err) {
+  /* with the touched part, the same warps zero B at its nonzeros for the draws' counts */
+  int32_t *const clear_b = (st->parts & kStateTouched) ? st->b : NULL;
   SK_EX_CUDA_TRY(segments_build(st->seg, st->inv, state_alpha_f(*st), st->num_words, st->num_topics,
-                                (float)st->beta, 0),
+                                (float)st->beta, clear_b, 0),
                  "building the word segments");
-  return 0;
-}
-
-int state_prepare_next(lda_state *st, sk_ex_error *err) {
-  if (st->parts & kStateTouched)
-    SK_EX_CUDA_TRY(segments_clear(st->seg, st->b, st->num_words, st->num_topics, 0), "zeroing B at its nonzeros");
   return 0;
 }
 

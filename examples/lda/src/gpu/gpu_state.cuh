@@ -138,17 +138,14 @@ int state_inverse(lda_state *st, sk_ex_error *err);
 // The segments part's capacities for model m (state_init() sets them; for a state sized by hand).
 void state_size_segments(lda_state *st, const sk_lda_model *m);
 
-// The word segments from B and inv (segments part, after state_inverse()), queued.
+// The word segments from B and inv (segments part, after state_inverse()), queued; with the touched part,
+// B zeroed at the lists' topics by the same kernel, for the draws' counts (b_next is zeroed by the last
+// epilogue otherwise). From then until the epilogue B holds no counts anyone may read but the draws'.
 int state_segments(lda_state *st, sk_ex_error *err);
 
 // Where a sweep's draws count their topics: b_next (next part), or B itself (touched part), after
-// state_prepare_next().
+// state_segments().
 inline int32_t *state_next_counts(const lda_state &st) { return (st.parts & kStateTouched) ? st.b : st.b_next; }
-
-// Before a sweep's draws (after its segments are built): with the touched part, B zeroed at the lists'
-// topics, queued; nothing otherwise (b_next is zeroed by the last epilogue). Between this and the
-// epilogue B holds no counts anyone may read but the draws'.
-int state_prepare_next(lda_state *st, sk_ex_error *err);
 
 // THE epilogue after a sweep's draws, queued on the legacy default stream. Next part, the draws having
 // counted the new topics into b_next: the sum over the ranks (the link's, which waits), n_k and the word
