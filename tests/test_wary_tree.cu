@@ -424,6 +424,12 @@ __global__ void k_block_build(const float *w, size_t ld, int n, float *trees, si
                                trees + (size_t)blockIdx.x * stride);
 }
 
+__global__ void k_block_build_by(const float *rev, size_t ld, int n, float *trees, size_t stride) {
+  __shared__ sk_wary_tree_block_storage storage;
+  sk_wary_tree_block_build_by_f32(threadIdx.x, blockDim.x, &storage, reversed_weights{rev + (size_t)blockIdx.x * ld, n},
+                                  n, trees + (size_t)blockIdx.x * stride);
+}
+
 // The tree in shared memory (poisoned first, so that an unwritten float shows), then copied out.
 __global__ void k_warp_build_shared(const float *w, size_t ld, int n, float *trees, size_t stride, size_t floats) {
   extern __shared__ float smem[];
@@ -555,6 +561,16 @@ static void test_builds_and_searches(int seed, int n) {
     SK_CHECK_LAUNCH();
     SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
     compare_trees("warp build by functor, global", &t, h_got, stride, 1, seed);
+    // Block build from the functor (sk_wary_tree_block_build_by_f32), two block sizes.
+    const int by_sizes[] = {96, 1024};
+    for (size_t b = 0; b < sizeof by_sizes / sizeof by_sizes[0]; ++b) {
+      SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, tree_bytes));
+      k_block_build_by<<<kNumKinds, by_sizes[b]>>>(d_rev, t.ld, n, d_trees, stride);
+      SK_CHECK_LAUNCH();
+      SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
+      snprintf(variant, sizeof variant, "block build by functor, global, %d threads", by_sizes[b]);
+      compare_trees(variant, &t, h_got, stride, 1, seed);
+    }
     SK_CHECK_CUDA(cudaFree(d_rev));
     free(h_rev);
   }

@@ -227,6 +227,97 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
 }
 
 /**
+ * \brief Builds the tree of `n` weights computed by `weight_of`, by a whole block: the bits of
+ * sk_wary_tree_block_build_f32() (and so of the warp build) over the array of the same weights.
+ *
+ * For long rows whose weights are derived, not stored (ESCA's trees of a frequent word, whose leaves
+ * are spans of topics): the same phases as sk_wary_tree_block_build_f32(), with a call of `weight_of`
+ * in place of each load. `weight_of(i)` is called twice for each leaf i in [0, n) (phases 1 and 3), by
+ * lane i mod 32 of some warp, 8 rounds' calls issued before their results are used; it must return the
+ * same value whenever it is called with the same i.
+ *
+ * All threads of the block must call, with the same arguments except `thread_id`: the function
+ * contains `__syncthreads()` and ends with one.
+ * \tparam WeightOf a functor `float operator()(int i) const` (device), giving leaf i's non-negative finite
+ *         weight.
+ * \param thread_id the calling thread's linear index in the block (see sk_wary_tree_block_build_f32()).
+ * \param num_threads the number of threads in the block: a multiple of 32, at least 32.
+ * \param storage the block's shared scratch.
+ * \param weight_of the weights.
+ * \param n number of weights, 1 to #SK_WARY_TREE_MAX_LEAVES.
+ * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), disjoint from
+ *        `storage` and not read by weight_of; every float of it is written.
+ * \sk_warp_cost{those of sk_wary_tree_block_build_f32()\, with a call of weight_of in place of each load}
+ */
+template <typename WeightOf>
+SK_DEVICE void sk_wary_tree_block_build_by_f32(int thread_id, int num_threads, sk_wary_tree_block_storage *storage,
+                                               WeightOf weight_of, int n, float *tree) {
+  const int levels = sk_wary_tree_num_levels(n);
+  const int warp = thread_id / 32;
+  const int num_warps = num_threads / 32;
+  if (levels <= 1) {
+    if (warp == 0) sk_wary_tree_warp_build_by_f32(weight_of, n, tree);
+    __syncthreads();
+    return;
+  }
+  const int lane = sk_lane_id();
+  const int rounds = (n + 31) / 32;
+  float *const level1 = tree + 32 * rounds;
+  const int step = SK_DETAIL_WARY_TREE_UNROLL * num_warps;
+
+  /* (1) Each round's local sum at its last leaf. */
+  for (int r0 = warp; r0 < rounds; r0 += step) {
+    float w[SK_DETAIL_WARY_TREE_UNROLL];
+#pragma unroll
+    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
+      const int i = 32 * (r0 + j * num_warps) + lane;
+      w[j] = i < n ? weight_of(i) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
+      if (r0 + j * num_warps < rounds) {
+        const float local = sk_detail_wary_tree_round_local(w[j]);
+        if (lane == 31) level1[r0 + j * num_warps] = local;
+      }
+    }
+  }
+  __syncthreads();
+
+  /* (2) The carries, in round order. */
+  if (warp == 0) sk_detail_wary_tree_chain(storage, level1, rounds);
+  __syncthreads();
+
+  /* (3) Level 0, and level 2 from level 1. */
+  for (int r0 = warp; r0 < rounds; r0 += step) {
+    float w[SK_DETAIL_WARY_TREE_UNROLL], c[SK_DETAIL_WARY_TREE_UNROLL];
+#pragma unroll
+    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
+      const int r = r0 + j * num_warps;
+      const int i = 32 * r + lane;
+      w[j] = i < n ? weight_of(i) : 0.0f;
+      c[j] = r > 0 && r < rounds ? level1[r - 1] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
+      const int r = r0 + j * num_warps;
+      if (r < rounds) tree[32 * r + lane] = c[j] + sk_detail_wary_tree_round_local(w[j]);
+    }
+  }
+  const float total = level1[rounds - 1];
+  float *const level2 = level1 + SK_DETAIL_WARY_TREE_PAD32(rounds);
+  const int entries2 = (rounds + 31) / 32;
+  if (levels >= 3) sk_detail_wary_tree_copy_level(level1, level2, entries2, total, thread_id, num_threads);
+  __syncthreads();
+
+  /* (4) Level 3 from level 2. */
+  if (levels >= 4) {
+    sk_detail_wary_tree_copy_level(level2, level2 + SK_DETAIL_WARY_TREE_PAD32(entries2), (entries2 + 31) / 32,
+                                   total, thread_id, num_threads);
+    __syncthreads();
+  }
+}
+
+/**
  * \brief Builds the tree of `n` weights, by a whole block: bit-identical to sk_wary_tree_warp_build_f32().
  *
  * For long rows and few of them. Phases, separated by `__syncthreads()`: (1) the warps take the rounds
@@ -253,69 +344,7 @@ SK_DEVICE void sk_wary_tree_warp_build_f32(const float *weights, int n, float *t
  */
 SK_DEVICE void sk_wary_tree_block_build_f32(int thread_id, int num_threads, sk_wary_tree_block_storage *storage,
                                             const float *weights, int n, float *tree) {
-  const int levels = sk_wary_tree_num_levels(n);
-  const int warp = thread_id / 32;
-  const int num_warps = num_threads / 32;
-  if (levels <= 1) {
-    if (warp == 0) sk_wary_tree_warp_build_f32(weights, n, tree);
-    __syncthreads();
-    return;
-  }
-  const int lane = sk_lane_id();
-  const int rounds = (n + 31) / 32;
-  float *const level1 = tree + 32 * rounds;
-  const int step = SK_DETAIL_WARY_TREE_UNROLL * num_warps;
-
-  /* (1) Each round's local sum at its last leaf. */
-  for (int r0 = warp; r0 < rounds; r0 += step) {
-    float w[SK_DETAIL_WARY_TREE_UNROLL];
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
-      const int i = 32 * (r0 + j * num_warps) + lane;
-      w[j] = i < n ? weights[i] : 0.0f;
-    }
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
-      if (r0 + j * num_warps < rounds) {
-        const float local = sk_detail_wary_tree_round_local(w[j]);
-        if (lane == 31) level1[r0 + j * num_warps] = local;
-      }
-    }
-  }
-  __syncthreads();
-
-  /* (2) The carries, in round order. */
-  if (warp == 0) sk_detail_wary_tree_chain(storage, level1, rounds);
-  __syncthreads();
-
-  /* (3) Level 0, and level 2 from level 1. */
-  for (int r0 = warp; r0 < rounds; r0 += step) {
-    float w[SK_DETAIL_WARY_TREE_UNROLL], c[SK_DETAIL_WARY_TREE_UNROLL];
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
-      const int r = r0 + j * num_warps;
-      const int i = 32 * r + lane;
-      w[j] = i < n ? weights[i] : 0.0f;
-      c[j] = r > 0 && r < rounds ? level1[r - 1] : 0.0f;
-    }
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_UNROLL; ++j) {
-      const int r = r0 + j * num_warps;
-      if (r < rounds) tree[32 * r + lane] = c[j] + sk_detail_wary_tree_round_local(w[j]);
-    }
-  }
-  const float total = level1[rounds - 1];
-  float *const level2 = level1 + SK_DETAIL_WARY_TREE_PAD32(rounds);
-  const int entries2 = (rounds + 31) / 32;
-  if (levels >= 3) sk_detail_wary_tree_copy_level(level1, level2, entries2, total, thread_id, num_threads);
-  __syncthreads();
-
-  /* (4) Level 3 from level 2. */
-  if (levels >= 4) {
-    sk_detail_wary_tree_copy_level(level2, level2 + SK_DETAIL_WARY_TREE_PAD32(entries2), (entries2 + 31) / 32,
-                                   total, thread_id, num_threads);
-    __syncthreads();
-  }
+  sk_wary_tree_block_build_by_f32(thread_id, num_threads, storage, sk_detail_array_weights<float>{weights}, n, tree);
 }
 
 /**
