@@ -39,9 +39,25 @@ struct segment_weights {
   }
 };
 
-// A warp per word: its tree over the spans of the topics segments_count() listed; with clear_b, B zeroed
-// at those topics (the lists are in L1 from the build: a separate kernel read them again, 101 us a sweep
-// at K = 65,536 on 20news).
+// B's row zeroed at a word's n listed topics, entries first, first + stride, ...: 4 reads of the list in
+// flight before their stores (one at a time, each store waited on its read).
+__device__ __forceinline__ void clear_listed(int32_t *b_row, const int32_t *topic, int32_t n, int32_t first,
+                                             int32_t stride) {
+  constexpr int kInFlight = 4;
+  for (int32_t e0 = first; e0 < n; e0 += kInFlight * stride) {
+    int32_t k[kInFlight];
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q) k[q] = e0 + q * stride < n ? topic[e0 + q * stride] : -1;
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q)
+      if (k[q] >= 0) b_row[k[q]] = 0;
+  }
+}
+
+// A warp per word of at most kSegmentsWarpTreeLeaves leaves: its tree over the spans of the topics
+// segments_count() listed; with clear_b, B zeroed at those topics (the lists are in L1 from the build: a
+// separate kernel read them again, 101 us a sweep at K = 65,536 on 20news). Longer trees are
+// big_trees_kernel()'s.
 __global__ void __launch_bounds__(kWordThreads) word_trees_kernel(segments s, const float *inv, const float *alpha_k,
                                                                   int32_t num_words, int32_t num_topics, float beta,
                                                                   int32_t *clear_b) {
@@ -50,13 +66,28 @@ __global__ void __launch_bounds__(kWordThreads) word_trees_kernel(segments s, co
   for (int64_t v = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; v < num_words; v += warps) {
     const int64_t at = s.topic_off[v];
     const int32_t n = s.nnz[v];
+    if (n + 1 > kSegmentsWarpTreeLeaves) continue;  // warp-uniform
     sk_wary_tree_warp_build_by_f32(segment_weights{s.topic + at, s.count + at, inv, alpha_k, s.prior, n, num_topics, beta},
                                    n + 1, s.tree + s.tree_off[v]);
-    if (clear_b != nullptr) {
-      int32_t *const b_row = clear_b + (size_t)v * (size_t)num_topics;
-      for (int32_t e = lane; e < n; e += 32) b_row[s.topic[at + e]] = 0;
-    }
+    if (clear_b != nullptr) clear_listed(clear_b + (size_t)v * (size_t)num_topics, s.topic + at, n, lane, 32);
   }
+}
+
+// A block per word of big_words whose tree has more than kSegmentsWarpTreeLeaves leaves now: the same
+// tree (samplekit's block build gives the warp build's bits), and the same clear.
+constexpr int kBigThreads = 1024;
+__global__ void __launch_bounds__(kBigThreads) big_trees_kernel(segments s, const float *inv, const float *alpha_k,
+                                                                int32_t num_topics, float beta, int32_t *clear_b) {
+  __shared__ sk_wary_tree_block_storage storage;
+  const int32_t v = s.big_words[blockIdx.x];
+  const int64_t at = s.topic_off[v];
+  const int32_t n = s.nnz[v];
+  if (n + 1 <= kSegmentsWarpTreeLeaves) return;  // block-uniform: word_trees_kernel() built it
+  sk_wary_tree_block_build_by_f32((int)threadIdx.x, kBigThreads, &storage,
+                                  segment_weights{s.topic + at, s.count + at, inv, alpha_k, s.prior, n, num_topics, beta},
+                                  n + 1, s.tree + s.tree_off[v]);
+  if (clear_b != nullptr)
+    clear_listed(clear_b + (size_t)v * (size_t)num_topics, s.topic + at, n, (int32_t)threadIdx.x, kBigThreads);
 }
 
 // The counts' one pass (segments_count()): block j takes rows [j R, (j + 1) R) and walks the topics in
@@ -148,11 +179,13 @@ __global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t 
 // segments_list_touched(): a warp per word walks its marks in rounds of 32 bit words (1,024 topics): each
 // lane's word, the warp's exclusive sum of their popcounts (the lane's place in the list), then each lane
 // lists its bits' topics in increasing order with their counts from B and clears its word. The loads of
-// kMarkRounds rounds are issued together: at K = 65,536 a word's marks are 64 rounds, and one load in
-// flight a warp made the kernel a chain of load latencies (258 us a sweep on 20news, bench/RESULTS.md). The counts go
+// kMarkRounds rounds are issued together, and a lane's reads of B kBitBatch bits at a time: at K = 65,536
+// a word's marks are 64 rounds, and a frequent word's lane holds up to 32 bits a round, so one load in
+// flight made the kernel a chain of load latencies (258 us a sweep on 20news, bench/RESULTS.md). The counts go
 // to n_k through the block's column sums in shared memory when K <= kCountTile (flushed with one atomic
 // a nonzero column), else straight to n_k (K is then large enough that the atomics rarely meet).
 constexpr int kMarkRounds = 8;
+constexpr int kBitBatch = 4;
 template <bool kShared>
 __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s, uint32_t *touched, const int32_t *b,
                                                                      int32_t num_words, int32_t num_topics,
@@ -187,17 +220,26 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
         int32_t at = n + inclusive - bits;
         n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
         if (m != 0u) marks[j] = 0u;
-        while (m != 0u) {
-          const int32_t k = 32 * j + __ffs((int)m) - 1;
-          m &= m - 1u;
-          const int32_t c = b_row[k];
-          topic[at] = k;
-          count[at] = c;
-          ++at;
-          if (kShared)
-            atomicAdd(&column[k], (unsigned)c);
-          else
-            atomicAdd(n_k + k, (unsigned long long)c);
+        while (m != 0u) {  // kBitBatch of the lane's bits at a time, their reads of B in flight together
+          int32_t k[kBitBatch], c[kBitBatch];
+#pragma unroll
+          for (int q = 0; q < kBitBatch; ++q) {
+            k[q] = m != 0u ? 32 * j + __ffs((int)m) - 1 : -1;
+            m &= m - 1u;  // stays 0 once 0
+          }
+#pragma unroll
+          for (int q = 0; q < kBitBatch; ++q) c[q] = k[q] >= 0 ? b_row[k[q]] : 0;
+#pragma unroll
+          for (int q = 0; q < kBitBatch; ++q) {
+            if (k[q] < 0) break;
+            topic[at] = k[q];
+            count[at] = c[q];
+            ++at;
+            if (kShared)
+              atomicAdd(&column[k[q]], (unsigned)c[q]);
+            else
+              atomicAdd(n_k + k[q], (unsigned long long)c[q]);
+          }
         }
       }
     }
@@ -284,22 +326,34 @@ void segments_capacity(const sk_lda_model *m, int threads, int64_t *topic_capaci
   free(totals);
 }
 
-cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics) {
+cudaError_t segments_place(segments *s, const int32_t *b, int32_t num_words, int32_t num_topics) {
+  s->num_big = 0;
   if (num_words == 0) return cudaSuccess;
   const size_t V = (size_t)num_words;
   int64_t *tokens = (int64_t *)malloc(3 * V * sizeof *tokens);
-  if (tokens == NULL) return cudaErrorMemoryAllocation;
+  int32_t *big = (int32_t *)malloc(V * sizeof *big);
+  if (tokens == NULL || big == NULL) {
+    free(tokens);
+    free(big);
+    return cudaErrorMemoryAllocation;
+  }
   int64_t *topic_off = tokens + V, *tree_off = tokens + 2 * V;
   // The sums go through the room for topic_off, which the offsets then replace.
-  word_tokens_kernel<<<(unsigned)((V * 32 + 255) / 256), 256>>>(b, num_words, num_topics, s.topic_off);
+  word_tokens_kernel<<<(unsigned)((V * 32 + 255) / 256), 256>>>(b, num_words, num_topics, s->topic_off);
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemcpy(tokens, s.topic_off, V * sizeof *tokens, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(tokens, s->topic_off, V * sizeof *tokens, cudaMemcpyDeviceToHost);
   int64_t topics = 0, floats = 0;
   if (e == cudaSuccess) word_rooms(tokens, num_words, num_topics, topic_off, tree_off, &topics, &floats);
-  if (e == cudaSuccess && (topics > s.topic_capacity || floats > s.tree_capacity)) e = cudaErrorInvalidValue;
-  if (e == cudaSuccess) e = cudaMemcpy(s.topic_off, topic_off, V * sizeof *topic_off, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess) e = cudaMemcpy(s.tree_off, tree_off, V * sizeof *tree_off, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess && (topics > s->topic_capacity || floats > s->tree_capacity)) e = cudaErrorInvalidValue;
+  int32_t num_big = 0;  // the rooms (min(K, c_v) topics) whose trees can pass a warp's leaves
+  for (int32_t v = 0; e == cudaSuccess && v < num_words; ++v)
+    if ((tokens[v] < num_topics ? tokens[v] : num_topics) + 1 > kSegmentsWarpTreeLeaves) big[num_big++] = v;
+  if (e == cudaSuccess) e = cudaMemcpy(s->topic_off, topic_off, V * sizeof *topic_off, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(s->tree_off, tree_off, V * sizeof *tree_off, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess && num_big > 0) e = cudaMemcpy(s->big_words, big, (size_t)num_big * sizeof *big, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) s->num_big = num_big;
   free(tokens);
+  free(big);
   return e;
 }
 
@@ -334,6 +388,8 @@ cudaError_t segments_build(const segments &s, const float *inv, const float *alp
   const int64_t blocks = ((int64_t)num_words + warps_per_block - 1) / warps_per_block;
   word_trees_kernel<<<(unsigned)(blocks < 65535 * 32 ? blocks : 65535 * 32), kWordThreads, 0, stream>>>(
       s, inv, alpha_k, num_words, num_topics, beta, clear_b);
+  if ((e = cudaGetLastError()) != cudaSuccess || s.num_big == 0) return e;
+  big_trees_kernel<<<(unsigned)s.num_big, kBigThreads, 0, stream>>>(s, inv, alpha_k, num_topics, beta, clear_b);
   return cudaGetLastError();
 }
 

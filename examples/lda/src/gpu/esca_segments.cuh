@@ -55,9 +55,16 @@ struct segments {
   int32_t *topic, *count;         // each word's nonzero topics and their counts (segments_count())
   float *tree, *prior, *rho;
   unsigned *partials;             // segments_count()'s partial sums of n_k: partial_blocks x K
+  int32_t *big_words;             // V: the words whose trees a block builds (segments_place())
   int64_t topic_capacity, tree_capacity;
   int32_t partial_blocks;         // segments_partial_blocks(V)
+  int32_t num_big;                // entries of big_words in use
 };
+
+// Leaves above which a word's tree is built by a block rather than a warp: a warp keeps 8 rounds (256
+// leaves) in flight, so a frequent word of 30,000 topics was a chain of about 120 load latencies that
+// bounded the whole kernel (20news K = 65,536, bench/RESULTS.md).
+constexpr int32_t kSegmentsWarpTreeLeaves = 1024;
 
 // The blocks of segments_count() for V words (each with its partial sums of n_k): at most 512.
 inline int32_t segments_partial_blocks(int32_t num_words) { return num_words < 512 ? (num_words > 0 ? num_words : 1) : 512; }
@@ -78,10 +85,11 @@ inline segments_view segments_make_view(const segments &s) {
   return segments_view{s.nnz, s.topic_off, s.tree_off, s.topic, s.count, s.tree, s.prior};
 }
 
-// Each word's room (topic_off, tree_off) from its tokens, the row sums of B (V x K, on the device): a
-// kernel, the sums to the host, the offsets back; synchronous. Fails with cudaErrorInvalidValue when the
+// Each word's room (topic_off, tree_off) from its tokens, the row sums of B (V x K, on the device), and
+// the words whose room passes kSegmentsWarpTreeLeaves - 1 topics (big_words, num_big): a kernel, the
+// sums to the host, the offsets and the list back; synchronous. Fails with cudaErrorInvalidValue when the
 // rooms would pass the capacities (they cannot when B holds at most the T tokens segments_capacity() had).
-cudaError_t segments_place(const segments &s, const int32_t *b, int32_t num_words, int32_t num_topics);
+cudaError_t segments_place(segments *s, const int32_t *b, int32_t num_words, int32_t num_topics);
 
 // The one pass over counts B (V x K) that a sweep's epilogue makes (and the upload, for the first sweep):
 // each word's nonzero topics and counts in its room and K_v, and n_k = sum_v B[v,k] into n_k (K), queued

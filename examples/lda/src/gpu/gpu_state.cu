@@ -194,6 +194,7 @@ void state_arrays(lda_state *st, device_arrays *list) {
     list->add(&st->seg.tree, (size_t)st->seg.tree_capacity, "the word segments' trees");
     list->add(&st->seg.prior, sk_wary_tree_floats(st->num_topics), "the prior tree");
     list->add(&st->seg.rho, K, "the prior weights");
+    list->add(&st->seg.big_words, V, "the word segments");
   }
   if (st->asymmetric) {
     list->add(&st->alpha_k, K, "alpha_k");
@@ -215,7 +216,7 @@ int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err) {
     SK_EX_CUDA_TRY(cudaMemset(st->touched, 0, touched_of(st) * sizeof *st->touched), "zeroing the marks");
   if (st->asymmetric && upload_priors(st, m->alpha_k, err) != 0) return 1;
   if (st->parts & kStateSegments) {
-    SK_EX_CUDA_TRY(segments_place(st->seg, st->b, st->num_words, st->num_topics), "placing the word segments");
+    SK_EX_CUDA_TRY(segments_place(&st->seg, st->b, st->num_words, st->num_topics), "placing the word segments");
     /* the first sweep's lists (n_k comes out as uploaded) */
     SK_EX_CUDA_TRY(segments_count(st->seg, st->b, st->num_words, st->num_topics, st->n_k, 0), "listing B's nonzeros");
   }
@@ -358,7 +359,7 @@ void state_free(lda_state *st) {
                        st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
                        st->alpha_k,   st->alpha_k_f, st->lg_alpha_k, st->seg.nnz, st->seg.topic_off,
                        st->seg.tree_off, st->seg.topic, st->seg.count, st->seg.tree, st->seg.prior, st->seg.rho,
-                       st->seg.partials, st->touched};
+                       st->seg.partials, st->touched, st->seg.big_words};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) cudaFree(all[i]);
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
   st->touched = NULL;
