@@ -179,13 +179,12 @@ __global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t 
 // segments_list_touched(): a warp per word walks its marks in rounds of 32 bit words (1,024 topics): each
 // lane's word, the warp's exclusive sum of their popcounts (the lane's place in the list), then each lane
 // lists its bits' topics in increasing order with their counts from B and clears its word. The loads of
-// kMarkRounds rounds are issued together, and a lane's reads of B kBitBatch bits at a time: at K = 65,536
-// a word's marks are 64 rounds, and a frequent word's lane holds up to 32 bits a round, so one load in
-// flight made the kernel a chain of load latencies (258 us a sweep on 20news, bench/RESULTS.md). The counts go
+// kMarkRounds rounds are issued together: at K = 65,536 a word's marks are 64 rounds, and one load in
+// flight a warp cost 258 us a sweep on 20news, 220 us now (bench/RESULTS.md; Nsight Compute: 100 M warp
+// instructions, most of them the scans of rounds with no marks, at 1.35 TB/s). The counts go
 // to n_k through the block's column sums in shared memory when K <= kCountTile (flushed with one atomic
 // a nonzero column), else straight to n_k (K is then large enough that the atomics rarely meet).
 constexpr int kMarkRounds = 8;
-constexpr int kBitBatch = 4;
 template <bool kShared>
 __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s, uint32_t *touched, const int32_t *b,
                                                                      int32_t num_words, int32_t num_topics,
@@ -220,26 +219,17 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
         int32_t at = n + inclusive - bits;
         n += __shfl_sync(SK_FULL_MASK, inclusive, 31);
         if (m != 0u) marks[j] = 0u;
-        while (m != 0u) {  // kBitBatch of the lane's bits at a time, their reads of B in flight together
-          int32_t k[kBitBatch], c[kBitBatch];
-#pragma unroll
-          for (int q = 0; q < kBitBatch; ++q) {
-            k[q] = m != 0u ? 32 * j + __ffs((int)m) - 1 : -1;
-            m &= m - 1u;  // stays 0 once 0
-          }
-#pragma unroll
-          for (int q = 0; q < kBitBatch; ++q) c[q] = k[q] >= 0 ? b_row[k[q]] : 0;
-#pragma unroll
-          for (int q = 0; q < kBitBatch; ++q) {
-            if (k[q] < 0) break;
-            topic[at] = k[q];
-            count[at] = c[q];
-            ++at;
-            if (kShared)
-              atomicAdd(&column[k[q]], (unsigned)c[q]);
-            else
-              atomicAdd(n_k + k[q], (unsigned long long)c[q]);
-          }
+        while (m != 0u) {
+          const int32_t k = 32 * j + __ffs((int)m) - 1;
+          m &= m - 1u;
+          const int32_t c = b_row[k];
+          topic[at] = k;
+          count[at] = c;
+          ++at;
+          if (kShared)
+            atomicAdd(&column[k], (unsigned)c);
+          else
+            atomicAdd(n_k + k, (unsigned long long)c);
         }
       }
     }
