@@ -548,7 +548,8 @@ static void test_builds_and_searches(int seed, int n) {
   SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
   compare_trees("warp build, global", &t, h_got, stride, 1, seed);
 
-  // Warp build from a functor (sk_wary_tree_warp_build_by_f32), over the rows reversed on the host.
+  // Warp build from a functor (sk_wary_tree_warp_build_by_f32), over the rows reversed on the host; then
+  // the block builds, which take the reversed rows too.
   {
     float *h_rev = (float *)malloc(sizeof(float) * t.ld * kNumKinds);
     float *d_rev;
@@ -561,29 +562,25 @@ static void test_builds_and_searches(int seed, int n) {
     SK_CHECK_LAUNCH();
     SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
     compare_trees("warp build by functor, global", &t, h_got, stride, 1, seed);
-    // Block build from the functor (sk_wary_tree_block_build_by_f32), two block sizes.
-    const int by_sizes[] = {96, 1024};
-    for (size_t b = 0; b < sizeof by_sizes / sizeof by_sizes[0]; ++b) {
-      SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, tree_bytes));
-      k_block_build_by<<<kNumKinds, by_sizes[b]>>>(d_rev, t.ld, n, d_trees, stride);
-      SK_CHECK_LAUNCH();
-      SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
-      snprintf(variant, sizeof variant, "block build by functor, global, %d threads", by_sizes[b]);
-      compare_trees(variant, &t, h_got, stride, 1, seed);
-    }
+
+    // Block build, global memory: from the array (sk_wary_tree_block_build_f32) and from the functor
+    // (sk_wary_tree_block_build_by_f32) at each block size.
+    const int block_sizes[] = {32, 96, 256, 1024};
+    for (size_t b = 0; b < sizeof block_sizes / sizeof block_sizes[0]; ++b)
+      for (int by_functor = 0; by_functor < 2; ++by_functor) {
+        SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, tree_bytes));
+        if (by_functor)
+          k_block_build_by<<<kNumKinds, block_sizes[b]>>>(d_rev, t.ld, n, d_trees, stride);
+        else
+          k_block_build<<<kNumKinds, block_sizes[b]>>>(d_w, t.ld, n, d_trees, stride);
+        SK_CHECK_LAUNCH();
+        SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
+        snprintf(variant, sizeof variant, "block build%s, global, %d threads", by_functor ? " by functor" : "",
+                 block_sizes[b]);
+        compare_trees(variant, &t, h_got, stride, 1, seed);
+      }
     SK_CHECK_CUDA(cudaFree(d_rev));
     free(h_rev);
-  }
-
-  // Block build, global memory.
-  const int block_sizes[] = {32, 96, 256, 1024};
-  for (size_t b = 0; b < sizeof block_sizes / sizeof block_sizes[0]; ++b) {
-    SK_CHECK_CUDA(cudaMemset(d_trees, SK_TEST_POISON_BYTE, tree_bytes));
-    k_block_build<<<kNumKinds, block_sizes[b]>>>(d_w, t.ld, n, d_trees, stride);
-    SK_CHECK_LAUNCH();
-    SK_CHECK_CUDA(cudaMemcpy(h_got, d_trees, tree_bytes, cudaMemcpyDeviceToHost));
-    snprintf(variant, sizeof variant, "block build, global, %d threads", block_sizes[b]);
-    compare_trees(variant, &t, h_got, stride, 1, seed);
   }
 
   // Both builds with the tree in shared memory, where it fits.
