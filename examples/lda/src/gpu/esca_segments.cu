@@ -255,6 +255,9 @@ unsigned word_blocks(int32_t num_words, int64_t most) {
   return (unsigned)(wanted < most ? (wanted > 0 ? wanted : 1) : most);
 }
 
+// Word v's room: m_v = min(K, c_v) topics, c_v its tokens.
+inline int64_t word_room(int64_t tokens, int32_t num_topics) { return tokens < num_topics ? tokens : num_topics; }
+
 // The rooms rule, one place for segments_place() and segments_capacity(): word v with c_v = tokens[v]
 // gets m_v = min(K, c_v) topics and a tree of m_v + 1 leaves, in word order; each word's offsets (when
 // the arrays are given) and the totals.
@@ -262,7 +265,7 @@ void word_rooms(const int64_t *tokens, int32_t num_words, int32_t num_topics, in
                 int64_t *topics, int64_t *floats) {
   int64_t t = 0, f = 0;
   for (int32_t v = 0; v < num_words; ++v) {
-    const int64_t room = tokens[v] < num_topics ? tokens[v] : num_topics;
+    const int64_t room = word_room(tokens[v], num_topics);
     if (topic_off != NULL) topic_off[v] = t;
     if (tree_off != NULL) tree_off[v] = f;
     t += room;
@@ -335,9 +338,9 @@ cudaError_t segments_place(segments *s, const int32_t *b, int32_t num_words, int
   int64_t topics = 0, floats = 0;
   if (e == cudaSuccess) word_rooms(tokens, num_words, num_topics, topic_off, tree_off, &topics, &floats);
   if (e == cudaSuccess && (topics > s->topic_capacity || floats > s->tree_capacity)) e = cudaErrorInvalidValue;
-  int32_t num_big = 0;  // the rooms (min(K, c_v) topics) whose trees can pass a warp's leaves
+  int32_t num_big = 0;  // the rooms whose trees can pass a warp's leaves
   for (int32_t v = 0; e == cudaSuccess && v < num_words; ++v)
-    if ((tokens[v] < num_topics ? tokens[v] : num_topics) + 1 > kSegmentsWarpTreeLeaves) big[num_big++] = v;
+    if (word_room(tokens[v], num_topics) + 1 > kSegmentsWarpTreeLeaves) big[num_big++] = v;
   if (e == cudaSuccess) e = cudaMemcpy(s->topic_off, topic_off, V * sizeof *topic_off, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) e = cudaMemcpy(s->tree_off, tree_off, V * sizeof *tree_off, cudaMemcpyHostToDevice);
   if (e == cudaSuccess && num_big > 0) e = cudaMemcpy(s->big_words, big, (size_t)num_big * sizeof *big, cudaMemcpyHostToDevice);
