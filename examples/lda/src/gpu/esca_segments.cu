@@ -179,9 +179,10 @@ __global__ void word_tokens_kernel(const int32_t *b, int32_t num_words, int32_t 
 // segments_list_touched(): a warp per word walks its marks in rounds of 32 bit words (1,024 topics): each
 // lane's word, the warp's exclusive sum of their popcounts (the lane's place in the list), then each lane
 // lists its bits' topics in increasing order with their counts from B and clears its word. The loads of
-// kMarkRounds rounds are issued together: at K = 65,536 a word's marks are 64 rounds, and one load in
-// flight a warp cost 258 us a sweep on 20news, 220 us now (bench/RESULTS.md; Nsight Compute: 100 M warp
-// instructions, most of them the scans of rounds with no marks, at 1.35 TB/s). The counts go
+// kMarkRounds rounds are issued together, and a round with no marks on any lane costs one ballot: at
+// K = 65,536 a word's marks are 64 rounds, most of them empty; one load in flight a warp cost 258 us a
+// sweep on 20news, 8 in flight 220 us (bench/RESULTS.md; Nsight Compute: 100 M warp instructions, most of
+// them the scans of empty rounds, at 1.35 TB/s). The counts go
 // to n_k through the block's column sums in shared memory when K <= kCountTile (flushed with one atomic
 // a nonzero column), else straight to n_k (K is then large enough that the atomics rarely meet).
 constexpr int kMarkRounds = 8;
@@ -214,6 +215,7 @@ __global__ void __launch_bounds__(kCountThreads) list_touched_kernel(segments s,
         if (j0 + 32 * r >= row_words) break;  // warp-uniform: no scans past the row (K = 1,024: one round)
         const int32_t j = j0 + 32 * r + lane;
         uint32_t m = held[r];
+        if (__ballot_sync(SK_FULL_MASK, m != 0u) == 0u) continue;  // warp-uniform: a round with no marks
         const int32_t bits = __popc(m);
         const int32_t inclusive = (int32_t)sk_warp_inclusive_sum_u32(SK_FULL_MASK, (uint32_t)bits);
         int32_t at = n + inclusive - bits;
