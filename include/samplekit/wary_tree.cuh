@@ -70,46 +70,25 @@ SK_DEVICE void sk_detail_wary_tree_copy_level(const float *below, float *level, 
 
 /* Warp 0 of a block build: level1[r] holds L of round r's last leaf; turn it into the running sum of
    round r's last leaf, C_{r+1} = C_r + L (C_0 = +0), in round order, exactly the warp build's carry
-   chain; then pad level 1 with the total. The warp stages a tile in shared memory with coalesced
-   loads, lane 0 adds the tile sequentially from registers, and the warp writes it back. */
+   chain; then pad level 1 with the total. 32 rounds a step by sk_warp_serial_inclusive_sum_f32() (the
+   serial loop's bits; its shuffles issue ahead of the chain of adds), the next step's loads issued
+   first. Lane 0 walking the rounds from shared memory took 30 us for 2,048 rounds (bench/RESULTS.md).
+   `storage` is not used any more; the block build keeps its parameter. */
 SK_DEVICE void sk_detail_wary_tree_chain(sk_wary_tree_block_storage *storage, float *level1, int rounds) {
+  (void)storage;
   const int lane = sk_lane_id();
-  float carry = 0.0f; /* meaningful in lane 0 */
-  for (int base = 0; base < rounds; base += SK_DETAIL_WARY_TREE_CHAIN_TILE) {
-    const int count = rounds - base < SK_DETAIL_WARY_TREE_CHAIN_TILE ? rounds - base : SK_DETAIL_WARY_TREE_CHAIN_TILE;
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_CHAIN_TILE / 32; ++j) {
-      const int i = 32 * j + lane;
-      if (i < count) storage->chain[i] = level1[base + i];
-    }
-    __syncwarp();
-    if (lane == 0) {
-      for (int b = 0; b < count; b += 32) {
-        float v[32];
-#pragma unroll
-        for (int j = 0; j < 32; ++j) v[j] = b + j < count ? storage->chain[b + j] : 0.0f;
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-          if (b + j < count) {
-            carry = carry + v[j];
-            v[j] = carry;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < 32; ++j)
-          if (b + j < count) storage->chain[b + j] = v[j];
-      }
-    }
-    __syncwarp();
-#pragma unroll
-    for (int j = 0; j < SK_DETAIL_WARY_TREE_CHAIN_TILE / 32; ++j) {
-      const int i = 32 * j + lane;
-      if (i < count) level1[base + i] = storage->chain[i];
-    }
-    __syncwarp(); /* the next tile overwrites the storage */
+  float carry = 0.0f; /* the same on every lane of a step's mask; lane 0 is in every step's */
+  float x = lane < rounds ? level1[lane] : 0.0f;
+  for (int base = 0; base < rounds; base += 32) {
+    const int r = base + lane;
+    const float next = r + 32 < rounds ? level1[r + 32] : 0.0f; /* another step's entry */
+    const unsigned mask = __ballot_sync(SK_FULL_MASK, r < rounds);
+    if (r < rounds) level1[r] = sk_warp_serial_inclusive_sum_f32(mask, x, &carry);
+    x = next;
   }
   const float total = __shfl_sync(SK_FULL_MASK, carry, 0);
   for (int i = rounds + lane; i < SK_DETAIL_WARY_TREE_PAD32(rounds); i += 32) level1[i] = total;
+  __syncwarp(); /* level 1 is written before the caller's barrier or the next kernel reads it */
 }
 
 /* G searches by one warp in the same loop, so that their reads are in flight together. Every tree has
