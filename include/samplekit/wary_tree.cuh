@@ -28,18 +28,18 @@
 
 /** \cond SK_INTERNAL */
 #define SK_DETAIL_WARY_TREE_UNROLL 8         /* rounds whose loads a warp keeps in flight at once */
-#define SK_DETAIL_WARY_TREE_CHAIN_TILE 1024  /* carries staged in shared memory per step of the chain */
 /** \endcond */
 
 /**
- * \brief Shared scratch of sk_wary_tree_block_build_f32(): 4 KiB. Declare it `__shared__`, one per
- * block that builds at a time.
+ * \brief Shared scratch of sk_wary_tree_block_build_f32(): 4 bytes, not read or written today.
+ * Declare it `__shared__`, one per block that builds at a time.
  *
- * It holds a tile of round carries while one warp chains them. It may be reused as soon as the build
- * returns (the build ends with a `__syncthreads()`).
+ * The build chains its round carries in registers by sk_warp_serial_inclusive_sum_f32(); until then
+ * it staged them here (4 KiB). The parameter stays, so that code written against the build compiles
+ * unchanged and a later build may need scratch again without a new signature.
  */
 typedef struct sk_wary_tree_block_storage {
-  float chain[SK_DETAIL_WARY_TREE_CHAIN_TILE]; /**< carries of up to 1,024 rounds, chained in place */
+  float reserved; /**< not used */
 } sk_wary_tree_block_storage;
 
 /** \cond SK_INTERNAL */
@@ -73,7 +73,7 @@ SK_DEVICE void sk_detail_wary_tree_copy_level(const float *below, float *level, 
    chain; then pad level 1 with the total. 32 rounds a step by sk_warp_serial_inclusive_sum_f32() (the
    serial loop's bits; its shuffles issue ahead of the chain of adds), the next step's loads issued
    first. Lane 0 walking the rounds from shared memory took 30 us for 2,048 rounds (bench/RESULTS.md).
-   `storage` is not used any more; the block build keeps its parameter. */
+   `storage` is not used (see sk_wary_tree_block_storage). */
 SK_DEVICE void sk_detail_wary_tree_chain(sk_wary_tree_block_storage *storage, float *level1, int rounds) {
   (void)storage;
   const int lane = sk_lane_id();
@@ -318,8 +318,8 @@ SK_DEVICE void sk_wary_tree_block_build_by_f32(int thread_id, int num_threads, s
  * \param tree storage for sk_wary_tree_floats(n) floats (global or shared memory), disjoint from
  *        `weights` and `storage`; every float of it is written.
  * \sk_warp_cost{two passes over the weights (each a coalesced load\, a warp inclusive sum\, a ballot
- *   and a shuffle per round)\, one sequential addition per round by one thread\, 3 or 4
- *   `__syncthreads()`; 4 KiB of shared memory (`storage`)}
+ *   and a shuffle per round)\, one sequential addition per round in one warp's serial sum\, 3 or 4
+ *   `__syncthreads()`; no shared memory besides `storage`'s 4 bytes}
  */
 SK_DEVICE void sk_wary_tree_block_build_f32(int thread_id, int num_threads, sk_wary_tree_block_storage *storage,
                                             const float *weights, int n, float *tree) {
