@@ -9,6 +9,8 @@
 //   blocked     sk_warp_blocked_sample_by_f32<R>: the same draw, as a samplekit primitive
 //   two_pass    sk_warp_blocked_total_by_f32<R> then sk_warp_blocked_walk_by_f32<R> (same result)
 //   cache       sk_warp_prefix_cache_build_by_f32<R> then sk_warp_prefix_cache_sample_f32 (R rounds)
+//   strided     sk_warp_strided_hold_by_f32<R> then sk_warp_strided_find_f32 (R rounds, one warp scan; its
+//               order differs from cache's, so its draws are not checked here: test_warp_strided_sample)
 //   prefix      sk_warp_prefix_total_by_f32 then sk_warp_sample_prefix_by_f32 (AGA's path for K > 256)
 // The same rows of one block with AGA's weights, (WT[v][k] + beta) x DNT[d][k]: WT one of 8 rows of
 // counts in shared memory read through volatile (as aga_kernels.cu reads its panel's rows: other warps
@@ -16,7 +18,8 @@
 // picks its word and document: private against blocked.
 // Long rows (n = 1,024 and 4,096), weights in registers: two_pass for each R against prefix.
 // A cache of 8 rounds filled in part (n = 40, 100, 160: 2, 4 and 5 rounds), weights in registers, against
-// prefix: what the cache build issues for the rounds it does not use.
+// prefix: what the cache build issues for the rounds it does not use; and the strided hold of 8 rounds on
+// the same rows (sk-lda's ESCA draw took it in place of the cache).
 // Doubles (weights reg_f64, n = 32 R): held_f64, sk_warp_blocked_hold_by_f64<R> then
 // sk_warp_blocked_find_f64<R> at u x total (sk-lda's held-out fold-in draw), against prefix_f64
 // (sk_warp_prefix_total_by_f64 then sk_warp_sample_prefix_by_f64, the running-sum walk). prefix_f64 adds
@@ -54,6 +57,7 @@
 #include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
 #include "samplekit/warp_scan.cuh"
+#include "samplekit/warp_strided_sample.cuh"
 #include "samplekit/warp_vote.cuh"
 
 #define BENCH_NAME "bench_warp_blocked_sample"
@@ -148,6 +152,15 @@ struct draw_cache {
     return sk_warp_prefix_cache_sample_f32(SK_FULL_MASK, cache, u * cache.total);
   }
 };
+template <int R>
+struct draw_strided {
+  template <class W>
+  static __device__ __forceinline__ int draw(const W &w, int n, float u) {
+    sk_warp_strided_hold_f32<R> hold;
+    const float total = sk_warp_strided_hold_by_f32<R>(SK_FULL_MASK, w, n, &hold);
+    return sk_warp_strided_find_f32<R>(SK_FULL_MASK, hold, u * total);
+  }
+};
 struct draw_prefix {
   template <class W>
   static __device__ __forceinline__ int draw(const W &w, int n, float u) {
@@ -236,7 +249,7 @@ typedef struct bench_row {
   int baseline;         // index of the row this one's speed is compared with (itself for a baseline)
 } bench_row;
 
-enum { kMaxRows = 64 };
+enum { kMaxRows = 80 };
 
 template <int R>
 static int add_one_block_rows(bench_row *rows, int count) {
@@ -247,6 +260,7 @@ static int add_one_block_rows(bench_row *rows, int count) {
   rows[count++] = {"blocked", "registers", R, n, chain_kernel<draw_blocked<R>, source_registers>, base};
   rows[count++] = {"two_pass", "registers", R, n, chain_kernel<draw_two_pass<R>, source_registers>, base};
   rows[count++] = {"cache", "registers", R, n, chain_kernel<draw_cache<R>, source_registers>, base};
+  rows[count++] = {"strided", "registers", R, n, chain_kernel<draw_strided<R>, source_registers>, base};
   rows[count++] = {"prefix", "registers", 0, n, chain_kernel<draw_prefix, source_registers>, base};
   base = count;
   rows[count++] = {"private", "aga", R, n, chain_kernel<draw_private<R>, source_aga>, base};
@@ -270,6 +284,7 @@ static int add_partial_cache_rows(bench_row *rows, int count, int n) {
   const int base = count;
   rows[count++] = {"prefix", "registers", 0, n, chain_kernel<draw_prefix, source_registers>, base};
   rows[count++] = {"cache", "registers", 8, n, chain_kernel<draw_cache<8>, source_registers>, base};
+  rows[count++] = {"strided", "registers", 8, n, chain_kernel<draw_strided<8>, source_registers>, base};
   return count;
 }
 

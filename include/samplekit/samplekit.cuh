@@ -12,6 +12,7 @@
 #include "warp_sample_prefix.cuh"
 #include "block_sum.cuh"
 #include "warp_blocked_sample.cuh"
+#include "warp_strided_sample.cuh"
 #include "butterfly.cuh"
 #include "thread_tile_sample.h"
 #include "rng.cuh"

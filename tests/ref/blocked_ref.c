@@ -185,3 +185,75 @@ int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, d
     return last;
   }
 }
+
+/* Strided layout: the member of rank r holds entries j m + r, j = 0 .. rounds - 1 (rounds = ceil(n / m)). */
+float sk_ref_warp_strided_hold_f32(uint32_t mask, int R, const float *w, int n, float sum[32], float running[32],
+                                   float *entry) {
+  const int m = sk_ref_popc(mask);
+  int lane, rank = 0, j;
+  if (m == 0) return 0.0f;
+  if (n > m * R) n = m * R;
+  for (lane = 0; lane < 32; ++lane) {
+    sum[lane] = 0.0f;
+    if (!((mask >> lane) & 1u)) continue;
+    for (j = 0; j * m + rank < n; ++j) sum[lane] += w[j * m + rank];
+    ++rank;
+  }
+  sk_ref_warp_inclusive_sum_f32(mask, sum, running);
+  if (entry != NULL) {
+    for (lane = 0, rank = 0; lane < 32; ++lane) {
+      float acc;
+      if (!((mask >> lane) & 1u)) continue;
+      acc = running[lane] - sum[lane];
+      for (j = 0; j * m + rank < n; ++j) {
+        acc += w[j * m + rank];
+        entry[j * m + rank] = acc;
+      }
+      ++rank;
+    }
+  }
+  return n > 0 ? running[31 - __builtin_clz(mask)] : 0.0f;
+}
+
+int sk_ref_warp_strided_find_f32(uint32_t mask, int R, const float *w, int n, float x, float *total,
+                                 sk_ref_blocked_bug bug, sk_ref_blocked_path *path) {
+  float sum[32], running[32];
+  const int m = sk_ref_popc(mask);
+  int lane, j, owner = -1, last_positive_lane = -1, past, rank, last = -1;
+  float acc;
+  const float hold_total = sk_ref_warp_strided_hold_f32(mask, R, w, n, sum, running, NULL);
+  if (total != NULL) *total = hold_total;
+  if (n > m * R) n = m * R;
+  for (lane = 0; lane < 32; ++lane) {
+    if (!((mask >> lane) & 1u)) continue;
+    if (owner < 0 && sum[lane] > 0.0f && exceeds(running[lane], x, bug)) owner = lane;
+    if (sum[lane] > 0.0f) last_positive_lane = lane;
+  }
+  past = owner < 0;
+  if (past) owner = last_positive_lane;
+  if (owner < 0) {
+    if (path) *path = SK_REF_BLOCKED_EMPTY;
+    return -1;
+  }
+  rank = sk_ref_popc(mask & ((1u << owner) - 1u));
+  acc = running[owner] - sum[owner];
+  if (bug == SK_REF_BLOCKED_BUG_EXCLUSIVE_BASE) {
+    /* the running sum of the member below, instead of Q_r - s_r */
+    acc = 0.0f;
+    for (lane = 0; lane < owner; ++lane)
+      if ((mask >> lane) & 1u) acc = running[lane];
+  }
+  for (j = 0; j * m + rank < n; ++j) {
+    const float wk = w[j * m + rank];
+    acc += wk;
+    if (wk > 0.0f) {
+      last = j * m + rank;
+      if (!past && exceeds(acc, x, bug)) {
+        if (path) *path = SK_REF_BLOCKED_FOUND;
+        return last;
+      }
+    }
+  }
+  if (path) *path = past ? SK_REF_BLOCKED_NO_OWNER : SK_REF_BLOCKED_OWNER_MISSED;
+  return last;
+}

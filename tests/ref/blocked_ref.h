@@ -60,6 +60,17 @@ double sk_ref_warp_blocked_hold_f64(uint32_t mask, int R, const double *w, int n
 int sk_ref_warp_blocked_find_f64(uint32_t mask, int R, const double *w, int n, double x, double *total,
                                  sk_ref_blocked_bug bug, sk_ref_blocked_path *path);
 
+/* sk_warp_strided_hold_by_f32 (warp_strided_sample.cuh; n <= R popc(mask), later entries left out):
+   sum[lane] = s_r and running[lane] = Q_r of the member in that lane (0 outside the mask), entry[i] = P_i
+   for i < n when entry is not NULL; returns the total (0 for an empty mask or n == 0). Written by lane and
+   round, apart from the blocked functions (the tests cross-check the two through the permutation). */
+float sk_ref_warp_strided_hold_f32(uint32_t mask, int R, const float *w, int n, float sum[32], float running[32],
+                                   float *entry);
+
+/* sk_warp_strided_hold_by_f32 + sk_warp_strided_find_f32 at x; *total (may be NULL) gets the hold's total. */
+int sk_ref_warp_strided_find_f32(uint32_t mask, int R, const float *w, int n, float x, float *total,
+                                 sk_ref_blocked_bug bug, sk_ref_blocked_path *path);
+
 #ifdef __cplusplus
 }
 #endif
