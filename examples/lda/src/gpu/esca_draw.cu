@@ -1,11 +1,13 @@
 // GPU ESCA's draw kernel: see esca_draw.cuh for the draw and why it is deterministic. Composed from
-// samplekit's primitives: the W-ary tree (warp search, through esca_segments.cuh), the warp running sums
-// over a computed row (sk_warp_sample_prefix_by_f32) and the RNG.
+// samplekit's primitives: the W-ary tree (warp search, through esca_segments.cuh), the strided hold of a
+// computed row (sk_warp_strided_hold_by_f32, rows of up to 256 pairs), the warp running sums over longer
+// ones (sk_warp_sample_prefix_by_f32) and the RNG.
 #include "gpu/esca_draw.cuh"
 
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
+#include "samplekit/warp_strided_sample.cuh"
 #include "samplekit/wary_tree.cuh"
 
 namespace sk_lda_gpu {
@@ -47,8 +49,9 @@ struct sparse_weights {
   __device__ __forceinline__ float operator()(int i) const { return (float)count[i] * w[(int32_t)topic[i]]; }
 };
 
-// Rounds of the document's sparse row a warp keeps in registers (rows of up to 256 pairs); longer
-// rows are walked again for each draw.
+// Rounds of the document's sparse row a warp holds in registers (rows of up to 256 pairs: one warp scan
+// for the row, then a ballot and one lane's walk a token, sk_warp_strided_hold_by_f32); longer rows are
+// walked again, 32 pairs a round, for each draw.
 #ifndef SK_LDA_DRAW_CACHED_ROUNDS
 #define SK_LDA_DRAW_CACHED_ROUNDS 8
 #endif
@@ -86,7 +89,7 @@ __device__ __forceinline__ void count_topic(const draw_params &p, int32_t v, int
 // The draws of the groups [g0, g1) of one item (word v), consecutive in PDOW order, by one warp. The
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
 // and writes their topics together; for each group it builds the sparse running sums once (in
-// registers when the row has at most 256 pairs) and draws each of its tokens from them.
+// registers when the row has at most 256 pairs: the strided hold) and draws each of its tokens from them.
 template <bool kMark, bool kSplit>
 __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const block_row<kSplit> &w,
                             const dense_part &dense, float dense_total) {
@@ -116,11 +119,10 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
     const int32_t q1 = g - gc + 1 < 32 ? __shfl_sync(SK_FULL_MASK, my_q, g - gc + 1) : p.group_start[g + 1];
     const sparse_weights<kSplit> sparse{p.a_topic + begin, p.a_count + begin, w};
     const bool cached = nnz <= kCachedRounds * 32;
-    sk_warp_prefix_cache_f32<kCachedRounds> cache;
+    sk_warp_strided_hold_f32<kCachedRounds> hold;
     float s;
     if (cached) {
-      sk_warp_prefix_cache_build_by_f32(SK_FULL_MASK, sparse, nnz, &cache);
-      s = cache.total;
+      s = sk_warp_strided_hold_by_f32<kCachedRounds>(SK_FULL_MASK, sparse, nnz, &hold);
     } else {
       s = sk_warp_prefix_total_by_f32(SK_FULL_MASK, sparse, nnz);
     }
@@ -139,7 +141,7 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
       int32_t topic;
       if (x < (double)s) {
         // s > 0, so some weight is positive and i >= 0 (every count is positive and w > 0)
-        const int i = cached ? sk_warp_prefix_cache_sample_f32(SK_FULL_MASK, cache, (float)x)
+        const int i = cached ? sk_warp_strided_find_f32<kCachedRounds>(SK_FULL_MASK, hold, (float)x)
                              : sk_warp_sample_prefix_by_f32(SK_FULL_MASK, sparse, nnz, (float)x);
         topic = (int32_t)sparse.topic[i];
       } else {

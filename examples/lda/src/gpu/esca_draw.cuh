@@ -4,10 +4,11 @@
 //
 // The draw of token t (document d, word v) in sweep i, as the CPU ESCA's (esca.c) but in float:
 //   w[k] = (B[v,k] + beta) / (n_k + V beta)                 the word's B_hat row (float)
-//   S    = sum over d's pairs (k, c) of c w[k]              the sparse part, warp running sums
+//   S    = sum over d's pairs (k, c) of c w[k]              the sparse part: up to 256 pairs the
+//                                                           strided hold's order, beyond warp running sums
 //   Q    = alpha sum_k w[k]                                 the dense part, the word's segment tree's total
 //   x    = u (S + Q), u = sk_rng_uniform_f64(seed, i, t)    in double, as the CPU's x
-//   x < S: the pair whose running sum first exceeds x (sk_warp_sample_prefix_by_f32)
+//   x < S: the pair whose running sum first exceeds x (sk_warp_strided_find_f32, sk_warp_sample_prefix_by_f32)
 //   else:  the topic where (x - S) / alpha falls in the running sums of w (segment_search())
 // The dense part's running sums are cut at the word's nonzero topics (esca_segments.cuh, built once a
 // sweep by state_segments()), so an item costs O(K_v), the word's nonzero topics, not O(K): the block's
