@@ -643,6 +643,7 @@ static void test_esca_exact_draws(void) {
     const double vbeta = (double)V * m.beta;
     int32_t *expect = (int32_t *)malloc((size_t)m.num_tokens * sizeof *expect);
     double *cum = (double *)malloc((size_t)K * sizeof *cum);
+    int32_t *order = (int32_t *)malloc((size_t)K * sizeof *order); /* a row's pairs: at most K */
     const uint64_t iteration = 2;
     for (int32_t d = 0; d < m.num_docs; ++d)
       for (int64_t t = c.doc_offsets[d]; t < c.doc_offsets[d + 1]; ++t) {
@@ -652,19 +653,29 @@ static void test_esca_exact_draws(void) {
           run += ((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta));
           cum[k] = run;
         }
+        /* The sparse part's order (esca.h), written out: up to 256 pairs lane by lane of a warp of 32
+           (lane r: pairs r, r + 32, ...), longer rows in index order. */
+        const int32_t nnz = m.dk_nnz[d];
+        int32_t n_order = 0;
+        if (nnz <= 256) {
+          for (int32_t r = 0; r < 32; ++r)
+            for (int32_t i = r; i < nnz; i += 32) order[n_order++] = i;
+        } else {
+          for (int32_t i = 0; i < nnz; ++i) order[n_order++] = i;
+        }
         double s = 0.0;
-        for (int32_t j = 0; j < m.dk_nnz[d]; ++j) {
-          const int32_t k = m.dk_topic[m.dk_start[d] + j];
-          s += (double)m.dk_count[m.dk_start[d] + j] *
+        for (int32_t j = 0; j < nnz; ++j) {
+          const int32_t k = m.dk_topic[m.dk_start[d] + order[j]];
+          s += (double)m.dk_count[m.dk_start[d] + order[j]] *
                (((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta)));
         }
         const double x = sk_rng_uniform_f64(m.seed, iteration, (uint64_t)t) * (s + m.alpha * cum[K - 1]);
         int32_t pick = -1;
         if (x < s) {
           double s2 = 0.0;
-          for (int32_t j = 0; j < m.dk_nnz[d] && pick < 0; ++j) {
-            const int32_t k = m.dk_topic[m.dk_start[d] + j];
-            s2 += (double)m.dk_count[m.dk_start[d] + j] *
+          for (int32_t j = 0; j < nnz && pick < 0; ++j) {
+            const int32_t k = m.dk_topic[m.dk_start[d] + order[j]];
+            s2 += (double)m.dk_count[m.dk_start[d] + order[j]] *
                   (((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta)));
             if (s2 > x) pick = k;
           }
@@ -690,6 +701,7 @@ static void test_esca_exact_draws(void) {
     }
     free(expect);
     free(cum);
+    free(order);
     sk_lda_model_free(&m);
     sk_lda_corpus_free(&c);
   }

@@ -49,16 +49,17 @@ int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int
                          const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,
                          double u, double *psum) {
   double s = 0.0;
-  for (int32_t i = 0; i < nnz; ++i) {
+  for (int32_t p = 0; p < nnz; ++p) {
+    const int32_t i = sk_lda_esca_pair_at(p, nnz);
     const int32_t k = row_topic[i];
     s += (double)row_count[i] * (((double)b_row[k] + beta) * inv[k]);
-    psum[i] = s;
+    psum[p] = s;
   }
   const double x = u * (s + alpha * cum[num_topics - 1]);
   if (x < s) {
-    int32_t i = 0;
-    while (psum[i] <= x) ++i; /* stops at the latest at nnz - 1, where psum = s > x */
-    return row_topic[i];
+    int32_t p = 0;
+    while (psum[p] <= x) ++p; /* stops at the latest at nnz - 1, where psum = s > x */
+    return row_topic[sk_lda_esca_pair_at(p, nnz)];
   }
   return sk_lda_detail_first_above(cum, num_topics, (x - s) / alpha);
 }

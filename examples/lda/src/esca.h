@@ -100,13 +100,40 @@ void sk_lda_esca_word_table(const int32_t *b_row, const double *inv, double beta
 void sk_lda_esca_word_table_prior(const int32_t *b_row, const double *inv, const double *alpha_k, double beta,
                                   int32_t n, double *cum);
 
+/** \brief Rows of at most this many pairs are added in the GPU warp's hold order (sk_lda_esca_pair_at()). */
+#define SK_LDA_ESCA_HOLD_PAIRS 256
+
+/**
+ * \brief The pair of a document's sparse row (nnz pairs) added at position pos of ESCA's sparse part.
+ *
+ * A row of at most #SK_LDA_ESCA_HOLD_PAIRS pairs is added in the order of the GPU draw's hold
+ * (samplekit's warp_strided_sample.cuh, 32 lanes, examples/lda/src/gpu/esca_draw.cu): lane r holds pairs
+ * r, r + 32, r + 64, ... (coalesced reads), and the lanes follow one another, lane 0's pairs first, so
+ * that a warp sums the row with one scan. A longer row is added in index order (the GPU's running-sum
+ * walk). Any fixed order draws exactly from p(k); the CPU takes the GPU's so that both choose the same
+ * topic for the same u, up to rounding near a boundary.
+ * \param pos the position, 0 to nnz - 1.
+ * \param nnz the row's pairs.
+ * \return the index of the pair, 0 to nnz - 1.
+ */
+static inline SK_LDA_HOST_DEVICE int32_t sk_lda_esca_pair_at(int32_t pos, int32_t nnz) {
+  if (nnz > SK_LDA_ESCA_HOLD_PAIRS) return pos;
+  const int32_t rounds = (nnz + 31) / 32;       /* pairs of the first lanes */
+  const int32_t full = nnz - 32 * (rounds - 1); /* lanes that hold `rounds` pairs: 1 to 32 */
+  if (pos < full * rounds) return (pos % rounds) * 32 + pos / rounds;
+  const int32_t q = pos - full * rounds; /* the lanes of rounds - 1 >= 1 pairs */
+  return (q % (rounds - 1)) * 32 + full + q / (rounds - 1);
+}
+
 /**
  * \brief ESCA's draw for one token, all in double.
  *
  * The sparse part runs over the document's nonzero topics row_topic[0 .. nnz) (increasing) with counts
- * row_count: s_i = running sum of row_count[i] * (b_row[k_i] + beta) inv[k_i], S = the last s_i (0 for an
- * empty row); Q = alpha cum[K-1]; x = u (S + Q). If x < S the topic is k_i for the first i with s_i > x;
- * otherwise it is the first k with cum[k] > (x - S) / alpha (K-1 if rounding leaves none).
+ * row_count, in the order of sk_lda_esca_pair_at(): s_p = running sum, over positions up to p, of
+ * row_count[i] * (b_row[k_i] + beta) inv[k_i] with i = sk_lda_esca_pair_at(p, nnz), S = the last s_p (0
+ * for an empty row); Q = alpha cum[K-1]; x = u (S + Q). If x < S the topic is k_i for the pair i at the
+ * first position p with s_p > x; otherwise it is the first k with cum[k] > (x - S) / alpha (K-1 if
+ * rounding leaves none).
  * With per-topic priors cum is sk_lda_esca_word_table_prior()'s table and alpha is 1.
  * O(nnz + log K).
  * \param row_topic the document's nonzero topics, increasing.

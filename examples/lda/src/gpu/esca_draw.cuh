@@ -4,8 +4,9 @@
 //
 // The draw of token t (document d, word v) in sweep i, as the CPU ESCA's (esca.c) but in float:
 //   w[k] = (B[v,k] + beta) / (n_k + V beta)                 the word's B_hat row (float)
-//   S    = sum over d's pairs (k, c) of c w[k]              the sparse part: up to 256 pairs the
-//                                                           strided hold's order, beyond warp running sums
+//   S    = sum over d's pairs (k, c) of c w[k]              the sparse part: up to 256 pairs in the
+//                                                           strided hold's order (sk_lda_esca_pair_at(),
+//                                                           the CPU's too), beyond in index order
 //   Q    = alpha sum_k w[k]                                 the dense part, the word's segment tree's total
 //   x    = u (S + Q), u = sk_rng_uniform_f64(seed, i, t)    in double, as the CPU's x
 //   x < S: the pair whose running sum first exceeds x (sk_warp_strided_find_f32, sk_warp_sample_prefix_by_f32)

@@ -3,6 +3,7 @@
 #include "gpu/esca_exact_kernels.cuh"
 #include "gpu/topic_inverse.cuh"
 
+#include "esca.h"  // sk_lda_esca_pair_at()
 #include "model.h"
 #include "samplekit/rng.cuh"
 
@@ -64,19 +65,24 @@ __global__ void draw_kernel(exact_draw_params p) {
   const double *cum = p.cum + row;
 
   double s = 0.0;
-  for (int32_t i = 0; i < nnz; ++i) s = __dadd_rn(s, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
+  for (int32_t q = 0; q < nnz; ++q) {
+    const int32_t i = sk_lda_esca_pair_at(q, nnz);
+    s = __dadd_rn(s, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
+  }
   const double u = sk_rng_uniform_f64(p.seed, p.iteration, (uint64_t)t);
   const double x = __dmul_rn(u, __dadd_rn(s, __dmul_rn(p.alpha, cum[p.num_topics - 1])));
   int32_t topic;
   if (x < s) {
-    // The first i whose running sum exceeds x; the last one is s > x, so the search stops by nnz - 1.
+    // The first position whose running sum exceeds x (in sk_lda_esca_pair_at()'s order); the last one
+    // is s > x, so the search stops by nnz - 1.
     double run = 0.0;
-    int32_t i = 0;
-    for (; i < nnz - 1; ++i) {
+    int32_t q = 0;
+    for (; q < nnz - 1; ++q) {
+      const int32_t i = sk_lda_esca_pair_at(q, nnz);
       run = __dadd_rn(run, sparse_term(row_count[i], b_row, p.inv, row_topic[i], p.beta));
       if (run > x) break;
     }
-    topic = (int32_t)row_topic[i];
+    topic = (int32_t)row_topic[sk_lda_esca_pair_at(q, nnz)];
   } else {
     topic = sk_lda_detail_first_above(cum, p.num_topics, __ddiv_rn(__dsub_rn(x, s), p.alpha));
   }
