@@ -41,12 +41,24 @@ struct block_row {
   }
 };
 
-// A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i].
-template <bool kSplit>
+// A document's sparse row against the word's B_hat row: weight i = count_i * w[topic_i]. kPacked: the
+// row's pairs are one word each, topic << 16 | count, in `topic` (gpu_state.cuh's packed-A part): a
+// group reads 4 bytes a pair, not 8 (the rows of A come from DRAM again for most groups at large T:
+// bench/RESULTS.md).
+template <bool kSplit, bool kPacked>
 struct sparse_weights {
-  const uint32_t *topic, *count;
+  const uint32_t *topic, *count;  // kPacked: count is not read
   block_row<kSplit> w;
-  __device__ __forceinline__ float operator()(int i) const { return (float)count[i] * w[(int32_t)topic[i]]; }
+  __device__ __forceinline__ float operator()(int i) const {
+    if (kPacked) {
+      const uint32_t pair = topic[i];
+      return (float)(pair & 0xffffu) * w[(int32_t)(pair >> 16)];
+    }
+    return (float)count[i] * w[(int32_t)topic[i]];
+  }
+  __device__ __forceinline__ int32_t topic_of(int i) const {
+    return kPacked ? (int32_t)(topic[i] >> 16) : (int32_t)topic[i];
+  }
 };
 
 // Rounds of the document's sparse row a warp holds in registers (rows of up to 256 pairs: one warp scan
@@ -90,7 +102,7 @@ __device__ __forceinline__ void count_topic(const draw_params &p, int32_t v, int
 // warp computes the uniforms of 32 consecutive positions at once (lane j those of position base + j)
 // and writes their topics together; for each group it builds the sparse running sums once (in
 // registers when the row has at most 256 pairs: the strided hold) and draws each of its tokens from them.
-template <bool kMark, bool kSplit>
+template <bool kMark, bool kSplit, bool kPacked>
 __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t g1, const block_row<kSplit> &w,
                             const dense_part &dense, float dense_total) {
   const int lane = sk_lane_id();
@@ -117,7 +129,8 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
     const int32_t nnz = __shfl_sync(SK_FULL_MASK, my_nnz, g - gc);
     const int32_t q0 = __shfl_sync(SK_FULL_MASK, my_q, g - gc);
     const int32_t q1 = g - gc + 1 < 32 ? __shfl_sync(SK_FULL_MASK, my_q, g - gc + 1) : p.group_start[g + 1];
-    const sparse_weights<kSplit> sparse{p.a_topic + begin, p.a_count + begin, w};
+    const sparse_weights<kSplit, kPacked> sparse{kPacked ? p.a_packed + begin : p.a_topic + begin,
+                                                 kPacked ? nullptr : p.a_count + begin, w};
     const bool cached = nnz <= kCachedRounds * 32;
     sk_warp_strided_hold_f32<kCachedRounds> hold;
     float s;
@@ -143,7 +156,7 @@ __device__ void draw_groups(const draw_params &p, int32_t v, int32_t g0, int32_t
         // s > 0, so some weight is positive and i >= 0 (every count is positive and w > 0)
         const int i = cached ? sk_warp_strided_find_f32<kCachedRounds>(SK_FULL_MASK, hold, (float)x)
                              : sk_warp_sample_prefix_by_f32(SK_FULL_MASK, sparse, nnz, (float)x);
-        topic = (int32_t)sparse.topic[i];
+        topic = sparse.topic_of(i);
       } else {
         // x - s may round past Q: the search then takes the last leaf, whose weight is positive
         const float y = (float)((x - (double)s) / p.alpha_d);
@@ -173,8 +186,8 @@ __device__ __forceinline__ void segment_row_entries(const draw_params &p, const 
 // Persistent blocks take items from a shared counter, largest first (the plan's order). For each: the
 // word's entries of the row, then the warps take the item's groups in turn, then the entries go back.
 // kMark: the draws also mark each (word, topic) they count in p.touched. kSplit: the row's tail is in
-// p.scratch (block_row).
-template <bool kMark, bool kSplit>
+// p.scratch (block_row). kPacked: A's pairs are read from p.a_packed (sparse_weights).
+template <bool kMark, bool kSplit, bool kPacked>
 __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p) {
   extern __shared__ float shared_rows[];
   __shared__ int32_t item_now;
@@ -205,7 +218,7 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
     const int32_t per_warp = (groups + warps - 1) / warps;
     const int32_t g0 = first + warp * per_warp;
     const int32_t g1 = g0 + per_warp < first + groups ? g0 + per_warp : first + groups;
-    if (g0 < g1) draw_groups<kMark, kSplit>(p, v, g0, g1, w, dense, dense_total);
+    if (g0 < g1) draw_groups<kMark, kSplit, kPacked>(p, v, g0, g1, w, dense, dense_total);
     __syncthreads();  // the draws read the row's entries and item_now until here
     segment_row_entries(p, w, dense.word.topic, nullptr, dense.word.nnz, true);  // no count: not live over the draws
   }
@@ -223,11 +236,14 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
   l.shared_floats = l.on_global ? head_floats_max : l.row_floats;
   l.shared_bytes = l.shared_floats * sizeof(float);
   // The instances of a row place take the same row; they share the register cap, so the occupancy of one
-  // is the other's.
-  void (*const kernels[2])(draw_params) = {l.on_global ? esca_draw_kernel<false, true> : esca_draw_kernel<false, false>,
-                                           l.on_global ? esca_draw_kernel<true, true> : esca_draw_kernel<true, false>};
+  // is the others'.
+  void (*const kernels[4])(draw_params) = {
+      l.on_global ? esca_draw_kernel<false, true, false> : esca_draw_kernel<false, false, false>,
+      l.on_global ? esca_draw_kernel<true, true, false> : esca_draw_kernel<true, false, false>,
+      l.on_global ? esca_draw_kernel<false, true, true> : esca_draw_kernel<false, false, true>,
+      l.on_global ? esca_draw_kernel<true, true, true> : esca_draw_kernel<true, false, true>};
   cudaError_t e = cudaSuccess;
-  for (int i = 0; i < 2 && e == cudaSuccess; ++i)
+  for (int i = 0; i < 4 && e == cudaSuccess; ++i)
     e = cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
   if (e != cudaSuccess) return e;
   int sms = 0, fit = 0;
@@ -267,14 +283,16 @@ cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStre
   if (p.num_items == 0) return cudaSuccess;
   if (launch.on_global != (p.scratch != nullptr)) return cudaErrorInvalidValue;  // the tails are the caller's
   const dim3 grid((unsigned)launch.blocks), block((unsigned)launch.threads);
-  const bool mark = p.touched != nullptr;
+  const bool mark = p.touched != nullptr, packed = p.a_packed != nullptr;
+  void (*kernel)(draw_params);
   if (launch.on_global) {
-    if (mark) esca_draw_kernel<true, true><<<grid, block, launch.shared_bytes, stream>>>(p);
-    else esca_draw_kernel<false, true><<<grid, block, launch.shared_bytes, stream>>>(p);
+    kernel = packed ? (mark ? esca_draw_kernel<true, true, true> : esca_draw_kernel<false, true, true>)
+                    : (mark ? esca_draw_kernel<true, true, false> : esca_draw_kernel<false, true, false>);
   } else {
-    if (mark) esca_draw_kernel<true, false><<<grid, block, launch.shared_bytes, stream>>>(p);
-    else esca_draw_kernel<false, false><<<grid, block, launch.shared_bytes, stream>>>(p);
+    kernel = packed ? (mark ? esca_draw_kernel<true, false, true> : esca_draw_kernel<false, false, true>)
+                    : (mark ? esca_draw_kernel<true, false, false> : esca_draw_kernel<false, false, false>);
   }
+  kernel<<<grid, block, launch.shared_bytes, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -41,6 +41,7 @@ struct draw_params {
   // The previous sweep's counts: A as pairs and 1 / (n_k + V beta) in float (B through the segments' lists).
   const int32_t *a_offsets;
   const uint32_t *a_topic, *a_count;
+  const uint32_t *a_packed;  // A's pairs as topic << 16 | count (gpu_state.cuh's packed-A part), or NULL
   const float *inv;
   // Outputs: the new topics (document order), B's counts for the next sweep (zeroed before: b_next or B
   // itself, gpu_state.cuh) and, when touched is not NULL, a mark for each (word, topic) counted (rows of

@@ -18,7 +18,9 @@
 namespace sk_lda_gpu {
 namespace {
 
-constexpr unsigned kParts = kStateDocuments | kStateInverse | kStateSegments;  // and kStateNext or kStateTouched
+// And kStateNext or kStateTouched. kStatePackedA: the draws read A's pairs in 4 bytes each (state_init()
+// keeps it when topics and counts fit 16 bits).
+constexpr unsigned kParts = kStateDocuments | kStateInverse | kStateSegments | kStatePackedA;
 
 // Whether the draws count into B and mark what they count (gpu_state.cuh's touched part) rather than into
 // a V x K array of next counts that the epilogue reads whole. The choice when the options leave it: the
@@ -132,7 +134,7 @@ int upload_plan(resident *r, const sk_lda_pdow_plan *plan, sk_ex_error *err) {
 // The draws of one sweep (between marks 1 and 2): every token of the plan, B's next counts.
 int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   const lda_state &st = r->base.state;
-  draw_params p;
+  draw_params p = {};
   p.token = r->plan_token;
   p.group_start = r->group_start;
   p.group_doc = r->group_doc;
@@ -143,6 +145,7 @@ int draw(resident *r, uint64_t iteration, sk_ex_error *err) {
   p.a_offsets = st.a_offsets;
   p.a_topic = st.a_topic;
   p.a_count = st.a_count;
+  p.a_packed = st.a_packed;  // NULL without the packed-A part
   draw_set_model(&p, st.inv, state_next_counts(st), st.touched, r->shape, st.num_topics, st.alpha, state_alpha_f(st),
                  st.beta, st.seed, iteration);
   p.z = st.z; /* in place: a draw reads the counts, never another token's topic */

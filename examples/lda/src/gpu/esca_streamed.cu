@@ -77,7 +77,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   if (cudaEventRecord(s->marks[3 * k + 1], stream) != cudaSuccess ||
       cudaMemsetAsync(s->next_item + w, 0, sizeof *s->next_item, stream) != cudaSuccess)
     return SK_ERROR_CUDA;
-  draw_params p;
+  draw_params p = {};
   memset(&p, 0, sizeof p);
   p.token = packed;
   p.group_start = packed + n;
@@ -89,6 +89,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   p.a_offsets = s->a_offsets[w];
   p.a_topic = s->a_topic[w];
   p.a_count = s->a_count[w];
+  p.a_packed = nullptr;  // a chunk's A is not packed
   draw_set_model(&p, st.inv, state_next_counts(st), st.touched, s->layout.shape, st.num_topics, st.alpha,
                  state_alpha_f(st), st.beta, st.seed, s->iteration);
   p.z = z; /* in place: a draw reads the counts, never another token's topic */

@@ -32,6 +32,17 @@ __global__ void topic_totals_kernel(const int32_t *b, int32_t num_words, int32_t
   if (sum != 0) atomicAdd(n_k + k, sum);
 }
 
+// The packed-A part: pair i of A as topic << 16 | count (both below 2^16, state_init()), for the pairs
+// A has (a_offsets[D] of the capacity).
+constexpr int kPackThreads = 256;
+
+__global__ void pack_a_kernel(const int32_t *a_offsets, int32_t num_docs, const uint32_t *topic, const uint32_t *count,
+                              uint32_t *packed, int64_t capacity) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= capacity || i >= (int64_t)a_offsets[num_docs]) return;
+  packed[i] = topic[i] << 16 | count[i];
+}
+
 int segc_fail(sk_ex_error *err, const char *what, sk_status st) {
   return sk_ex_fail(err, "GPU sampler: %s: %s (%s)", what, sk_status_string(st), sk_last_cuda_error_string());
 }
@@ -155,6 +166,15 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
     st->sum = rank->sum;
   }
   if (parts & kStateSegments) state_size_segments(st, m);
+  if (parts & kStatePackedA) {
+    /* a topic is below K and a count at most its document's length: both must fit 16 bits */
+    int64_t longest = 0;
+    for (int32_t d = 0; d < m->num_docs; ++d) {
+      const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
+      if (n > longest) longest = n;
+    }
+    if (!(parts & kStateDocuments) || m->num_topics > 65536 || longest > 65535) st->parts &= ~kStatePackedA;
+  }
   if ((parts & kStateTouched) && (parts & (kStateNext | kStateSegments)) != kStateSegments)
     return sk_ex_fail(err, "GPU sampler: the touched part goes with segments, not next (internal)");
   if (!(parts & kStateDocuments)) return 0;
@@ -177,6 +197,7 @@ void state_arrays(lda_state *st, device_arrays *list) {
     list->add(&st->a_offsets, D + 1, "A's offsets");
     list->add(&st->a_topic, pairs, "A's topics");
     list->add(&st->a_count, pairs, "A's counts");
+    if (st->parts & kStatePackedA) list->add(&st->a_packed, pairs, "A's packed pairs");
     list->add((unsigned char **)&st->workspace, st->workspace_bytes, "the segmented count's workspace");
   }
   if (st->parts & kStateNext) list->add(&st->b_next, vk, "B's next counts");
@@ -239,7 +260,14 @@ int state_rebuild_a(lda_state *st, sk_ex_error *err) {
                                              (const uint32_t *)st->z, NULL, st->num_topics, st->a_offsets,
                                              st->a_topic, st->a_count, (int32_t)st->pair_capacity, st->workspace,
                                              st->workspace_bytes, 0);
-  return s == SK_SUCCESS ? 0 : segc_fail(err, "counting A (segmented count)", s);
+  if (s != SK_SUCCESS) return segc_fail(err, "counting A (segmented count)", s);
+  if (st->a_packed != NULL && st->pair_capacity > 0) {
+    const int64_t blocks = (st->pair_capacity + kPackThreads - 1) / kPackThreads;
+    pack_a_kernel<<<(unsigned)blocks, kPackThreads>>>(st->a_offsets, st->num_docs, st->a_topic, st->a_count,
+                                                     st->a_packed, st->pair_capacity);
+    SK_EX_CUDA_TRY(cudaGetLastError(), "packing A's pairs");
+  }
+  return 0;
 }
 
 int state_inverse(lda_state *st, sk_ex_error *err) {
@@ -356,7 +384,7 @@ void state_counts(const lda_state *st, sk_lda_gpu_counts *out) {
 
 void state_free(lda_state *st) {
   void *const all[] = {st->b,         st->n_k,    st->doc_offsets, st->z,         st->a_offsets,
-                       st->a_topic,   st->a_count, st->workspace, st->b_next,   st->inv,
+                       st->a_topic,   st->a_count, st->a_packed, st->workspace, st->b_next,   st->inv,
                        st->alpha_k,   st->alpha_k_f, st->lg_alpha_k, st->seg.nnz, st->seg.topic_off,
                        st->seg.tree_off, st->seg.topic, st->seg.count, st->seg.tree, st->seg.prior, st->seg.rho,
                        st->seg.partials, st->touched, st->seg.big_words};
@@ -364,7 +392,7 @@ void state_free(lda_state *st) {
   st->b = st->b_next = st->doc_offsets = st->z = st->a_offsets = NULL;
   st->touched = NULL;
   st->n_k = NULL;
-  st->a_topic = st->a_count = NULL;
+  st->a_topic = st->a_count = st->a_packed = NULL;
   st->workspace = NULL;
   st->inv = NULL;
   st->alpha_k = st->lg_alpha_k = NULL;

@@ -80,6 +80,10 @@ enum : unsigned {
   kStateInverse = 4u,
   kStateSegments = 8u,  // needs kStateInverse
   kStateTouched = 16u,  // in place of kStateNext; needs kStateSegments
+  // A's pairs also as one word each, topic << 16 | count, for the draws (half the bytes a group reads);
+  // needs kStateDocuments. state_init() drops it when a topic or a count could pass 16 bits (K > 65,536
+  // or a document of more than 65,535 tokens).
+  kStatePackedA = 32u,
 };
 
 struct lda_state {
@@ -101,6 +105,7 @@ struct lda_state {
   unsigned long long *n_k;
   int32_t *doc_offsets, *z, *a_offsets;
   uint32_t *a_topic, *a_count;
+  uint32_t *a_packed;  // the packed-A part: a_topic[i] << 16 | a_count[i]
   void *workspace;
   size_t workspace_bytes;
   int32_t *b_next;
@@ -129,7 +134,8 @@ void state_arrays(lda_state *st, device_arrays *list);
 // device, the next counts zeroed, A rebuilt from z, the word segments placed; waits for the device.
 int state_upload(lda_state *st, const sk_lda_model *m, sk_ex_error *err);
 
-// A rebuilt from the device z (documents part), queued on the legacy default stream.
+// A rebuilt from the device z (documents part), and packed (packed-A part), queued on the legacy default
+// stream.
 int state_rebuild_a(lda_state *st, sk_ex_error *err);
 
 // inv[k] = (float)(1 / (n_k + V beta)), computed in double (inverse part), queued.
