@@ -169,10 +169,11 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
   if (parts & kStatePackedA) {
     /* a topic is below K and a count at most its document's length: both must fit 16 bits */
     int64_t longest = 0;
-    for (int32_t d = 0; d < m->num_docs; ++d) {
-      const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
-      if (n > longest) longest = n;
-    }
+    if ((parts & kStateDocuments) && m->num_topics <= 65536)
+      for (int32_t d = 0; d < m->num_docs && longest <= 65535; ++d) {
+        const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
+        if (n > longest) longest = n;
+      }
     if (!(parts & kStateDocuments) || m->num_topics > 65536 || longest > 65535) st->parts &= ~kStatePackedA;
   }
   if ((parts & kStateTouched) && (parts & (kStateNext | kStateSegments)) != kStateSegments)
