@@ -4,6 +4,8 @@
 // ones (sk_warp_sample_prefix_by_f32) and the RNG.
 #include "gpu/esca_draw.cuh"
 
+#include "esca.h"  // SK_LDA_ESCA_HOLD_PAIRS
+
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
 #include "samplekit/warp_sample_prefix.cuh"
@@ -68,6 +70,9 @@ struct sparse_weights {
 #define SK_LDA_DRAW_CACHED_ROUNDS 8
 #endif
 constexpr int kCachedRounds = SK_LDA_DRAW_CACHED_ROUNDS;
+// The CPU ESCA adds a row of up to SK_LDA_ESCA_HOLD_PAIRS pairs in the hold's order (esca.h,
+// sk_lda_esca_pair_at()): the two must hold the same rows, or the CPU and the GPU part for every long row.
+static_assert(kCachedRounds * 32 == SK_LDA_ESCA_HOLD_PAIRS, "the hold's rows must be the CPU order's (esca.h)");
 
 // The dense part of an item's draws: the word's segments and the prior tree.
 struct dense_part {
