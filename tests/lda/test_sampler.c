@@ -621,6 +621,33 @@ static void test_aga_exact_chains(void) {
 }
 #endif
 
+/* ---- ESCA's order of a row's pairs (esca.h's sk_lda_esca_pair_at) -------------------------------- */
+
+/* For every row length up to 300: the positions map onto the pairs one to one, in the order of a warp of
+   32 lanes that holds pairs r, r + 32, ... in lane r, the lanes one after another (rows of up to 256),
+   else in index order; rows of at most 32 pairs keep index order either way. */
+static void test_esca_pair_order(void) {
+  int32_t order[300], seen[300];
+  for (int32_t nnz = 0; nnz <= 300; ++nnz) {
+    int32_t n = 0;
+    if (nnz <= SK_LDA_ESCA_HOLD_PAIRS) {
+      for (int32_t r = 0; r < 32; ++r)
+        for (int32_t i = r; i < nnz; i += 32) order[n++] = i;
+    } else {
+      for (int32_t i = 0; i < nnz; ++i) order[n++] = i;
+    }
+    memset(seen, 0, sizeof seen);
+    int ok = n == nnz;
+    for (int32_t p = 0; p < nnz && ok; ++p) {
+      const int32_t i = sk_lda_esca_pair_at(p, nnz);
+      ok = i >= 0 && i < nnz && !seen[i] && i == order[p] && (nnz > 32 || i == p);
+      if (ok) seen[i] = 1;
+    }
+    sk_test_context("ESCA pair order, nnz = %d", (int)nnz);
+    SK_CHECK(ok, "sk_lda_esca_pair_at is not the hold's order");
+  }
+}
+
 /* ---- ESCA's draw rule, re-implemented from esca.h, token by token -------------------------------- */
 
 static void test_esca_exact_draws(void) {
@@ -919,6 +946,7 @@ int main(int argc, char **argv) {
   }
   test_argument_checks();
   test_cgs_reproducible_and_extreme_k();
+  test_esca_pair_order();
   test_esca_exact_draws();
   test_esca_thread_independence();
   test_likelihood_rises();
