@@ -49,15 +49,19 @@ int32_t sk_lda_esca_draw(const int32_t *row_topic, const int32_t *row_count, int
                          const double *cum, const double *inv, int32_t num_topics, double alpha, double beta,
                          double u, double *psum) {
   double s = 0.0;
-  for (int32_t p = 0; p < nnz; ++p) {
-    const int32_t i = sk_lda_esca_pair_at(p, nnz);
-    const int32_t k = row_topic[i];
-    s += (double)row_count[i] * (((double)b_row[k] + beta) * inv[k]);
-    psum[p] = s;
-  }
+  /* sk_lda_esca_pair_at()'s order without a division a pair: lane r of the hold takes pairs r, r + 32, ...
+     (a longer row: one "lane" of stride nnz per pair, index order) */
+  const int32_t stride = nnz <= SK_LDA_ESCA_HOLD_PAIRS ? 32 : nnz;
+  int32_t p = 0;
+  for (int32_t r = 0; r < stride && r < nnz; ++r)
+    for (int32_t i = r; i < nnz; i += stride) {
+      const int32_t k = row_topic[i];
+      s += (double)row_count[i] * (((double)b_row[k] + beta) * inv[k]);
+      psum[p++] = s;
+    }
   const double x = u * (s + alpha * cum[num_topics - 1]);
   if (x < s) {
-    int32_t p = 0;
+    p = 0;
     while (psum[p] <= x) ++p; /* stops at the latest at nnz - 1, where psum = s > x */
     return row_topic[sk_lda_esca_pair_at(p, nnz)];
   }
