@@ -77,7 +77,7 @@ sk_status run_chunk(const sk_csr_chunk_view *view, sk_stream stream_handle, void
   if (cudaEventRecord(s->marks[3 * k + 1], stream) != cudaSuccess ||
       cudaMemsetAsync(s->next_item + w, 0, sizeof *s->next_item, stream) != cudaSuccess)
     return SK_ERROR_CUDA;
-  draw_params p = {};
+  draw_params p;
   memset(&p, 0, sizeof p);
   p.token = packed;
   p.group_start = packed + n;
