@@ -259,12 +259,11 @@ static void test_device_exact(int seed) {
     const int R = kRs[k.r], top = 31 - __builtin_clz(k.mask);
     uint32_t want[32];
     for (int o = 0; o < kOutWords; ++o) {
-      float total = 0.0f;
+      float sums[32], running[32];
       sk_ref_blocked_path path = SK_REF_BLOCKED_FOUND;
       const int p = o - 1;
       const uint32_t value =
-          o == 0 ? (sk_ref_warp_strided_find_f32(k.mask, R, w + k.offset, k.n, 0.0f, &total, SK_REF_BLOCKED_NO_BUG, NULL),
-                    sk_test_f32_bits(total))
+          o == 0 ? sk_test_f32_bits(sk_ref_warp_strided_hold_f32(k.mask, R, w + k.offset, k.n, sums, running, NULL))
                  : (uint32_t)sk_ref_warp_strided_find_f32(k.mask, R, w + k.offset, k.n, k.x[p], NULL,
                                                           SK_REF_BLOCKED_NO_BUG, &path);
       if (o > 0) {
