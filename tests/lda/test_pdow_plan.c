@@ -21,7 +21,8 @@
  *   items   every group is in exactly one item; an item is a non-empty run of consecutive groups of
  *           the word item_word in one chunk, of at most item_tokens tokens unless it is one group;
  *           items are cut greedily (an item and the next group of its word and chunk together hold
- *           more than item_tokens tokens); items come by decreasing token count, ties by first group.
+ *           more than item_tokens tokens); items come chunk by chunk, and inside a chunk by
+ *           decreasing token count, ties by first group.
  *
  * Failures: a NULL plan, a NULL corpus, a corpus without its arrays, T > INT32_MAX and item_tokens
  * below 1 fail with a message (err may be NULL) and leave *plan zeroed.
@@ -33,9 +34,11 @@
  * T, INT64_MAX and a random one, and item_tokens 1, 2, 7, a random one and INT32_MAX. It fails where
  * the build fails, with the same kind of message, and on NULL outputs.
  *
- * With --gpu (registered as the gpu test test_pdow_plan_gpu): the one-chunk plan built on the GPU
- * (gpu/pdow_plan_gpu.h, what the resident GPU ESCA sampler uses) must equal the host's array by array
- * on the named corpora, seeded random ones, KOS and 20 Newsgroups. Without a GPU it exits 77.
+ * With --gpu (registered as the gpu test test_pdow_plan_gpu): the plan built on the GPU
+ * (gpu/pdow_plan_gpu.h, what the resident GPU ESCA sampler uses) must equal the host's array by array,
+ * chunks included (one chunk, chunks of 1 token and of T / 3 + 1; on KOS and 20 Newsgroups one chunk,
+ * T / 3 + 1 and T / 7), on the named corpora, seeded random ones, KOS and 20 Newsgroups. Without a GPU
+ * it exits 77.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -180,10 +183,12 @@ static int check_items(const sk_lda_pdow_plan *p, int32_t item_tokens, const pla
                     "item %d (%lld tokens) stops before group %d (%d tokens) of its word and chunk, which fits",
                     (int)i, (long long)tokens, (int)g1, (int)(gs[g1 + 1] - gs[g1]));
     if (ok && i > 0) {
-      const int64_t prev = (int64_t)gs[p->item_end[i - 1]] - gs[p->item_group[i - 1]];
-      ok = SK_CHECK(prev > tokens || (prev == tokens && p->item_group[i - 1] < g0),
-                    "item %d (%lld tokens, group %d) follows item %d (%lld tokens, group %d)", (int)i,
-                    (long long)tokens, (int)g0, (int)i - 1, (long long)prev, (int)p->item_group[i - 1]);
+      const int32_t pg = p->item_group[i - 1];
+      const int64_t prev = (int64_t)gs[p->item_end[i - 1]] - gs[pg];
+      const int32_t pch = v->group_chunk[pg], ch = v->group_chunk[g0];
+      ok = SK_CHECK(pch < ch || (pch == ch && (prev > tokens || (prev == tokens && pg < g0))),
+                    "item %d (chunk %d, %lld tokens, group %d) follows item %d (chunk %d, %lld tokens, group %d)",
+                    (int)i, (int)ch, (long long)tokens, (int)g0, (int)i - 1, (int)pch, (long long)prev, (int)pg);
     }
   }
   for (int32_t g = 0; g < G && ok; ++g) ok = SK_CHECK(owner[g] >= 0, "group %d is in no item", (int)g);
@@ -365,9 +370,10 @@ static const hand_plan hand_plans[] = {
        order: g0 (1 token), g1 (1), g2 (2), g3 (2), g4 (1), g5 (1); g1 + g2 and g3 + g4 are over 2. */
     {"one chunk", 0, 1, {0, 4}, {1, 3, 4, 5, 0, 2, 7, 6}, {0, 1, 2, 4, 6, 7, 8}, {0, 0, 2, 0, 3, 3},
      {1, 2, 0, 1, 2, 3}, {2, 3, 0, 1, 4, 5}, {3, 4, 1, 2, 5, 6}},
-    /* chunk_tokens 4: chunks [d0 d1] and [d2 d3], no two adjacent groups share word and chunk. */
+    /* chunk_tokens 4: chunks [d0 d1] and [d2 d3], no two adjacent groups share word and chunk. Items
+       chunk by chunk: g2 (2 tokens), g0, g1; then g3 (2), g4, g5. */
     {"chunk_tokens 4", 4, 2, {0, 2, 4}, {1, 3, 0, 2, 4, 5, 7, 6}, {0, 1, 2, 4, 6, 7, 8}, {0, 0, 0, 2, 3, 3},
-     {2, 1, 0, 1, 2, 3}, {2, 3, 0, 1, 4, 5}, {3, 4, 1, 2, 5, 6}},
+     {2, 0, 1, 1, 2, 3}, {2, 0, 1, 3, 4, 5}, {3, 1, 2, 4, 5, 6}},
 };
 
 static void test_by_hand(void) {
@@ -521,15 +527,18 @@ static void test_failures(void) {
 }
 
 #ifdef SK_LDA_HAVE_GPU
-/* The device plan (gpu/pdow_plan_gpu.h) against the host's one-chunk plan, array by array. */
-static void check_device_plan(const sk_lda_corpus *c, const char *name, int32_t item_tokens) {
-  sk_test_context("device plan: %s (D %d, V %d, T %lld), item_tokens %d", name, (int)c->num_docs, (int)c->num_words,
-                  (long long)c->num_tokens, (int)item_tokens);
+/* The device plan (gpu/pdow_plan_gpu.h) against the host's, array by array. */
+static void check_device_plan_chunks(const sk_lda_corpus *c, const char *name, int64_t chunk_tokens,
+                                     int32_t item_tokens) {
+  sk_test_context("device plan: %s (D %d, V %d, T %lld), chunk_tokens %lld, item_tokens %d", name, (int)c->num_docs,
+                  (int)c->num_words, (long long)c->num_tokens, (long long)chunk_tokens, (int)item_tokens);
   sk_ex_error err = {""};
   sk_lda_pdow_plan host, dev;
   sk_lda_pdow_plan_gpu g;
-  if (!SK_CHECK(sk_lda_pdow_plan_build(c, 0, item_tokens, &host, &err) == 0, "host plan: %s", err.message)) return;
-  int ok = SK_CHECK(sk_lda_pdow_plan_gpu_build(c, 0, item_tokens, &g, &err) == 0, "device plan: %s", err.message);
+  if (!SK_CHECK(sk_lda_pdow_plan_build(c, chunk_tokens, item_tokens, &host, &err) == 0, "host plan: %s", err.message))
+    return;
+  int ok = SK_CHECK(sk_lda_pdow_plan_gpu_build(c, 0, chunk_tokens, item_tokens, &g, &err) == 0, "device plan: %s",
+                    err.message);
   ok = ok && SK_CHECK(sk_lda_pdow_plan_gpu_download(&g, &dev, &err) == 0, "download: %s", err.message);
   sk_lda_pdow_plan_gpu_free(&g);
   if (ok && SK_CHECK(dev.num_groups == host.num_groups && dev.num_items == host.num_items,
@@ -541,15 +550,26 @@ static void check_device_plan(const sk_lda_corpus *c, const char *name, int32_t 
     check_array("item_word", dev.item_word, host.item_word, host.num_items);
     check_array("item_group", dev.item_group, host.item_group, host.num_items);
     check_array("item_end", dev.item_end, host.item_end, host.num_items);
-    SK_CHECK(dev.max_group_tokens == host.max_group_tokens && dev.chunk_docs[1] == host.chunk_docs[1],
-             "max_group_tokens %d, the host's %d", (int)dev.max_group_tokens, (int)host.max_group_tokens);
+    SK_CHECK(dev.max_group_tokens == host.max_group_tokens, "max_group_tokens %d, the host's %d",
+             (int)dev.max_group_tokens, (int)host.max_group_tokens);
+    if (SK_CHECK(dev.num_chunks == host.num_chunks, "%d chunks, the host's %d", (int)dev.num_chunks,
+                 (int)host.num_chunks))
+      check_array("chunk_docs", dev.chunk_docs, host.chunk_docs, host.num_chunks + 1);
   }
   if (ok) sk_lda_pdow_plan_free(&dev);
   sk_lda_pdow_plan_free(&host);
 }
 
+/* One chunk, chunks of one token (a chunk a non-empty document) and of T / 3 + 1 tokens. */
+static void check_device_plan(const sk_lda_corpus *c, const char *name, int32_t item_tokens) {
+  check_device_plan_chunks(c, name, 0, item_tokens);
+  check_device_plan_chunks(c, name, 1, item_tokens);
+  check_device_plan_chunks(c, name, c->num_tokens / 3 + 1, item_tokens);
+}
+
 /* --gpu: the named corpora with tokens, seeded random ones and KOS and 20 Newsgroups when present, at
-   item sizes 1, 3, 64, 512 and INT32_MAX; T = 0 refused with a message. */
+   item sizes 1, 3, 64, 512 and INT32_MAX, each in one chunk and in chunks (check_device_plan; the two
+   corpora in one chunk, chunks of T / 3 + 1 and of T / 7); T = 0 refused with a message. */
 static int test_device_plans(void) {
   sk_ex_error why;
   if (sk_ex_gpu_probe(0, NULL, 0, &why) != 0) {
@@ -566,7 +586,7 @@ static int test_device_plans(void) {
       sk_lda_pdow_plan_gpu g;
       sk_ex_error err = {""};
       sk_test_context("device plan: %s", name);
-      SK_CHECK(sk_lda_pdow_plan_gpu_build(&c, 0, 4, &g, &err) != 0 && strstr(err.message, "tokens") != NULL,
+      SK_CHECK(sk_lda_pdow_plan_gpu_build(&c, 0, 0, 4, &g, &err) != 0 && strstr(err.message, "tokens") != NULL,
                "T = 0 built, or said '%s'", err.message);
     }
     sk_lda_corpus_free(&c);
@@ -581,8 +601,9 @@ static int test_device_plans(void) {
     sk_lda_corpus c;
     memset(&c, 0, sizeof c);
     if (!read_shared_corpus(shared[s], &c)) continue;
-    check_device_plan(&c, shared[s], 512);
-    check_device_plan(&c, shared[s], 37);
+    check_device_plan_chunks(&c, shared[s], 0, 512);
+    check_device_plan_chunks(&c, shared[s], c.num_tokens / 3 + 1, 37);
+    check_device_plan_chunks(&c, shared[s], c.num_tokens / 7, 512);
     sk_lda_corpus_free(&c);
   }
   return sk_test_finish();

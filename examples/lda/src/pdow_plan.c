@@ -19,10 +19,8 @@ void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-/* The end of the chunk that starts at document d0 < D: documents are added while the chunk holds at most
-   chunk_tokens tokens, a non-empty document that would not fit starts the next chunk unless the chunk
-   holds no token yet, and empty documents always join. The one cut rule of the build and the count. */
-static int32_t chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0) {
+/* The one cut rule of the build, the count and the device build (pdow_plan.h). */
+int32_t sk_lda_pdow_chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0) {
   int64_t in_chunk = 0;
   int32_t d = d0;
   for (; d < c->num_docs; ++d) {
@@ -40,7 +38,7 @@ static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow
   if (p->chunk_docs == NULL) return 1;
   p->chunk_docs[0] = 0;
   do {
-    d = chunk_end(c, chunk_tokens, d);
+    d = sk_lda_pdow_chunk_end(c, chunk_tokens, d);
     p->chunk_docs[++chunks] = d;
   } while (d < c->num_docs);
   p->num_chunks = chunks;
@@ -74,49 +72,6 @@ static int samplekit_fail(sk_status st, const sk_lda_corpus *c, sk_ex_error *err
     return sk_ex_fail(err, "PDOW plan: out of memory (%lld tokens, V = %d)", (long long)c->num_tokens,
                        (int)c->num_words);
   return sk_ex_fail(err, "PDOW plan: %s (a word id outside [0, %d)?)", sk_status_string(st), (int)c->num_words);
-}
-
-/* The items of all chunks by decreasing token count, ties by position: each chunk's items come from
-   samplekit in that order, so a stable merge of the chunks' runs by token count gives it (the earlier
-   chunk first on a tie). run[] holds the C + 1 run boundaries and is used up. */
-static int merge_chunk_items(sk_lda_pdow_plan *p, int64_t *run, int32_t runs) {
-  const size_t n = (size_t)p->num_items;
-  int32_t *idx = (int32_t *)malloc((n > 0 ? 2 * n : 1) * sizeof *idx);
-  int32_t *size = (int32_t *)malloc((n > 0 ? n : 1) * sizeof *size);
-  if (idx == NULL || size == NULL) {
-    free(idx);
-    free(size);
-    return 1;
-  }
-  int32_t *from = idx, *to = idx + n;
-  for (size_t k = 0; k < n; ++k) {
-    from[k] = (int32_t)k;
-    size[k] = p->group_start[p->item_end[k]] - p->group_start[p->item_group[k]];
-  }
-  while (runs > 1) {
-    int32_t kept = 0;
-    for (int32_t r = 0; r < runs; r += 2, ++kept) {
-      const int64_t a0 = run[r], a1 = run[r + 1], b1 = r + 2 <= runs ? run[r + 2] : a1;
-      int64_t a = a0, b = a1, out = a0;
-      while (a < a1 && b < b1) to[out++] = size[from[b]] > size[from[a]] ? from[b++] : from[a++];
-      while (a < a1) to[out++] = from[a++];
-      while (b < b1) to[out++] = from[b++];
-      run[kept] = a0;
-    }
-    run[kept] = (int64_t)n;
-    runs = kept;
-    int32_t *t = from;
-    from = to;
-    to = t;
-  }
-  int32_t *const fields[3] = {p->item_word, p->item_group, p->item_end};
-  for (int f = 0; f < 3; ++f) {
-    for (size_t k = 0; k < n; ++k) to[k] = fields[f][from[k]];
-    memcpy(fields[f], to, n * sizeof *to);
-  }
-  free(idx);
-  free(size);
-  return 0;
 }
 
 /* Room for `groups` groups and `items` items in the plan's arrays (capacities *group_cap, *item_cap, grown
@@ -164,24 +119,19 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
     (void)chunk_span(c, p, ch, &d0, &d1, &t0, &n);
     if (n > most) most = n;
   }
-  int64_t *item_base = (int64_t *)malloc(((size_t)C + 1) * sizeof *item_base); /* each chunk's first item */
   int32_t *position_doc = (int32_t *)malloc(((size_t)most > 0 ? (size_t)most : 1) * sizeof *position_doc);
   int64_t *offsets = (int64_t *)malloc(((size_t)c->num_words + 1) * sizeof *offsets);
   p->token = (int32_t *)malloc((T > 0 ? T : 1) * sizeof *p->token);
   size_t group_cap = 0, item_cap = 0;
-  if (st == SK_SUCCESS && (item_base == NULL || position_doc == NULL || offsets == NULL || p->token == NULL ||
+  if (st == SK_SUCCESS && (position_doc == NULL || offsets == NULL || p->token == NULL ||
                            reserve(p, 1, 1, &group_cap, &item_cap) != 0))
     st = SK_ERROR_HOST_ALLOCATION_FAILED;
-  if (st == SK_SUCCESS) {
-    p->group_start[0] = 0; /* for a corpus of no documents */
-    item_base[0] = 0;
-  }
+  if (st == SK_SUCCESS) p->group_start[0] = 0; /* for a corpus of no documents */
   int64_t G = 0, I = 0;
   for (int32_t ch = 0; ch < C && st == SK_SUCCESS; ++ch) {
     int32_t d0, d1;
     int64_t t0, n, g = 0, i = 0;
     const int32_t *tokens = chunk_span(c, p, ch, &d0, &d1, &t0, &n);
-    item_base[ch + 1] = item_base[ch];
     if (d0 == d1) continue;
     st = sk_csr_chunk_order_rows_host(c->doc_offsets + d0, d1 - d0, tokens, n, c->num_words, p->token + t0,
                                       position_doc, offsets);
@@ -207,7 +157,6 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
       }
     G += g;
     I += i;
-    item_base[ch + 1] = I;
   }
   free(position_doc);
   free(offsets);
@@ -218,9 +167,7 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
       const int32_t n = p->group_start[g + 1] - p->group_start[g];
       if (n > p->max_group_tokens) p->max_group_tokens = n;
     }
-    if (C > 1 && merge_chunk_items(p, item_base, C) != 0) st = SK_ERROR_HOST_ALLOCATION_FAILED;
   }
-  free(item_base);
   if (st != SK_SUCCESS) {
     sk_lda_pdow_plan_free(p);
     return samplekit_fail(st, c, err);
@@ -265,7 +212,7 @@ int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
   for (size_t v = 0; v < V; ++v) item_chunk[v] = -1;
   int32_t groups = 0, items = 0;
   for (int32_t d0 = 0, ch = 0; d0 < c->num_docs; ++ch) {
-    const int32_t d1 = chunk_end(c, chunk_tokens, d0);
+    const int32_t d1 = sk_lda_pdow_chunk_end(c, chunk_tokens, d0);
     for (int32_t d = d0; d < d1; ++d) {
       const int64_t t0 = c->doc_offsets[d], t1 = c->doc_offsets[d + 1];
       for (int64_t t = t0; t < t1; ++t) ++in_doc[c->tokens[t]];

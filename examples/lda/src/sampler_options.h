@@ -37,7 +37,9 @@ typedef struct sk_lda_esca_options {
   int threads;          /**< threads per block, a multiple of 32, 32 to 1024 (0: the draw's choice, esca_draw.cuh)*/
   int blocks_per_sm;    /**< persistent blocks per multiprocessor (0: as many as fit) */
   int32_t item_tokens;  /**< most tokens of an item (0: T / (4 x persistent blocks), from 64 to 4096) */
-  int64_t chunk_tokens; /**< most tokens of a chunk of the PDOW order (0: one chunk) */
+  int64_t chunk_tokens; /**< most tokens of a chunk of the PDOW order (0: the sampler's choice, half the
+                             device's L2 bytes, which the environment's SK_LDA_CHUNK_TOKENS overrides, for
+                             benchmarks; at least T: one chunk) */
   int next_counts;      /**< an sk_lda_next_counts: how the next sweep's B is counted (0: the sampler's choice,
                              which the environment's SK_LDA_NEXT_COUNTS=dense|sparse overrides, for
                              benchmarks). Sparse needs one GPU (no rank link) */

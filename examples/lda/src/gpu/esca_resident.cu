@@ -57,6 +57,7 @@ struct resident {
   gpu_sampler base;
   draw_shape shape;
   int32_t item_tokens;
+  int64_t chunk_tokens;  // the plan's chunks (chunk_tokens_for())
   int32_t num_groups, num_items;
   // The PDOW plan (pdow_plan.h) on the device, the scheduler's counter, the tails of the blocks' rows (K over 55,296).
   int32_t *plan_token, *group_start, *group_doc, *item_word, *item_group, *item_end;
@@ -95,8 +96,31 @@ void list_arrays(resident *r, int32_t groups, int32_t items, device_arrays *list
   if (r->shape.on_global) list->add(&r->scratch, r->shape.scratch_floats, "the tails of the blocks' rows");
 }
 
+// The plan's chunk size: o->chunk_tokens, else SK_LDA_CHUNK_TOKENS from the environment (for benchmarks),
+// else half the device's L2 bytes in tokens (25 M on an H200): the blocks then draw one chunk's documents
+// at a time and the chunk's rows of A (4 bytes a pair packed, a pair a token at most) stay in L2 while its
+// groups re-read them. NYTimes-scale at K = 1,024 on an H200: one chunk 2,748 Mtok/s; 12 M, 24 M and 48 M
+// tokens 2,895, 2,907 and 2,832 (bench/RESULTS.md).
+int chunk_tokens_for(int gpu, const sk_lda_esca_options *o, int64_t *chunk_tokens, sk_ex_error *err) {
+  *chunk_tokens = o->chunk_tokens;
+  if (*chunk_tokens > 0) return 0;
+  const char *env = getenv("SK_LDA_CHUNK_TOKENS");
+  if (env != NULL && *env != '\0') {
+    char *end = NULL;
+    const long long v = strtoll(env, &end, 10);
+    if (*end != '\0' || v < 1)
+      return sk_ex_fail(err, "GPU ESCA: SK_LDA_CHUNK_TOKENS is '%s'; it takes a positive number of tokens", env);
+    *chunk_tokens = v;
+    return 0;
+  }
+  int l2 = 0;
+  SK_EX_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu), "reading the L2 size");
+  *chunk_tokens = l2 > 1 ? l2 / 2 : 0;
+  return 0;
+}
+
 // What fits and create both need before the plan: the checks, the state's shape, the launch, the
-// items' size. The model must be initialised.
+// items' and chunks' sizes. The model must be initialised.
 int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
             const sk_lda_rank_link *rank, sk_ex_error *err) {
   if (check_options(o, err) != 0) return 1;
@@ -110,7 +134,7 @@ int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, con
   SK_EX_CUDA_TRY(draw_choose_shape(device->gpu, m->num_topics, o->threads, o->blocks_per_sm, &r->shape),
                   "choosing the launch");
   r->item_tokens = o->item_tokens > 0 ? o->item_tokens : draw_default_item_tokens(m->num_tokens, r->shape);
-  return 0;
+  return chunk_tokens_for(device->gpu, o, &r->chunk_tokens, err);
 }
 
 // The message of a model that does not fit, as the CLI shows it.
@@ -196,13 +220,11 @@ int allocate_and_upload(resident *r, const sk_lda_model *m, int32_t groups, int3
 }
 
 // Whether the plan may be built on the device (pdow_plan_gpu.h: the host's plan bit for bit, in about
-// 1.5 s at 10^9 tokens where the host's one thread takes 40): it is one chunk, there are tokens, and
-// SK_LDA_HOST_PLAN is not set; and the budget holds the build (about 52 bytes a token, freed at the end)
-// beside the sampler's arrays sized for the most groups and items there can be (T each).
-int device_plan_fits(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o, uint64_t budget,
-                     sk_ex_error *err) {
-  const int one_chunk = o->chunk_tokens <= 0 || o->chunk_tokens >= m->num_tokens;
-  if (!one_chunk || m->num_tokens < 1 || getenv("SK_LDA_HOST_PLAN") != NULL) return 0;
+// 1.5 s at 10^9 tokens where the host's one thread takes 40): there are tokens and SK_LDA_HOST_PLAN is
+// not set; and the budget holds the build (about 52 bytes a token, freed at the end) beside the
+// sampler's arrays sized for the most groups and items there can be (T each).
+int device_plan_fits(resident *r, const sk_lda_model *m, uint64_t budget, sk_ex_error *err) {
+  if (m->num_tokens < 1 || getenv("SK_LDA_HOST_PLAN") != NULL) return 0;
   size_t plan_bytes = 0;
   if (sk_lda_pdow_plan_gpu_bytes(m->corpus, r->base.state.gpu, &plan_bytes, err) != 0) return 0;
   device_arrays most;
@@ -213,11 +235,10 @@ int device_plan_fits(resident *r, const sk_lda_model *m, const sk_lda_esca_optio
 // fits()' sizes of the plan: counted on the device when it may be built there (device_plan_fits(); the
 // host's count takes 7 s at 10^9 tokens), else, or when the device's build fails (its memory taken by
 // others), on the host.
-int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o, uint64_t budget, int32_t *groups,
-               int32_t *items, sk_ex_error *err) {
-  if (device_plan_fits(r, m, o, budget, err)) {
+int count_plan(resident *r, const sk_lda_model *m, uint64_t budget, int32_t *groups, int32_t *items, sk_ex_error *err) {
+  if (device_plan_fits(r, m, budget, err)) {
     sk_lda_pdow_plan_gpu g;
-    if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) == 0) {
+    if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->chunk_tokens, r->item_tokens, &g, err) == 0) {
       *groups = g.plan.num_groups;
       *items = g.plan.num_items;
       sk_lda_pdow_plan_gpu_free(&g);
@@ -225,14 +246,15 @@ int count_plan(resident *r, const sk_lda_model *m, const sk_lda_esca_options *o,
     }
     (void)cudaGetLastError(); /* an allocation that failed: the host counts instead */
   }
-  return sk_lda_pdow_plan_count(m->corpus, o->chunk_tokens, r->item_tokens, groups, items, err);
+  return sk_lda_pdow_plan_count(m->corpus, r->chunk_tokens, r->item_tokens, groups, items, err);
 }
 
-// The one-chunk plan built on the device (device_plan_fits() true), copied into the sampler's arrays of
-// its exact sizes.
+// The plan built on the device (device_plan_fits() true), copied into the sampler's arrays of its exact
+// sizes.
 int build_on_device(resident *r, const sk_lda_model *m, uint64_t budget, const char *what, sk_ex_error *err) {
   sk_lda_pdow_plan_gpu g;
-  if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->item_tokens, &g, err) != 0) return 1;
+  if (sk_lda_pdow_plan_gpu_build(m->corpus, r->base.state.gpu, r->chunk_tokens, r->item_tokens, &g, err) != 0)
+    return 1;
   int rc = allocate_and_upload(r, m, g.plan.num_groups, g.plan.num_items, budget, what, err);
   if (rc == 0) rc = upload_plan(r, &g.plan, err);
   sk_lda_pdow_plan_gpu_free(&g);
@@ -240,10 +262,9 @@ int build_on_device(resident *r, const sk_lda_model *m, uint64_t budget, const c
 }
 
 // create's work once r is prepared: the dense part against the budget, the plan (on the device when it
-// is one chunk and the device has room, else on the host), its exact bytes, the arrays, the uploads.
+// has room, else on the host), its exact bytes, the arrays, the uploads.
 // Returns SK_LDA_SAMPLER_BUDGET_ERROR when the budget cannot hold it.
-int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
-          sk_ex_error *err) {
+int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, sk_ex_error *err) {
   uint64_t budget = 0;
   if (sk_lda_device_budget(device, &budget, NULL, err) != 0) return 1;
   char what[160];
@@ -253,9 +274,9 @@ int build(resident *r, const sk_lda_model *m, const sk_lda_device *device, const
   sk_lda_sampler_fit fit;
   fit_answer(&fit, dense.bytes(), budget, what);  /* before the plan's host work */
   if (!fit.fits) return sk_ex_fail(err, "%s", fit.why), SK_LDA_SAMPLER_BUDGET_ERROR;
-  if (device_plan_fits(r, m, o, budget, err)) return build_on_device(r, m, budget, what, err);
+  if (device_plan_fits(r, m, budget, err)) return build_on_device(r, m, budget, what, err);
   sk_lda_pdow_plan plan;
-  if (sk_lda_pdow_plan_build(m->corpus, o->chunk_tokens, r->item_tokens, &plan, err) != 0) return 1;
+  if (sk_lda_pdow_plan_build(m->corpus, r->chunk_tokens, r->item_tokens, &plan, err) != 0) return 1;
   int rc = allocate_and_upload(r, m, plan.num_groups, plan.num_items, budget, what, err);
   if (rc == 0) rc = upload_plan(r, &plan, err);
   sk_lda_pdow_plan_free(&plan);
@@ -282,7 +303,7 @@ extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_dev
   memset(&r, 0, sizeof r);
   if (prepare(&r, m, device, o, rank, err) != 0) return 1;
   int32_t groups = 0, items = 0;
-  if (count_plan(&r, m, o, budget, &groups, &items, err) != 0) return 1;
+  if (count_plan(&r, m, budget, &groups, &items, err) != 0) return 1;
   device_arrays list;
   list_arrays(&r, groups, items, &list);
   char what[160];
@@ -326,7 +347,7 @@ extern "C" int sk_lda_esca_resident_create(sk_lda_model *m, const sk_lda_device 
   char name[256];
   int rc = begin(&r->base, device, name, sizeof name, err);
   if (rc == 0) rc = prepare(r, m, device, o, rank, err);
-  if (rc == 0) rc = build(r, m, device, o, err);
+  if (rc == 0) rc = build(r, m, device, err);
   if (rc == 0) rc = make_marks(&r->base, err);
   if (rc == 0) {
     snprintf(r->base.description, sizeof r->base.description, "ESCA (GPU %d: %s)", device->gpu, name);

@@ -63,9 +63,9 @@ int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_device *device
  * Creates the resident sampler of model m (initialised; z and the counts consistent) on the resolved GPU
  * device, knobs o (NULL: defaults), rank link `rank` (NULL: one GPU): the PDOW plan is built, the state
  * uploaded (B and n_k copied, A rebuilt from z on the device). The plan is built on the device
- * (gpu/pdow_plan_gpu.h: the same arrays, about 30 times faster than the host's one thread) when it is one
- * chunk (o->chunk_tokens 0 or at least T) and the budget holds the build's scratch (about 52 bytes a
- * token, freed before create returns) beside the arrays sized for T groups and items; else on the host
+ * (gpu/pdow_plan_gpu.h: the same arrays, about 30 times faster than the host's one thread) when the
+ * budget holds the build's scratch (about 52 bytes a token, freed before create returns) beside the
+ * arrays sized for T groups and items; else on the host
  * (pdow_plan.h); the environment variable SK_LDA_HOST_PLAN (any value) forces the host, for
  * measurements against it. Returns SK_LDA_SAMPLER_BUDGET_ERROR with
  * the bytes needed and the budget in err when the device's budget cannot hold it (checked before any

@@ -1,4 +1,4 @@
-// The one-chunk PDOW plan built on the GPU with samplekit's chunk order and groups (pdow_plan_gpu.h).
+// The PDOW plan built on the GPU with samplekit's chunk order and groups, chunk by chunk (pdow_plan_gpu.h).
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -53,6 +53,32 @@ int plan_layout(const sk_lda_corpus *c, layout *l, sk_ex_error *err) {
   return 0;
 }
 
+// a[0, n) += add: one chunk's local numbers made global.
+__global__ void add_kernel(int32_t *a, int64_t n, int32_t add) {
+  for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+    a[k] += add;
+}
+
+cudaError_t add_to(int32_t *a, int64_t n, int64_t add) {
+  if (n == 0 || add == 0) return cudaSuccess;
+  const int64_t blocks = (n + 255) / 256;
+  add_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256>>>(a, n, (int32_t)add);
+  return cudaGetLastError();
+}
+
+// The chunk of n tokens from t0 and documents from d0, whose g groups and i items were written from G
+// and I in the chunk's numbers: its positions (token, group_start) move by t0, its documents by d0, its
+// groups (item_group, item_end) by G, as the host build does (pdow_plan.c).
+cudaError_t shift_chunk(const sk_lda_pdow_plan &pl, int64_t t0, int64_t n, int32_t d0, int64_t G, int64_t g,
+                        int64_t I, int64_t i) {
+  cudaError_t e = add_to(pl.token + t0, n, t0);
+  if (e == cudaSuccess) e = add_to(pl.group_start + G, g + 1, t0);
+  if (e == cudaSuccess) e = add_to(pl.group_doc + G, g, d0);
+  if (e == cudaSuccess) e = add_to(pl.item_group + I, i, G);
+  if (e == cudaSuccess) e = add_to(pl.item_end + I, i, G);
+  return e;
+}
+
 }  // namespace
 
 extern "C" int sk_lda_pdow_plan_gpu_bytes(const sk_lda_corpus *c, int gpu, size_t *bytes, sk_ex_error *err) {
@@ -64,7 +90,7 @@ extern "C" int sk_lda_pdow_plan_gpu_bytes(const sk_lda_corpus *c, int gpu, size_
   return 0;
 }
 
-extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32_t item_tokens,
+extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int64_t chunk_tokens, int32_t item_tokens,
                                           sk_lda_pdow_plan_gpu *out, sk_ex_error *err) {
   if (out == NULL) return sk_ex_fail(err, "PDOW plan (GPU): out is NULL");
   memset(out, 0, sizeof *out);
@@ -80,7 +106,6 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32
   g.num_docs = c->num_docs;
   sk_lda_pdow_plan &pl = g.plan;
   pl.num_tokens = c->num_tokens;
-  pl.num_chunks = 1;
   g.block = base;
   g.block_bytes = l.total;
   pl.token = (int32_t *)(base + l.token);
@@ -94,40 +119,79 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int32
   int64_t *counts = (int64_t *)(base + l.counts);
   void *workspace = base + l.workspace;
   const int64_t T = c->num_tokens;
+  const int32_t D = c->num_docs;
   int rc = 0;
-  cudaError_t e = cudaMemcpy(tokens, c->tokens, (size_t)T * sizeof *tokens, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess)
-    e = cudaMemcpy(row_offsets, c->doc_offsets, ((size_t)c->num_docs + 1) * sizeof *row_offsets,
-                   cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) rc = sk_ex_fail(err, "PDOW plan (GPU): copying the corpus: %s", cudaGetErrorString(e));
-  // The order: pl.token is its permutation (a PDOW position's token), pl.item_end its inverse, unused, which
-  // the groups' call then overwrites with the items' ends.
-  sk_status s = SK_SUCCESS;
+  // The chunks by pdow_plan.h's cut rule (on the host, O(D)); with T >= 1 every chunk has a token (a chunk
+  // is cut only before a non-empty document, and empty documents join the chunk before them).
+  g.chunk_docs = (int32_t *)malloc(((size_t)D + 2) * sizeof *g.chunk_docs);
+  if (g.chunk_docs == NULL) rc = sk_ex_fail(err, "PDOW plan (GPU): out of host memory");
   if (rc == 0) {
-    s = sk_csr_chunk_order_device(tokens, T, c->num_words, pl.token, pl.item_end, word_offsets, workspace,
-                                  l.workspace_bytes, 0);
-    if (s != SK_SUCCESS) rc = samplekit_fail(err, "ordering the tokens by word", s);
+    int32_t d = 0;
+    g.chunk_docs[0] = 0;
+    do {
+      d = sk_lda_pdow_chunk_end(c, chunk_tokens, d);
+      g.chunk_docs[++pl.num_chunks] = d;
+    } while (d < D);
   }
-  if (rc == 0) {
-    s = sk_csr_chunk_groups_device(row_offsets, c->num_docs, tokens, T, c->num_words, pl.token, word_offsets,
-                                   item_tokens, pl.group_start, pl.group_doc, pl.item_word, pl.item_group,
-                                   pl.item_end, counts, workspace, l.workspace_bytes, 0);
-    if (s != SK_SUCCESS) rc = samplekit_fail(err, "finding the groups and items", s);
-  }
-  int64_t h_counts[2] = {0, 0};
-  if (rc == 0) {
+  cudaError_t e = cudaSuccess;
+  if (rc == 0) e = cudaMemcpy(tokens, c->tokens, (size_t)T * sizeof *tokens, cudaMemcpyHostToDevice);
+  if (rc == 0 && e == cudaSuccess)
+    e = cudaMemcpy(row_offsets, c->doc_offsets, ((size_t)D + 1) * sizeof *row_offsets, cudaMemcpyHostToDevice);
+  if (rc == 0 && e != cudaSuccess)
+    rc = sk_ex_fail(err, "PDOW plan (GPU): copying the corpus: %s", cudaGetErrorString(e));
+  int64_t G = 0, I = 0;
+  for (int32_t ch = 0; ch < pl.num_chunks && rc == 0; ++ch) {
+    const int32_t d0 = g.chunk_docs[ch], d1 = g.chunk_docs[ch + 1];
+    const int64_t t0 = c->doc_offsets[d0], n = c->doc_offsets[d1] - t0;
+    if (n == 0) continue;
+    // The chunk's order: pl.token + t0 its permutation (positions in the chunk), pl.item_end + I its
+    // inverse, unused, which the groups' call then overwrites with the items' ends. Every array written
+    // from G or I has room for the chunk's n (+ 1) entries: I <= G <= t0, and each has room for T (+ 1).
+    sk_status s = sk_csr_chunk_order_device(tokens + t0, n, c->num_words, pl.token + t0, pl.item_end + I,
+                                            word_offsets, workspace, l.workspace_bytes, 0);
+    if (s != SK_SUCCESS) {
+      rc = samplekit_fail(err, "ordering the tokens by word", s);
+      break;
+    }
+    s = sk_csr_chunk_groups_device(row_offsets + d0, d1 - d0, tokens + t0, n, c->num_words, pl.token + t0,
+                                   word_offsets, item_tokens, pl.group_start + G, pl.group_doc + G,
+                                   pl.item_word + I, pl.item_group + I, pl.item_end + I, counts, workspace,
+                                   l.workspace_bytes, 0);
+    if (s != SK_SUCCESS) {
+      rc = samplekit_fail(err, "finding the groups and items", s);
+      break;
+    }
+    int64_t h_counts[2] = {0, 0};
     e = cudaMemcpy(h_counts, counts, sizeof h_counts, cudaMemcpyDeviceToHost);  // waits for the work
+    if (e != cudaSuccess) {
+      rc = sk_ex_fail(err, "PDOW plan (GPU): building the plan: %s", cudaGetErrorString(e));
+      break;
+    }
+    if (h_counts[0] < 1 || h_counts[0] > n || h_counts[1] < 1 || h_counts[1] > h_counts[0]) {
+      rc = sk_ex_fail(err, "PDOW plan (GPU): %lld groups and %lld items for %lld tokens in chunk %d",
+                      (long long)h_counts[0], (long long)h_counts[1], (long long)n, (int)ch);
+      break;
+    }
+    // The chunk's positions, documents and groups made global, as the host build does.
+    e = shift_chunk(pl, t0, n, d0, G, h_counts[0], I, h_counts[1]);
+    if (e != cudaSuccess) {
+      rc = sk_ex_fail(err, "PDOW plan (GPU): making chunk %d global: %s", (int)ch, cudaGetErrorString(e));
+      break;
+    }
+    G += h_counts[0];
+    I += h_counts[1];
+  }
+  if (rc == 0) {
+    e = cudaDeviceSynchronize();
     if (e != cudaSuccess) rc = sk_ex_fail(err, "PDOW plan (GPU): building the plan: %s", cudaGetErrorString(e));
   }
-  if (rc == 0 && (h_counts[0] < 0 || h_counts[0] > T || h_counts[1] < 0 || h_counts[1] > T))
-    rc = sk_ex_fail(err, "PDOW plan (GPU): %lld groups and %lld items for %lld tokens", (long long)h_counts[0],
-                    (long long)h_counts[1], (long long)T);
   if (rc != 0) {
     (void)cudaFree(base);
+    free(g.chunk_docs);
     return rc;
   }
-  pl.num_groups = (int32_t)h_counts[0];
-  pl.num_items = (int32_t)h_counts[1];
+  pl.num_groups = (int32_t)G;
+  pl.num_items = (int32_t)I;
   *out = g;
   return 0;
 }
@@ -142,10 +206,10 @@ extern "C" int sk_lda_pdow_plan_gpu_download(const sk_lda_pdow_plan_gpu *g, sk_l
   sk_lda_pdow_plan p;
   memset(&p, 0, sizeof p);
   p.num_tokens = d.num_tokens;
-  p.num_chunks = 1;
+  p.num_chunks = d.num_chunks;
   p.num_groups = d.num_groups;
   p.num_items = d.num_items;
-  p.chunk_docs = (int32_t *)malloc(2 * sizeof *p.chunk_docs);
+  p.chunk_docs = (int32_t *)malloc(((size_t)d.num_chunks + 1) * sizeof *p.chunk_docs);
   p.token = (int32_t *)malloc(T * sizeof *p.token);
   p.group_start = (int32_t *)malloc((G + 1) * sizeof *p.group_start);
   p.group_doc = (int32_t *)malloc((G + 1) * sizeof *p.group_doc);
@@ -172,8 +236,7 @@ extern "C" int sk_lda_pdow_plan_gpu_download(const sk_lda_pdow_plan_gpu *g, sk_l
       return sk_ex_fail(err, "PDOW plan (GPU): copying the plan back: %s", cudaGetErrorString(e));
     }
   }
-  p.chunk_docs[0] = 0;
-  p.chunk_docs[1] = g->num_docs;
+  memcpy(p.chunk_docs, g->chunk_docs, ((size_t)d.num_chunks + 1) * sizeof *p.chunk_docs);
   for (size_t k = 0; k < G; ++k) {
     const int32_t n = p.group_start[k + 1] - p.group_start[k];
     if (n > p.max_group_tokens) p.max_group_tokens = n;
@@ -188,5 +251,6 @@ extern "C" void sk_lda_pdow_plan_gpu_free(sk_lda_pdow_plan_gpu *g) {
     (void)cudaSetDevice(g->gpu);
     (void)cudaFree(g->block);
   }
+  free(g->chunk_docs);
   memset(g, 0, sizeof *g);
 }
