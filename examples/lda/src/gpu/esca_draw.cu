@@ -229,6 +229,18 @@ __global__ void __maxnreg__(SK_LDA_DRAW_MAX_REGS) esca_draw_kernel(draw_params p
   }
 }
 
+// The kernel instance for a row place (split: its tail in global memory), marks or none and A's layout:
+// the one list of instances that draw_choose_shape() sets up and draw_launch() launches.
+template <bool kSplit>
+void (*draw_kernel_in(bool mark, bool packed))(draw_params) {
+  if (packed) return mark ? esca_draw_kernel<true, kSplit, true> : esca_draw_kernel<false, kSplit, true>;
+  return mark ? esca_draw_kernel<true, kSplit, false> : esca_draw_kernel<false, kSplit, false>;
+}
+
+void (*draw_kernel_for(bool split, bool mark, bool packed))(draw_params) {
+  return split ? draw_kernel_in<true>(mark, packed) : draw_kernel_in<false>(mark, packed);
+}
+
 }  // namespace
 
 size_t draw_row_floats(int32_t num_topics) { return (size_t)((num_topics + 31) / 32) * 32; }
@@ -242,11 +254,8 @@ cudaError_t draw_choose_shape(int gpu, int32_t num_topics, int threads, int bloc
   l.shared_bytes = l.shared_floats * sizeof(float);
   // The instances of a row place take the same row; they share the register cap, so the occupancy of one
   // is the others'.
-  void (*const kernels[4])(draw_params) = {
-      l.on_global ? esca_draw_kernel<false, true, false> : esca_draw_kernel<false, false, false>,
-      l.on_global ? esca_draw_kernel<true, true, false> : esca_draw_kernel<true, false, false>,
-      l.on_global ? esca_draw_kernel<false, true, true> : esca_draw_kernel<false, false, true>,
-      l.on_global ? esca_draw_kernel<true, true, true> : esca_draw_kernel<true, false, true>};
+  void (*kernels[4])(draw_params);
+  for (int i = 0; i < 4; ++i) kernels[i] = draw_kernel_for(l.on_global != 0, (i & 1) != 0, (i & 2) != 0);
   cudaError_t e = cudaSuccess;
   for (int i = 0; i < 4 && e == cudaSuccess; ++i)
     e = cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.shared_bytes);
@@ -288,15 +297,8 @@ cudaError_t draw_launch(const draw_params &p, const draw_shape &launch, cudaStre
   if (p.num_items == 0) return cudaSuccess;
   if (launch.on_global != (p.scratch != nullptr)) return cudaErrorInvalidValue;  // the tails are the caller's
   const dim3 grid((unsigned)launch.blocks), block((unsigned)launch.threads);
-  const bool mark = p.touched != nullptr, packed = p.a_packed != nullptr;
-  void (*kernel)(draw_params);
-  if (launch.on_global) {
-    kernel = packed ? (mark ? esca_draw_kernel<true, true, true> : esca_draw_kernel<false, true, true>)
-                    : (mark ? esca_draw_kernel<true, true, false> : esca_draw_kernel<false, true, false>);
-  } else {
-    kernel = packed ? (mark ? esca_draw_kernel<true, false, true> : esca_draw_kernel<false, false, true>)
-                    : (mark ? esca_draw_kernel<true, false, false> : esca_draw_kernel<false, false, false>);
-  }
+  void (*const kernel)(draw_params) =
+      draw_kernel_for(launch.on_global != 0, p.touched != nullptr, p.a_packed != nullptr);
   kernel<<<grid, block, launch.shared_bytes, stream>>>(p);
   return cudaGetLastError();
 }
