@@ -19,8 +19,11 @@ void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-/* The one cut rule of the build, the count and the device build (pdow_plan.h). */
-int32_t sk_lda_pdow_chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0) {
+/* The end of the chunk that starts at document d0 < D: documents are added while the chunk holds at most
+   chunk_tokens tokens, a non-empty document that would not fit starts the next chunk unless the chunk
+   holds no token yet, and empty documents always join. The one cut rule of the build, the count and
+   (through sk_lda_pdow_plan_chunks()) the device build. */
+static int32_t chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0) {
   int64_t in_chunk = 0;
   int32_t d = d0;
   for (; d < c->num_docs; ++d) {
@@ -31,17 +34,18 @@ int32_t sk_lda_pdow_chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int3
   return d;
 }
 
-/* Chunk boundaries; D = 0 gives one empty chunk. */
-static int plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, sk_lda_pdow_plan *p) {
+int sk_lda_pdow_plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t **chunk_docs, int32_t *num_chunks) {
   int32_t chunks = 0, d = 0;
-  p->chunk_docs = (int32_t *)malloc(((size_t)c->num_docs + 2) * sizeof *p->chunk_docs);
-  if (p->chunk_docs == NULL) return 1;
-  p->chunk_docs[0] = 0;
+  int32_t *docs = (int32_t *)malloc(((size_t)c->num_docs + 2) * sizeof *docs);
+  *chunk_docs = docs;
+  *num_chunks = 0;
+  if (docs == NULL) return 1;
+  docs[0] = 0;
   do {
-    d = sk_lda_pdow_chunk_end(c, chunk_tokens, d);
-    p->chunk_docs[++chunks] = d;
+    d = chunk_end(c, chunk_tokens, d);
+    docs[++chunks] = d;
   } while (d < c->num_docs);
-  p->num_chunks = chunks;
+  *num_chunks = chunks;
   return 0;
 }
 
@@ -110,7 +114,9 @@ int sk_lda_pdow_plan_build(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
   sk_lda_pdow_plan *p = plan;
   const size_t T = (size_t)c->num_tokens;
   p->num_tokens = c->num_tokens;
-  sk_status st = plan_chunks(c, chunk_tokens, p) != 0 ? SK_ERROR_HOST_ALLOCATION_FAILED : SK_SUCCESS;
+  sk_status st = sk_lda_pdow_plan_chunks(c, chunk_tokens, &p->chunk_docs, &p->num_chunks) != 0
+                     ? SK_ERROR_HOST_ALLOCATION_FAILED
+                     : SK_SUCCESS;
   const int32_t C = p->num_chunks;
   int64_t most = 0; /* the longest chunk's tokens */
   for (int32_t ch = 0; ch < C && st == SK_SUCCESS; ++ch) {
@@ -212,7 +218,7 @@ int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
   for (size_t v = 0; v < V; ++v) item_chunk[v] = -1;
   int32_t groups = 0, items = 0;
   for (int32_t d0 = 0, ch = 0; d0 < c->num_docs; ++ch) {
-    const int32_t d1 = sk_lda_pdow_chunk_end(c, chunk_tokens, d0);
+    const int32_t d1 = chunk_end(c, chunk_tokens, d0);
     for (int32_t d = d0; d < d1; ++d) {
       const int64_t t0 = c->doc_offsets[d], t1 = c->doc_offsets[d + 1];
       for (int64_t t = t0; t < t1; ++t) ++in_doc[c->tokens[t]];

@@ -76,12 +76,12 @@ int sk_lda_pdow_plan_count(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t
                            int32_t *num_items, sk_ex_error *err);
 
 /*
- * The end of the chunk that starts at document d0 (0 <= d0 < D) of corpus c: documents are added while
- * the chunk holds at most chunk_tokens tokens, a non-empty document that would not fit starts the next
- * chunk unless the chunk holds no token yet, and empty documents always join (chunk_tokens <= 0: D).
- * The one cut rule of the build, the count and the device build (gpu/pdow_plan_gpu.h).
+ * The chunks that sk_lda_pdow_plan_build(c, chunk_tokens, ...) cuts, for builds that make the rest of
+ * the plan elsewhere (gpu/pdow_plan_gpu.h): *chunk_docs gets a malloc'd array (free() it) of
+ * *num_chunks + 1 boundaries, as the plan's chunk_docs (D = 0: one empty chunk). Returns 1 when memory
+ * runs out (*chunk_docs NULL, *num_chunks 0), else 0. c must be a corpus the build accepts.
  */
-int32_t sk_lda_pdow_chunk_end(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t d0);
+int sk_lda_pdow_plan_chunks(const sk_lda_corpus *c, int64_t chunk_tokens, int32_t **chunk_docs, int32_t *num_chunks);
 
 /* Frees what the plan owns and zeroes it; NULL or a zeroed plan is fine. */
 void sk_lda_pdow_plan_free(sk_lda_pdow_plan *plan);

@@ -123,16 +123,8 @@ extern "C" int sk_lda_pdow_plan_gpu_build(const sk_lda_corpus *c, int gpu, int64
   int rc = 0;
   // The chunks by pdow_plan.h's cut rule (on the host, O(D)); with T >= 1 every chunk has a token (a chunk
   // is cut only before a non-empty document, and empty documents join the chunk before them).
-  g.chunk_docs = (int32_t *)malloc(((size_t)D + 2) * sizeof *g.chunk_docs);
-  if (g.chunk_docs == NULL) rc = sk_ex_fail(err, "PDOW plan (GPU): out of host memory");
-  if (rc == 0) {
-    int32_t d = 0;
-    g.chunk_docs[0] = 0;
-    do {
-      d = sk_lda_pdow_chunk_end(c, chunk_tokens, d);
-      g.chunk_docs[++pl.num_chunks] = d;
-    } while (d < D);
-  }
+  if (sk_lda_pdow_plan_chunks(c, chunk_tokens, &g.chunk_docs, &pl.num_chunks) != 0)
+    rc = sk_ex_fail(err, "PDOW plan (GPU): out of host memory");
   cudaError_t e = cudaSuccess;
   if (rc == 0) e = cudaMemcpy(tokens, c->tokens, (size_t)T * sizeof *tokens, cudaMemcpyHostToDevice);
   if (rc == 0 && e == cudaSuccess)
