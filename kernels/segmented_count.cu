@@ -18,6 +18,13 @@ using namespace sk_detail_segc;
 
 bool use_dense(int num_keys) { return num_keys <= SK_SEGMENTED_COUNT_DENSE_MAX_KEYS; }
 
+// The dense kernels' instances for K: the distinct one (kernel 1) and the write one (kernel 3).
+typedef void (*dense_kernel_fn)(params, int *);
+dense_kernel_fn dense_kernel_for(int num_keys, bool write) {
+  if (dense_lane_masks_for(num_keys) == 1) return write ? dense_kernel<true, 1> : dense_kernel<false, 1>;
+  return write ? dense_kernel<true, 2> : dense_kernel<false, 2>;
+}
+
 // Item positions per tile, and counters per block for long segments in the workspace (0: none).
 // Dense: kDenseStride, halved (to kDenseMinStride at least) while the items make fewer than
 // kDenseMinTiles tiles. A tile's short segments are taken by its 8 warps one after another, each a few
@@ -44,16 +51,25 @@ sk_status resident_blocks(int num_keys, int *blocks, int *first_blocks) {
   SK_DETAIL_CUDA_TRY(cudaGetDevice(&device));
   SK_DETAIL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (use_dense(num_keys)) {
-    // Raise the dynamic shared memory limits to the largest dense layouts (they grow with K).
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)dense_dynamic_bytes(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS, false)));
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)dense_dynamic_bytes(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS, true)));
+    // Raise this K's instances' dynamic shared memory limits to their largest layouts (they grow
+    // with K; the one-mask instances serve K up to 32,768), or to what the device allows a block (then
+    // the check below refuses this K). Always the same value for an instance, so that a call with
+    // another K on another host thread never lowers it under a launch.
+    int optin = 0;
+    SK_DETAIL_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int room = optin > (int)sizeof(dense_shared) ? optin - (int)sizeof(dense_shared) : 0;
+    const int largest_k = dense_lane_masks_for(num_keys) == 1 ? kDenseOneMaskKeys : SK_SEGMENTED_COUNT_DENSE_MAX_KEYS;
+    for (int write = 0; write < 2; ++write) {
+      const int most = (int)dense_dynamic_bytes(largest_k, write != 0);
+      SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(dense_kernel_for(num_keys, write != 0),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, most < room ? most : room));
+    }
+    if ((int)dense_dynamic_bytes(num_keys, true) > room) return SK_ERROR_UNSUPPORTED;
     int per_sm_write = 0;
-    SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dense_kernel<false>, kThreads,
-                                                                     dense_dynamic_bytes(num_keys, false)));
-    SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_write, dense_kernel<true>, kThreads,
-                                                                     dense_dynamic_bytes(num_keys, true)));
+    SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, dense_kernel_for(num_keys, false), kThreads, dense_dynamic_bytes(num_keys, false)));
+    SK_DETAIL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm_write, dense_kernel_for(num_keys, true), kThreads, dense_dynamic_bytes(num_keys, true)));
     if (per_sm < 1 || per_sm_write < 1) return SK_ERROR_UNSUPPORTED;  // the device lacks the shared memory
     *first_blocks = sms * per_sm;
     *blocks = sms * per_sm_write;
@@ -204,7 +220,7 @@ extern "C" sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, in
   if (use_dense(num_keys)) {
     int *const d_distinct = (int *)(ws + layout.distinct_offset);
     const int first_grid = p.num_tiles < layout.first_blocks ? p.num_tiles : layout.first_blocks;
-    dense_kernel<false><<<first_grid, kThreads, dense_dynamic_bytes(num_keys, false), s>>>(p, d_distinct);
+    dense_kernel_for(num_keys, false)<<<first_grid, kThreads, dense_dynamic_bytes(num_keys, false), s>>>(p, d_distinct);
     st = sk_detail_check_launch();
     if (st != SK_SUCCESS) return st;
     size_t scan_bytes = layout.scan_bytes;
@@ -213,7 +229,7 @@ extern "C" sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, in
     st = sk_detail_check_launch();
     if (st != SK_SUCCESS) return st;
     if (out_capacity == 0) return SK_SUCCESS;  // the sizes alone: the write kernel would write nothing
-    dense_kernel<true><<<grid, kThreads, dense_dynamic_bytes(num_keys, true), s>>>(p, d_distinct);
+    dense_kernel_for(num_keys, true)<<<grid, kThreads, dense_dynamic_bytes(num_keys, true), s>>>(p, d_distinct);
   } else {
     sorted_count_kernel<<<grid, kThreads, 0, s>>>(p);
   }

@@ -10,9 +10,9 @@
 // read straight from global memory, 32 keys per round, every lane with its own shared-memory atomic
 // (equal keys in a round conflict, which the hardware serialises; electing one lane per key with
 // __match_any_sync measured 1.3 to 1.6x slower). Each warp owns a K-bit bitmap, whose words
-// [l run, (l + 1) run) belong to lane l (run: a power of two), and 32 owner masks, one per lane, with
-// a bit per owned word that holds a key; so the steps below cost the segment's distinct keys, not
-// K / 32 words.
+// [l run, (l + 1) run) belong to lane l (run: a power of two), and owner masks with a bit per owned
+// word that holds a key (one mask a lane up to K = 32,768, where a run is 32 words; two at 65,536); so
+// the steps below cost the segment's distinct keys, not K / 32 words.
 // - distinct: each lane sets its key's bit; a bit that was clear is a new key; the owner masks say
 //   which words to clear after.
 // - write, by rank (a key's rank is its place among the segment's distinct keys, so rank order is
@@ -24,7 +24,8 @@
 //   Counting by rank keeps a warp's shared memory at K / 8 + K / 16 + 128 + 4 kDenseBig bytes (2
 //   kDenseBig above kDenseWideKeys), where a counter per key needed 2 K: at K = 10,000 that was
 //   170 KiB per block of 8 warps, one block per SM, and 6x slower per item than at K = 1,000; now
-//   8 blocks of 8 warps fit on an SM at every K of the path.
+//   8 blocks of 8 warps fit on an SM up to K = 10,240, and 2 (106 KiB each) at K = 65,536, where the
+//   sorted path, with its radix passes over 16 key bits, was slower (bench/RESULTS.md, issue 32).
 // Longer segments are counted by the whole block in the same steps, over every warp's area, with
 // 32-bit counters by key when K of them fit, else by rank (dense_block_write).
 //
@@ -47,8 +48,8 @@ constexpr int kDenseBig = 512;  // longer segments are counted by the whole bloc
 constexpr int kDenseUnroll = 4;  // rounds of 32 keys whose loads are in flight at once (2 and 8: no faster)
 // Segments longer than kDenseBig that start in one tile: at most stride / kDenseBig + 1.
 constexpr int kDenseMaxBig = kDenseStride / kDenseBig + 1;
-static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 32 * 32 * 32, "a lane owns at most 32 bitmap words");
-static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 65535 && kDenseBig <= 65535, "ranks fit 16 bits");
+// A rank is below the segment's distinct keys, so below K: 16 bits hold it up to K = 65,536.
+static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 65536 && kDenseBig <= 65535, "ranks fit 16 bits");
 
 __host__ __device__ constexpr int dense_bitmap_words(int K) { return (K + 31) / 32; }
 // log2 of the bitmap words a lane owns: the least power of two that 32 lanes cover the bitmap with.
@@ -56,6 +57,21 @@ __host__ __device__ constexpr int dense_run_shift(int K, int shift = 0) {
   return (SK_WARP_SIZE << shift) >= dense_bitmap_words(K) ? shift : dense_run_shift(K, shift + 1);
 }
 __host__ __device__ constexpr int dense_rank_words(int K) { return (dense_bitmap_words(K) + 1) / 2; }  // 16 bits each
+// The owner masks: a bit per bitmap word, 32 to a mask, so a lane has 2^(run shift - 5) masks when it
+// owns more than 32 words (above K = 32,768), else one mask of 2^(run shift) bits. log2 of the bitmap
+// words a mask covers:
+__host__ __device__ constexpr int dense_owner_shift(int K) { return dense_run_shift(K) < 5 ? dense_run_shift(K) : 5; }
+__host__ __device__ constexpr int dense_owner_words(int K) {
+  return SK_WARP_SIZE << (dense_run_shift(K) - dense_owner_shift(K));
+}
+// A lane's owner masks, the kernels' template argument kMasks: 1, or 2 above K = 32,768 (a separate
+// instance, so that the kernels of smaller K keep their one mask's registers and loops).
+__host__ __device__ constexpr int dense_lane_masks_for(int K) { return dense_owner_words(K) / SK_WARP_SIZE; }
+static_assert(dense_lane_masks_for(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS) <= 2, "at most two owner masks a lane");
+constexpr int kDenseOneMaskKeys = 32 * 32 * 32;  // the largest K of the one-mask instances
+static_assert(dense_lane_masks_for(kDenseOneMaskKeys) == 1 && dense_lane_masks_for(kDenseOneMaskKeys + 1) == 2 &&
+                  kDenseOneMaskKeys <= SK_SEGMENTED_COUNT_DENSE_MAX_KEYS,
+              "the one-mask instances end at 32 lanes x 32 words x 32 keys");
 // The warp's counters by rank: 32-bit up to this K, above it 16-bit, two to a word (a short
 // segment's counts fit 16 bits), which keeps 8 blocks on an SM to K = 10,240 but makes neighbouring
 // ranks' atomics conflict (measured 9% slower at K = 1,000).
@@ -64,7 +80,7 @@ __host__ __device__ constexpr int dense_counter_shift(int K) { return K <= kDens
 // Per warp (32-bit words): the bitmap and the owner masks; the write kernel adds each bitmap word's
 // first rank and the counters.
 __host__ __device__ constexpr int dense_warp_words(int K, bool write) {
-  return dense_bitmap_words(K) + SK_WARP_SIZE +
+  return dense_bitmap_words(K) + dense_owner_words(K) +
          (write ? dense_rank_words(K) + (kDenseBig >> dense_counter_shift(K)) : 0);
 }
 // Dynamic shared memory words: the warps' areas. The block path lays its bitmap, ranks and 32-bit
@@ -92,14 +108,15 @@ struct dense_shared {
 // segments (each step clears what it set), so the two views can overlap.
 struct dense_bins {
   uint32_t *bitmap;          // this warp's K bits
-  uint32_t *owner;           // this warp's owner masks: bit i of owner[l] = word (l << run_shift) + i is marked
+  uint32_t *owner;           // this warp's owner masks: bit i of owner[m] = word (m << owner_shift) + i is marked;
+                             // lane l owns masks [l kMasks, (l + 1) kMasks)
   uint16_t *first_rank;      // write kernel: the rank of each marked word's first key
   uint32_t *counters;        // write kernel: kDenseBig counters by rank (rank r: bits 16 (r & cs) of word r >> cs)
   int counter_shift;         // cs: 0, a word per counter, or 1, two
   uint32_t *block_bitmap;    // block path: K bits
   uint16_t *block_first_rank;  // block path, write kernel: the rank of each marked word's first key
   uint32_t *block_counters;  // block path, write kernel: dense_block_window counters, by rank
-  int run_shift;
+  int owner_shift;  // log2 of the bitmap words a mask covers (the lane's run, at most 32)
 };
 
 template <bool kWrite>
@@ -109,12 +126,12 @@ __device__ dense_bins dense_bins_of(uint32_t *dynamic, int K) {
   dense_bins b;
   b.bitmap = mine;
   b.owner = mine + words;
-  b.first_rank = kWrite ? (uint16_t *)(mine + words + SK_WARP_SIZE) : nullptr;
-  b.counters = kWrite ? mine + words + SK_WARP_SIZE + dense_rank_words(K) : nullptr;
+  b.first_rank = kWrite ? (uint16_t *)(mine + words + dense_owner_words(K)) : nullptr;
+  b.counters = kWrite ? mine + words + dense_owner_words(K) + dense_rank_words(K) : nullptr;
   b.block_bitmap = dynamic;  // the distinct kernel: warp 0's bitmap
   b.block_first_rank = kWrite ? (uint16_t *)(dynamic + words) : nullptr;
   b.block_counters = kWrite ? dynamic + words + dense_rank_words(K) : nullptr;
-  b.run_shift = dense_run_shift(K);
+  b.owner_shift = dense_owner_shift(K);
   b.counter_shift = dense_counter_shift(K);
   for (int i = threadIdx.x; i < dense_dynamic_words(K, kWrite); i += kThreads) dynamic[i] = 0;
   __syncthreads();
@@ -151,34 +168,49 @@ __device__ __forceinline__ void dense_rounds(const params &p, int first, int end
 __device__ __forceinline__ bool dense_mark(const dense_bins &b, uint32_t k) {
   const uint32_t w = k / 32, bit = 1u << (k % 32);
   const uint32_t old = atomicOr(b.bitmap + w, bit);
-  if (old == 0) atomicOr(b.owner + (w >> b.run_shift), 1u << (w & ((1u << b.run_shift) - 1u)));
+  if (old == 0) atomicOr(b.owner + (w >> b.owner_shift), 1u << (w & ((1u << b.owner_shift) - 1u)));
   return (old & bit) == 0;
 }
 
-// The bitmap word of bit i of this lane's owner mask.
-__device__ __forceinline__ int dense_owned_word(const dense_bins &b, int lane, uint32_t mask) {
-  return (lane << b.run_shift) + __ffs(mask) - 1;
+// The bitmap word of mask m's lowest set bit.
+__device__ __forceinline__ int dense_owned_word(const dense_bins &b, int m, uint32_t mask) {
+  return (m << b.owner_shift) + __ffs(mask) - 1;
 }
 
-// Clears this lane's marked words (and, writing, their first ranks) and its owner mask.
-template <bool kWrite>
-__device__ __forceinline__ void dense_clear_owned(const dense_bins &b, int lane, uint32_t mask) {
-  for (; mask != 0; mask &= mask - 1) {
-    const int w = dense_owned_word(b, lane, mask);
-    b.bitmap[w] = 0;
-    if (kWrite) b.first_rank[w] = 0;
+// This lane's owner masks, read into registers.
+template <int kMasks>
+__device__ __forceinline__ void dense_lane_masks(const dense_bins &b, int lane, uint32_t (&owned)[kMasks]) {
+#pragma unroll
+  for (int i = 0; i < kMasks; ++i) owned[i] = b.owner[lane * kMasks + i];
+}
+
+// Clears this lane's marked words (and, writing, their first ranks) and its owner masks (owned: as
+// dense_lane_masks() read them).
+template <bool kWrite, int kMasks>
+__device__ __forceinline__ void dense_clear_owned(const dense_bins &b, int lane, const uint32_t (&owned)[kMasks]) {
+#pragma unroll
+  for (int i = 0; i < kMasks; ++i) {
+    const int m = lane * kMasks + i;
+    for (uint32_t mask = owned[i]; mask != 0; mask &= mask - 1) {
+      const int w = dense_owned_word(b, m, mask);
+      b.bitmap[w] = 0;
+      if (kWrite) b.first_rank[w] = 0;
+    }
+    b.owner[m] = 0;
   }
-  b.owner[lane] = 0;
 }
 
 // The distinct keys of items [start, end) (every lane); leaves the warp's bins clear.
+template <int kMasks>
 __device__ int dense_warp_distinct(const params &p, const dense_bins &b, int start, int end, int lane) {
   unsigned distinct = 0;
   dense_rounds<SK_WARP_SIZE>(p, start, end, lane, [&](uint32_t k) {
     if (k != kNoKey) distinct += dense_mark(b, k) ? 1u : 0u;
   });
   __syncwarp();
-  dense_clear_owned<false>(b, lane, b.owner[lane]);
+  uint32_t owned[kMasks];
+  dense_lane_masks<kMasks>(b, lane, owned);
+  dense_clear_owned<false, kMasks>(b, lane, owned);
   __syncwarp();
   return (int)sk_warp_sum_u32(SK_FULL_MASK, distinct);
 }
@@ -204,6 +236,7 @@ __device__ __forceinline__ void dense_warp_kept(const params &p, int start, int 
 
 // Counts items [start, end) by rank and writes the segment's pairs from out (the file comment's
 // steps); leaves the warp's bins clear.
+template <int kMasks>
 __device__ void dense_warp_write(const params &p, const dense_bins &b, int start, int end, long long out, int lane) {
   auto mark = [&](uint32_t k) {
     if (k != kNoKey) dense_mark(b, k);
@@ -216,22 +249,27 @@ __device__ void dense_warp_write(const params &p, const dense_bins &b, int start
     }
   };
   // (2) Every marked word's first rank, and the keys in rank order.
-  uint32_t owned = 0, distinct = 0;
+  uint32_t owned[kMasks], distinct = 0;  // this lane's owner masks (its words in increasing order)
   auto rank_words = [&]() {
     __syncwarp();
-    owned = b.owner[lane];
+    dense_lane_masks<kMasks>(b, lane, owned);
     uint32_t mine = 0;
-    for (uint32_t m = owned; m != 0; m &= m - 1) mine += (uint32_t)__popc(b.bitmap[dense_owned_word(b, lane, m)]);
+#pragma unroll
+    for (int i = 0; i < kMasks; ++i)
+      for (uint32_t mask = owned[i]; mask != 0; mask &= mask - 1)
+        mine += (uint32_t)__popc(b.bitmap[dense_owned_word(b, lane * kMasks + i, mask)]);
     uint32_t rank = sk_warp_exclusive_sum_u32(SK_FULL_MASK, mine);
     distinct = __shfl_sync(SK_FULL_MASK, rank + mine, SK_WARP_SIZE - 1);
-    for (uint32_t m = owned; m != 0; m &= m - 1) {
-      const int w = dense_owned_word(b, lane, m);
-      b.first_rank[w] = (uint16_t)rank;
-      for (uint32_t word = b.bitmap[w]; word != 0; word &= word - 1, ++rank) {
-        const long long j = out + rank;
-        if (j >= 0 && j < p.capacity) p.out_keys[j] = (uint32_t)w * 32 + (uint32_t)(__ffs(word) - 1);
+#pragma unroll
+    for (int i = 0; i < kMasks; ++i)
+      for (uint32_t mask = owned[i]; mask != 0; mask &= mask - 1) {
+        const int w = dense_owned_word(b, lane * kMasks + i, mask);
+        b.first_rank[w] = (uint16_t)rank;
+        for (uint32_t word = b.bitmap[w]; word != 0; word &= word - 1, ++rank) {
+          const long long j = out + rank;
+          if (j >= 0 && j < p.capacity) p.out_keys[j] = (uint32_t)w * 32 + (uint32_t)(__ffs(word) - 1);
+        }
       }
-    }
     __syncwarp();
   };
   if (end - start <= SK_WARP_SIZE * kDenseUnroll) {
@@ -252,7 +290,7 @@ __device__ void dense_warp_write(const params &p, const dense_bins &b, int start
   }
   __syncwarp();  // every lane has read its counter before a shared word is cleared
   for (uint32_t w = (uint32_t)lane; w < (distinct + cs) >> cs; w += SK_WARP_SIZE) b.counters[w] = 0;
-  dense_clear_owned<true>(b, lane, owned);
+  dense_clear_owned<true, kMasks>(b, lane, owned);
   __syncwarp();
 }
 
@@ -349,8 +387,8 @@ __device__ __forceinline__ int dense_next_segment(dense_shared &sm, int lane) {
 // The two dense kernels, one tile loop. kWrite false (kernel 1): d_distinct[s] = the distinct keys
 // of segment s, and d_distinct[S] = 0. kWrite true (kernel 3): every segment's pairs at
 // p.out_offsets[s], already the exclusive sum of kernel 1's counts. Blocks stride over the tiles, so
-// a block zeroes its bins once.
-template <bool kWrite>
+// a block zeroes its bins once. kMasks: dense_lane_masks_for(p.num_keys).
+template <bool kWrite, int kMasks>
 __global__ void __launch_bounds__(kThreads, 8) dense_kernel(params p, int *d_distinct) {
   __shared__ dense_shared sm;
   extern __shared__ uint32_t dense_dynamic[];
@@ -374,9 +412,9 @@ __global__ void __launch_bounds__(kThreads, 8) dense_kernel(params p, int *d_dis
           if (b < kDenseMaxBig) sm.big[b] = s;  // more only with bad offsets: left out
         }
       } else if (kWrite) {
-        if (end > start) dense_warp_write(p, bins, start, end, p.out_offsets[s], lane);
+        if (end > start) dense_warp_write<kMasks>(p, bins, start, end, p.out_offsets[s], lane);
       } else {
-        const int distinct = end > start ? dense_warp_distinct(p, bins, start, end, lane) : 0;
+        const int distinct = end > start ? dense_warp_distinct<kMasks>(p, bins, start, end, lane) : 0;
         if (lane == 0) d_distinct[s] = distinct;
       }
     }

@@ -223,7 +223,8 @@ struct shape_spec {
 };
 
 // The boundaries of the kernel's paths, from the header: the shared histogram (2 x tile keys), the
-// dense path (when the header has one) and the key window.
+// dense path (when the header has one) and the key window. 2 x the window (32,768) is also where the
+// dense kernels' lanes go from one owner mask to two (their second instance).
 #ifdef SK_SEGMENTED_COUNT_DENSE_MAX_KEYS
 static const int32_t kDenseMaxKeys = SK_SEGMENTED_COUNT_DENSE_MAX_KEYS;
 #else

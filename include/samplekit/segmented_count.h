@@ -50,8 +50,8 @@
  *   them (a key's rank among the segment's distinct keys is its place in the output: one warp scan over
  *   the popcounts of the marked bitmap words), writes the keys, counts each key into a counter indexed
  *   by its rank, and writes the counts. Per-lane masks of marked words make each step cost the segment's
- *   distinct keys rather than K, and the counters by rank keep a block's shared memory at most 24 KiB,
- *   so 8 blocks fit on an SM at every K of the path. Longer segments are counted the same way by the
+ *   distinct keys rather than K, and the counters by rank keep a block's shared memory at 24 KiB up
+ *   to K = 10,240, so 8 blocks fit on an SM there (2 at K = 65,536). Longer segments are counted the same way by the
  *   whole block. No sort; the keys are read twice (segments of up to 256 keys only once by the second
  *   kernel: they stay in registers).
  * - **Sorted** (larger K; tiles of #SK_SEGMENTED_COUNT_TILE_ITEMS / 2 positions): a block loads its
@@ -102,9 +102,11 @@
 
 /**
  * \brief Largest K counted by the dense path (above it the sorted path): a block's 8 warps keep a K-bit
- * bitmap, 16-bit ranks per bitmap word and 512 counters each in shared memory, 24 KiB at this K.
+ * bitmap, 16-bit ranks per bitmap word and 512 counters each in shared memory: 24 KiB up to K = 10,240
+ * (8 blocks an SM), 106 KiB at this K (2 blocks an SM on a GPU with 228 KiB an SM, such as the H100 and
+ * H200).
  */
-#define SK_SEGMENTED_COUNT_DENSE_MAX_KEYS 10240
+#define SK_SEGMENTED_COUNT_DENSE_MAX_KEYS 65536
 
 /** \brief Keys per window of the dense count used for segments longer than a piece. */
 #define SK_SEGMENTED_COUNT_WINDOW 16384
@@ -126,7 +128,8 @@ SK_EXTERN_C_BEGIN
  * \retval SK_ERROR_INVALID_VALUE an argument is out of range.
  * \retval SK_ERROR_CUDA a device query failed (see sk_last_cuda_error()).
  * \retval SK_ERROR_UNSUPPORTED the current device cannot hold one block of the kernel that K selects
- *         (up to 24 KiB of shared memory per block on the dense path).
+ *         (on the dense path, 24 KiB of shared memory per block up to K = 10,240 and about 106 KiB at
+ *         K = 65,536).
  *
  * Launches nothing. Depends on the current device (its number of multiprocessors); query it on the
  * device that will run the count. Thread-safe. The size also serves every call with at most
