@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kGridThreads) sk_detail_wary_tree_grid_locals_
 // (2) The carries in round order, a warp per row (blocks of 32 threads), and level 1's padding.
 __global__ void __launch_bounds__(32) sk_detail_wary_tree_grid_chain_kernel(sk_detail_grid_rows g) {
   __shared__ sk_wary_tree_block_storage storage;
-  const int rounds = (g.n + 31) / 32;
+  const int rounds = g.rounds();
   sk_detail_wary_tree_chain(&storage, g.trees + (size_t)blockIdx.x * g.tree_floats + 32 * rounds, rounds);
 }
 
