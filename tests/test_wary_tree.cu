@@ -665,7 +665,8 @@ static void test_builds_and_searches(int seed, int n) {
 // The batched build's four launch shapes (kernels/wary_tree.cu's documented rule): for n > 16,384 the
 // whole grid per row up to 1 row per SM (3 and 4 levels, the most leaves, and rows = the SM count); for
 // n > 2,048 a block of 1,024 threads per row up to 2 rows per SM (or 1 row of fewer leaves than the grid
-// path's), of 256 threads up to 8 rows per SM, then a warp per row. Each must give the reference's bits; a non-default stream is used for two of them.
+// path's), of 256 threads up to 8 rows per SM, then a warp per row. Each must give the reference's
+// bits; a non-default stream is used for two of them.
 static void test_api_launch_shapes(int sms) {
   struct shape {
     int rows, n;

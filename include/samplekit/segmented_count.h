@@ -51,9 +51,9 @@
  *   the popcounts of the marked bitmap words), writes the keys, counts each key into a counter indexed
  *   by its rank, and writes the counts. Per-lane masks of marked words make each step cost the segment's
  *   distinct keys rather than K, and the counters by rank keep a block's shared memory at 24 KiB up
- *   to K = 10,240, so 8 blocks fit on an SM there (2 at K = 65,536). Longer segments are counted the same way by the
- *   whole block. No sort; the keys are read twice (segments of up to 256 keys only once by the second
- *   kernel: they stay in registers).
+ *   to K = 10,240, so 8 blocks fit on an SM there (2 at K = 65,536). Longer segments are counted the
+ *   same way by the whole block. No sort; the keys are read twice (segments of up to 256 keys only once
+ *   by the second kernel: they stay in registers).
  * - **Sorted** (larger K; tiles of #SK_SEGMENTED_COUNT_TILE_ITEMS / 2 positions): a block loads its
  *   segments' keys (a piece of at most #SK_SEGMENTED_COUNT_TILE_ITEMS items, since only a tile's last
  *   segment can reach past it), tags each key with its segment's index in the piece, and counts them

@@ -302,9 +302,10 @@ SK_DEVICE void sk_wary_tree_block_build_by_f32(int thread_id, int num_threads, s
  * For long rows and few of them. Phases, separated by `__syncthreads()`: (1) the warps take the rounds
  * in turn and write each round's local sum at its last leaf (L_{32 j + 31}) into level 1; (2) warp 0
  * chains these carries in round order, C_{j+1} = C_j + L_{32 j + 31}, one addition a round as in the
- * warp build, staging tiles of 1,024 through `storage`; (3) the warps recompute each round's local sums
- * (reading the weights a second time) and write P_i = C_j + L_i, while the block writes level 2 from
- * level 1; (4) level 3 from level 2. For n <= 32, warp 0 runs the warp build.
+ * warp build, 32 rounds a step in registers (sk_warp_serial_inclusive_sum_f32()); (3) the warps
+ * recompute each round's local sums (reading the weights a second time) and write P_i = C_j + L_i,
+ * while the block writes level 2 from level 1; (4) level 3 from level 2. For n <= 32, warp 0 runs the
+ * warp build.
  *
  * All threads of the block must call, with the same arguments except `thread_id`: the function
  * contains `__syncthreads()` and ends with one, after which every thread may search the tree and

@@ -234,9 +234,10 @@ SK_API sk_status sk_wary_tree_batch_bytes(int num_rows, int n, size_t *bytes);
  * blocks of 256 threads), except for few long rows, which leave most of the GPU idle that way: when
  * n > 2,048 and num_rows <= 8 x the device's SM count, one block per row
  * (sk_wary_tree_block_build_f32(), 1,024 threads when num_rows <= 2 x the SM count, else 256); when
- * besides n > 16,384 and num_rows <= the SM count, the whole grid per row: the block build's three steps as three kernels
- * (each round's local sum, by warps across the GPU; the carries in round order, a warp per row; the
- * levels, across the GPU again; bench/RESULTS.md has its times against one block). The SM count of the current device is queried only when n > 2,048.
+ * besides n > 16,384 and num_rows <= the SM count, the whole grid per row: the block build's three
+ * steps as three kernels (each round's local sum, by warps across the GPU; the carries in round order,
+ * a warp per row; the levels, across the GPU again; bench/RESULTS.md has its times against one block).
+ * The SM count of the current device is queried only when n > 2,048.
  * \param d_weights device matrix of weights, non-negative and finite; row stride `ld` floats.
  * \param ld row stride in floats, >= n.
  * \param num_rows number of rows (trees), >= 0; 0 returns `SK_SUCCESS` at once (the pointers are not
@@ -259,8 +260,8 @@ SK_API sk_status sk_wary_tree_batch_bytes(int num_rows, int n, size_t *bytes);
  *
  * The arguments are checked in this order: the values (num_rows, n, ld), num_rows == 0, the pointers,
  * the extent and the overlap, the size of the storage. Memory: reads 4 n bytes and writes
- * 4 sk_wary_tree_floats(n) bytes per row (the block and grid paths read the weights twice). Deterministic.
- * Thread-safe.
+ * 4 sk_wary_tree_floats(n) bytes per row (the block and grid paths read the weights twice).
+ * Deterministic. Thread-safe.
  */
 SK_API sk_status sk_wary_tree_batch_build_f32(const float *d_weights, size_t ld, int num_rows, int n,
                                               float *d_trees, size_t trees_bytes, sk_stream stream);

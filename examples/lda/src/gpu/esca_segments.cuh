@@ -99,10 +99,10 @@ cudaError_t segments_count(const segments &s, const int32_t *b, int32_t num_word
 
 // The touched epilogue (gpu_state.cuh's touched part), queued on `stream`. Before the draws,
 // segments_build() with `clear_b` zeroes B (V x K) at the current lists' topics: the draws read the
-// lists, not B, and count their topics into B itself, marking each (v, k) they count in `touched` (V rows
-// of ceil(K / 32) bit words, zero before). After them, segments_list_touched() lists each word's marked topics in
-// increasing order with their counts from B into its room and K_v, sums n_k (K) from them and zeroes the
-// marks. Each reads B only at the words' nonzeros, and the marks (V K / 8 bytes) once.
+// lists, not B, and count their topics into B itself, marking each (v, k) they count in `touched` (V
+// rows of ceil(K / 32) bit words, zero before). After them, segments_list_touched() lists each word's
+// marked topics in increasing order with their counts from B into its room and K_v, sums n_k (K) from
+// them and zeroes the marks. Each reads B only at the words' nonzeros, and the marks (V K / 8 bytes) once.
 cudaError_t segments_list_touched(const segments &s, uint32_t *touched, const int32_t *b, int32_t num_words,
                                   int32_t num_topics, unsigned long long *n_k, cudaStream_t stream);
 
@@ -111,9 +111,9 @@ __host__ __device__ inline int32_t segments_touched_words(int32_t num_topics) { 
 
 // One sweep's trees from the lists segments_count() made, inv (K floats) and the per-topic priors (K floats,
 // or NULL: alpha outside the weights), queued on `stream`: rho and the prior tree, then a warp per word for
-// its tree. The lists, inv and alpha_k must not change until the sweep's draws are done. With `clear_b`
-// (B, V x K; the touched part) the same warps zero B at the words' listed topics, segments_clear()'s work
-// without a pass of its own over the lists.
+// its tree (a block for the words of big_words whose trees pass kSegmentsWarpTreeLeaves leaves). The
+// lists, inv and alpha_k must not change until the sweep's draws are done. With `clear_b` (B, V x K; the
+// touched part) the same warps zero B at the words' listed topics, with no pass of its own over the lists.
 cudaError_t segments_build(const segments &s, const float *inv, const float *alpha_k, int32_t num_words,
                            int32_t num_topics, float beta, int32_t *clear_b, cudaStream_t stream);
 
