@@ -623,19 +623,29 @@ static void test_aga_exact_chains(void) {
 
 /* ---- ESCA's order of a row's pairs (esca.h's sk_lda_esca_pair_at) -------------------------------- */
 
+/* The sparse part's order (esca.h), written out independently of sk_lda_esca_pair_at(): up to 256 pairs
+   lane by lane of a warp of 32 (lane r: pairs r, r + 32, ...), longer rows in index order. Fills order[0,
+   nnz) with pair indices; returns how many it wrote. */
+static int32_t esca_hold_order(int32_t nnz, int32_t *order) {
+  int32_t n = 0;
+  if (nnz <= 256) {
+    for (int32_t r = 0; r < 32; ++r)
+      for (int32_t i = r; i < nnz; i += 32) order[n++] = i;
+  } else {
+    for (int32_t i = 0; i < nnz; ++i) order[n++] = i;
+  }
+  return n;
+}
+
 /* For every row length up to 300: the positions map onto the pairs one to one, in the order of a warp of
    32 lanes that holds pairs r, r + 32, ... in lane r, the lanes one after another (rows of up to 256),
    else in index order; rows of at most 32 pairs keep index order either way. */
 static void test_esca_pair_order(void) {
   int32_t order[300], seen[300];
+  SK_CHECK(SK_LDA_ESCA_HOLD_PAIRS == 256, "esca.h's hold is %d pairs, the order written out here 256",
+           (int)SK_LDA_ESCA_HOLD_PAIRS);
   for (int32_t nnz = 0; nnz <= 300; ++nnz) {
-    int32_t n = 0;
-    if (nnz <= SK_LDA_ESCA_HOLD_PAIRS) {
-      for (int32_t r = 0; r < 32; ++r)
-        for (int32_t i = r; i < nnz; i += 32) order[n++] = i;
-    } else {
-      for (int32_t i = 0; i < nnz; ++i) order[n++] = i;
-    }
+    const int32_t n = esca_hold_order(nnz, order);
     memset(seen, 0, sizeof seen);
     int ok = n == nnz;
     for (int32_t p = 0; p < nnz && ok; ++p) {
@@ -680,16 +690,8 @@ static void test_esca_exact_draws(void) {
           run += ((double)m.n_vk[(size_t)v * K + k] + m.beta) * (1.0 / ((double)m.n_k[k] + vbeta));
           cum[k] = run;
         }
-        /* The sparse part's order (esca.h), written out: up to 256 pairs lane by lane of a warp of 32
-           (lane r: pairs r, r + 32, ...), longer rows in index order. */
         const int32_t nnz = m.dk_nnz[d];
-        int32_t n_order = 0;
-        if (nnz <= 256) {
-          for (int32_t r = 0; r < 32; ++r)
-            for (int32_t i = r; i < nnz; i += 32) order[n_order++] = i;
-        } else {
-          for (int32_t i = 0; i < nnz; ++i) order[n_order++] = i;
-        }
+        (void)esca_hold_order(nnz, order); /* the sparse part's order */
         double s = 0.0;
         for (int32_t j = 0; j < nnz; ++j) {
           const int32_t k = m.dk_topic[m.dk_start[d] + order[j]];
