@@ -168,13 +168,10 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
   if (parts & kStateSegments) state_size_segments(st, m);
   if (parts & kStatePackedA) {
     /* a topic is below K and a count at most its document's length: both must fit 16 bits */
-    int64_t longest = 0;
-    if ((parts & kStateDocuments) && m->num_topics <= 65536)
-      for (int32_t d = 0; d < m->num_docs && longest <= 65535; ++d) {
-        const int64_t n = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d];
-        if (n > longest) longest = n;
-      }
-    if (!(parts & kStateDocuments) || m->num_topics > 65536 || longest > 65535) st->parts &= ~kStatePackedA;
+    int fits = (parts & kStateDocuments) && m->num_topics <= 65536;
+    for (int32_t d = 0; fits && d < m->num_docs; ++d)
+      fits = m->corpus->doc_offsets[d + 1] - m->corpus->doc_offsets[d] <= 65535;
+    if (!fits) st->parts &= ~kStatePackedA;
   }
   if ((parts & kStateTouched) && (parts & (kStateNext | kStateSegments)) != kStateSegments)
     return sk_ex_fail(err, "GPU sampler: the touched part goes with segments, not next (internal)");
