@@ -53,8 +53,12 @@ static_assert(SK_SEGMENTED_COUNT_DENSE_MAX_KEYS <= 65536 && kDenseBig <= 65535, 
 
 __host__ __device__ constexpr int dense_bitmap_words(int K) { return (K + 31) / 32; }
 // log2 of the bitmap words a lane owns: the least power of two that 32 lanes cover the bitmap with.
-__host__ __device__ constexpr int dense_run_shift(int K, int shift = 0) {
-  return (SK_WARP_SIZE << shift) >= dense_bitmap_words(K) ? shift : dense_run_shift(K, shift + 1);
+// A loop, not a recursion: the kernels evaluate it with a run-time K, and the layout's helpers below
+// call it several times (kept out of the kernels' loops, see dense_bins_of()).
+__host__ __device__ constexpr int dense_run_shift(int K) {
+  int shift = 0;
+  while ((SK_WARP_SIZE << shift) < dense_bitmap_words(K)) ++shift;
+  return shift;
 }
 __host__ __device__ constexpr int dense_rank_words(int K) { return (dense_bitmap_words(K) + 1) / 2; }  // 16 bits each
 // The owner masks: a bit per bitmap word, 32 to a mask, so a lane has 2^(run shift - 5) masks when it
@@ -117,23 +121,28 @@ struct dense_bins {
   uint16_t *block_first_rank;  // block path, write kernel: the rank of each marked word's first key
   uint32_t *block_counters;  // block path, write kernel: dense_block_window counters, by rank
   int owner_shift;  // log2 of the bitmap words a mask covers (the lane's run, at most 32)
+  int block_window;  // block path, write kernel: dense_block_window(K)
 };
 
+// The layout's sizes are computed once here: evaluated in a loop's bound, they cost small inputs,
+// whose blocks do little else (kos at K = 10,000: about 10 us a call, bench/RESULTS.md, issue 32).
 template <bool kWrite>
 __device__ dense_bins dense_bins_of(uint32_t *dynamic, int K) {
-  const int warp = threadIdx.x / SK_WARP_SIZE, words = dense_bitmap_words(K);
-  uint32_t *mine = dynamic + warp * dense_warp_words(K, kWrite);
+  const int warp = threadIdx.x / SK_WARP_SIZE, words = dense_bitmap_words(K), owner_words = dense_owner_words(K);
+  const int total = dense_dynamic_words(K, kWrite);
+  uint32_t *mine = dynamic + warp * (total / kWarps);
   dense_bins b;
   b.bitmap = mine;
   b.owner = mine + words;
-  b.first_rank = kWrite ? (uint16_t *)(mine + words + dense_owner_words(K)) : nullptr;
-  b.counters = kWrite ? mine + words + dense_owner_words(K) + dense_rank_words(K) : nullptr;
+  b.first_rank = kWrite ? (uint16_t *)(mine + words + owner_words) : nullptr;
+  b.counters = kWrite ? mine + words + owner_words + dense_rank_words(K) : nullptr;
   b.block_bitmap = dynamic;  // the distinct kernel: warp 0's bitmap
   b.block_first_rank = kWrite ? (uint16_t *)(dynamic + words) : nullptr;
   b.block_counters = kWrite ? dynamic + words + dense_rank_words(K) : nullptr;
   b.owner_shift = dense_owner_shift(K);
+  b.block_window = total - words - dense_rank_words(K);  // dense_block_window(K) in the write kernel
   b.counter_shift = dense_counter_shift(K);
-  for (int i = threadIdx.x; i < dense_dynamic_words(K, kWrite); i += kThreads) dynamic[i] = 0;
+  for (int i = threadIdx.x; i < total; i += kThreads) dynamic[i] = 0;
   __syncthreads();
   return b;
 }
@@ -326,7 +335,7 @@ __device__ int dense_block_distinct(dense_shared &sm, const dense_bins &bins, co
 __device__ void dense_block_write(dense_shared &sm, const dense_bins &b, const params &p, int start, int end,
                                   long long out) {
   const int tid = threadIdx.x, lane = tid % SK_WARP_SIZE, first = start + (tid - lane);
-  const int window = dense_block_window(p.num_keys);
+  const int window = b.block_window;
   const bool by_key = p.num_keys <= window;
   dense_rounds<kThreads>(p, first, end, lane, [&](uint32_t k) {
     if (k != kNoKey && (!by_key || atomicAdd(b.block_counters + k, 1u) == 0))
