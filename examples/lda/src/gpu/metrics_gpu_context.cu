@@ -146,6 +146,16 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
   qsort(keys, (size_t)D, sizeof *keys, by_length_desc);
   for (int32_t d = 0; d < D; ++d) order[d] = keys[d].doc;
   free(keys);
+  // The documents whose chains a block folds in (metrics_gpu_heldout.cu's windows): the leading run of
+  // order with observed halves of at least a quarter of the longest (and kWindowMinTokens): the rest's
+  // chains are shorter than what the longest one's takes with windows.
+  const int64_t kWindowMinTokens = 64;  // at least a window's warps (16: a window holds no token twice)
+  const int64_t window_min = g->max_obs_len / 4 > kWindowMinTokens ? g->max_obs_len / 4 : kWindowMinTokens;
+  g->long_docs = 0;
+  for (; g->long_docs < D; ++g->long_docs) {
+    const int32_t d = order[g->long_docs];
+    if (observed->doc_offsets[d + 1] - observed->doc_offsets[d] < window_min) break;
+  }
   const size_t To = (size_t)observed->num_tokens, Th = (size_t)heldout->num_tokens, Dn = (size_t)D;
   const int failed =
       sk_lda_gpu::metrics_buf_upload(g, &g->obs_tokens, observed->tokens, To * sizeof(int32_t),
@@ -188,5 +198,8 @@ extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
   sk_lda_gpu::metrics_buf_free(g, &g->scratch);
   sk_lda_gpu_buf *tables[] = {&g->s_cum, &g->word_start, &g->word_topic, &g->word_q_cum};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; ++i) sk_lda_gpu::metrics_buf_free(g, tables[i]);
+  if (g->fold_start != NULL) (void)cudaEventDestroy(g->fold_start);
+  if (g->fold_done != NULL) (void)cudaEventDestroy(g->fold_done);
+  if (g->side != NULL) (void)cudaStreamDestroy(g->side);
   free(g);
 }

@@ -29,6 +29,7 @@ struct sk_lda_gpu_metrics {
   int32_t test_words, test_docs;
   int64_t observed_tokens, heldout_tokens;
   int64_t max_obs_len;  // the longest observed half
+  int32_t long_docs;    // the leading entries of order whose observed halves are long enough for windows
   sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
   sk_lda_gpu_buf inv, scratch;
   // The fold-in's tables of one call (metrics_fold_tables()): beta c_k, the s table, B's nonzeros as CSR
@@ -36,6 +37,10 @@ struct sk_lda_gpu_metrics {
   sk_lda_gpu_buf s_cum, word_start, word_topic;
   sk_lda_gpu_buf word_q_cum;  // each word's q running sums, a_k (n_wk c_k) from 0 in topic order
   double *h_doc_ll;
+  // The long documents' fold-in kernel runs on `side` beside the one-warp kernel on the legacy stream
+  // (metrics_gpu_heldout.cu), after fold_start and before fold_done; created at its first use.
+  cudaStream_t side;
+  cudaEvent_t fold_start, fold_done;
 };
 
 namespace sk_lda_gpu {
