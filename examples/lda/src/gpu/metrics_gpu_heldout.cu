@@ -380,8 +380,10 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
 // a bound of the problem's (K and the longest observed half), not of the GPU's shared memory.
 bool fold_held(const fold_params &p) { return p.warp_bytes <= kFoldSharedMax; }
 
-// Chooses the fold-in's kernel, block and grid, places its scratch (p.scratch, when in global memory),
-// clears the document counter and launches it on the legacy default stream.
+// Chooses the fold-in's kernels, blocks and grids, places their scratch (p.scratch, when in global
+// memory), clears the document counter and launches them: the one-warp kernel on the legacy default
+// stream, the windows kernel (the longest documents) on g->side between events that order it after the
+// work before on the legacy stream and the work after behind it.
 int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   // Shared memory while a warp's scratch fits (as many warps a block as fit, up to 8), else global
   // scratch; a grid of as many blocks as can be resident, or fewer.
@@ -414,14 +416,21 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   }
   // The long documents' windows: a block each of window_warps warps (heldout_windows_kernel, on g->side
   // beside the one-warp kernel), when a block can have at least 4 (fewer make a window cost more than
-  // it saves). The one-warp kernel's grid leaves their warps room, so that both are resident at once.
+  // it saves). In shared memory the block's warps' scratch and its static window_shared must fit the
+  // opt-in limit together. The one-warp kernel's grid leaves the windows the room of their warps; a
+  // window's block also takes most of an SM's registers (16 warps of about 128), so a one-warp block
+  // can find no room at first: the grid is persistent and its blocks never wait for one another, so
+  // such a block starts later and only finds less work.
   int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * g->sm_count;
   if (!shared) {
     const int64_t fit = (int64_t)(kFoldGlobalMax / ((size_t)warps * p.warp_bytes));
     if (resident > fit) resident = fit > 0 ? fit : 1;
   }
   int window_warps = kWindowWarps;
-  if (shared && g->shared_optin / p.warp_bytes < (size_t)window_warps) window_warps = (int)(g->shared_optin / p.warp_bytes);
+  if (shared) {
+    const size_t room = g->shared_optin > sizeof(window_shared) ? g->shared_optin - sizeof(window_shared) : 0;
+    if (room / p.warp_bytes < (size_t)window_warps) window_warps = (int)(room / p.warp_bytes);
+  }
   p.window_docs = window_warps >= 4 ? g->long_docs : 0;
   // In the one-warp kernel's blocks, what the windows take (rounded up).
   const int64_t per_window = (window_warps + warps - 1) / warps;
