@@ -18,7 +18,8 @@
  * Both must also give the same bits on a second call (determinism), and again after a GPU sweep
  * (against the CPU metrics of the model brought back with to_host).
  * Cases: small random corpora with empty documents (K = 1, 32, 100, 1024, 10000), long observed halves
- * with words unseen in training (K = 1024, 20000: global scratch), test splits with
+ * with words unseen in training (K = 1024, 20000: global scratch; all of them long enough for the
+ * windows kernel, metrics_gpu_heldout.cu, which KOS's longest documents also take), test splits with
  * empty observed halves, empty held-out halves and no held-out token at all, zero fold-in sweeps; the
  * UCI KOS corpus (../shared/data/kos or .data/kos; skipped when absent) at K = 1, 32, 100, 1024, 10000;
  * the sampler seam (sk_lda_sampler_joint_ll/heldout_ll/get_stats on a GPU sampler); the argument checks.
