@@ -17,7 +17,8 @@
  * sums sequentially, the GPU in trees), and CUDA's lgamma and log may differ from the C library's by a
  * few units in the last place. So the joint log-likelihood agrees with the CPU's to a relative 1e-12
  * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule,
- * one warp a document: the s table (the running sums of a_k beta c_k) is added on the device by
+ * one warp a document (the longest documents: a block whose warps take the chain in windows and keep
+ * only the draws that one warp would make, from the same counts: metrics_gpu_heldout.cu): the s table (the running sums of a_k beta c_k) is added on the device by
  * one thread in topic order, and each word's q table by one thread in topic order, so they are the
  * CPU's bit for bit, and so is every y term; the sums of a draw's y terms are the kernel's own fixed
  * order where the CPU adds sequentially: for a document of at most 256 nonzero topics, when a warp's
@@ -33,7 +34,8 @@
  * Determinism: the joint log-likelihood's launch shape depends on the problem size alone, its sums are
  * trees of a fixed shape, and there are no floating-point atomics; the held-out documents are handed
  * to warps in any order (an integer atomic counter), but each document's fold-in and score are
- * computed by one warp alone and the scores are summed in document order on the host. So the same
+ * computed by one warp alone (or one block, whose draws are that warp's) and the scores are summed in
+ * document order on the host. So the same
  * counts give the same bits on every call, whatever the GPU's size.
  *
  * Cost. Joint LL: one pass over B (V K int32; lgamma per nonzero), A's pairs, the document lengths and
@@ -54,7 +56,12 @@
  * (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V + 20 nnz(B) bytes.
  * A test document is one chain of dependent draws, so the longest one bounds the call's time from
  * below (20news's longest observed half with seed 1 and 10% held out: 2,442 tokens, 48,840 draws in 20
- * sweeps).
+ * sweeps). The documents whose observed halves are at least a quarter of the longest (and 64 tokens)
+ * therefore each get a block of up to 16 warps (on a second stream, beside the one-warp grid): a pass
+ * draws 16 consecutive positions of the chain from the counts that guesses for the earlier ones give
+ * and keeps the draws up to the first that differs from its guess (about 8 a pass; on an H200 20news's
+ * held-out call at K = 1,024 went from 76 to 40 ms, bench/RESULTS.md). Per warp of such a block the same
+ * scratch as a one-warp warp's.
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. Threading: one caller at
