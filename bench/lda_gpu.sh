@@ -9,6 +9,8 @@
 #   device GB  the peak device memory of the sampler and the metrics
 #   split      ms per sweep: sampling / tables / A rebuild / B rebuild / metrics (metrics.csv, run totals / N)
 #   first/last the wall time of sweeps 1-10 over that of the last ten, metrics excluded (issue 32: at most 2)
+#   metrics %  the metrics' share of the sweeps' wall time, metrics included (metrics.csv's totals at sweep N;
+#              the held-out LL is computed once, at the end)
 # Logs and run folders go to ${LOGS:-/tmp/sk-lda-gpu}.
 #   usage: bash bench/lda_gpu.sh [BUILD_DIR] [DATA_DIR] [K list, default "100 1024 10000"] [sweeps, default 100]
 #     CORPORA   default "kos nips12 20news imdb100k nyt"; nyt is generated with sk-lda gen (300,000
@@ -30,8 +32,8 @@ big_k=${BIG_K-65536}
 # format where this sk-lda writes it (read in seconds, where the 0.9 GB of text took most of a run's wall).
 nyt_corpus() { gen_corpus nyt 300000 100000; }
 
-echo "| corpus | tokens | K | Mtok/s (sweeps 11-$sweeps) | wall s | LL@1 | LL@10 | LL@50 | LL@$sweeps | held-out LL | device GB | split ms/sweep: sample / tables / A / B / metrics | sweeps 1-10 / last 10 |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+echo "| corpus | tokens | K | Mtok/s (sweeps 11-$sweeps) | wall s | LL@1 | LL@10 | LL@50 | LL@$sweeps | held-out LL | device GB | split ms/sweep: sample / tables / A / B / metrics | sweeps 1-10 / last 10 | metrics % |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
 for corpus in ${CORPORA:-kos nips12 20news imdb100k nyt}; do
   if [ "$corpus" = nyt ]; then
     input=$(nyt_corpus) || { echo "| nyt | generation failed |"; continue; }
@@ -66,8 +68,9 @@ for corpus in ${CORPORA:-kos nips12 20news imdb100k nyt}; do
           last = (sec[n] - met[n]) - (sec[n - 10] - met[n - 10])
           if (last > 0) first_last = sprintf("%.2f", (sec[10] - met[10]) / last)
         }
-        printf "| %s | %d | %d | %.0f | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |\n", corpus, T, K, mtps, wall,
-               cell(ll[1]), cell(ll[10]), cell(ll[50]), cell(ll[n]), cell(held[n]), f[11] / 1e9, split_ms, first_last
+        share = sec[n] > 0 ? sprintf("%.1f", 100 * f[10] / sec[n]) : ""
+        printf "| %s | %d | %d | %.0f | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s |\n", corpus, T, K, mtps, wall,
+               cell(ll[1]), cell(ll[10]), cell(ll[50]), cell(ll[n]), cell(held[n]), f[11] / 1e9, split_ms, first_last, share
       }' "$run/metrics.csv"
   done
 done
