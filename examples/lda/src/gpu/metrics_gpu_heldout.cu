@@ -12,7 +12,8 @@
 // loads, one integer warp sum), and the tail moves by whole rounds of 128 when a topic appears or goes.
 //
 // A draw (the y terms, the tiles, the held block, their order of addition) is metrics_gpu_fold_draw.cuh;
-// this file is the fold-in's pass over a document, the score, the kernel and its launch.
+// a document's fold-in and score by one warp metrics_gpu_fold_warp.cuh, the longest documents' by a block
+// in windows metrics_gpu_fold_windows.cuh; this file is the kernels and their launch.
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -21,13 +22,10 @@
 #include "sk_ex_cuda_check.cuh"
 #include "gpu/metrics_gpu.h"
 #include "gpu/metrics_gpu_fold_draw.cuh"
+#include "gpu/metrics_gpu_fold_warp.cuh"
+#include "gpu/metrics_gpu_fold_windows.cuh"
 #include "gpu/metrics_gpu_internal.cuh"
-#include "gpu/warp_topic_list.cuh"
-#include "model.h"
-#include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
-#include "samplekit/warp_scan.cuh"
-#include "samplekit/warp_vote.cuh"
 
 #define SK_EX_CUDA_SCOPE "GPU metrics"
 
@@ -37,260 +35,8 @@ using namespace sk_lda_gpu::fold;
 
 // Held-out fold-in: one warp per document, persistent.
 constexpr int kFoldWarps = 8;                        // warps per block, at most
-constexpr int kWindowWarps = 16;                     // the long documents' blocks: W, the draws of a window
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
-
-// sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
-__device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
-  const int64_t i = (int64_t)__dmul_rn(u, (double)n);
-  return (int32_t)(i >= n ? n - 1 : i);
-}
-
-// The fold-in of one document's observed half, tokens [first, first + n): sk_lda_detail_fold_in_doc()
-// with the counts and nonzero topics in the warp's scratch (ndk all zero on entry). Returns nnz.
-template <bool kHeld>
-__device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
-                                           int lane) {
-  const int32_t K = p.num_topics;
-  for (int64_t i = lane; i < n; i += 32) {
-    const int32_t k =
-        uniform_index(sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K);
-    p.z[first + i] = k;
-    atomicAdd(&s.ndk[k], 1);
-  }
-  __syncwarp();
-  // The nonzero topics, increasing: a ballot-compacted pass over ndk (K / 32 rounds a document, what
-  // clearing the dense counts cost before).
-  int32_t nnz = 0;
-  for (int32_t k0 = 0; k0 < K; k0 += 32) {
-    const int32_t k = k0 + lane;
-    const bool nz = k < K && s.ndk[k] != 0;
-    const unsigned bal = __ballot_sync(SK_FULL_MASK, nz);
-    if (nz) s.topics[nnz + __popc(bal & sk_lanemask_lt())] = k;
-    nnz += __popc(bal);
-  }
-  __syncwarp();
-  const double S = p.s_cum[K - 1];
-  for (int it = 0; it < p.iters; ++it) {
-    const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
-    for (int64_t i0 = 0; i0 < n; i0 += 32) {
-      // The next 32 tokens' uniforms, words' nonzeros and topics, a token a lane, handed out by
-      // shuffles: a token's topic changes only at its own draw, so reading it ahead is exact.
-      const bool mine = i0 + lane < n;
-      const double u_lane = mine ? sk_rng_uniform_f64(p.seed, stream, (uint64_t)(first + i0 + lane)) : 0.0;
-      const int32_t w_lane = mine ? p.obs_tokens[first + i0 + lane] : 0;
-      const int32_t z_lane = mine ? p.z[first + i0 + lane] : 0;
-      const long long w0_lane = mine ? (long long)p.word_start[w_lane] : 0;
-      const int32_t m_lane = mine ? (int32_t)(p.word_start[w_lane + 1] - w0_lane) : 0;
-      const double q_lane = m_lane > 0 ? p.word_q_cum[w0_lane + m_lane - 1] : 0.0;  // Q_w, off the draw's chain
-      const int32_t mcount = (int32_t)(n - i0 < 32 ? n - i0 : 32);
-      for (int32_t j = 0; j < mcount; ++j) {
-        const double u = sk_warp_broadcast_f64(SK_FULL_MASK, u_lane, j);
-        const int32_t old = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)z_lane, j);
-        const int64_t w0 = (int64_t)__shfl_sync(SK_FULL_MASK, w0_lane, j);
-        const int32_t m = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)m_lane, j);
-        const int32_t w = (int32_t)sk_warp_broadcast_u32(SK_FULL_MASK, (uint32_t)w_lane, j);
-        const double Q = sk_warp_broadcast_f64(SK_FULL_MASK, q_lane, j);
-        const int32_t left = s.ndk[old] - 1;  // every lane reads it; lane 0 writes it after
-        __syncwarp();
-        if (lane == 0) s.ndk[old] = left;
-        __syncwarp();
-        if (left == 0) nnz = sk_lda_warp_topics_remove(s.topics, nnz, old, lane);
-        const int32_t k = fold_draw<kHeld>(p, s, nnz, p.b + (int64_t)w * p.num_topics, w0, m, S, Q, u, lane);
-        const int32_t before = s.ndk[k];
-        __syncwarp();  // every lane has read ndk before lane 0 changes it
-        if (lane == 0) {
-          p.z[first + i0 + j] = k;
-          s.ndk[k] = before + 1;
-        }
-        __syncwarp();
-        if (before == 0) nnz = sk_lda_warp_topics_insert(s.topics, nnz, k, lane);
-      }
-    }
-  }
-  return nnz;
-}
-
-// Document d: the fold-in of its observed half, then the score of its held-out half
-// (metrics.h: p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A), Y a total in the tiles' order) into doc_ll[d];
-// leaves ndk all zero. Every lane of the warp calls.
-template <bool kHeld>
-__device__ __forceinline__ void fold_in_and_score(const fold_params &p, const fold_scratch &s, int32_t d, int lane) {
-  const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
-  const int32_t nnz = fold_in<kHeld>(p, s, first, n, lane);
-  const double S = p.s_cum[p.num_topics - 1];
-  const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
-  double ll = 0.0;
-  for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t) {
-    const int32_t w = p.held_tokens[t];
-    const int64_t w0 = p.word_start[w], w1 = p.word_start[w + 1];
-    const double Q = w1 > w0 ? p.word_q_cum[w1 - 1] : 0.0;
-    const y_terms y{&p, s.ndk, s.topics, nnz, p.b + (int64_t)w * p.num_topics};
-    ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(__dadd_rn(S, Q), tiles_total(y, nnz, lane)), norm)));
-  }
-  if (lane == 0) p.doc_ll[d] = ll;
-  __syncwarp();  // every lane is done with the counts before they are cleared
-  for (int32_t j = lane; j < nnz; j += 32) s.ndk[s.topics[j]] = 0;
-  __syncwarp();
-}
-
-// --- the longest documents: a block's warps run ahead on one chain ---------------------------------------
-//
-// Why: a document's fold-in is one chain of dependent draws, and the longest one sets the call's time
-// (20news, K = 1,024: 48,840 draws, about 76 ms, while the sweeps of a 100-sweep run take about 105 ms).
-// The first p.window_docs documents of `order` (the longest) are each taken by a whole block, whose W
-// warps draw W consecutive draws of the chain at once, exactly. Every position of the chain has a
-// guess of its draw's topic: the token's topic before it (a position new to the window), or what the
-// position's draw gave in the window before (a position carried over). One pass a window:
-// 1. warp j draws position g + j from the counts that the guesses of positions g .. g + j - 1 give
-//    (every warp on its own copy of the document's counts and topics);
-// 2. the chain's draws are positions g .. g + acc, acc the first j whose draw differs from its guess
-//    (its draw is the chain's: the counts it was drawn from are), or the last position when none does;
-//    every warp brings its copy to the counts after them, and the later positions keep their draws as
-//    guesses for the next window, which starts at g + acc + 1.
-// Every draw is fold_draw() on the counts and sorted topics that the one-warp pass would hold if the
-// guesses before it were right (a copy's topics are the sorted nonzero topics of its counts, whatever
-// the order of the moves that made them), and a draw is kept only when they were: the topics are the
-// one-warp pass's bits. A CPU replay of 20news's fold-in (bench/RESULTS.md, issue 32; every replayed
-// chain equal to the sequential one) kept 8.3 draws a pass at W = 16 on the longest document (K =
-// 1,024; 7.8 at K = 10,000): one token's move changes the counts by one, so a draw from counts a few
-// moves stale nearly always lands where the chain's does. (Predicting every position from the window's
-// start and then verifying, two passes a window, kept 6.5 a pass.)
-// W is kWindowWarps (16), or what fits the shared memory. A document needs at least W observed tokens,
-// so that a window never holds one token twice.
-
-// Adds one token of topic k to a warp's copy (ndk and the sorted topics); returns nnz. Every lane calls.
-__device__ __forceinline__ int32_t copy_add(const fold_scratch &s, int32_t nnz, int32_t k, int lane) {
-  const int32_t before = s.ndk[k];
-  __syncwarp();  // every lane has read ndk before lane 0 changes it
-  if (lane == 0) s.ndk[k] = before + 1;
-  __syncwarp();
-  return before == 0 ? sk_lda_warp_topics_insert(s.topics, nnz, k, lane) : nnz;
-}
-
-// Takes one token of topic k (present) from a warp's copy; returns nnz. Every lane calls.
-__device__ __forceinline__ int32_t copy_remove(const fold_scratch &s, int32_t nnz, int32_t k, int lane) {
-  const int32_t left = s.ndk[k] - 1;
-  __syncwarp();
-  if (lane == 0) s.ndk[k] = left;
-  __syncwarp();
-  return left == 0 ? sk_lda_warp_topics_remove(s.topics, nnz, k, lane) : nnz;
-}
-
-// Moves one token from topic a to topic b in a warp's copy (nothing when a == b); returns nnz.
-__device__ __forceinline__ int32_t copy_move(const fold_scratch &s, int32_t nnz, int32_t a, int32_t b, int lane) {
-  if (a == b) return nnz;
-  nnz = copy_remove(s, nnz, a, lane);
-  return copy_add(s, nnz, b, lane);
-}
-
-// What the block's warps share about the current window: each position's token's topic before it, its
-// guess and its draw (-1 past the chain's end).
-struct window_shared {
-  int32_t old[kWindowWarps], guess[kWindowWarps], drawn[kWindowWarps];
-};
-
-// The fold-in of document d's observed half by the whole block (the scheme above), then the score of its
-// held-out half by warp 0; leaves every warp's ndk all zero. Every thread of the block calls.
-template <bool kHeld>
-__device__ __forceinline__ void fold_in_windows(const fold_params &p, const fold_scratch &s, window_shared &sh,
-                                                int32_t d, int lane) {
-  const int32_t K = p.num_topics;
-  const int warp = (int)(threadIdx.x / 32), W = (int)(blockDim.x / 32);
-  const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
-  // The start: every warp draws the same initial topics into its copy; warp 0 writes z.
-  for (int64_t i = lane; i < n; i += 32) {
-    const int32_t k =
-        uniform_index(sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K);
-    if (warp == 0) p.z[first + i] = k;
-    atomicAdd(&s.ndk[k], 1);
-  }
-  __syncwarp();
-  int32_t nnz = 0;
-  for (int32_t k0 = 0; k0 < K; k0 += 32) {
-    const int32_t k = k0 + lane;
-    const bool nz = k < K && s.ndk[k] != 0;
-    const unsigned bal = __ballot_sync(SK_FULL_MASK, nz);
-    if (nz) s.topics[nnz + __popc(bal & sk_lanemask_lt())] = k;
-    nnz += __popc(bal);
-  }
-  __syncthreads();  // warp 0's z is visible to every warp
-  const double S = p.s_cum[K - 1];
-  const int64_t total = n * (int64_t)p.iters;
-  int32_t carried = -1;  // this warp's position's draw in the window before, or -1 (a new position)
-  for (int64_t g = 0; g < total;) {
-    // This warp's position g + warp: its token, sweep, uniform and word; its topic before (the sweep
-    // before's draw: n >= W puts it before this window, so it is committed) and its guess.
-    const int64_t gj = g + warp;
-    const bool valid = gj < total;
-    int32_t o = -1, w = 0, m = 0;
-    int64_t w0 = 0;
-    double u = 0.0, Q = 0.0;
-    if (valid) {
-      const int64_t it = gj / n, t = first + (gj - it * n);
-      u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)t);
-      o = p.z[t];
-      w = p.obs_tokens[t];
-      w0 = p.word_start[w];
-      m = (int32_t)(p.word_start[w + 1] - w0);
-      Q = m > 0 ? p.word_q_cum[w0 + m - 1] : 0.0;
-    }
-    if (lane == 0) {
-      sh.old[warp] = o;
-      sh.guess[warp] = valid ? (carried >= 0 ? carried : o) : -1;
-    }
-    __syncthreads();
-    // 1. The draw, from the counts the earlier positions' guesses give.
-    int32_t applied = 0, drawn = -1;
-    if (valid) {
-      for (; applied < warp; ++applied) nnz = copy_move(s, nnz, sh.old[applied], sh.guess[applied], lane);
-      nnz = copy_remove(s, nnz, o, lane);
-      drawn = fold_draw<kHeld>(p, s, nnz, p.b + (int64_t)w * K, w0, m, S, Q, u, lane);
-      nnz = copy_add(s, nnz, o, lane);
-    }
-    if (lane == 0) sh.drawn[warp] = drawn;
-    __syncthreads();
-    // 2. The chain's draws: 0 .. acc (every warp finds the same acc).
-    const int64_t left = total - g;
-    const int last = (int)(left < W ? left : W) - 1;
-    const unsigned differ = __ballot_sync(SK_FULL_MASK, lane <= last && sh.drawn[lane] != sh.guess[lane]);
-    const int acc = differ != 0u ? __ffs((int)differ) - 1 : last;
-    // This copy holds the start plus the guesses' moves 0 .. applied - 1; bring it to the start plus the
-    // chain's moves 0 .. acc (the guesses before acc, the draw at acc).
-    if (applied <= acc) {
-      for (int i = applied; i < acc; ++i) nnz = copy_move(s, nnz, sh.old[i], sh.guess[i], lane);
-      nnz = copy_move(s, nnz, sh.old[acc], sh.drawn[acc], lane);
-    } else {
-      for (int i = acc + 1; i < applied; ++i) nnz = copy_move(s, nnz, sh.guess[i], sh.old[i], lane);
-      nnz = copy_move(s, nnz, sh.guess[acc], sh.drawn[acc], lane);
-    }
-    if (warp == 0 && lane <= acc) {
-      const int64_t gi = g + lane, it = gi / n;
-      p.z[first + (gi - it * n)] = sh.drawn[lane];  // = the guess below acc
-    }
-    // The next window's position g + acc + 1 + warp was this window's acc + 1 + warp: its draw is the guess.
-    const int from = acc + 1 + warp;
-    carried = from <= last ? sh.drawn[from] : -1;
-    __syncthreads();  // z written and sh read before the next window
-    g += acc + 1;
-  }
-  if (warp == 0) {
-    const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
-    double ll = 0.0;
-    for (int64_t h = p.held_offsets[d]; h < p.held_offsets[d + 1]; ++h) {
-      const int32_t w = p.held_tokens[h];
-      const int64_t w0 = p.word_start[w], w1 = p.word_start[w + 1];
-      const double Q = w1 > w0 ? p.word_q_cum[w1 - 1] : 0.0;
-      const y_terms y{&p, s.ndk, s.topics, nnz, p.b + (int64_t)w * K};
-      ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(__dadd_rn(S, Q), tiles_total(y, nnz, lane)), norm)));
-    }
-    if (lane == 0) p.doc_ll[d] = ll;
-  }
-  __syncwarp();
-  for (int32_t j = lane; j < nnz; j += 32) s.ndk[s.topics[j]] = 0;
-  __syncwarp();
-}
 
 // A warp's scratch: in dynamic shared memory (kShared), else in p.scratch from warp `first_warp` on (the
 // one-warp kernel's warps first, then the windows kernel's, whose blocks have more warps).
