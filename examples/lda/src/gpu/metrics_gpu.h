@@ -18,15 +18,15 @@
  * few units in the last place. So the joint log-likelihood agrees with the CPU's to a relative 1e-12
  * (tests/lda/test_metrics_gpu.c; 3e-14 seen). The fold-in and the score follow metrics.h's sparse rule,
  * one warp a document (the longest documents: a block whose warps take the chain in windows and keep
- * only the draws that one warp would make, from the same counts: metrics_gpu_heldout.cu): the s table (the running sums of a_k beta c_k) is added on the device by
- * one thread in topic order, and each word's q table by one thread in topic order, so they are the
- * CPU's bit for bit, and so is every y term; the sums of a draw's y terms are the kernel's own fixed
+ * only the draws that one warp would make, from the same counts: metrics_gpu_fold_windows.cuh): the
+ * s table (the running sums of a_k beta c_k) is added on the device by one thread in topic order, and
+ * each word's q table by one thread in topic order, so they are the CPU's bit for bit, and so is every y term; the sums of a draw's y terms are the kernel's own fixed
  * order where the CPU adds sequentially: for a document of at most 256 nonzero topics, when a warp's
  * scratch is at most 48 KiB (K plus the longest observed half up to about 12,000), samplekit's
  * one-block blocked draw on doubles (R = 1, 2, 4 or 8 consecutive entries a lane by the count, added in
  * order, then one warp scan: sk_warp_blocked_hold_by_f64()); otherwise tiles of 128 entries (4
  * consecutive entries a lane added in order, then a warp scan, the tiles' totals in order:
- * metrics_gpu_heldout.cu). Both depend on the problem alone, not on the GPU. So a draw can
+ * metrics_gpu_fold_draw.cuh). Both depend on the problem alone, not on the GPU. So a draw can
  * differ from the CPU's only when u W falls within a few units in the last place of a boundary between
  * two topics (never seen in the tests); otherwise the topics are the CPU's, and the held-out value
  * agrees to a relative 1e-10 (one draw that differed would move it by about 1e-6).
@@ -112,8 +112,9 @@ int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *
  * `fold_in_iters` fold-in sweeps and the seed c->seed: *ll_per_token gets the mean held-out log-likelihood,
  * NAN when the held-out halves have no token. Reads B and n_k; the first call (and one with a larger K
  * or more nonzeros in B) allocates the fold-in's tables and, when a warp's scratch is over 48 KiB, the
- * warps' scratch (set_test allocated the rest). Fails on NULL, no halves set, halves of another vocabulary size than c->num_words,
- * fold_in_iters < 0, a device other than the context's, or a CUDA error (*ll_per_token untouched).
+ * warps' scratch (set_test allocated the rest). Fails on NULL, no halves set, halves of another
+ * vocabulary size than c->num_words, fold_in_iters < 0, a device other than the context's, or a CUDA
+ * error (*ll_per_token untouched).
  */
 int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
                                   double *ll_per_token, sk_ex_error *err);

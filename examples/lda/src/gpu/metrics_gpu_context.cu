@@ -146,7 +146,7 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
   qsort(keys, (size_t)D, sizeof *keys, by_length_desc);
   for (int32_t d = 0; d < D; ++d) order[d] = keys[d].doc;
   free(keys);
-  // The documents whose chains a block folds in (metrics_gpu_heldout.cu's windows): the leading run of
+  // The documents whose chains a block folds in (metrics_gpu_fold_windows.cuh): the leading run of
   // order with observed halves of at least a quarter of the longest (and kWindowMinTokens): the rest's
   // chains are shorter than what the longest one's takes with windows.
   const int64_t kWindowMinTokens = 64;  // at least a window's warps (16: a window holds no token twice)

@@ -66,7 +66,7 @@ struct fold_params {
   uint64_t seed;
   int iters;
   unsigned *next_doc;  // the next entry of order to take, less window_docs
-  int32_t window_docs;  // the first entries of order, a block each (metrics_gpu_heldout.cu's windows)
+  int32_t window_docs;  // the first entries of order, a block each (metrics_gpu_fold_windows.cuh)
   double *doc_ll;      // per document: the sum of its held-out tokens' log-likelihoods
   char *scratch;       // global scratch (warp_bytes a warp) when it does not fit in shared memory
   size_t warp_bytes;   // a warp's scratch: tile ends (tile_cap doubles), ndk (K counts), then topics

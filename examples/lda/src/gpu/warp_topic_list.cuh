@@ -1,9 +1,9 @@
 // A warp's sorted list of topics in memory it shares (shared or global): the position of a topic, and
 // one topic removed or inserted with the others kept in increasing order. The held-out fold-in
-// (metrics_gpu_heldout.cu) keeps each document's nonzero topics in one. Every lane of the warp calls each
-// function with the same arguments (the list's length is in a register, the same on every lane); the
-// lanes read a round of entries before any is written, then write, with __syncwarp() between, so that
-// the moves are exact. Cost: the position is ceil(nnz / 32) independent loads a lane and one integer
+// (metrics_gpu_fold_warp.cuh, metrics_gpu_fold_windows.cuh) keeps each document's nonzero topics in one.
+// Every lane of the warp calls each function with the same arguments (the list's length is in a
+// register, the same on every lane); the lanes read a round of entries before any is written, then
+// write, with __syncwarp() between, so that the moves are exact. Cost: the position is ceil(nnz / 32) independent loads a lane and one integer
 // warp sum; a move is ceil(entries moved / 128) rounds.
 // A candidate for samplekit (a warp-cooperative sorted set): another sampler that keeps a document's
 // topics sorted on the GPU would need the same.
