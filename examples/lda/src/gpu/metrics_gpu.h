@@ -59,9 +59,11 @@
  * sweeps). The documents whose observed halves are at least a quarter of the longest (and 64 tokens)
  * therefore each get a block of up to 16 warps (on a second stream, beside the one-warp grid): a pass
  * draws 16 consecutive positions of the chain from the counts that guesses for the earlier ones give
- * and keeps the draws up to the first that differs from its guess (about 8 a pass; on an H200 20news's
- * held-out call at K = 1,024 went from 76 to 40 ms, bench/RESULTS.md). Per warp of such a block the same
- * scratch as a one-warp warp's.
+ * and keeps the draws up to the first that differs from its guess (about 8 a pass; on an H200 the
+ * metrics of a 100-sweep run on 20news at K = 1,024, mostly this call, went from 76 to 33 ms,
+ * bench/RESULTS.md). Per warp of such a block the scratch of a one-warp warp and, up to K = 10,240, a
+ * bitmap of the nonzero topics (K / 8 bytes); per block its document's tokens as a pass reads them (24
+ * bytes a token of the longest observed half).
  *
  * Errors: functions returning int give 0 on success and non-zero with err filled (corpus.h); a CUDA
  * failure becomes a message naming the step and CUDA's error, never an abort. Threading: one caller at

@@ -149,7 +149,7 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
   // The documents whose chains a block folds in (metrics_gpu_fold_windows.cuh): the leading run of
   // order with observed halves of at least a quarter of the longest (and kWindowMinTokens): the rest's
   // chains are shorter than what the longest one's takes with windows.
-  const int64_t kWindowMinTokens = 64;  // at least a window's warps (16: a window holds no token twice)
+  const int64_t kWindowMinTokens = 64;  // at least two windows' warps (2 x 16: two windows hold no token twice)
   const int64_t window_min = g->max_obs_len / 4 > kWindowMinTokens ? g->max_obs_len / 4 : kWindowMinTokens;
   g->long_docs = 0;
   for (; g->long_docs < D; ++g->long_docs) {
@@ -196,6 +196,7 @@ extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
   sk_lda_gpu::metrics_buf_free(g, &g->partials);
   sk_lda_gpu::metrics_buf_free(g, &g->inv);
   sk_lda_gpu::metrics_buf_free(g, &g->scratch);
+  sk_lda_gpu::metrics_buf_free(g, &g->window_tokens);
   sk_lda_gpu_buf *tables[] = {&g->s_cum, &g->word_start, &g->word_topic, &g->word_q_cum};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; ++i) sk_lda_gpu::metrics_buf_free(g, tables[i]);
   if (g->fold_start != NULL) (void)cudaEventDestroy(g->fold_start);

@@ -1,5 +1,6 @@
 // sk-lda's held-out fold-in on the GPU, the longest documents by a block in windows (metrics_gpu_heldout.cu's
-// windows kernel): the same draws as one warp's pass (metrics_gpu_fold_warp.cuh), several a pass.
+// windows kernel): the same draws as one warp's pass (metrics_gpu_fold_warp.cuh), several a pass; each
+// warp's copy of the document keeps a bitmap of its nonzero topics, from which the sorted list is rebuilt.
 // Included by metrics_gpu_heldout.cu alone.
 #ifndef SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
 #define SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
@@ -12,6 +13,7 @@
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
+#include "samplekit/warp_scan.cuh"
 
 namespace sk_lda_gpu {
 namespace fold {
@@ -28,8 +30,8 @@ constexpr int kWindowWarps = 16;  // the long documents' blocks: W, the draws of
 //    (every warp on its own copy of the document's counts and topics);
 // 2. the chain's draws are positions g .. g + acc, acc the first j whose draw differs from its guess
 //    (its draw is the chain's: the counts it was drawn from are), or the last position when none does;
-//    every warp brings its copy to the counts after them, and the later positions keep their draws as
-//    guesses for the next window, which starts at g + acc + 1.
+//    the later positions keep their draws as guesses for the next window, which starts at g + acc + 1,
+//    and every warp moves its copy, in one step of all its lanes, to what its next draw is drawn from.
 // Every draw is fold_draw() on the counts and sorted topics that the one-warp pass would hold if the
 // guesses before it were right (a copy's topics are the sorted nonzero topics of its counts, whatever
 // the order of the moves that made them), and a draw is kept only when they were: the topics are the
@@ -38,10 +40,68 @@ constexpr int kWindowWarps = 16;  // the long documents' blocks: W, the draws of
 // 1,024; 7.8 at K = 10,000): one token's move changes the counts by one, so a draw from counts a few
 // moves stale nearly always lands where the chain's does. (Predicting every position from the window's
 // start and then verifying, two passes a window, kept 6.5 a pass.)
-// W is kWindowWarps (16), or what fits the shared memory. A document needs at least W observed tokens,
-// so that a window never holds one token twice.
+// W is kWindowWarps (16), or what fits the shared memory. A document needs at least 2W observed tokens,
+// so that a window and the next never hold one token twice.
 
-// Adds one token of topic k to a warp's copy (ndk and the sorted topics); returns nnz. Every lane calls.
+// Above this many topics a windows warp keeps its sorted topics move by move, not from a bitmap: the
+// bitmap's rebuild reads K / 32 words, and at K = 65,536 (2,048 words) it made the windows kernel 1.56x
+// slower (20news: 135.6 -> 211.6 ms), while at K = 1,024 and 10,000 it was 1.19x and 1.06x faster (51.1
+// -> 43.0 ms, 112.6 -> 106.2 ms; H200, bench/RESULTS.md).
+constexpr int32_t kWindowBitmapMaxTopics = 10240;
+
+// A warp's copy of the document: its counts and sorted nonzero topics (fold_scratch), and, where the
+// bitmap is kept, one bit a topic for whether its count is nonzero (`present`), from which the sorted
+// topics are rebuilt. Why the bitmap: a pass moves up to 2W tokens in each copy (below), and the sorted
+// list kept move by move cost a position search and a shift of the list for every count that reached or
+// left 0 (8.7 us a pass at W = 16 on 20news, against 1.85 us a one-warp draw; bench/RESULTS.md). With
+// it the lanes move their tokens at once with atomics, mark the bits of the topics they touched, and the
+// list is rebuilt once, before the next draw, when a bit changed. Either way the list is the sorted
+// nonzero topics of the same counts, so the draws are the same bits.
+struct window_scratch {
+  fold_scratch f;
+  uint32_t *present;  // ceil(K / 32) words, where the bitmap is kept
+};
+
+// Bytes of a windows warp's bitmap, a multiple of 16 (it follows the warp's fold_scratch); 0 where the
+// sorted topics are kept move by move.
+__host__ __device__ __forceinline__ size_t present_bytes(int32_t K) {
+  return K <= kWindowBitmapMaxTopics ? ((size_t)(K + 31) / 32 * sizeof(uint32_t) + 15) / 16 * 16 : 0;
+}
+
+// What a windows document's draws read of an observed token, gathered once at the document's start so
+// that a pass reads it with one load instead of three dependent ones (the word, its CSR range, its q
+// total): the word's q total (Q), its first entry in B's CSR and their count, the word.
+struct window_token {
+  double q;
+  int64_t w0;
+  int32_t m, w;
+};
+
+// Sets topic k's bit to whether its count is nonzero; true when the bit changed.
+__device__ __forceinline__ bool copy_mark(const window_scratch &s, int32_t k) {
+  const uint32_t bit = 1u << (k & 31);
+  const uint32_t was = s.f.ndk[k] != 0 ? atomicOr(&s.present[k >> 5], bit) : atomicAnd(&s.present[k >> 5], ~bit);
+  return ((was & bit) != 0) != (s.f.ndk[k] != 0);
+}
+
+// The sorted nonzero topics from `present` into topics; returns nnz. Every lane calls.
+__device__ __forceinline__ int32_t copy_list(const window_scratch &s, int32_t K, int lane) {
+  const int32_t words = (K + 31) / 32;
+  int32_t nnz = 0;
+  for (int32_t w0 = 0; w0 < words; w0 += 32) {
+    const int32_t w = w0 + lane;
+    uint32_t bits = w < words ? s.present[w] : 0u;
+    const uint32_t c = (uint32_t)__popc(bits), inc = sk_warp_inclusive_sum_u32(SK_FULL_MASK, c);
+    int32_t at = nnz + (int32_t)(inc - c);
+    for (; bits != 0u; bits &= bits - 1u) s.f.topics[at++] = 32 * w + (__ffs((int)bits) - 1);
+    nnz += (int32_t)__shfl_sync(SK_FULL_MASK, inc, 31);
+  }
+  __syncwarp();
+  return nnz;
+}
+
+// Adds one token of topic k to a warp's copy kept move by move (ndk and the sorted topics); returns nnz.
+// Every lane calls.
 __device__ __forceinline__ int32_t copy_add(const fold_scratch &s, int32_t nnz, int32_t k, int lane) {
   const int32_t before = s.ndk[k];
   __syncwarp();  // every lane has read ndk before lane 0 changes it
@@ -50,7 +110,7 @@ __device__ __forceinline__ int32_t copy_add(const fold_scratch &s, int32_t nnz, 
   return before == 0 ? sk_lda_warp_topics_insert(s.topics, nnz, k, lane) : nnz;
 }
 
-// Takes one token of topic k (present) from a warp's copy; returns nnz. Every lane calls.
+// Takes one token of topic k (present) from a warp's copy kept move by move; returns nnz. Every lane calls.
 __device__ __forceinline__ int32_t copy_remove(const fold_scratch &s, int32_t nnz, int32_t k, int lane) {
   const int32_t left = s.ndk[k] - 1;
   __syncwarp();
@@ -59,11 +119,51 @@ __device__ __forceinline__ int32_t copy_remove(const fold_scratch &s, int32_t nn
   return left == 0 ? sk_lda_warp_topics_remove(s.topics, nnz, k, lane) : nnz;
 }
 
-// Moves one token from topic a to topic b in a warp's copy (nothing when a == b); returns nnz.
-__device__ __forceinline__ int32_t copy_move(const fold_scratch &s, int32_t nnz, int32_t a, int32_t b, int lane) {
-  if (a == b) return nnz;
-  nnz = copy_remove(s, nnz, a, lane);
-  return copy_add(s, nnz, b, lane);
+// Every lane moves one token from topic a0 to b0 and one from a1 to b1 in the warp's copy (-1 on the
+// left adds a token, on the right takes one; a == b moves nothing). Each lane's moves are of one token,
+// which is in the topic it is taken from, so no count goes below 0 in any order of the lanes. With the
+// bitmap (kBitmap) all lanes move at once with atomics and mark the topics they touched; `stale` is set
+// when a bit changed (the list is rebuilt before the next draw). Without, the lanes' moves are made one
+// lane after another, each a remove and an insert in the sorted list; nnz follows. Every lane calls.
+template <bool kBitmap>
+__device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz, bool &stale, int32_t a0, int32_t b0,
+                                           int32_t a1, int32_t b1, int lane) {
+  if (!kBitmap) {
+    for (unsigned todo = __ballot_sync(SK_FULL_MASK, a0 != b0 || a1 != b1); todo != 0u; todo &= todo - 1u) {
+      const int from = __ffs((int)todo) - 1;
+      const int32_t x0 = __shfl_sync(SK_FULL_MASK, a0, from), y0 = __shfl_sync(SK_FULL_MASK, b0, from);
+      const int32_t x1 = __shfl_sync(SK_FULL_MASK, a1, from), y1 = __shfl_sync(SK_FULL_MASK, b1, from);
+      if (x0 != y0) {
+        if (x0 >= 0) nnz = copy_remove(s.f, nnz, x0, lane);
+        if (y0 >= 0) nnz = copy_add(s.f, nnz, y0, lane);
+      }
+      if (x1 != y1) {
+        if (x1 >= 0) nnz = copy_remove(s.f, nnz, x1, lane);
+        if (y1 >= 0) nnz = copy_add(s.f, nnz, y1, lane);
+      }
+    }
+    return;
+  }
+  if (a0 != b0) {
+    if (a0 >= 0) atomicSub(&s.f.ndk[a0], 1);
+    if (b0 >= 0) atomicAdd(&s.f.ndk[b0], 1);
+  }
+  if (a1 != b1) {
+    if (a1 >= 0) atomicSub(&s.f.ndk[a1], 1);
+    if (b1 >= 0) atomicAdd(&s.f.ndk[b1], 1);
+  }
+  __syncwarp();  // every count final before any bit is read from it
+  bool changed = false;
+  if (a0 != b0) {
+    if (a0 >= 0) changed |= copy_mark(s, a0);
+    if (b0 >= 0) changed |= copy_mark(s, b0);
+  }
+  if (a1 != b1) {
+    if (a1 >= 0) changed |= copy_mark(s, a1);
+    if (b1 >= 0) changed |= copy_mark(s, b1);
+  }
+  __syncwarp();  // every mark in before the list is rebuilt or the counts move again
+  stale |= __any_sync(SK_FULL_MASK, changed);
 }
 
 // What the block's warps share about the current window: each position's token's topic before it, its
@@ -73,48 +173,67 @@ struct window_shared {
 };
 
 // The fold-in of document d's observed half by the whole block (the scheme above), then the score of its
-// held-out half by warp 0; leaves every warp's ndk all zero. Every thread of the block calls.
-template <bool kHeld>
-__device__ __forceinline__ void fold_in_windows(const fold_params &p, const fold_scratch &s, window_shared &sh,
-                                                int32_t d, int lane) {
+// held-out half by warp 0; leaves every warp's ndk (and present) all zero. `tokens`: n_max entries of
+// scratch for the document's window_token. Every thread of the block calls.
+template <bool kHeld, bool kBitmap>
+__device__ __forceinline__ void fold_in_windows(const fold_params &p, const window_scratch &s, window_shared &sh,
+                                                window_token *tokens, int32_t d, int lane) {
   const int32_t K = p.num_topics;
   const int warp = (int)(threadIdx.x / 32), W = (int)(blockDim.x / 32);
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    window_token t;
+    t.w = p.obs_tokens[first + i];
+    t.w0 = p.word_start[t.w];
+    t.m = (int32_t)(p.word_start[t.w + 1] - t.w0);
+    t.q = t.m > 0 ? p.word_q_cum[t.w0 + t.m - 1] : 0.0;
+    tokens[i] = t;
+  }
   // The start: every warp draws the same initial topics into its copy; warp 0 writes z.
-  int32_t nnz = fold_start(p, s, first, n, warp == 0, lane);
-  __syncthreads();  // warp 0's z is visible to every warp
+  int32_t nnz = fold_start(p, s.f, first, n, warp == 0, lane);
+  if (kBitmap) {
+    for (int32_t k0 = 0; k0 < K; k0 += 32) {
+      const unsigned bal = __ballot_sync(SK_FULL_MASK, k0 + lane < K && s.f.ndk[k0 + lane] != 0);
+      if (lane == 0) s.present[k0 / 32] = bal;
+    }
+  }
+  __syncthreads();  // warp 0's z and the tokens are visible to every warp
   const double S = p.s_cum[K - 1];
   const int64_t total = n * (int64_t)p.iters;
+  // This warp's position g + warp as sweep `it` and token t, followed rather than divided out (a window
+  // moves at most W <= n positions on, so at most one sweep).
+  int64_t it = 0, t = warp;
   int32_t carried = -1;  // this warp's position's draw in the window before, or -1 (a new position)
+  bool stale = false;    // the list is behind present (kBitmap)
+  // A copy holds, at a window's start g, the chain's counts before position g with position g + i's
+  // token moved to its guess for i < warp and position g + warp's token out: what this warp's draw is
+  // drawn from. At g = 0 every guess is the token's topic, so only the token out.
+  {
+    const int32_t o0 = warp < total ? p.z[first + warp] : -1;
+    copy_moves<kBitmap>(s, nnz, stale, lane == 0 ? o0 : -1, -1, -1, -1, lane);
+  }
   for (int64_t g = 0; g < total;) {
-    // This warp's position g + warp: its token, sweep, uniform and word; its topic before (the sweep
-    // before's draw: n >= W puts it before this window, so it is committed) and its guess.
-    const int64_t gj = g + warp;
-    const bool valid = gj < total;
-    int32_t o = -1, w = 0, m = 0;
-    int64_t w0 = 0;
-    double u = 0.0, Q = 0.0;
+    // This warp's position: its uniform, token, topic before (the sweep before's draw: n >= 2W puts it
+    // before this window and the one before, so it is committed) and its guess.
+    const bool valid = g + warp < total;
+    int32_t o = -1;
+    double u = 0.0;
+    window_token tk = {0.0, 0, 0, 0};
     if (valid) {
-      const int64_t it = gj / n, t = first + (gj - it * n);
-      u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)t);
-      o = p.z[t];
-      w = p.obs_tokens[t];
-      w0 = p.word_start[w];
-      m = (int32_t)(p.word_start[w + 1] - w0);
-      Q = m > 0 ? p.word_q_cum[w0 + m - 1] : 0.0;
+      u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + t));
+      o = p.z[first + t];
+      tk = tokens[t];
     }
     if (lane == 0) {
       sh.old[warp] = o;
       sh.guess[warp] = valid ? (carried >= 0 ? carried : o) : -1;
     }
-    __syncthreads();
-    // 1. The draw, from the counts the earlier positions' guesses give.
-    int32_t applied = 0, drawn = -1;
+    // 1. The draw, from the copy (the counts that the earlier positions' guesses give).
+    int32_t drawn = -1;
     if (valid) {
-      for (; applied < warp; ++applied) nnz = copy_move(s, nnz, sh.old[applied], sh.guess[applied], lane);
-      nnz = copy_remove(s, nnz, o, lane);
-      drawn = fold_draw<kHeld>(p, s, nnz, p.b + (int64_t)w * K, w0, m, S, Q, u, lane);
-      nnz = copy_add(s, nnz, o, lane);
+      if (kBitmap && stale) nnz = copy_list(s, K, lane);
+      stale = false;
+      drawn = fold_draw<kHeld>(p, s.f, nnz, p.b + (int64_t)tk.w * K, tk.w0, tk.m, S, tk.q, u, lane);
     }
     if (lane == 0) sh.drawn[warp] = drawn;
     __syncthreads();
@@ -123,31 +242,69 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const fold
     const int last = (int)(left < W ? left : W) - 1;
     const unsigned differ = __ballot_sync(SK_FULL_MASK, lane <= last && sh.drawn[lane] != sh.guess[lane]);
     const int acc = differ != 0u ? __ffs((int)differ) - 1 : last;
-    // This copy holds the start plus the guesses' moves 0 .. applied - 1; bring it to the start plus the
-    // chain's moves 0 .. acc (the guesses before acc, the draw at acc).
-    if (applied <= acc) {
-      for (int i = applied; i < acc; ++i) nnz = copy_move(s, nnz, sh.old[i], sh.guess[i], lane);
-      nnz = copy_move(s, nnz, sh.old[acc], sh.drawn[acc], lane);
-    } else {
-      for (int i = acc + 1; i < applied; ++i) nnz = copy_move(s, nnz, sh.guess[i], sh.old[i], lane);
-      nnz = copy_move(s, nnz, sh.guess[acc], sh.drawn[acc], lane);
+    // 3. The copy from what it holds for window g to what it must hold for window g' = g + acc + 1, in
+    // one step: lane i takes position g + i (i < 2W: the two windows; n >= 2W, so each a different
+    // token). It holds old -> guess for i < warp, or the token out at i == warp (when valid); it must
+    // hold the chain's moves for i <= acc (old -> guess below acc, old -> drawn at acc), then for
+    // g' + j = g + i with j < warp the next guess (the draw here, a carried position; a new position's
+    // guess is its topic: no move) and at j == warp the token out. Lane i undoes the first and makes
+    // the second, when they differ.
+    {
+      const int i = lane;
+      int32_t ha = -1, hb = -1, ca = -1, cb = -1;  // held: ha -> hb; wanted: ca -> cb
+      if (i < warp && i <= last) {  // (a warp past the chain's end holds the guesses before it)
+        ha = sh.old[i];
+        hb = sh.guess[i];
+      } else if (valid && i == warp) {
+        ha = o;
+      }
+      if (i < acc) {
+        ca = sh.old[i];
+        cb = sh.guess[i];
+      } else if (i == acc) {
+        ca = sh.old[i];
+        cb = sh.drawn[i];
+      } else if (i - acc - 1 < warp) {
+        if (i <= last) {
+          ca = sh.old[i];
+          cb = sh.drawn[i];
+        }
+      } else if (i - acc - 1 == warp && g + i < total) {
+        if (i <= last) {
+          ca = sh.old[i];
+        } else {  // a position new to the window: its token's topic, committed (as o above)
+          int64_t ti = t + (i - warp);
+          if (ti >= n) ti -= n;
+          ca = p.z[first + ti];
+        }
+      }
+      const bool same = ha == ca && hb == cb;
+      copy_moves<kBitmap>(s, nnz, stale, same ? -1 : hb, same ? -1 : ha, same ? -1 : ca, same ? -1 : cb, lane);
     }
     if (warp == 0 && lane <= acc) {
-      const int64_t gi = g + lane, it = gi / n;
-      p.z[first + (gi - it * n)] = sh.drawn[lane];  // = the guess below acc
+      const int64_t tl = t + lane < n ? t + lane : t + lane - n;  // position g + lane's token
+      p.z[first + tl] = sh.drawn[lane];                          // = the guess below acc
     }
     // The next window's position g + acc + 1 + warp was this window's acc + 1 + warp: its draw is the guess.
     const int from = acc + 1 + warp;
     carried = from <= last ? sh.drawn[from] : -1;
     __syncthreads();  // z written and sh read before the next window
     g += acc + 1;
+    t += acc + 1;
+    if (t >= n) {
+      t -= n;
+      ++it;
+    }
   }
+  if (kBitmap && stale) nnz = copy_list(s, K, lane);
   if (warp == 0) {
-    const double ll = fold_score(p, s, nnz, d, n, S, lane);
+    const double ll = fold_score(p, s.f, nnz, d, n, S, lane);
     if (lane == 0) p.doc_ll[d] = ll;
   }
   __syncwarp();
-  for (int32_t j = lane; j < nnz; j += 32) s.ndk[s.topics[j]] = 0;
+  for (int32_t j = lane; j < nnz; j += 32) s.f.ndk[s.f.topics[j]] = 0;
+  if (kBitmap)
+    for (int32_t j = lane; j < (K + 31) / 32; j += 32) s.present[j] = 0u;
   __syncwarp();
 }
 

@@ -38,14 +38,8 @@ constexpr int kFoldWarps = 8;                        // warps per block, at most
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
 constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
 
-// A warp's scratch: in dynamic shared memory (kShared), else in p.scratch from warp `first_warp` on (the
-// one-warp kernel's warps first, then the windows kernel's, whose blocks have more warps).
-template <bool kShared>
-__device__ __forceinline__ fold_scratch warp_scratch(const fold_params &p, size_t first_warp, int lane) {
-  extern __shared__ double fold_shared[];
-  const int warp = (int)(threadIdx.x / 32);
-  char *base = kShared ? (char *)fold_shared + (size_t)warp * p.warp_bytes
-                       : p.scratch + (first_warp + (size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * p.warp_bytes;
+// A warp's fold_scratch at base (p.warp_bytes), its counts cleared.
+__device__ __forceinline__ fold_scratch scratch_at(const fold_params &p, char *base, int lane) {
   fold_scratch s;
   s.tile_end = (double *)base;
   s.ndk = (int32_t *)(s.tile_end + p.tile_cap);
@@ -55,16 +49,50 @@ __device__ __forceinline__ fold_scratch warp_scratch(const fold_params &p, size_
   return s;
 }
 
+// A one-warp kernel warp's scratch: in dynamic shared memory (kShared), else in p.scratch.
+template <bool kShared>
+__device__ __forceinline__ fold_scratch warp_scratch(const fold_params &p, int lane) {
+  extern __shared__ double fold_shared[];
+  const int warp = (int)(threadIdx.x / 32);
+  char *base = kShared ? (char *)fold_shared + (size_t)warp * p.warp_bytes
+                       : p.scratch + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * p.warp_bytes;
+  return scratch_at(p, base, lane);
+}
+
 // The long documents: block b folds in document order[b] with its warps together (fold_in_windows()),
 // p.window_docs blocks. Its own kernel, launched beside heldout_kernel on another stream, so that the
-// one-warp kernel keeps its registers. kShared as there; in global memory, its warps' scratch follows
-// heldout_kernel's (window_first_warp warps).
-template <bool kShared, bool kHeld>
-__global__ void __launch_bounds__(kWindowWarps * 32) heldout_windows_kernel(fold_params p, size_t window_first_warp) {
+// one-warp kernel keeps its registers. kShared as there; kBitmap: the warps' copies keep a bitmap
+// (present_bytes(K) > 0). A warp's scratch is a fold_scratch and its bitmap; in global memory, from
+// byte `window_first_byte` of p.scratch (after heldout_kernel's warps'). Block b's document's
+// window_token entries are tokens[b * token_stride ...].
+template <bool kShared, bool kHeld, bool kBitmap>
+__global__ void __launch_bounds__(kWindowWarps * 32)
+    heldout_windows_kernel(fold_params p, size_t window_first_byte, window_token *tokens, int64_t token_stride) {
+  extern __shared__ double fold_shared[];
   __shared__ window_shared sh;
-  const int lane = sk_lane_id();
-  const fold_scratch s = warp_scratch<kShared>(p, window_first_warp, lane);
-  fold_in_windows<kHeld>(p, s, sh, p.order[blockIdx.x], lane);
+  const int lane = sk_lane_id(), warp = (int)(threadIdx.x / 32);
+  const size_t stride = p.warp_bytes + present_bytes(p.num_topics);
+  char *base = kShared ? (char *)fold_shared + (size_t)warp * stride
+                       : p.scratch + window_first_byte + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * stride;
+  window_scratch s;
+  s.f = scratch_at(p, base, lane);
+  s.present = (uint32_t *)(base + p.warp_bytes);
+  if (kBitmap) {
+    for (int32_t j = lane; j < (p.num_topics + 31) / 32; j += 32) s.present[j] = 0u;
+    __syncwarp();
+  }
+  fold_in_windows<kHeld, kBitmap>(p, s, sh, tokens + (int64_t)blockIdx.x * token_stride, p.order[blockIdx.x], lane);
+}
+
+// The windows kernel for a launch: shared or global scratch, the held draw or not, the bitmap or not.
+using windows_kernel_fn = void (*)(fold_params, size_t, window_token *, int64_t);
+template <bool kShared, bool kHeld>
+windows_kernel_fn windows_kernel_for(bool bitmap) {
+  return bitmap ? heldout_windows_kernel<kShared, kHeld, true> : heldout_windows_kernel<kShared, kHeld, false>;
+}
+windows_kernel_fn windows_kernel_for(bool shared, bool held, bool bitmap) {
+  return shared ? (held ? windows_kernel_for<true, true>(bitmap) : windows_kernel_for<true, false>(bitmap))
+                : (held ? windows_kernel_for<false, true>(bitmap) : windows_kernel_for<false, false>(bitmap));
 }
 
 // A persistent grid: each warp clears its counts once, then takes the next document of `order` from
@@ -73,7 +101,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32) heldout_windows_kernel(fold
 template <bool kShared, bool kHeld>
 __global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p) {
   const int lane = sk_lane_id();
-  const fold_scratch s = warp_scratch<kShared>(p, 0, lane);
+  const fold_scratch s = warp_scratch<kShared>(p, lane);
   for (;;) {
     unsigned next = 0;
     if (lane == 0) next = (unsigned)p.window_docs + atomicAdd(p.next_doc, 1u);
@@ -173,9 +201,10 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
     if (resident > fit) resident = fit > 0 ? fit : 1;
   }
   int window_warps = kWindowWarps;
+  const size_t window_stride = p.warp_bytes + present_bytes(p.num_topics);  // a windows warp's scratch
   if (shared) {
     const size_t room = g->shared_optin > sizeof(window_shared) ? g->shared_optin - sizeof(window_shared) : 0;
-    if (room / p.warp_bytes < (size_t)window_warps) window_warps = (int)(room / p.warp_bytes);
+    if (room / window_stride < (size_t)window_warps) window_warps = (int)(room / window_stride);
   }
   p.window_docs = window_warps >= 4 ? g->long_docs : 0;
   // In the one-warp kernel's blocks, what the windows take (rounded up).
@@ -187,7 +216,8 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   const size_t one_warp_warps = (size_t)blocks * (size_t)warps;
   if (!shared) {
     if (sk_lda_gpu::metrics_buf_reserve(g, &g->scratch,
-                                        (one_warp_warps + (size_t)p.window_docs * (size_t)window_warps) * p.warp_bytes,
+                                        one_warp_warps * p.warp_bytes +
+                                            (size_t)p.window_docs * (size_t)window_warps * window_stride,
                                         "allocating the fold-in's scratch", err) != 0)
       return 1;
     p.scratch = (char *)g->scratch.ptr;
@@ -199,16 +229,21 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_start, cudaEventDisableTiming), "creating an event");
     if (g->fold_done == NULL)
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_done, cudaEventDisableTiming), "creating an event");
-    void (*windows)(fold_params, size_t) =
-        shared ? (held ? heldout_windows_kernel<true, true> : heldout_windows_kernel<true, false>)
-               : (held ? heldout_windows_kernel<false, true> : heldout_windows_kernel<false, false>);
-    const size_t window_bytes = shared ? (size_t)window_warps * p.warp_bytes : 0;
+    const windows_kernel_fn windows = windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0);
+    // Each window document's tokens' window_token, gathered at its start (fold_in_windows()).
+    if (sk_lda_gpu::metrics_buf_reserve(g, &g->window_tokens,
+                                        (size_t)p.window_docs * (size_t)g->max_obs_len * sizeof(window_token),
+                                        "allocating the long documents' tokens", err) != 0)
+      return 1;
+    const size_t window_bytes = shared ? (size_t)window_warps * window_stride : 0;
     if (shared)
       SK_EX_CUDA_TRY(cudaFuncSetAttribute(windows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)window_bytes),
                       "sizing the fold-in's shared memory");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_start, 0), "starting the fold-in");
     SK_EX_CUDA_TRY(cudaStreamWaitEvent(g->side, g->fold_start, 0), "starting the fold-in");
-    windows<<<(unsigned)p.window_docs, window_warps * 32, window_bytes, g->side>>>(p, one_warp_warps);
+    windows<<<(unsigned)p.window_docs, window_warps * 32, window_bytes, g->side>>>(p, one_warp_warps * p.warp_bytes,
+                                                                           (window_token *)g->window_tokens.ptr,
+                                                                           g->max_obs_len);
     SK_EX_LAUNCH_CHECK("folding in the longest test documents");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_done, g->side), "folding in the longest test documents");
   }

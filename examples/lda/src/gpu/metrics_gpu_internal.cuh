@@ -32,6 +32,7 @@ struct sk_lda_gpu_metrics {
   int32_t long_docs;    // the leading entries of order whose observed halves are long enough for windows
   sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
   sk_lda_gpu_buf inv, scratch;
+  sk_lda_gpu_buf window_tokens;  // the long documents' tokens as the windows kernel reads them
   // The fold-in's tables of one call (metrics_fold_tables()): beta c_k, the s table, B's nonzeros as CSR
   // (topics and n_wk c_k).
   sk_lda_gpu_buf s_cum, word_start, word_topic;
