@@ -20,7 +20,8 @@
  * ESCA's visits compared with the exact posterior instead of its own pi must be rejected too (total
  * variation 0.07 to 0.12 on these cases), which shows the test tells the two apart.
  *
- * With --gpu (registered as the gpu test test_sampler_gpu) only ESCA's exact chains run, with the ESCA
+ * With --gpu (registered as the gpu tests test_sampler_gpu_esca0 .. esca3 and test_sampler_gpu_aga, one
+ * part each: `--gpu esca2` runs the third case, `--gpu` all of them) only ESCA's exact chains run, with the ESCA
  * sampler created on GPU 0 (gpu/esca_resident.h) and 20,000 recorded states per case (each recorded
  * state costs about 36 GPU sweeps), enough for ESCA-against-the-posterior to stay rejected; the
  * planted-bug samplers are CPU ones and stay in the CPU run. Then AGA-LDA on the GPU (gpu/aga_sampler.h,
@@ -495,8 +496,10 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
   return chi2;
 }
 
-/* gpu: ESCA only, on exact_device (the GPU), with fewer samples and without the planted bugs. */
-static void test_exact_chains(int gpu) {
+/* gpu: ESCA only, on exact_device (the GPU), with fewer samples and without the planted bugs. only_case:
+   the one case to run (an index of cases[]), or -1 for all. */
+enum { EXACT_CASES = 4 };
+static void test_exact_chains(int gpu, int only_case) {
   static const tiny_case cases[] = {
       {"K3 V3 docs [0 1][1 2]", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2, {0}},
       {"K2 V3 docs [0 0 1][2]", 2, 3, 2, 4, {3, 1}, {0, 0, 1, 2}, 1.0, 0.5, {0}},
@@ -504,7 +507,9 @@ static void test_exact_chains(int gpu) {
       /* per-topic priors (--optimize-every's alpha_k): every sampler's draws and the posterior take them */
       {"K3 V3 [0 1][1 2] alpha_k", 3, 3, 2, 4, {2, 2}, {0, 1, 1, 2}, 0.4, 0.2, {0.1, 0.5, 1.3}},
   };
+  _Static_assert(sizeof cases / sizeof cases[0] == EXACT_CASES, "EXACT_CASES counts cases[]");
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    if (only_case >= 0 && (size_t)only_case != ci) continue;
     const tiny_case *tc = &cases[ci];
     const int S = tiny_states(tc);
     double *post = (double *)malloc((size_t)S * sizeof *post), *pi = (double *)malloc((size_t)S * sizeof *pi);
@@ -930,6 +935,23 @@ static void test_likelihood_rises(void) {
 int main(int argc, char **argv) {
   const double t0 = sk_ex_now();
   if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+    /* A part, so that ctest runs them side by side (each takes minutes: millions of tiny sweeps, each a
+       few kernel launches): esca0 .. esca3 (one exact-chain case each), aga, or all (the default). */
+    const char *part = argc > 2 ? argv[2] : "all";
+    int only_case = -1, esca = 1, aga = 1;
+    if (strcmp(part, "aga") == 0) {
+      esca = 0;
+    } else if (strncmp(part, "esca", 4) == 0 && part[4] >= '0' && part[4] < '0' + EXACT_CASES && part[5] == '\0') {
+      only_case = part[4] - '0';
+      aga = 0;
+    } else if (strcmp(part, "all") != 0) {
+      fprintf(stderr, "test_sampler: unknown --gpu part '%s' (esca0 .. esca%d, aga or all)\n", part, EXACT_CASES - 1);
+      return 2;
+    }
+    if (argc > 3) {
+      fprintf(stderr, "test_sampler: --gpu takes one part, and '%s' follows '%s'\n", argv[3], part);
+      return 2;
+    }
 #ifdef SK_LDA_HAVE_GPU
     sk_ex_error why;
     if (sk_ex_gpu_probe(0, NULL, 0, &why) != 0) {
@@ -937,8 +959,8 @@ int main(int argc, char **argv) {
       return SK_TEST_SKIP_CODE;
     }
     exact_device.kind = SK_LDA_DEVICE_GPU;
-    test_exact_chains(1);
-    test_aga_exact_chains();
+    if (esca) test_exact_chains(1, only_case);
+    if (aga) test_aga_exact_chains();
     printf("total %.1f s\n", sk_ex_now() - t0);
     return sk_test_finish();
 #else
@@ -952,7 +974,7 @@ int main(int argc, char **argv) {
   test_esca_exact_draws();
   test_esca_thread_independence();
   test_likelihood_rises();
-  test_exact_chains(0);
+  test_exact_chains(0, -1);
   sk_lda_esca_tables_free(test_esca_tables());
   printf("total %.1f s\n", sk_ex_now() - t0);
   return sk_test_finish();
