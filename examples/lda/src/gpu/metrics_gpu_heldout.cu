@@ -241,9 +241,8 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
                       "sizing the fold-in's shared memory");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_start, 0), "starting the fold-in");
     SK_EX_CUDA_TRY(cudaStreamWaitEvent(g->side, g->fold_start, 0), "starting the fold-in");
-    windows<<<(unsigned)p.window_docs, window_warps * 32, window_bytes, g->side>>>(p, one_warp_warps * p.warp_bytes,
-                                                                           (window_token *)g->window_tokens.ptr,
-                                                                           g->max_obs_len);
+    windows<<<(unsigned)p.window_docs, window_warps * 32, window_bytes, g->side>>>(
+        p, one_warp_warps * p.warp_bytes, (window_token *)g->window_tokens.ptr, g->max_obs_len);
     SK_EX_LAUNCH_CHECK("folding in the longest test documents");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_done, g->side), "folding in the longest test documents");
   }
