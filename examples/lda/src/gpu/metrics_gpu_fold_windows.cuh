@@ -1,6 +1,7 @@
 // sk-lda's held-out fold-in on the GPU, the longest documents by a block in windows (metrics_gpu_heldout.cu's
 // windows kernel): the same draws as one warp's pass (metrics_gpu_fold_warp.cuh), several a pass; each
-// warp's copy of the document keeps a bitmap of its nonzero topics, from which the sorted list is rebuilt.
+// warp's copy of the document keeps (up to K = 10,240) a bitmap of its nonzero topics, from which the
+// sorted list is rebuilt.
 // Included by metrics_gpu_heldout.cu alone.
 #ifndef SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
 #define SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
