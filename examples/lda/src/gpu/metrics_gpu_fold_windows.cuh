@@ -132,37 +132,32 @@ __device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz
   if (!kBitmap) {
     for (unsigned todo = __ballot_sync(SK_FULL_MASK, a0 != b0 || a1 != b1); todo != 0u; todo &= todo - 1u) {
       const int from = __ffs((int)todo) - 1;
-      const int32_t x0 = __shfl_sync(SK_FULL_MASK, a0, from), y0 = __shfl_sync(SK_FULL_MASK, b0, from);
-      const int32_t x1 = __shfl_sync(SK_FULL_MASK, a1, from), y1 = __shfl_sync(SK_FULL_MASK, b1, from);
-      if (x0 != y0) {
-        if (x0 >= 0) nnz = copy_remove(s.f, nnz, x0, lane);
-        if (y0 >= 0) nnz = copy_add(s.f, nnz, y0, lane);
-      }
-      if (x1 != y1) {
-        if (x1 >= 0) nnz = copy_remove(s.f, nnz, x1, lane);
-        if (y1 >= 0) nnz = copy_add(s.f, nnz, y1, lane);
-      }
+      const int32_t x[2] = {__shfl_sync(SK_FULL_MASK, a0, from), __shfl_sync(SK_FULL_MASK, a1, from)};
+      const int32_t y[2] = {__shfl_sync(SK_FULL_MASK, b0, from), __shfl_sync(SK_FULL_MASK, b1, from)};
+#pragma unroll
+      for (int m = 0; m < 2; ++m)
+        if (x[m] != y[m]) {
+          if (x[m] >= 0) nnz = copy_remove(s.f, nnz, x[m], lane);
+          if (y[m] >= 0) nnz = copy_add(s.f, nnz, y[m], lane);
+        }
     }
     return;
   }
-  if (a0 != b0) {
-    if (a0 >= 0) atomicSub(&s.f.ndk[a0], 1);
-    if (b0 >= 0) atomicAdd(&s.f.ndk[b0], 1);
-  }
-  if (a1 != b1) {
-    if (a1 >= 0) atomicSub(&s.f.ndk[a1], 1);
-    if (b1 >= 0) atomicAdd(&s.f.ndk[b1], 1);
-  }
+  const int32_t a[2] = {a0, a1}, b[2] = {b0, b1};
+#pragma unroll
+  for (int m = 0; m < 2; ++m)
+    if (a[m] != b[m]) {
+      if (a[m] >= 0) atomicSub(&s.f.ndk[a[m]], 1);
+      if (b[m] >= 0) atomicAdd(&s.f.ndk[b[m]], 1);
+    }
   __syncwarp();  // every count final before any bit is read from it
   bool changed = false;
-  if (a0 != b0) {
-    if (a0 >= 0) changed |= copy_mark(s, a0);
-    if (b0 >= 0) changed |= copy_mark(s, b0);
-  }
-  if (a1 != b1) {
-    if (a1 >= 0) changed |= copy_mark(s, a1);
-    if (b1 >= 0) changed |= copy_mark(s, b1);
-  }
+#pragma unroll
+  for (int m = 0; m < 2; ++m)
+    if (a[m] != b[m]) {
+      if (a[m] >= 0) changed |= copy_mark(s, a[m]);
+      if (b[m] >= 0) changed |= copy_mark(s, b[m]);
+    }
   __syncwarp();  // every mark in before the list is rebuilt or the counts move again
   stale |= __any_sync(SK_FULL_MASK, changed);
 }
