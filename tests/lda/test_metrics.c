@@ -132,13 +132,12 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
   double *a = (double *)malloc((size_t)K * sizeof *a);
   for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)nk[k] + (double)V * beta), a[k] = alpha;
   for (int32_t d = 0; d < obs->num_docs; ++d) {
+    /* the start: each token drawn from its word's phi alone (the rule with no document counts) */
     memset(n, 0, (size_t)K * sizeof *n);
-    for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) {
-      const double u = sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)i);
-      z[i] = (int32_t)floor(u * K);
-      if (z[i] >= K) z[i] = K - 1;
-      ++n[z[i]];
-    }
+    for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i)
+      z[i] = lda_test_fold_draw(n, nvk + (size_t)obs->tokens[i] * (size_t)K, c, a, beta, K,
+                                sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)i));
+    for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) ++n[z[i]];
     for (int it = 0; it < iters; ++it)
       for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) {
         --n[z[i]];
@@ -181,14 +180,17 @@ static void test_heldout_ll(void) {
       sk_lda_corpus_free(&obs);
       sk_lda_corpus_free(&held);
     }
-    /* One observed token, no fold-in sweeps: its topic is the documented initial one, z0 =
-       floor(2 u); theta_k = ([z0 = k] + 1/2) / 2, so theta_z0 = 3/4. Held-out [1]:
+    /* One observed token (word 0), no fold-in sweeps: its topic is the documented initial one, a draw
+       proportional to alpha phi_k[0] laid out as the rule's parts: s = alpha beta c_k = (2/24, 3/24),
+       then q = alpha n_0k c_k = (8/24, 0), so with x = 13/24 u, z0 = 1 for x in [2/24, 5/24) and 0
+       otherwise; theta_k = ([z0 = k] + 1/2) / 2, so theta_z0 = 3/4. Held-out [1]:
        log(3/4 phi_z0[1] + 1/4 phi_other[1]). */
     {
       const int32_t olen[1] = {1}, ow[1] = {0}, hlen[1] = {1}, hw[1] = {1};
       sk_lda_corpus obs = make_corpus(2, 1, olen, ow), held = make_corpus(2, 1, hlen, hw);
       sk_test_context("held-out LL, one observed token, no fold-in (by hand)");
-      const int z0 = sk_rng_uniform_f64(11, SK_LDA_STREAM_FOLDIN_INIT, 0) < 0.5 ? 0 : 1;
+      const double u0 = sk_rng_uniform_f64(11, SK_LDA_STREAM_FOLDIN_INIT, 0);
+      const int z0 = u0 >= 2.0 / 13.0 && u0 < 5.0 / 13.0 ? 1 : 0;
       const double phi1[2] = {1.0 / 6.0, 3.0 / 4.0};
       const double expect = log(0.75 * phi1[z0] + 0.25 * phi1[1 - z0]);
       SK_CHECK(sk_lda_heldout_ll(&m, &obs, &held, 0, 1, &ll, &err) == 0, "heldout: %s", err.message);

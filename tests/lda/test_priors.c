@@ -151,8 +151,14 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     const int64_t first = obs->doc_offsets[d], n = obs->doc_offsets[d + 1] - first;
     memset(ndk, 0, sizeof ndk);
-    for (int64_t i = 0; i < n; ++i)
-      ++ndk[z[i] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K)];
+    for (int32_t k = 0; k < K; ++k) n64[k] = 0;
+    for (int64_t i = 0; i < n; ++i) { /* the start: each token drawn from its word's phi alone */
+      const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;
+      for (int32_t k = 0; k < K; ++k) b64[k] = b[k];
+      z[i] = lda_test_fold_draw(n64, b64, c, m->alpha_k, m->beta, K,
+                                sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)));
+    }
+    for (int64_t i = 0; i < n; ++i) ++ndk[z[i]];
     for (int it = 0; it < iters; ++it) /* the rule of lda_test_fold.h */
       for (int64_t i = 0; i < n; ++i) {
         const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;

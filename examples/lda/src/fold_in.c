@@ -157,8 +157,11 @@ void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed
   const int32_t K = t->num_topics;
   int32_t *z = doc->z;
   for (int64_t i = 0; i < n; ++i) {
-    z[i] = sk_lda_detail_uniform_index(sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i)),
-                                       K);
+    const int32_t w = words[i];
+    const int64_t w0 = t->word_start[w];
+    z[i] = sk_lda_detail_fold_prior_draw(t->s_cum, K, t->word_topic, t->word_q_cum, w0,
+                                         (int32_t)(t->word_start[w + 1] - w0), fold_word_q(t, w),
+                                         sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i)));
     fold_doc_add(doc, z[i]);
   }
   for (int it = 0; it < iters; ++it) {

@@ -77,7 +77,8 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
  *
  * With phi[k][v] = (n_vk + beta) / (n_k + V beta) from mf and the model's alpha (its alpha_k[k] for topic k
  * when the model file has per-topic priors; out->alpha_k then gets a copy of them), the token with index i in
- * `docs` starts in topic floor(K sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters`
+ * `docs` starts in a topic drawn from phi for its word alone (metrics.h's sk_lda_detail_fold_prior_draw(), u =
+ * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters`
  * Gibbs sweeps over each document's tokens in order: remove the token from n_dk, draw k with p(k)
  * proportional to (n_dk + alpha) phi[k][w] (metrics.h's sparse rule for sk_lda_heldout_ll(), u =
  * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back. The result is the

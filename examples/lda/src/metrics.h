@@ -55,8 +55,9 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
  *
  * phi[k][v] = (n_vk + beta) / (n_k + V beta) from the model's counts stays fixed. For each test document d
  * (observed->doc d and heldout->doc d are the two halves of one document, e.g. from sk_lda_split_corpus()):
- *  - fold-in: the observed token with index i (in the observed corpus) starts in topic
- *    floor(K sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `fold_in_iters` Gibbs
+ *  - fold-in: the observed token with index i (in the observed corpus) starts in a topic drawn from the
+ *    model's topics for its word alone, p(k) proportional to a_k phi[k][w] (sk_lda_detail_fold_prior_draw(),
+ *    u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `fold_in_iters` Gibbs
  *    sweeps over the document's observed tokens in order: remove the token from n_dk, draw k with
  *    p(k) proportional to (a_k + n_dk) phi[k][w] by the sparse rule below (u =
  *    sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back;
@@ -174,10 +175,10 @@ typedef struct sk_lda_detail_fold_doc {
  * theta.npy so that all give the same bits.
  *
  * The document's n tokens are words[0 .. n) with global indices first_index .. first_index + n - 1 (the
- * RNG's index). Token i starts in topic floor(K u) with u = sk_rng_uniform_f64(seed,
- * SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in order: remove it, draw by the sparse
- * rule of sk_lda_heldout_ll() with u from SK_LDA_STREAM_FOLDIN(sweep), add it back. Work O(n) to start,
- * then per token O(nnz(n_d.)), plus O(log K) for a draw that lands in s or q.
+ * RNG's index). Token i starts in sk_lda_detail_fold_prior_draw()'s topic for its word with u =
+ * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in order: remove
+ * it, draw by the sparse rule of sk_lda_heldout_ll() with u from SK_LDA_STREAM_FOLDIN(sweep), add it back.
+ * Work O(n log K) to start, then per token O(nnz(n_d.)), plus O(log K) for a draw that lands in s or q.
  * \param t the call's tables.
  * \param seed the key of the draws.
  * \param words the document's n word ids.

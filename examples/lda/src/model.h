@@ -20,7 +20,7 @@
  *   SK_LDA_STREAM_INIT               t                                       initial topic of token t
  *   SK_LDA_STREAM_SPLIT_DOCS         step i of the document shuffle          choosing the test documents
  *   SK_LDA_STREAM_SPLIT_TOKENS       global token index in the full corpus   halving each test document
- *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic
+ *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic (a draw)
  *   SK_LDA_STREAM_FOLDIN(it)         token index in the observed halves      fold-in sweep it
  * \endverbatim
  * Streams at or above SK_LDA_STREAM_RESERVED are never sweep streams, so no two uses share numbers.
@@ -339,6 +339,42 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double 
       lo = mid + 1;
   }
   return lo;
+}
+
+/**
+ * \brief The fold-in's initial topic of a token (metrics.h): a draw from the model's topics for its word
+ * alone, p(k) proportional to a_k phi[k][w], by the s and q parts of the fold-in's sparse rule with no
+ * document counts yet: x = u (S + Q_w); below S the first entry of s_cum above x, else the first of the
+ * word's q running sums above x - S, else (rounding) the word's last entry, or K - 1 for a word without
+ * counts. The same draw as the rule's with an empty document, on the host and (the GPU's fold-in) on the
+ * device.
+ *
+ * Why not a uniform topic: a token that starts in a topic its word never has is far from the chain's
+ * stationary distribution, and the fold-in's first sweeps only carry it there. Started here, 5 sweeps
+ * gave the held-out LL that 20 from uniform topics gave, and 10 came within 0.005 of 80 (nips12 and 20news,
+ * K = 1,024; bench/RESULTS.md, issue 32).
+ *
+ * O(log K) (a draw in s) or O(log m).
+ * \param s_cum the s part's K running sums (a_k beta c_k from topic 0); S = s_cum[K - 1].
+ * \param K the number of topics.
+ * \param word_topic the word's entries' topics, from index w0.
+ * \param word_q_cum the word's entries' q running sums, from index w0.
+ * \param w0 the word's first entry.
+ * \param m its number of entries (topics with n_wk > 0).
+ * \param Q its q total: word_q_cum[w0 + m - 1], or 0 when m = 0.
+ * \param u the uniform in [0, 1).
+ * \return the topic, in [0, K).
+ */
+static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_fold_prior_draw(const double *s_cum, int32_t K,
+                                                                     const int32_t *word_topic,
+                                                                     const double *word_q_cum, int64_t w0, int32_t m,
+                                                                     double Q, double u) {
+  const double S = s_cum[K - 1];
+  const double x = u * (S + Q);
+  if (x < S) return sk_lda_detail_first_above(s_cum, K, x);
+  const double x1 = x - S;
+  if (x1 < Q) return word_topic[w0 + sk_lda_detail_first_above(word_q_cum + w0, m, x1)];
+  return m > 0 ? word_topic[w0 + m - 1] : K - 1;
 }
 
 /**

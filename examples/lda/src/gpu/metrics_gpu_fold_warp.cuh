@@ -18,35 +18,46 @@
 namespace sk_lda_gpu {
 namespace fold {
 
-// sk_lda_detail_uniform_index(): floor(u n) clamped to n - 1.
-__device__ __forceinline__ int32_t uniform_index(double u, int32_t n) {
-  const int64_t i = (int64_t)__dmul_rn(u, (double)n);
-  return (int32_t)(i >= n ? n - 1 : i);
+// Observed token i's initial topic, for its word's entries (w0, m) and q total Q: metrics.h's draw from the
+// word's phi alone (sk_lda_detail_fold_prior_draw(), the host's code and bits).
+__device__ __forceinline__ int32_t initial_topic(const fold_params &p, int64_t i, int64_t w0, int32_t m, double Q) {
+  return sk_lda_detail_fold_prior_draw(p.s_cum, p.num_topics, p.word_topic, p.word_q_cum, w0, m, Q,
+                                       sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)i));
 }
 
-// The fold-in's start for tokens [first, first + n): each token's initial topic (written to z when
-// write_z) counted into the warp's scratch (ndk all zero on entry), then the nonzero topics, increasing:
-// a ballot-compacted pass over ndk (K / 32 rounds a document, what clearing the dense counts cost
-// before). Returns nnz. Every lane of the warp calls.
-__device__ __forceinline__ int32_t fold_start(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
-                                              bool write_z, int lane) {
+// The nonzero topics of the warp's counts, increasing, into s.topics: a ballot-compacted pass over ndk
+// (K / 32 rounds a document, what clearing the dense counts cost before); each round's ballot is also
+// the bitmap's word when `present` is not null (the windows' copies). Returns nnz. Every lane calls.
+__device__ __forceinline__ int32_t list_nonzero(const fold_params &p, const fold_scratch &s, uint32_t *present,
+                                                int lane) {
   const int32_t K = p.num_topics;
-  for (int64_t i = lane; i < n; i += 32) {
-    const int32_t k =
-        uniform_index(sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)), K);
-    if (write_z) p.z[first + i] = k;
-    atomicAdd(&s.ndk[k], 1);
-  }
-  __syncwarp();
   int32_t nnz = 0;
   for (int32_t k0 = 0; k0 < K; k0 += 32) {
     const int32_t k = k0 + lane;
     const bool nz = k < K && s.ndk[k] != 0;
     const unsigned bal = __ballot_sync(SK_FULL_MASK, nz);
     if (nz) s.topics[nnz + __popc(bal & sk_lanemask_lt())] = k;
+    if (present != nullptr && lane == 0) present[k0 / 32] = bal;
     nnz += __popc(bal);
   }
   return nnz;
+}
+
+// The fold-in's start for tokens [first, first + n): each token's initial topic written to z and counted
+// into the warp's scratch (ndk all zero on entry), then the nonzero topics. Returns nnz. Every lane of
+// the warp calls.
+__device__ __forceinline__ int32_t fold_start(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
+                                              int lane) {
+  for (int64_t i = lane; i < n; i += 32) {
+    const int32_t w = p.obs_tokens[first + i];
+    const int64_t w0 = p.word_start[w];
+    const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
+    const int32_t k = initial_topic(p, first + i, w0, m, m > 0 ? p.word_q_cum[w0 + m - 1] : 0.0);
+    p.z[first + i] = k;
+    atomicAdd(&s.ndk[k], 1);
+  }
+  __syncwarp();
+  return list_nonzero(p, s, nullptr, lane);
 }
 
 // The score of document d's held-out half from the warp's counts after the fold-in of its observed
@@ -72,7 +83,7 @@ template <bool kHeld>
 __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
                                            int lane) {
   const int32_t K = p.num_topics;
-  int32_t nnz = fold_start(p, s, first, n, true, lane);
+  int32_t nnz = fold_start(p, s, first, n, lane);
   __syncwarp();
   const double S = p.s_cum[K - 1];
   for (int it = 0; it < p.iters; ++it) {

@@ -184,16 +184,13 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
     t.m = (int32_t)(p.word_start[t.w + 1] - t.w0);
     t.q = t.m > 0 ? p.word_q_cum[t.w0 + t.m - 1] : 0.0;
     tokens[i] = t;
+    p.z[first + i] = initial_topic(p, first + i, t.w0, t.m, t.q);  // the start, a token a thread
   }
-  // The start: every warp draws the same initial topics into its copy; warp 0 writes z.
-  int32_t nnz = fold_start(p, s.f, first, n, warp == 0, lane);
-  if (kBitmap) {
-    for (int32_t k0 = 0; k0 < K; k0 += 32) {
-      const unsigned bal = __ballot_sync(SK_FULL_MASK, k0 + lane < K && s.f.ndk[k0 + lane] != 0);
-      if (lane == 0) s.present[k0 / 32] = bal;
-    }
-  }
-  __syncthreads();  // warp 0's z and the tokens are visible to every warp
+  __syncthreads();  // z and the tokens are visible to every warp
+  // Every warp counts the initial topics into its copy, and lists them (and their bitmap).
+  for (int64_t i = lane; i < n; i += 32) atomicAdd(&s.f.ndk[p.z[first + i]], 1);
+  __syncwarp();
+  int32_t nnz = list_nonzero(p, s.f, kBitmap ? s.present : nullptr, lane);
   const double S = p.s_cum[K - 1];
   const int64_t total = n * (int64_t)p.iters;
   // This warp's position g + warp as sweep `it` and token t, followed rather than divided out (a window

@@ -76,11 +76,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
                        : p.scratch + window_first_byte + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * stride;
   window_scratch s;
   s.f = scratch_at(p, base, lane);
-  s.present = (uint32_t *)(base + p.warp_bytes);
-  if (kBitmap) {
-    for (int32_t j = lane; j < (p.num_topics + 31) / 32; j += 32) s.present[j] = 0u;
-    __syncwarp();
-  }
+  s.present = (uint32_t *)(base + p.warp_bytes);  // written in full by fold_in_windows()'s start
   fold_in_windows<kHeld, kBitmap>(p, s, sh, tokens + (int64_t)blockIdx.x * token_stride, p.order[blockIdx.x], lane);
 }
 
