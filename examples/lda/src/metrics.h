@@ -17,8 +17,16 @@
 extern "C" {
 #endif
 
-/** \brief Default number of fold-in Gibbs sweeps of sk_lda_heldout_ll(). */
-#define SK_LDA_DEFAULT_FOLDIN_ITERS 20
+/**
+ * \brief Default number of fold-in Gibbs sweeps of sk_lda_heldout_ll(), sk-lda eval and infer, theta.npy.
+ *
+ * Why 10: from the start drawn from each word's phi (sk_lda_detail_fold_prior_draw()) 10 sweeps came within
+ * 0.005 of 80 on nips12 and 20news at K = 1,024, closer than the 20 from uniform topics used before; at K =
+ * 10,000 on 20news within 0.01 of those 20, while neither is near the chain's limit there (about 300 sweeps,
+ * 0.12 higher: raise `eval -n` for a converged figure at large K). A test document is one chain of dependent
+ * draws, so on the GPU the longest one's length sets the held-out LL's time (bench/RESULTS.md, issue 32).
+ */
+#define SK_LDA_DEFAULT_FOLDIN_ITERS 10
 
 /**
  * \brief log p(w, z) / T for the model's current topics, with symmetric priors (docs/design.md, Metrics).
