@@ -52,8 +52,9 @@
  * then one tile walked) and a binary search of the s or q table
  * when it lands there, a held-out token the same y terms. Per warp 4 (K + min(K, longest observed half))
  * bytes of scratch (the counts and the sorted nonzero topics; plus 8 bytes a tile past a draw's 32nd,
- * when that bound exceeds 4,096), in shared memory while they fit (48 KiB), in global memory above
- * (at most 256 MiB; fewer warps then). Device memory for the tables: 24 K + 8 V + 20 nnz(B) bytes.
+ * when that bound exceeds 4,096), in shared memory while they fit (48 KiB), in global memory above (at
+ * most an eighth of the free device memory, between 256 MiB and 2 GiB; fewer warps then). Device memory
+ * for the tables: 24 K + 8 V + 20 nnz(B) bytes.
  * A test document is one chain of dependent draws, so the longest one bounds the call's time from
  * below (20news's longest observed half with seed 1 and 10% held out: 2,442 tokens, 48,840 draws in 20
  * sweeps). The documents whose observed halves are at least a quarter of the longest (and 64 tokens)

@@ -36,7 +36,11 @@ using namespace sk_lda_gpu::fold;
 // Held-out fold-in: one warp per document, persistent.
 constexpr int kFoldWarps = 8;                        // warps per block, at most
 constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch goes to global memory
-constexpr size_t kFoldGlobalMax = (size_t)256 << 20; // all warps' global scratch together, at most
+// All warps' global scratch together: an eighth of the free device memory, kept between these. Why not
+// a fixed 256 MiB: at K = 65,536 a warp's scratch is about 270 KB, so 256 MiB held about 120 one-warp
+// blocks of the 264 an H200 can run, and a test set of 10,000 documents or more waited on them.
+constexpr size_t kFoldGlobalMin = (size_t)256 << 20;
+constexpr size_t kFoldGlobalMax = (size_t)2 << 30;
 
 // A warp's fold_scratch at base (p.warp_bytes), its counts cleared.
 __device__ __forceinline__ fold_scratch scratch_at(const fold_params &p, char *base, int lane) {
@@ -193,7 +197,12 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   // such a block starts later and only finds less work.
   int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * g->sm_count;
   if (!shared) {
-    const int64_t fit = (int64_t)(kFoldGlobalMax / ((size_t)warps * p.warp_bytes));
+    size_t free_bytes = 0, total_bytes = 0;
+    SK_EX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "sizing the fold-in's scratch");
+    size_t cap = free_bytes / 8;
+    cap = cap < kFoldGlobalMin ? kFoldGlobalMin : cap > kFoldGlobalMax ? kFoldGlobalMax : cap;
+    if (g->scratch.bytes > cap) cap = g->scratch.bytes;  // what a call before holds already
+    const int64_t fit = (int64_t)(cap / ((size_t)warps * p.warp_bytes));
     if (resident > fit) resident = fit > 0 ? fit : 1;
   }
   int window_warps = kWindowWarps;
