@@ -40,13 +40,15 @@ static void eval_usage(FILE *f) {
           "      --skip-unknown     drop words the model does not know (default: an error)\n"
           "      --test-fraction F  documents to evaluate (default %g)\n"
           "  -s, --seed N           seed of the split and the fold-in (default: the model's)\n"
-          "  -n, --iters N          fold-in sweeps, at least 1 (default %d)\n"
+          "  -n, --iters N          fold-in sweeps, at least 1 (default %d,\n"
+          "                         %d above %d topics)\n"
           "      --coherence N      topic coherence of the top N words (2 .. %d) instead of the held-out LL;\n"
           "                         --test-fraction, --seed and --iters do not apply to it\n"
           "      --coherence-out FILE  also write the scores as CSV (topic,umass,npmi,top_words)\n"
           "      --threads N        CPU threads (default: all); results do not depend on it\n"
           "  -h, --help             this text\n",
-          SK_LDA_DEFAULT_TEST_FRACTION, SK_LDA_DEFAULT_FOLDIN_ITERS, SK_LDA_EVAL_MAX_COHERENCE_TOP);
+          SK_LDA_DEFAULT_TEST_FRACTION, SK_LDA_DEFAULT_FOLDIN_ITERS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS,
+          SK_LDA_FOLDIN_MANY_TOPICS, SK_LDA_EVAL_MAX_COHERENCE_TOP);
 }
 
 /* --coherence: the scores of each topic's top words over the whole corpus (coherence.h); 0, 1 or 2 as
@@ -127,7 +129,7 @@ int sk_lda_cmd_eval(int argc, char **argv) {
   uint64_t seed = 0;
   long long threads = 0;
   const char *model_path = NULL, *coherence_out = NULL, *heldout_option = NULL;
-  long long iters = SK_LDA_DEFAULT_FOLDIN_ITERS, coherence_n = 0;
+  long long iters = 0 /* the default for the model's K */, coherence_n = 0;
   int ok = 1, c, seed_given = 0, skip_unknown = 0;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "s:n:h", options, NULL)) != -1) {
@@ -204,6 +206,7 @@ int sk_lda_cmd_eval(int argc, char **argv) {
             input, (int)split.test_observed.num_docs, (int)corpus.num_docs, test_fraction);
   } else {
     const sk_lda_counts_view view = {mf.num_topics, mf.num_words, mf.alpha, mf.beta, mf.seed, mf.n_vk, mf.n_k};
+    if (iters == 0) iters = sk_lda_default_foldin_iters(mf.num_topics);  /* train's, for its figure */
     double ll = NAN;
     if (sk_lda_heldout_ll_priors(&view, mf.alpha_k, &split.test_observed, &split.test_heldout, (int)iters,
                                  (int)threads, &ll, &err) != 0) {

@@ -30,12 +30,13 @@ static void infer_usage(FILE *f) {
           "      --vocab FILE       vocabulary of the documents: words are matched to the model's by\n"
           "                         string; without it, word ids must be the model's own\n"
           "      --skip-unknown     drop words the model does not know instead of failing\n"
-          "  -n, --iters N          fold-in Gibbs sweeps, at least 1 (default %d)\n"
+          "  -n, --iters N          fold-in Gibbs sweeps, at least 1 (default %d,\n"
+          "                         %d above %d topics)\n"
           "  -s, --seed N           seed of the fold-in (default: the model's seed)\n"
           "      --threads N        OpenMP threads (default: all; the result does not depend on it)\n"
           "  -o, --out FILE         where the proportions go (written to FILE.tmp, then renamed)\n"
           "  -h, --help             this text\n",
-          SK_LDA_DEFAULT_FOLDIN_ITERS);
+          SK_LDA_DEFAULT_FOLDIN_ITERS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS, SK_LDA_FOLDIN_MANY_TOPICS);
 }
 
 int sk_lda_cmd_infer(int argc, char **argv) {
@@ -48,7 +49,7 @@ int sk_lda_cmd_infer(int argc, char **argv) {
       {"out", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *model = NULL, *docword = NULL, *ldac = NULL, *text = NULL, *stopwords = NULL, *vocab = NULL, *out = NULL;
-  long long iters = SK_LDA_DEFAULT_FOLDIN_ITERS, threads = 0;
+  long long iters = 0 /* the default for the model's K */, threads = 0;
   uint64_t seed = 0;
   int have_seed = 0, skip_unknown = 0, ok = 1, c;
   optind = 1;
@@ -97,6 +98,7 @@ int sk_lda_cmd_infer(int argc, char **argv) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
   }
+  if (iters == 0) iters = sk_lda_default_foldin_iters(mf.num_topics);
   sk_lda_corpus docs;
   memset(&docs, 0, sizeof docs);
   const char *input = docword != NULL ? docword : ldac != NULL ? ldac : text;

@@ -258,6 +258,19 @@ int main(int argc, char **argv) {
   SK_CHECK(sklda_score(m, c, &io, &ll, NULL) == SKLDA_OK && isfinite(ll) && ll < 0, "score %g", ll);
   SK_CHECK(sklda_score(m, c, &io, &ll_again, NULL) == SKLDA_OK && ll == ll_again, "score is deterministic");
   SK_CHECK(ll > -log((double)V), "score %g beats the uniform model's %g", ll, -log((double)V));
+  /* iters 0 (the default) is the held-out score's sweeps for the model's K; below 0 is refused by name. */
+  {
+    sklda_infer_options explicit_io = io;
+    explicit_io.iters = 10; /* sk_lda.h: 10 up to K = 10,000 */
+    double ll_explicit = 0;
+    SK_CHECK(io.iters == 0 && sklda_score(m, c, &explicit_io, &ll_explicit, NULL) == SKLDA_OK && ll_explicit == ll,
+             "iters 0 scores %.17g, iters %d %.17g", ll, explicit_io.iters, ll_explicit);
+    explicit_io.iters = -1;
+    sklda_error err;
+    SK_CHECK(sklda_score(m, c, &explicit_io, &ll_explicit, &err) == SKLDA_ERROR_INPUT &&
+                 strstr(err.message, "iters") != NULL,
+             "iters -1 refused: %s", err.message);
+  }
   double umass[K], npmi[K];
   SK_CHECK(sklda_coherence(m, c, 2, umass, npmi, NULL) == SKLDA_OK, "coherence");
   SK_CHECK(fabs(umass[0] - direct_umass2(top[0], top[1])) < 1e-12,

@@ -375,9 +375,20 @@ static void test_helpers(void) {
   SK_CHECK(sk_lda_peak_rss_bytes() > 0, "peak RSS %lld", (long long)sk_lda_peak_rss_bytes());
 }
 
+/* The fold-in's default sweeps: 10 up to K = 10,000 topics, 20 above (metrics.h). */
+static void test_default_foldin_iters(void) {
+  sk_test_context("default fold-in sweeps");
+  const int32_t Ks[5] = {1, 1024, 10000, 10001, 65536};
+  const int expect[5] = {10, 10, 10, 20, 20};
+  for (int i = 0; i < 5; ++i)
+    SK_CHECK(sk_lda_default_foldin_iters(Ks[i]) == expect[i], "K = %d: %d sweeps, expected %d", (int)Ks[i],
+             sk_lda_default_foldin_iters(Ks[i]), expect[i]);
+}
+
 int main(void) {
   test_joint_ll();
   test_heldout_ll();
+  test_default_foldin_iters();
   test_split();
   test_helpers();
   return sk_test_finish();

@@ -336,7 +336,8 @@ int sklda_model_theta(const sklda_model *m, float *theta, sklda_error *err);
 
 /** \brief How sklda_infer() and sklda_score() fold documents in. sklda_infer_options_default() fills it. */
 typedef struct sklda_infer_options {
-  int iters;         /**< Gibbs sweeps of the fold-in, >= 1 (default 20, as the held-out score's) */
+  int iters;         /**< Gibbs sweeps of the fold-in, >= 1, or 0 (the default): the held-out score's for the
+                          model's K (10 up to K = 10,000, 20 above) */
   int64_t seed;      /**< the key of the draws (< 0, the default: the model's seed) */
   int threads;       /**< CPU threads (0: all); the results do not depend on it */
   int skip_unknown;  /**< words (or ids) the model lacks are dropped instead of refused (default 0) */

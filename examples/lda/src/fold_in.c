@@ -7,10 +7,11 @@
  * n_dk into the q part, so a draw walked the word's nonzero topics (nearly K for a frequent word) as
  * well as the document's; here a draw walks the document's alone and searches the q table only when it
  * lands there. Why it matters: a test document is one chain of dependent draws, so on the GPU the longest
- * one sets the metric's time (20news at K = 1,024, seed 1, 10% held out: 48,840 draws, about 76 ms on an
- * H200 against a 1.1 ms sweep; issue 32). Each part's running sums start from 0 in topic order; the GPU (gpu/metrics_gpu_heldout.cu) computes
- * every term with the same operations and roundings and adds the y part in its own fixed order
- * (metrics_gpu.h).
+ * one sets the metric's time (20news at K = 1,024, seed 1, 10% held out: 48,840 draws in the 20 sweeps of
+ * then, about 76 ms on an H200 against a 1.1 ms sweep; issue 32). Hence the start from each word's phi and
+ * 10 sweeps (sk_lda_default_foldin_iters()). Each part's running sums start from 0 in topic order; the GPU
+ * (gpu/metrics_gpu_heldout.cu) computes every term with the same operations and roundings and adds the y
+ * part in its own fixed order (metrics_gpu.h).
  *
  * Not done, and why: parallel sweeps (every token of a document drawn from the counts its sweep began
  * with, so a GPU spreads one document over many threads) were tried and measured: they leave the topics
@@ -159,9 +160,9 @@ void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed
   for (int64_t i = 0; i < n; ++i) {
     const int32_t w = words[i];
     const int64_t w0 = t->word_start[w];
+    const double u = sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i));
     z[i] = sk_lda_detail_fold_prior_draw(t->s_cum, K, t->word_topic, t->word_q_cum, w0,
-                                         (int32_t)(t->word_start[w + 1] - w0), fold_word_q(t, w),
-                                         sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first_index + i)));
+                                         (int32_t)(t->word_start[w + 1] - w0), fold_word_q(t, w), u);
     fold_doc_add(doc, z[i]);
   }
   for (int it = 0; it < iters; ++it) {

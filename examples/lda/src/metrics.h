@@ -17,16 +17,29 @@
 extern "C" {
 #endif
 
-/**
- * \brief Default number of fold-in Gibbs sweeps of sk_lda_heldout_ll(), sk-lda eval and infer, theta.npy.
- *
- * Why 10: from the start drawn from each word's phi (sk_lda_detail_fold_prior_draw()) 10 sweeps came within
- * 0.005 of 80 on nips12 and 20news at K = 1,024, closer than the 20 from uniform topics used before; at K =
- * 10,000 on 20news within 0.01 of those 20, while neither is near the chain's limit there (about 300 sweeps,
- * 0.12 higher: raise `eval -n` for a converged figure at large K). A test document is one chain of dependent
- * draws, so on the GPU the longest one's length sets the held-out LL's time (bench/RESULTS.md, issue 32).
- */
+/** \brief The fold-in's default Gibbs sweeps up to SK_LDA_FOLDIN_MANY_TOPICS topics (sk_lda_default_foldin_iters()). */
 #define SK_LDA_DEFAULT_FOLDIN_ITERS 10
+/** \brief Above this many topics the fold-in's default is twice SK_LDA_DEFAULT_FOLDIN_ITERS. */
+#define SK_LDA_FOLDIN_MANY_TOPICS 10000
+
+/**
+ * \brief The default number of fold-in Gibbs sweeps for a model of K topics: of the held-out
+ * log-likelihood that sk-lda train reports, sk-lda eval and infer, theta.npy's held-out rows and the C
+ * API's sklda_infer() and sklda_score(): 10 up to K = 10,000, 20 above.
+ *
+ * Why (bench/RESULTS.md, issue 32, H200 and CPU): a test document is one chain of dependent draws, so the
+ * longest one's length sets the held-out LL's time on a GPU. From the start drawn from each word's phi
+ * (sk_lda_detail_fold_prior_draw()) 10 sweeps gave at least the held-out LL that 20 from uniform topics gave
+ * (the rule before) on nips12 and 20news at K = 1,024 and 10,000; at K = 65,536 10 gave 0.038 less on
+ * 20news, 20 gave 0.10 more. The chain mixes more slowly as K grows: at K = 1,024 10 sweeps are within 0.01
+ * of 80, at K = 10,000 and above 80 sweeps are 0.07 to 0.39 above 10 and still rising, so give eval a larger
+ * -n for a converged figure at large K.
+ * \param K the number of topics.
+ * \return the sweeps.
+ */
+static inline int sk_lda_default_foldin_iters(int32_t K) {
+  return K > SK_LDA_FOLDIN_MANY_TOPICS ? 2 * SK_LDA_DEFAULT_FOLDIN_ITERS : SK_LDA_DEFAULT_FOLDIN_ITERS;
+}
 
 /**
  * \brief log p(w, z) / T for the model's current topics, with symmetric priors (docs/design.md, Metrics).

@@ -284,7 +284,8 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
   sk_lda_model *m = s->model;
   const double m0 = sk_ex_now();
   if (split->test_heldout.num_tokens > 0 &&
-      sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout, SK_LDA_DEFAULT_FOLDIN_ITERS,
+      sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout,
+                                sk_lda_default_foldin_iters(m->num_topics),
                                 heldout, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "held-out log-likelihood: %s", err.message);
   r->metrics_seconds += sk_ex_now() - m0;

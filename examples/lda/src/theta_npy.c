@@ -92,8 +92,8 @@ static int theta_rows_begin(theta_rows *r, const sk_lda_model *m, const sk_lda_s
     int64_t max_len = 0;
     for (int32_t d = 0; d < num_test; ++d)
       if (obs->doc_offsets[d + 1] - obs->doc_offsets[d] > max_len) max_len = obs->doc_offsets[d + 1] - obs->doc_offsets[d];
-    if (sk_lda_detail_fold_in_docs(&view, m->alpha_k, obs, max_len, SK_LDA_DEFAULT_FOLDIN_ITERS, threads,
-                                   keep_test_row, r) != 0) {
+    const int iters = sk_lda_default_foldin_iters(m->num_topics);  /* the held-out score's */
+    if (sk_lda_detail_fold_in_docs(&view, m->alpha_k, obs, max_len, iters, threads, keep_test_row, r) != 0) {
       free(r->test_theta);
       r->test_theta = NULL;
       return sk_ex_fail(err, "%s: out of memory for the held-out documents' fold-in", what);

@@ -6,7 +6,7 @@
  * - a training document: theta_dk = (n_dk + alpha) / (n_d + K alpha) from the model's counts A (theta.txt's
  *   values, dense);
  * - a held-out document: the same formula over the counts of its observed half after the fold-in of the
- *   held-out log-likelihood (sk_lda_heldout_ll(): the same draws, SK_LDA_DEFAULT_FOLDIN_ITERS sweeps, phi
+ *   held-out log-likelihood (sk_lda_heldout_ll(): the same draws, sk_lda_default_foldin_iters(K) sweeps, phi
  *   fixed), so its row is the theta that scored its held-out half;
  * - a document with no tokens (a UCI docID with no entry line, a text line with no word, a held-out document
  *   whose observed half is empty): the prior's mean, 1/K in every column.

@@ -82,7 +82,7 @@ int sklda_model_theta(const sklda_model *m, float *theta, sklda_error *err) {
 
 void sklda_infer_options_default(sklda_infer_options *io) {
   memset(io, 0, sizeof *io);
-  io->iters = SK_LDA_DEFAULT_FOLDIN_ITERS;
+  io->iters = 0; /* sk_lda_default_foldin_iters() of the model's K */
   io->seed = -1;
 }
 
@@ -133,14 +133,16 @@ int sklda_infer(const sklda_model *m, const sklda_corpus *docs, const sklda_infe
   if (null_argument(err, "sklda_infer", m, theta, "theta")) return SKLDA_ERROR_INPUT;
   sklda_infer_options def;
   if (io == NULL) sklda_infer_options_default(&def), io = &def;
-  if (io->iters < 1) return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1", io->iters);
+  if (io->iters < 0)
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
+  const int iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
   sk_lda_corpus c;
   const int status = model_docs(m, docs, io->skip_unknown, &c, dropped, err);
   if (status != SKLDA_OK) return status;
   sk_lda_infer_result r;
   sk_ex_error e;
   const uint64_t seed = io->seed >= 0 ? (uint64_t)io->seed : m->mf.seed;
-  if (sk_lda_infer(&m->mf, &c, io->iters, seed, io->threads, &r, &e) != 0) {
+  if (sk_lda_infer(&m->mf, &c, iters, seed, io->threads, &r, &e) != 0) {
     sk_lda_corpus_free(&c);
     return sklda_detail_fail(err, SKLDA_ERROR_RUNTIME, &e);
   }
@@ -170,7 +172,9 @@ int sklda_score(const sklda_model *m, const sklda_corpus *docs, const sklda_infe
   if (null_argument(err, "sklda_score", m, ll_per_token, "ll_per_token")) return SKLDA_ERROR_INPUT;
   sklda_infer_options def;
   if (io == NULL) sklda_infer_options_default(&def), io = &def;
-  if (io->iters < 1) return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1", io->iters);
+  if (io->iters < 0)
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
+  const int iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
   sk_lda_corpus c;
   int status = model_docs(m, docs, io->skip_unknown, &c, NULL, err);
   if (status != SKLDA_OK) return status;
@@ -183,7 +187,7 @@ int sklda_score(const sklda_model *m, const sklda_corpus *docs, const sklda_infe
   } else if (halves.test_heldout.num_tokens > 0) {
     const sk_lda_counts_view view = {m->mf.num_topics, m->mf.num_words, m->mf.alpha, m->mf.beta, seed,
                                      m->mf.n_vk,       m->mf.n_k};
-    if (sk_lda_heldout_ll_priors(&view, m->mf.alpha_k, &halves.test_observed, &halves.test_heldout, io->iters,
+    if (sk_lda_heldout_ll_priors(&view, m->mf.alpha_k, &halves.test_observed, &halves.test_heldout, iters,
                                  io->threads, ll_per_token, &e) != 0)
       status = sklda_detail_fail(err, SKLDA_ERROR_RUNTIME, &e);
   }

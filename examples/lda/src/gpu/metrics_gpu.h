@@ -56,7 +56,7 @@
  * most an eighth of the free device memory, between 256 MiB and 2 GiB; fewer warps then). Device memory
  * for the tables: 24 K + 8 V + 20 nnz(B) bytes.
  * A test document is one chain of dependent draws, so the longest one bounds the call's time from
- * below (20news's longest observed half with seed 1 and 10% held out: 2,442 tokens, 48,840 draws in 20
+ * below (20news's longest observed half with seed 1 and 10% held out: 2,442 tokens, 24,420 draws in 10
  * sweeps). The documents whose observed halves are at least a quarter of the longest (and 64 tokens)
  * therefore each get a block of up to 16 warps (on a second stream, beside the one-warp grid): a pass
  * draws 16 consecutive positions of the chain from the counts that guesses for the earlier ones give

@@ -22,7 +22,8 @@ namespace fold {
 constexpr int kWindowWarps = 16;  // the long documents' blocks: W, the draws of a window
 
 // Why: a document's fold-in is one chain of dependent draws, and the longest one sets the call's time
-// (20news, K = 1,024: 48,840 draws, about 76 ms, while the sweeps of a 100-sweep run take about 105 ms).
+// (20news, K = 1,024: 48,840 draws in 20 sweeps, about 76 ms, while the sweeps of a 100-sweep run took
+// about 105 ms).
 // The first p.window_docs documents of `order` (the longest) are each taken by a whole block, whose W
 // warps draw W consecutive draws of the chain at once, exactly. Every position of the chain has a
 // guess of its draw's topic: the token's topic before it (a position new to the window), or what the
