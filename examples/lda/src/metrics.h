@@ -32,7 +32,7 @@ extern "C" {
  * (sk_lda_detail_fold_prior_draw()) 10 sweeps gave at least the held-out LL that 20 from uniform topics gave
  * (the rule before) on nips12 and 20news at K = 1,024 and 10,000; at K = 65,536 10 gave 0.038 less on
  * 20news, 20 gave 0.10 more. The chain mixes more slowly as K grows: at K = 1,024 10 sweeps are within 0.01
- * of 80, at K = 10,000 and above 80 sweeps are 0.07 to 0.39 above 10 and still rising, so give eval a larger
+ * of 80, at K = 10,000 and above 80 sweeps are 0.06 to 0.39 above 10 and still rising, so give eval a larger
  * -n for a converged figure at large K.
  * \param K the number of topics.
  * \return the sweeps.

@@ -351,8 +351,8 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double 
  *
  * Why not a uniform topic: a token that starts in a topic its word never has is far from the chain's
  * stationary distribution, and the fold-in's first sweeps only carry it there. Started here, 5 sweeps
- * gave the held-out LL that 20 from uniform topics gave, and 10 came within 0.005 of 80 (nips12 and 20news,
- * K = 1,024; bench/RESULTS.md, issue 32).
+ * came within 0.008 of the 20 from uniform topics, and 10 within 0.008 of 80 (nips12 and 20news, K =
+ * 1,024; bench/RESULTS.md, issue 32).
  *
  * O(log K) (a draw in s) or O(log m).
  * \param s_cum the s part's K running sums (a_k beta c_k from topic 0); S = s_cum[K - 1].
