@@ -15,7 +15,7 @@
 #include "commands.h"
 
 /* getopt_long values of the options with no short letter. */
-enum { kOptStartTopics = 1000, kOptNpyLimit };
+enum { kOptStartTopics = 1000, kOptNpyLimit, kOptHeldoutSweeps };
 
 /* The run's report as sk-lda always printed it: the plan and the summary on stdout, notes on stderr after
    the command's name (a line that starts with two spaces continues the one before). */
@@ -103,6 +103,8 @@ static void train_usage(FILE *f) {
           SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_AUTO_AGA_MAX_TOPICS, SK_LDA_DEFAULT_TEST_FRACTION);
   /* In parts: C99 compilers need only take string literals of up to 4,095 characters. */
   fputs(
+          "      --heldout-sweeps N fold-in sweeps of the held-out score (default 10, 20 above K = 10,000);\n"
+          "                         above K = 1,024 the score still rises with more (bench/RESULTS.md)\n"
           "      --optimize-every N learn the priors from the counts every N sweeps: an asymmetric alpha (one\n"
           "                         value per topic, Minka's fixed point, as MALLET's --optimize-interval) and\n"
           "                         a symmetric beta; deterministic, the same on the CPU and the GPU, kept in\n"
@@ -222,6 +224,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
       {"optimize-every", required_argument, 0, 'Q'}, {"optimize-burnin", required_argument, 0, 'q'},
       {"start-topics", required_argument, 0, kOptStartTopics},
       {"npy-limit", required_argument, 0, kOptNpyLimit},
+      {"heldout-sweeps", required_argument, 0, kOptHeldoutSweeps},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   input_options in = {0};
@@ -313,6 +316,10 @@ int sk_lda_cmd_train(int argc, char **argv) {
       case 'Q': ok = sk_lda_parse_ll("train", "--optimize-every", optarg, 1, 1000000000, &v); o.optimize_every = v; break;
       case 'q': ok = sk_lda_parse_ll("train", "--optimize-burnin", optarg, 0, 1000000000, &v); o.optimize_burnin = v; break;
       case kOptNpyLimit: ok = sk_lda_parse_bytes("train", "--npy-limit", optarg, 0, &npy_limit); break;
+      case kOptHeldoutSweeps:
+        ok = sk_lda_parse_ll("train", "--heldout-sweeps", optarg, 1, 1000000, &v);
+        o.heldout_sweeps = (int32_t)v;
+        break;
       case kOptStartTopics:
         ok = sk_lda_parse_ll("train", "--start-topics", optarg, 0, 1000000000, &v);
         o.start_topics = (int32_t)v;

@@ -190,6 +190,42 @@ static void check_start_topics(const sklda_corpus *c) {
            "start_topics with resume_dir refused: %s", err.message);
 }
 
+/* The held-out LL after 3 CPU sweeps at K = 5 with heldout_sweeps = n (0: the default). */
+static double heldout_with(const sklda_corpus *c, int32_t n, int *status, sklda_error *err) {
+  sklda_options o;
+  sklda_options_default(&o);
+  o.num_topics = 5;
+  o.iters = 3;
+  o.seed = 3;
+  o.test_fraction = 0.2;
+  o.sampler = "esca";
+  o.device = "cpu";
+  o.heldout_sweeps = n;
+  sklda_model *m = NULL;
+  *status = sklda_train(c, &o, &m, err);
+  const double ll = m != NULL ? sklda_model_heldout_ll(m) : NAN;
+  sklda_model_free(m);
+  return ll;
+}
+
+/* heldout_sweeps: 0 (the default) is 10 at K = 5; another count gives another score; below 0 is refused. */
+static void check_heldout_sweeps(const sklda_corpus *c) {
+  sklda_options o;
+  sklda_options_default(&o);
+  SK_CHECK(o.heldout_sweeps == 0, "heldout_sweeps defaults to %d, not 0", (int)o.heldout_sweeps);
+  int st0 = 0, st10 = 0, st3 = 0, bad = 0;
+  sklda_error err;
+  const double by_default = heldout_with(c, 0, &st0, &err), ten = heldout_with(c, 10, &st10, &err),
+               three = heldout_with(c, 3, &st3, &err);
+  SK_CHECK(st0 == SKLDA_OK && st10 == SKLDA_OK && st3 == SKLDA_OK && isfinite(by_default), "trains: %d %d %d", st0,
+           st10, st3);
+  SK_CHECK(by_default == ten, "heldout_sweeps 0 scored %.17g, 10 %.17g", by_default, ten);
+  SK_CHECK(three != ten, "heldout_sweeps 3 scored as 10 did (%.17g)", three);
+  (void)heldout_with(c, -1, &bad, &err);
+  SK_CHECK(bad == SKLDA_ERROR_INPUT && strstr(err.message, "heldout_sweeps") != NULL, "heldout_sweeps -1: %d %s", bad,
+           bad == SKLDA_ERROR_INPUT ? err.message : "");
+}
+
 int main(int argc, char **argv) {
   const int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
   if (gpu && !sklda_gpu_available()) {
@@ -202,6 +238,7 @@ int main(int argc, char **argv) {
   if (c == NULL) return sk_test_finish();
   SK_CHECK(sklda_corpus_num_input_docs(c) == D && sklda_corpus_num_words(c) == V, "corpus sizes");
   if (!gpu) check_start_topics(c);
+  if (!gpu) check_heldout_sweeps(c);
 
   watch w = {0, 0, 0, 0};
   int status;

@@ -215,6 +215,7 @@ typedef struct sklda_options {
   int64_t optimize_every; /**< learn an asymmetric alpha and a symmetric beta every N sweeps (default 0: fixed priors) */
   int64_t optimize_burnin; /**< no optimisation before this sweep (default 0: the first is at sweep optimize_every) */
   int32_t start_topics;   /**< a new run's documents start on at most this many topics (< 0, the default: 128; 0: every token on its own uniform topic) */
+  int32_t heldout_sweeps; /**< fold-in sweeps of the held-out LL at the end (0, the default: 10 up to K = 10,000, 20 above, where more sweeps still raise it) */
   const char *out_dir;    /**< write the outputs, metrics.csv and checkpoints here (NULL: no files); phi.npy and theta.npy only up to 4 GiB each (`sk-lda train`'s default --npy-limit), as the log says */
   const char *resume_dir; /**< continue the run saved here (its checkpoint.skc) up to iters sweeps */
   int overwrite;          /**< out_dir may hold another run, which is removed */

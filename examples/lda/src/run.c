@@ -282,11 +282,10 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
   const sk_lda_run_options *o = r->o;
   sk_ex_error err;
   sk_lda_model *m = s->model;
+  const int fold_in_iters = o->heldout_sweeps > 0 ? o->heldout_sweeps : sk_lda_default_foldin_iters(m->num_topics);
   const double m0 = sk_ex_now();
   if (split->test_heldout.num_tokens > 0 &&
-      sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout,
-                                sk_lda_default_foldin_iters(m->num_topics),
-                                heldout, &err) != 0)
+      sk_lda_sampler_heldout_ll(s, &split->test_observed, &split->test_heldout, fold_in_iters, heldout, &err) != 0)
     return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "held-out log-likelihood: %s", err.message);
   r->metrics_seconds += sk_ex_now() - m0;
   char heldout_text[160];
@@ -294,8 +293,8 @@ static int finish_run(run_state *r, const sk_lda_split *split, sk_lda_sampler *s
     snprintf(heldout_text, sizeof heldout_text, "held-out LL not computed (no held-out tokens: --test-fraction %g)",
              r->test_fraction);
   else
-    snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents)", *heldout,
-             perplexity(*heldout), split->test_observed.num_docs);
+    snprintf(heldout_text, sizeof heldout_text, "held-out LL/token %.4f (perplexity %.1f, %d documents, %d fold-in sweeps)",
+             *heldout, perplexity(*heldout), split->test_observed.num_docs, fold_in_iters);
   sk_lda_metrics_times times;
   sk_lda_run_row_times(r, s, &times);
   char device_text[80] = "";

@@ -115,6 +115,8 @@ typedef struct sk_lda_run_options {
       SK_LDA_DEFAULT_START_TOPICS); 0: every token its own uniform topic. A resumed run takes its topics
       from the checkpoint. */
   int32_t start_topics;
+  /** Fold-in sweeps of the held-out LL at the end; 0 (the default): sk_lda_default_foldin_iters(K). */
+  int32_t heldout_sweeps;
   /** Checkpoint every N sweeps; 0: only at the end and on interruption; SK_LDA_CHECKPOINT_AUTO (the
       default): whenever the sweeps since the last one took 50 times what writing one takes (measured;
       before the first, estimated at 200 MB/s), so checkpoints cost at most about 2% of the run. */

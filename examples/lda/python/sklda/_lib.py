@@ -53,7 +53,7 @@ class SkldaOptions(Structure):
                 ("gpu", c_int), ("gpu_exact", c_int), ("threads", c_int), ("device_memory", c_uint64),
                 ("workers", c_int), ("minibatch", c_int32), ("panels", c_int32), ("whole_word_panels", c_int),
                 ("ll_every", c_int64), ("optimize_every", c_int64), ("optimize_burnin", c_int64),
-                ("start_topics", c_int32),
+                ("start_topics", c_int32), ("heldout_sweeps", c_int32),
                 ("out_dir", c_char_p), ("resume_dir", c_char_p), ("overwrite", c_int),
                 ("checkpoint_every", c_int64), ("top_words", c_int), ("save_z", c_int),
                 ("handle_signals", c_int), ("progress", PROGRESS_FN), ("log", LOG_FN), ("user", c_void_p)]

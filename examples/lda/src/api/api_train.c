@@ -84,6 +84,10 @@ int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_
     return sk_ex_fail(err, "start_topics applies to a new run; a resumed run continues from its checkpoint's topics"),
            SK_EX_EXIT_USAGE;
   if (o->start_topics >= 0) ro->start_topics = o->start_topics;
+  if (o->heldout_sweeps < 0 || o->heldout_sweeps > 1000000)
+    return sk_ex_fail(err, "heldout_sweeps = %d is out of range 0..1000000 (0: the default)", (int)o->heldout_sweeps),
+           SK_EX_EXIT_USAGE;
+  ro->heldout_sweeps = o->heldout_sweeps;
   if (o->checkpoint_every < SK_LDA_CHECKPOINT_AUTO)
     return sk_ex_fail(err, "checkpoint_every = %lld must be >= 0, or -1 for automatic", (long long)o->checkpoint_every),
            SK_EX_EXIT_USAGE;
