@@ -473,11 +473,17 @@ static double run_chain_chi2(const tiny_case *tc, int sampler, int bug, const do
     int ok = tc->alpha_k[0] <= 0.0 || SK_CHECK(sk_lda_model_set_priors(&m, tc->alpha_k, tc->beta, &err) == 0,
                                                "per-topic priors: %s", err.message);
     ok = ok && SK_CHECK(make_sampler(sampler, &bug, &m, &s, &err) == 0, "sampler: %s", err.message);
+    const double t0 = sk_ex_now();
+    if (exact_device.kind == SK_LDA_DEVICE_GPU) /* so that a run cut off at a time limit shows where */
+      printf("%-26s chain on the GPU: %ld sweeps (thin %d) ...\n", tc->name, (samples + 10) * thin, thin);
     for (long n = -10; n < samples && ok; ++n) { /* 10 thinning intervals of burn-in */
       for (int j = 0; j < thin && ok; ++j, ++it) ok = sk_lda_sampler_sweep(s, it, &err) == 0;
       if (ok && n >= 0) ok = sk_lda_sampler_to_host(s, &err) == 0; /* a GPU sampler's z is on the GPU */
       if (ok && n >= 0) obs[tiny_encode(tc, m.z)] += 1.0;
     }
+    if (exact_device.kind == SK_LDA_DEVICE_GPU)
+      printf("%-26s chain on the GPU: %.1f s, %.1f us a sweep\n", tc->name, sk_ex_now() - t0,
+             1e6 * (sk_ex_now() - t0) / (double)((samples + 10) * thin));
     if (SK_CHECK(ok, "sweep failed: %s", err.message)) {
       for (int k = 0; k < S; ++k) expct[k] = (double)samples * pi[k];
       chi2 = sk_test_chi2(obs, expct, S);
@@ -933,6 +939,8 @@ static void test_likelihood_rises(void) {
 }
 
 int main(int argc, char **argv) {
+  /* Line-buffered even into a file: a GPU part cut off at a time limit still shows how far it got. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   const double t0 = sk_ex_now();
   if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
     /* A part, so that ctest runs them side by side (each takes minutes: millions of tiny sweeps, each a
