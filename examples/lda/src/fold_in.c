@@ -7,9 +7,9 @@
  * n_dk into the q part, so a draw walked the word's nonzero topics (nearly K for a frequent word) as
  * well as the document's; here a draw walks the document's alone and searches the q table only when it
  * lands there. Why it matters: a test document is one chain of dependent draws, so on the GPU the longest
- * one sets the metric's time (20news at K = 1,024, seed 1, 10% held out: 48,840 draws in the 20 sweeps of
- * then, about 76 ms on an H200 against a 1.1 ms sweep; issue 32). Hence the start from each word's phi and
- * 10 sweeps (sk_lda_default_foldin_iters()). Each part's running sums start from 0 in topic order; the GPU
+ * one sets the metric's time (20news at K = 1,024, seed 1, 10% held out: 48,840 draws when the default was
+ * 20 sweeps, about 76 ms on an H200 against a 1.1 ms sweep; issue 32). Hence the start from each word's phi
+ * and 10 sweeps (sk_lda_default_foldin_iters()). Each part's running sums start from 0 in topic order; the GPU
  * (gpu/metrics_gpu_heldout.cu) computes every term with the same operations and roundings and adds the y
  * part in its own fixed order (metrics_gpu.h).
  *
