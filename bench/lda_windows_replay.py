@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""CPU replay of the held-out windows' acceptance on a corpus's longest document (issue 32).
+
+usage: lda_windows_replay.py LIBSK_LDA MODEL.skl DOCWORD.txt.gz SWEEPS
+
+The GPU folds the longest test documents in by windows (examples/lda/src/gpu/metrics_gpu_fold_windows.cuh):
+W positions of the chain a pass, each drawn from the counts that the guesses of the positions before it give,
+and the chain keeps the draws up to the first that differs from its guess. This replays that scheme with
+numpy on the corpus's longest document (every other token as its observed half) and prints the draws kept a
+pass, for W = 16 and 32 and two starts of the fold-in: uniform topics and each word's phi (the default
+since 87b57cd). Not bit-exact with sk-lda (numpy's generator and sums): a statistic of the scheme, not of a
+run. LIBSK_LDA: the built libsk_lda.so (the model is read through the Python package, examples/lda/python).
+"""
+import gzip
+import os
+import sys
+
+import numpy as np
+
+if len(sys.argv) != 5:
+    sys.exit(__doc__)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "lda", "python"))
+os.environ.setdefault("SKLDA_LIBRARY", sys.argv[1])
+from sklda import LDA
+model_path, corpus, iters = sys.argv[2], sys.argv[3], int(sys.argv[4])
+est = LDA.load(model_path)
+nvk = est.components_ - est.beta  # K x V counts
+K, V = nvk.shape
+alpha, beta = est.alpha if est.alpha is not None else 50.0 / K, est.beta
+nk = nvk.sum(axis=1)
+phi = (nvk + beta) / (nk[:, None] + V * beta)  # K x V
+# the longest document, every other token as its observed half
+docs = {}
+with gzip.open(corpus, "rt") as f:
+    D, W_, NNZ = int(f.readline()), int(f.readline()), int(f.readline())
+    for line in f:
+        d, w, c = map(int, line.split())
+        docs.setdefault(d, []).extend([w - 1] * c)
+d = max(docs, key=lambda k: len(docs[k]))
+rng0 = np.random.default_rng(1)
+toks = np.array(docs[d]); rng0.shuffle(toks); words = toks[::2]
+n = len(words)
+print(f"K {K}, document {d}: {len(toks)} tokens, observed half {n}, {iters} sweeps")
+U = np.random.default_rng(7).random((iters + 1, n))
+def draw(counts, w, u):
+    p = (counts + alpha) * phi[:, w]
+    c = np.cumsum(p)
+    return int(min(np.searchsorted(c, u * c[-1], side="right"), K - 1))
+def start(kind):
+    if kind == "uniform": return np.minimum((U[0] * K).astype(int), K - 1)
+    zero = np.zeros(K)
+    return np.array([draw(zero, words[i], U[0, i]) for i in range(n)])
+def replay(kind, W):
+    z = start(kind); counts = np.bincount(z, minlength=K).astype(float)
+    total = n * iters; g = 0; passes = 0; carried = {}
+    while g < total:
+        last = min(W, total - g)
+        cp = counts.copy(); drawn = []; guesses = []
+        for j in range(last):
+            p = g + j; it, t = divmod(p, n)
+            old = z[t]; guess = carried.get(p, old)
+            cp[old] -= 1
+            k = draw(cp, words[t], U[it + 1, t])
+            drawn.append(k); guesses.append(guess)
+            cp[guess] += 1  # the next positions are drawn with this one at its guess
+        acc = next((j for j in range(last) if drawn[j] != guesses[j]), last - 1)
+        for j in range(acc + 1):
+            p = g + j; it, t = divmod(p, n)
+            counts[z[t]] -= 1; z[t] = drawn[j]; counts[z[t]] += 1
+        carried = {g + j: drawn[j] for j in range(acc + 1, last)}
+        g += acc + 1; passes += 1
+    return total / passes
+for W in (16, 32):
+    for kind in ("uniform", "phi"):
+        print(f"W = {W}, start {kind}: {replay(kind, W):.2f} draws a pass")
