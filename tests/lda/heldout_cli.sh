@@ -7,14 +7,10 @@
 set -uo pipefail
 sk_lda=$1
 work=$2
+source "$(dirname "$0")/lda_cli_common.sh"  # fail, the corpus in $work/corpus, small_train
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
-"$sk_lda" gen --out "$work" --name c --docs 200 --words 300 --topics 5 --mean-length 40 --seed 11 >/dev/null ||
-  fail "gen failed"
-corpus=(--docword "$work/docword.c.txt" --vocab "$work/vocab.c.txt")
-train() { "$sk_lda" train "${corpus[@]}" -k 5 -n 10 --seed 3 --threads 2 --checkpoint-every 0 "$@"; }
+corpus=(--docword "$work/corpus/docword.synthetic.txt" --vocab "$work/corpus/vocab.synthetic.txt")
+train() { "${small_train[@]}" -n 10 "$@"; }
 heldout_of() { sed -n 's/.*held-out LL\/token \([-0-9.]*\) .*/\1/p' "$1" | head -1; }
 
 # 1 and 2: the default, then 3 sweeps.

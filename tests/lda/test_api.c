@@ -134,16 +134,21 @@ static double direct_umass2(int32_t w1, int32_t w2) {
   return log((d12 + 1.0) / d1);
 }
 
+/* The defaults, then a CPU ESCA run of `iters` sweeps at K topics, seed 3, with test_fraction held out. */
+static void cpu_esca_options(sklda_options *o, int32_t K, int64_t iters, double test_fraction) {
+  sklda_options_default(o);
+  o->num_topics = K;
+  o->iters = iters;
+  o->seed = 3;
+  o->test_fraction = test_fraction;
+  o->sampler = "esca";
+  o->device = "cpu";
+}
+
 /* The joint LL after 2 CPU sweeps at K = 200 with start_topics left at its default (set = 0) or set. */
 static double start_ll(const sklda_corpus *c, int set, int32_t start_topics) {
   sklda_options o;
-  sklda_options_default(&o);
-  o.num_topics = 200;
-  o.iters = 2;
-  o.seed = 3;
-  o.test_fraction = 0;
-  o.sampler = "esca";
-  o.device = "cpu";
+  cpu_esca_options(&o, 200, 2, 0);
   if (set) o.start_topics = start_topics;
   sklda_model *m = NULL;
   sklda_error err;
@@ -193,13 +198,7 @@ static void check_start_topics(const sklda_corpus *c) {
 /* The held-out LL after 3 CPU sweeps at K = 5 with heldout_sweeps = n (0: the default). */
 static double heldout_with(const sklda_corpus *c, int32_t n, int *status, sklda_error *err) {
   sklda_options o;
-  sklda_options_default(&o);
-  o.num_topics = 5;
-  o.iters = 3;
-  o.seed = 3;
-  o.test_fraction = 0.2;
-  o.sampler = "esca";
-  o.device = "cpu";
+  cpu_esca_options(&o, 5, 3, 0.2);
   o.heldout_sweeps = n;
   sklda_model *m = NULL;
   *status = sklda_train(c, &o, &m, err);
