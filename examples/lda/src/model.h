@@ -370,9 +370,15 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_fold_prior_draw(const dou
                                                                      const double *word_q_cum, int64_t w0, int32_t m,
                                                                      double Q, double u) {
   const double S = s_cum[K - 1];
+#if defined(__CUDA_ARCH__)
+  /* each operation rounded on its own, as on the host: nvcc would otherwise fuse x - S with the product */
+  const double x = __dmul_rn(u, __dadd_rn(S, Q));
+  const double x1 = __dsub_rn(x, S);
+#else
   const double x = u * (S + Q);
-  if (x < S) return sk_lda_detail_first_above(s_cum, K, x);
   const double x1 = x - S;
+#endif
+  if (x < S) return sk_lda_detail_first_above(s_cum, K, x);
   if (x1 < Q) return word_topic[w0 + sk_lda_detail_first_above(word_q_cum + w0, m, x1)];
   return m > 0 ? word_topic[w0 + m - 1] : K - 1;
 }
