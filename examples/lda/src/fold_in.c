@@ -146,9 +146,10 @@ static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_
   const double S = t->s_cum[K - 1], Q = fold_word_q(t, w);
   const double Y = fold_y(t, doc, w, doc->y_cum);
   const double x = u * ((S + Q) + Y);
-  if (x < S) return sk_lda_detail_first_above(t->s_cum, K, x);
-  const double x1 = x - S;
-  if (x1 < Q) return t->word_topic[w0 + sk_lda_detail_first_above(t->word_q_cum + w0, (int32_t)(w1 - w0), x1)];
+  double x1;
+  const int32_t k =
+      sk_lda_detail_fold_search_sq(t->s_cum, K, t->word_topic, t->word_q_cum, w0, (int32_t)(w1 - w0), S, Q, x, &x1);
+  if (k >= 0) return k;
   if (doc->nnz > 0) return doc->topics[sk_lda_detail_first_above(doc->y_cum, doc->nnz, x1 - Q)];
   return w1 > w0 ? t->word_topic[w1 - 1] : K - 1; /* rounding with no y part: the last entry before it */
 }

@@ -342,6 +342,42 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_first_above(const double 
 }
 
 /**
+ * \brief The s and q parts of a fold-in draw (metrics.h's sparse rule) at x = u W, W the draw's total: below
+ * S the first entry of the s part's running sums above x, else, when x1 = x - S is below the word's q total
+ * Q, the first of the word's q running sums above x1. Host and device: the host's draws (fold_in.c) and
+ * the start on either (sk_lda_detail_fold_prior_draw()) search with this code, the device's subtraction
+ * rounded on its own as the host's. The GPU's draws (gpu/metrics_gpu_fold_draw.cuh) write the same steps
+ * out: calling this reshaped their compiled code (PTX with more registers, 2026-11-29), and they stay as
+ * measured on a GPU until a change is measured there.
+ *
+ * O(log K) or O(log m).
+ * \param s_cum the s part's K running sums (a_k beta c_k from topic 0).
+ * \param K the number of topics.
+ * \param word_topic the word's entries' topics, from index w0.
+ * \param word_q_cum the word's entries' q running sums, from index w0.
+ * \param w0 the word's first entry.
+ * \param m its number of entries.
+ * \param S s_cum[K - 1].
+ * \param Q the word's q total: word_q_cum[w0 + m - 1], or 0 when m = 0.
+ * \param x the point searched.
+ * \param x1 receives x - S when x >= S.
+ * \return the topic; -1 when x - S >= Q (the draw's y part, or rounding).
+ */
+static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_fold_search_sq(const double *s_cum, int32_t K,
+                                                                    const int32_t *word_topic,
+                                                                    const double *word_q_cum, int64_t w0, int32_t m,
+                                                                    double S, double Q, double x, double *x1) {
+  if (x < S) return sk_lda_detail_first_above(s_cum, K, x);
+#if defined(__CUDA_ARCH__)
+  *x1 = __dsub_rn(x, S);
+#else
+  *x1 = x - S;
+#endif
+  if (*x1 < Q) return word_topic[w0 + sk_lda_detail_first_above(word_q_cum + w0, m, *x1)];
+  return -1;
+}
+
+/**
  * \brief The fold-in's initial topic of a token (metrics.h): a draw from the model's topics for its word
  * alone, p(k) proportional to a_k phi[k][w], by the s and q parts of the fold-in's sparse rule with no
  * document counts yet: x = u (S + Q_w); below S the first entry of s_cum above x, else the first of the
@@ -371,16 +407,14 @@ static inline SK_LDA_HOST_DEVICE int32_t sk_lda_detail_fold_prior_draw(const dou
                                                                      double Q, double u) {
   const double S = s_cum[K - 1];
 #if defined(__CUDA_ARCH__)
-  /* each operation rounded on its own, as on the host: nvcc would otherwise fuse x - S with the product */
+  /* each operation rounded on its own, as on the host: ptxas could otherwise fuse x - S with the product */
   const double x = __dmul_rn(u, __dadd_rn(S, Q));
-  const double x1 = __dsub_rn(x, S);
 #else
   const double x = u * (S + Q);
-  const double x1 = x - S;
 #endif
-  if (x < S) return sk_lda_detail_first_above(s_cum, K, x);
-  if (x1 < Q) return word_topic[w0 + sk_lda_detail_first_above(word_q_cum + w0, m, x1)];
-  return m > 0 ? word_topic[w0 + m - 1] : K - 1;
+  double x1;
+  const int32_t k = sk_lda_detail_fold_search_sq(s_cum, K, word_topic, word_q_cum, w0, m, S, Q, x, &x1);
+  return k >= 0 ? k : m > 0 ? word_topic[w0 + m - 1] : K - 1;
 }
 
 /**

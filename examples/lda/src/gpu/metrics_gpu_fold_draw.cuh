@@ -177,6 +177,7 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
   }
   if (tiles > 32) __syncwarp();  // lane 0's tile ends are visible to the search
   const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), carry));
+  // The s and q parts: sk_lda_detail_fold_search_sq()'s steps (model.h), written out (see there).
   if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
   const double x1 = __dsub_rn(x, S);
   if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
@@ -250,6 +251,7 @@ __device__ __forceinline__ int32_t fold_draw_held(const fold_params &p, const fo
   sk_warp_blocked_hold_f64<R> hold;
   const double Y = sk_warp_blocked_hold_by_f64<R>(SK_FULL_MASK, t, nnz, &hold);
   const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), Y));
+  // The s and q parts: sk_lda_detail_fold_search_sq()'s steps (model.h), written out (see there).
   if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
   const double x1 = __dsub_rn(x, S);
   if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
