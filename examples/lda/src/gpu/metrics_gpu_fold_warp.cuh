@@ -18,6 +18,25 @@
 namespace sk_lda_gpu {
 namespace fold {
 
+// What a draw reads of an observed token of word w: the word's q total (Q), its first entry in B's CSR
+// and their count, the word (three dependent loads: the word, its CSR range, its q total). The windows
+// gather it once a document (metrics_gpu_fold_windows.cuh), so that a pass reads it with one load.
+struct window_token {
+  double q;
+  int64_t w0;
+  int32_t m, w;
+};
+
+// Word w's window_token.
+__device__ __forceinline__ window_token token_of(const fold_params &p, int32_t w) {
+  window_token t;
+  t.w = w;
+  t.w0 = p.word_start[w];
+  t.m = (int32_t)(p.word_start[w + 1] - t.w0);
+  t.q = t.m > 0 ? p.word_q_cum[t.w0 + t.m - 1] : 0.0;
+  return t;
+}
+
 // Observed token i's initial topic, for its word's entries (w0, m) and q total Q: metrics.h's draw from the
 // word's phi alone (sk_lda_detail_fold_prior_draw(), the host's code and bits).
 __device__ __forceinline__ int32_t initial_topic(const fold_params &p, int64_t i, int64_t w0, int32_t m, double Q) {
@@ -49,10 +68,8 @@ __device__ __forceinline__ int32_t list_nonzero(const fold_params &p, const fold
 __device__ __forceinline__ int32_t fold_start(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
                                               int lane) {
   for (int64_t i = lane; i < n; i += 32) {
-    const int32_t w = p.obs_tokens[first + i];
-    const int64_t w0 = p.word_start[w];
-    const int32_t m = (int32_t)(p.word_start[w + 1] - w0);
-    const int32_t k = initial_topic(p, first + i, w0, m, m > 0 ? p.word_q_cum[w0 + m - 1] : 0.0);
+    const window_token t = token_of(p, p.obs_tokens[first + i]);
+    const int32_t k = initial_topic(p, first + i, t.w0, t.m, t.q);
     p.z[first + i] = k;
     atomicAdd(&s.ndk[k], 1);
   }

@@ -70,15 +70,6 @@ __host__ __device__ __forceinline__ size_t present_bytes(int32_t K) {
   return K <= kWindowBitmapMaxTopics ? ((size_t)(K + 31) / 32 * sizeof(uint32_t) + 15) / 16 * 16 : 0;
 }
 
-// What a windows document's draws read of an observed token, gathered once at the document's start so
-// that a pass reads it with one load instead of three dependent ones (the word, its CSR range, its q
-// total): the word's q total (Q), its first entry in B's CSR and their count, the word.
-struct window_token {
-  double q;
-  int64_t w0;
-  int32_t m, w;
-};
-
 // Sets topic k's bit to whether its count is nonzero; true when the bit changed.
 __device__ __forceinline__ bool copy_mark(const window_scratch &s, int32_t k) {
   const uint32_t bit = 1u << (k & 31);
@@ -179,11 +170,7 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
   const int warp = (int)(threadIdx.x / 32), W = (int)(blockDim.x / 32);
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-    window_token t;
-    t.w = p.obs_tokens[first + i];
-    t.w0 = p.word_start[t.w];
-    t.m = (int32_t)(p.word_start[t.w + 1] - t.w0);
-    t.q = t.m > 0 ? p.word_q_cum[t.w0 + t.m - 1] : 0.0;
+    const window_token t = token_of(p, p.obs_tokens[first + i]);
     tokens[i] = t;
     p.z[first + i] = initial_topic(p, first + i, t.w0, t.m, t.q);  // the start, a token a thread
   }
