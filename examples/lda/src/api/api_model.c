@@ -128,14 +128,21 @@ static int model_docs(const sklda_model *m, const sklda_corpus *docs, int skip_u
   return SKLDA_OK;
 }
 
+/* io's fold-in sweeps for m into *iters: io->iters, or with 0 the held-out score's default for m's K. */
+static int infer_iters(const sklda_model *m, const sklda_infer_options *io, int *iters, sklda_error *err) {
+  if (io->iters < 0)
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
+  *iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
+  return SKLDA_OK;
+}
+
 int sklda_infer(const sklda_model *m, const sklda_corpus *docs, const sklda_infer_options *io, float *theta,
                 int64_t *dropped, sklda_error *err) {
   if (null_argument(err, "sklda_infer", m, theta, "theta")) return SKLDA_ERROR_INPUT;
   sklda_infer_options def;
   if (io == NULL) sklda_infer_options_default(&def), io = &def;
-  if (io->iters < 0)
-    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
-  const int iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
+  int iters = 0;
+  if (infer_iters(m, io, &iters, err) != SKLDA_OK) return SKLDA_ERROR_INPUT;
   sk_lda_corpus c;
   const int status = model_docs(m, docs, io->skip_unknown, &c, dropped, err);
   if (status != SKLDA_OK) return status;
@@ -172,9 +179,8 @@ int sklda_score(const sklda_model *m, const sklda_corpus *docs, const sklda_infe
   if (null_argument(err, "sklda_score", m, ll_per_token, "ll_per_token")) return SKLDA_ERROR_INPUT;
   sklda_infer_options def;
   if (io == NULL) sklda_infer_options_default(&def), io = &def;
-  if (io->iters < 0)
-    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
-  const int iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
+  int iters = 0;
+  if (infer_iters(m, io, &iters, err) != SKLDA_OK) return SKLDA_ERROR_INPUT;
   sk_lda_corpus c;
   int status = model_docs(m, docs, io->skip_unknown, &c, NULL, err);
   if (status != SKLDA_OK) return status;
