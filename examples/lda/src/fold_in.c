@@ -146,7 +146,7 @@ static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_
   const double S = t->s_cum[K - 1], Q = fold_word_q(t, w);
   const double Y = fold_y(t, doc, w, doc->y_cum);
   const double x = u * ((S + Q) + Y);
-  double x1;
+  double x1 = 0.0; /* set by the search whenever it returns -1; gcc 13 cannot see that (-Wmaybe-uninitialized) */
   const int32_t k =
       sk_lda_detail_fold_search_sq(t->s_cum, K, t->word_topic, t->word_q_cum, w0, (int32_t)(w1 - w0), S, Q, x, &x1);
   if (k >= 0) return k;
