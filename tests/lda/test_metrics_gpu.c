@@ -20,7 +20,8 @@
  * Cases: small random corpora with empty documents (K = 1, 32, 100, 1024, 10000), long observed halves
  * with words unseen in training (K = 1024, 20000: global scratch; 11 of the 12 documents, those of at
  * least a quarter of the longest, 381 tokens, taken by the windows kernel of metrics_gpu_heldout.cu, the
- * other by the one-warp kernel; KOS's longest documents take the windows too), test splits with
+ * other by the one-warp kernel; KOS's longest documents take the windows too; every held-out value is
+ * also computed with the windows in clusters of 1, 2 and 4 blocks, and must have the same bits), test splits with
  * empty observed halves, empty held-out halves and no held-out token at all, zero fold-in sweeps; the
  * UCI KOS corpus (../shared/data/kos or .data/kos; skipped when absent) at K = 1, 32, 100, 1024, 10000;
  * the sampler seam (sk_lda_sampler_joint_ll/heldout_ll/get_stats on a GPU sampler); the argument checks.
@@ -61,6 +62,7 @@
 static const sk_lda_device kGpu0 = {.kind = SK_LDA_DEVICE_GPU, .gpu = 0};
 
 static double worst_joint = 0.0, worst_heldout = 0.0; /* the largest relative differences seen */
+static int window_widths[5];                          /* held-out calls whose windows had 1, 2, 4 blocks */
 
 static double rel_diff(double got, double want) {
   if (isnan(got) && isnan(want)) return 0.0;
@@ -118,6 +120,20 @@ static int compare_once(const char *when, sk_lda_gpu_metrics *gm, const sk_lda_s
     ok &= SK_CHECK(memcmp(&hd, &gh[0], sizeof hd) == 0, "%s: held-out LL %.17g from dense B, %.17g from the lists",
                    when, hd, gh[0]);
   }
+  /* The longest documents' windows at every cluster width (metrics_gpu_fold_windows.cuh): the same bits. */
+  for (int ctas = 1; ctas <= 4; ctas *= 2) {
+    double hw = NAN;
+    ok &= SK_CHECK(sk_lda_gpu_metrics_set_window_ctas(gm, ctas, &err) == 0 &&
+                       sk_lda_gpu_metrics_heldout_ll(gm, &c, iters, &hw, &err) == 0,
+                   "%s: GPU held-out, windows of %d blocks: %s", when, ctas, err.message);
+    const int used = sk_lda_gpu_metrics_window_ctas_used(gm);
+    if (used >= 1 && used <= 4) ++window_widths[used];
+    ok &= SK_CHECK(memcmp(&hw, &gh[0], sizeof hw) == 0,
+                   "%s: held-out LL %.17g with windows of %d blocks (%d used), %.17g with the width chosen", when, hw,
+                   ctas, used, gh[0]);
+  }
+  ok &= SK_CHECK(sk_lda_gpu_metrics_set_window_ctas(gm, 0, &err) == 0, "%s: window width back to 0: %s", when,
+                 err.message);
   ok &= SK_CHECK(memcmp(&gj[0], &gj[1], sizeof gj[0]) == 0 && memcmp(&gh[0], &gh[1], sizeof gh[0]) == 0,
                  "%s: a second call gave other bits: joint %.17g / %.17g, held-out %.17g / %.17g", when, gj[0], gj[1],
                  gh[0], gh[1]);
@@ -329,6 +345,9 @@ static void test_errors_gpu(void) {
     SK_CHECK(sk_lda_gpu_metrics_set_test(gm, NULL, &a, 8, &err) != 0, "NULL half accepted");
     SK_CHECK(sk_lda_gpu_metrics_set_test(gm, &a, &a, 8, &err) == 0, "set test: %s", err.message);
     SK_CHECK(sk_lda_gpu_metrics_heldout_ll(gm, &c, -1, &ll, &err) != 0, "-1 fold-in sweeps accepted");
+    SK_CHECK(sk_lda_gpu_metrics_set_window_ctas(gm, 3, &err) != 0 && strstr(err.message, "3 blocks") != NULL,
+             "a window of 3 blocks accepted (%s)", err.message);
+    SK_CHECK(sk_lda_gpu_metrics_set_window_ctas(NULL, 0, &err) != 0, "a NULL context accepted");
     SK_CHECK(sk_lda_gpu_metrics_heldout_ll(gm, NULL, 1, &ll, &err) != 0, "NULL counts accepted");
     SK_CHECK(sk_lda_gpu_metrics_joint_ll(gm, &c, NULL, &err) != 0, "NULL result accepted");
     sk_lda_gpu_counts other = c;
@@ -489,5 +508,11 @@ int main(int argc, char **argv) {
   test_kos();
   printf("largest relative differences from the CPU: joint LL %.3g (bound %g), held-out LL %.3g (bound %g)\n",
          worst_joint, JOINT_TOL, worst_heldout, HELDOUT_TOL);
+  /* The "sparse" case's documents (170 to 400 observed tokens) hold two windows of 64: every width ran. */
+  printf("held-out calls whose windows had 1, 2, 4 blocks: %d, %d, %d\n", window_widths[1], window_widths[2],
+         window_widths[4]);
+  SK_CHECK(window_widths[1] > 0 && window_widths[2] > 0 && window_widths[4] > 0,
+           "a cluster width never ran: %d, %d, %d calls with 1, 2, 4 blocks", window_widths[1], window_widths[2],
+           window_widths[4]);
   return sk_test_finish();
 }

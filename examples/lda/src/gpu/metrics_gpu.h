@@ -122,6 +122,18 @@ int sk_lda_gpu_metrics_joint_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *
 int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
                                   double *ll_per_token, sk_ex_error *err);
 
+/*
+ * For tests and benchmarks: the held-out calls after this one fold in the longest documents with windows
+ * of clusters of `ctas` blocks (1, 2 or 4; 0, the default, lets each call choose), or the widest narrower
+ * one that the documents and the GPU allow. The held-out LL is the same bits at every width. Fails on
+ * NULL or another value.
+ */
+int sk_lda_gpu_metrics_set_window_ctas(sk_lda_gpu_metrics *g, int ctas, sk_ex_error *err);
+
+/* The cluster width (blocks) the last held-out call's windows used: 1, 2 or 4, or 0 when no document
+   took windows or no call was made (0 for NULL). */
+int sk_lda_gpu_metrics_window_ctas_used(const sk_lda_gpu_metrics *g);
+
 /* Device bytes the context holds now and the most it has held (0 for NULL). */
 int64_t sk_lda_gpu_metrics_device_bytes(const sk_lda_gpu_metrics *g);
 int64_t sk_lda_gpu_metrics_device_bytes_peak(const sk_lda_gpu_metrics *g);

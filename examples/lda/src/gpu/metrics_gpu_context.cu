@@ -152,9 +152,12 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
   const int64_t kWindowMinTokens = 64;  // at least two windows' warps (2 x 16: two windows hold no token twice)
   const int64_t window_min = g->max_obs_len / 4 > kWindowMinTokens ? g->max_obs_len / 4 : kWindowMinTokens;
   g->long_docs = 0;
+  g->window_min_obs = 0;
   for (; g->long_docs < D; ++g->long_docs) {
     const int32_t d = order[g->long_docs];
-    if (observed->doc_offsets[d + 1] - observed->doc_offsets[d] < window_min) break;
+    const int64_t n_obs = observed->doc_offsets[d + 1] - observed->doc_offsets[d];
+    if (n_obs < window_min) break;
+    g->window_min_obs = n_obs;
   }
   const size_t To = (size_t)observed->num_tokens, Th = (size_t)heldout->num_tokens, Dn = (size_t)D;
   const int failed =

@@ -6,6 +6,7 @@
 #ifndef SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
 #define SK_LDA_METRICS_GPU_FOLD_WINDOWS_CUH
 
+#include <cooperative_groups.h>
 #include <stdint.h>
 
 #include "gpu/metrics_gpu_fold_draw.cuh"
@@ -19,7 +20,9 @@
 namespace sk_lda_gpu {
 namespace fold {
 
-constexpr int kWindowWarps = 16;  // the long documents' blocks: W, the draws of a window
+constexpr int kWindowWarps = 16;     // warps a long document's block has: at most 16 of 128 registers
+constexpr int kWindowMaxCtas = 4;    // blocks a long document's cluster has: 1, 2 or 4
+constexpr int kWindowMaxWidth = kWindowMaxCtas * kWindowWarps;  // W, the draws of a window, at most
 
 // Why: a document's fold-in is one chain of dependent draws, and the longest one sets the call's time
 // (20news, K = 1,024: 48,840 draws in 20 sweeps, about 76 ms, while the sweeps of a 100-sweep run took
@@ -112,71 +115,113 @@ __device__ __forceinline__ int32_t copy_remove(const fold_scratch &s, int32_t nn
   return left == 0 ? sk_lda_warp_topics_remove(s.topics, nnz, k, lane) : nnz;
 }
 
-// Every lane moves one token from topic a0 to b0 and one from a1 to b1 in the warp's copy (-1 on the
-// left adds a token, on the right takes one; a == b moves nothing). Each lane's moves are of one token,
-// which is in the topic it is taken from, so no count goes below 0 in any order of the lanes. With the
-// bitmap (kBitmap) all lanes move at once with atomics and mark the topics they touched; `stale` is set
-// when a bit changed (the list is rebuilt before the next draw). Without, the lanes' moves are made one
-// lane after another, each a remove and an insert in the sorted list; nnz follows. Every lane calls.
-template <bool kBitmap>
-__device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz, bool &stale, int32_t a0, int32_t b0,
-                                           int32_t a1, int32_t b1, int lane) {
-  if (!kBitmap) {
-    for (unsigned todo = __ballot_sync(SK_FULL_MASK, a0 != b0 || a1 != b1); todo != 0u; todo &= todo - 1u) {
-      const int from = __ffs((int)todo) - 1;
-      const int32_t x[2] = {__shfl_sync(SK_FULL_MASK, a0, from), __shfl_sync(SK_FULL_MASK, a1, from)};
-      const int32_t y[2] = {__shfl_sync(SK_FULL_MASK, b0, from), __shfl_sync(SK_FULL_MASK, b1, from)};
+// Every lane makes kMoves moves in the warp's copy, move m one token from topic a[m] to b[m] (-1 on the
+// left adds a token, on the right takes one; a == b moves nothing), in the order of m. Each move is of
+// one token, which is in the topic it is taken from once the lane's moves before it are made, so no
+// count goes below 0 in any order of the lanes. With the bitmap (kBitmap) all lanes move at once with
+// atomics and mark the topics they touched; `stale` is set when a bit changed (the list is rebuilt
+// before the next draw). Without, the lanes' moves are made one lane after another, each a remove and
+// an insert in the sorted list; nnz follows. Every lane calls.
+template <bool kBitmap, int kMoves>
+__device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz, bool &stale,
+                                           const int32_t (&a)[kMoves], const int32_t (&b)[kMoves], int lane) {
+  if constexpr (!kBitmap) {
+    bool any = false;
 #pragma unroll
-      for (int m = 0; m < 2; ++m)
+    for (int m = 0; m < kMoves; ++m) any |= a[m] != b[m];
+    for (unsigned todo = __ballot_sync(SK_FULL_MASK, any); todo != 0u; todo &= todo - 1u) {
+      const int from = __ffs((int)todo) - 1;
+      int32_t x[kMoves], y[kMoves];
+#pragma unroll
+      for (int m = 0; m < kMoves; ++m) x[m] = __shfl_sync(SK_FULL_MASK, a[m], from);
+#pragma unroll
+      for (int m = 0; m < kMoves; ++m) y[m] = __shfl_sync(SK_FULL_MASK, b[m], from);
+#pragma unroll
+      for (int m = 0; m < kMoves; ++m)
         if (x[m] != y[m]) {
           if (x[m] >= 0) nnz = copy_remove(s.f, nnz, x[m], lane);
           if (y[m] >= 0) nnz = copy_add(s.f, nnz, y[m], lane);
         }
     }
-    return;
+  } else {
+#pragma unroll
+    for (int m = 0; m < kMoves; ++m)
+      if (a[m] != b[m]) {
+        if (a[m] >= 0) atomicSub(&s.f.ndk[a[m]], 1);
+        if (b[m] >= 0) atomicAdd(&s.f.ndk[b[m]], 1);
+      }
+    __syncwarp();  // every count final before any bit is read from it
+    bool changed = false;
+#pragma unroll
+    for (int m = 0; m < kMoves; ++m)
+      if (a[m] != b[m]) {
+        if (a[m] >= 0) changed |= copy_mark(s, a[m]);
+        if (b[m] >= 0) changed |= copy_mark(s, b[m]);
+      }
+    __syncwarp();  // every mark in before the list is rebuilt or the counts move again
+    stale |= __any_sync(SK_FULL_MASK, changed);
   }
-  const int32_t a[2] = {a0, a1}, b[2] = {b0, b1};
-#pragma unroll
-  for (int m = 0; m < 2; ++m)
-    if (a[m] != b[m]) {
-      if (a[m] >= 0) atomicSub(&s.f.ndk[a[m]], 1);
-      if (b[m] >= 0) atomicAdd(&s.f.ndk[b[m]], 1);
-    }
-  __syncwarp();  // every count final before any bit is read from it
-  bool changed = false;
-#pragma unroll
-  for (int m = 0; m < 2; ++m)
-    if (a[m] != b[m]) {
-      if (a[m] >= 0) changed |= copy_mark(s, a[m]);
-      if (b[m] >= 0) changed |= copy_mark(s, b[m]);
-    }
-  __syncwarp();  // every mark in before the list is rebuilt or the counts move again
-  stale |= __any_sync(SK_FULL_MASK, changed);
 }
 
-// What the block's warps share about the current window: each position's token's topic before it, its
-// guess and its draw (-1 past the chain's end).
+// What the window's warps share about the current window: each position's token's topic before it, its
+// guess and its draw (-1 past the chain's end). With a cluster of blocks every block holds a copy, which
+// every warp writes its entries into.
 struct window_shared {
-  int32_t old[kWindowWarps], guess[kWindowWarps], drawn[kWindowWarps];
+  int32_t old[kWindowMaxWidth], guess[kWindowMaxWidth], drawn[kWindowMaxWidth];
 };
 
-// The fold-in of document d's observed half by the whole block (the scheme above), then the score of its
-// held-out half by warp 0; leaves every warp's ndk (and present) all zero. `tokens`: n_max entries of
-// scratch for the document's window_token. Every thread of the block calls.
-template <bool kHeld, bool kBitmap>
+// The window's barrier: the block's, or the cluster's (kCtas > 1; it orders the shared and global writes
+// before it, the other blocks' included, before the reads after it).
+template <int kCtas>
+__device__ __forceinline__ void window_sync() {
+  if (kCtas == 1)
+    __syncthreads();
+  else
+    cooperative_groups::this_cluster().sync();
+}
+
+// Global data that another block of the cluster wrote (z, the tokens): read at L2, past this SM's L1.
+template <int kCtas, typename T>
+__device__ __forceinline__ T cluster_load(const T *at) {
+  if (kCtas == 1) return *at;
+  return __ldcg(at);
+}
+template <int kCtas>
+__device__ __forceinline__ window_token cluster_token(const window_token *at) {
+  if (kCtas == 1) return *at;
+  window_token t;
+  t.q = __ldcg(&at->q);
+  t.w0 = __ldcg(&at->w0);
+  t.m = __ldcg(&at->m);
+  t.w = __ldcg(&at->w);
+  return t;
+}
+
+// The fold-in of document d's observed half by a window of W = kCtas x blockDim.x / 32 warps, a block
+// or a cluster of kCtas blocks (the scheme above), then the score of its held-out half by warp 0 of the
+// cluster's block 0; leaves every warp's ndk (and present) all zero. `tokens`: n_max entries of global
+// scratch, the cluster's, for the document's window_token. Every thread of the cluster calls.
+// Why clusters: a window's draws per pass grow almost as W (a CPU replay of 20news's longest test
+// document at K = 1,024: 9.4, 17.1 and 31.5 at W = 16, 32 and 64; bench/lda_windows_replay.py), while a
+// block holds at most 16 warps of the 128 registers a draw needs; a cluster's blocks share the window's
+// entries through distributed shared memory and its barrier.
+template <bool kHeld, bool kBitmap, int kCtas>
 __device__ __forceinline__ void fold_in_windows(const fold_params &p, const window_scratch &s, window_shared &sh,
                                                 window_token *tokens, int32_t d, int lane) {
+  constexpr int kPositions = kCtas;  // a lane's positions of the copy step: 2W = 32 kCtas
   const int32_t K = p.num_topics;
-  const int warp = (int)(threadIdx.x / 32), W = (int)(blockDim.x / 32);
+  const int warps = (int)(blockDim.x / 32), W = kCtas * warps;
+  const int rank = kCtas == 1 ? 0 : (int)cooperative_groups::this_cluster().block_rank();
+  const int warp = rank * warps + (int)(threadIdx.x / 32);  // this warp's place in the window
   const int64_t first = p.obs_offsets[d], n = p.obs_offsets[d + 1] - first;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int64_t i = rank * (int64_t)blockDim.x + threadIdx.x; i < n; i += kCtas * (int64_t)blockDim.x) {
     const window_token t = token_of(p, p.obs_tokens[first + i]);
     tokens[i] = t;
     p.z[first + i] = initial_topic(p, first + i, t.w0, t.m, t.q);  // the start, a token a thread
   }
-  __syncthreads();  // z and the tokens are visible to every warp
+  window_sync<kCtas>();  // z and the tokens are visible to every warp
   // Every warp counts the initial topics into its copy, and lists them (and their bitmap).
-  for (int64_t i = lane; i < n; i += 32) atomicAdd(&s.f.ndk[p.z[first + i]], 1);
+  for (int64_t i = lane; i < n; i += 32) atomicAdd(&s.f.ndk[cluster_load<kCtas>(p.z + first + i)], 1);
   __syncwarp();
   int32_t nnz = list_nonzero(p, s.f, kBitmap ? s.present : nullptr, lane);
   const double S = p.s_cum[K - 1];
@@ -190,8 +235,9 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
   // token moved to its guess for i < warp and position g + warp's token out: what this warp's draw is
   // drawn from. At g = 0 every guess is the token's topic, so only the token out.
   {
-    const int32_t o0 = warp < total ? p.z[first + warp] : -1;
-    copy_moves<kBitmap>(s, nnz, stale, lane == 0 ? o0 : -1, -1, -1, -1, lane);
+    const int32_t o0 = warp < total ? cluster_load<kCtas>(p.z + first + warp) : -1;
+    const int32_t a[2] = {lane == 0 ? o0 : -1, -1}, b[2] = {-1, -1};
+    copy_moves<kBitmap>(s, nnz, stale, a, b, lane);
   }
   for (int64_t g = 0; g < total;) {
     // This warp's position: its uniform, token, topic before (the sweep before's draw: n >= 2W puts it
@@ -202,12 +248,19 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
     window_token tk = {0.0, 0, 0, 0};
     if (valid) {
       u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + t));
-      o = p.z[first + t];
-      tk = tokens[t];
+      o = cluster_load<kCtas>(p.z + first + t);
+      tk = cluster_token<kCtas>(tokens + t);
     }
-    if (lane == 0) {
-      sh.old[warp] = o;
-      sh.guess[warp] = valid ? (carried >= 0 ? carried : o) : -1;
+    const int32_t guess = valid ? (carried >= 0 ? carried : o) : -1;
+    if (kCtas == 1) {
+      if (lane == 0) {
+        sh.old[warp] = o;
+        sh.guess[warp] = guess;
+      }
+    } else if (lane < kCtas) {  // lane r writes block r's copy
+      window_shared *at = cooperative_groups::this_cluster().map_shared_rank(&sh, lane);
+      at->old[warp] = o;
+      at->guess[warp] = guess;
     }
     // 1. The draw, from the copy (the counts that the earlier positions' guesses give).
     int32_t drawn = -1;
@@ -216,60 +269,87 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
       stale = false;
       drawn = fold_draw<kHeld>(p, s.f, nnz, p.b + (int64_t)tk.w * K, tk.w0, tk.m, S, tk.q, u, lane);
     }
-    if (lane == 0) sh.drawn[warp] = drawn;
-    __syncthreads();
+    if (kCtas == 1) {
+      if (lane == 0) sh.drawn[warp] = drawn;
+    } else if (lane < kCtas) {
+      cooperative_groups::this_cluster().map_shared_rank(&sh, lane)->drawn[warp] = drawn;
+    }
+    window_sync<kCtas>();
     // 2. The chain's draws: 0 .. acc (every warp finds the same acc).
     const int64_t left = total - g;
     const int last = (int)(left < W ? left : W) - 1;
-    const unsigned differ = __ballot_sync(SK_FULL_MASK, lane <= last && sh.drawn[lane] != sh.guess[lane]);
-    const int acc = differ != 0u ? __ffs((int)differ) - 1 : last;
-    // 3. The copy from what it holds for window g to what it must hold for window g' = g + acc + 1, in
-    // one step: lane i takes position g + i (i < 2W: the two windows; n >= 2W, so each a different
-    // token). It holds old -> guess for i < warp, or the token out at i == warp (when valid); it must
-    // hold the chain's moves for i <= acc (old -> guess below acc, old -> drawn at acc), then for
-    // g' + j = g + i with j < warp the next guess (the draw here, a carried position; a new position's
-    // guess is its topic: no move) and at j == warp the token out. Lane i undoes the first and makes
-    // the second, when they differ.
+    int acc = last;
     {
-      const int i = lane;
-      int32_t ha = -1, hb = -1, ca = -1, cb = -1;  // held: ha -> hb; wanted: ca -> cb
-      if (i < warp && i <= last) {  // (a warp past the chain's end holds the guesses before it)
-        ha = sh.old[i];
-        hb = sh.guess[i];
-      } else if (valid && i == warp) {
-        ha = o;
+      const unsigned differ = __ballot_sync(SK_FULL_MASK, lane <= last && sh.drawn[lane] != sh.guess[lane]);
+      if (differ != 0u) {
+        acc = __ffs((int)differ) - 1;
+      } else if (kCtas == 4) {  // W = 64: positions 32 .. 63
+        const int j = lane + 32;
+        const unsigned hi = __ballot_sync(SK_FULL_MASK, j <= last && sh.drawn[j] != sh.guess[j]);
+        if (hi != 0u) acc = 32 + __ffs((int)hi) - 1;
       }
-      if (i < acc) {
-        ca = sh.old[i];
-        cb = sh.guess[i];
-      } else if (i == acc) {
-        ca = sh.old[i];
-        cb = sh.drawn[i];
-      } else if (i - acc - 1 < warp) {
-        if (i <= last) {
+    }
+    // 3. The copy from what it holds for window g to what it must hold for window g' = g + acc + 1, in
+    // one step: lane L takes positions g + i, i = L + 32 r (r < kPositions; i < 2W: the two windows; n >=
+    // 2W, so each a different token). It holds old -> guess for i < warp, or the token out at i == warp
+    // (when valid); it must hold the chain's moves for i <= acc (old -> guess below acc, old -> drawn at
+    // acc), then for g' + j = g + i with j < warp the next guess (the draw here, a carried position; a new
+    // position's guess is its topic: no move) and at j == warp the token out. The lane undoes the first
+    // and makes the second, when they differ, position by position.
+    {
+      int32_t a[2 * kPositions], b[2 * kPositions];
+#pragma unroll
+      for (int r = 0; r < kPositions; ++r) {
+        const int i = lane + 32 * r;
+        int32_t ha = -1, hb = -1, ca = -1, cb = -1;  // held: ha -> hb; wanted: ca -> cb
+        if (i < warp && i <= last) {  // (a warp past the chain's end holds the guesses before it)
+          ha = sh.old[i];
+          hb = sh.guess[i];
+        } else if (valid && i == warp) {
+          ha = o;
+        }
+        if (i < acc) {
+          ca = sh.old[i];
+          cb = sh.guess[i];
+        } else if (i == acc) {
           ca = sh.old[i];
           cb = sh.drawn[i];
+        } else if (i - acc - 1 < warp) {
+          if (i <= last) {
+            ca = sh.old[i];
+            cb = sh.drawn[i];
+          }
+        } else if (i - acc - 1 == warp && g + i < total) {
+          if (i <= last) {
+            ca = sh.old[i];
+          } else {  // a position new to the window: its token's topic, committed (as o above)
+            int64_t ti = t + (i - warp);
+            if (ti >= n) ti -= n;
+            ca = cluster_load<kCtas>(p.z + first + ti);
+          }
         }
-      } else if (i - acc - 1 == warp && g + i < total) {
-        if (i <= last) {
-          ca = sh.old[i];
-        } else {  // a position new to the window: its token's topic, committed (as o above)
-          int64_t ti = t + (i - warp);
-          if (ti >= n) ti -= n;
-          ca = p.z[first + ti];
+        const bool same = ha == ca && hb == cb;
+        a[2 * r] = same ? -1 : hb;
+        b[2 * r] = same ? -1 : ha;
+        a[2 * r + 1] = same ? -1 : ca;
+        b[2 * r + 1] = same ? -1 : cb;
+      }
+      copy_moves<kBitmap>(s, nnz, stale, a, b, lane);
+    }
+    if (warp == 0) {
+#pragma unroll
+      for (int r = 0; r < (kCtas == 4 ? 2 : 1); ++r) {
+        const int i = lane + 32 * r;
+        if (i <= acc) {
+          const int64_t tl = t + i < n ? t + i : t + i - n;  // position g + i's token
+          p.z[first + tl] = sh.drawn[i];                    // = the guess below acc
         }
       }
-      const bool same = ha == ca && hb == cb;
-      copy_moves<kBitmap>(s, nnz, stale, same ? -1 : hb, same ? -1 : ha, same ? -1 : ca, same ? -1 : cb, lane);
-    }
-    if (warp == 0 && lane <= acc) {
-      const int64_t tl = t + lane < n ? t + lane : t + lane - n;  // position g + lane's token
-      p.z[first + tl] = sh.drawn[lane];                          // = the guess below acc
     }
     // The next window's position g + acc + 1 + warp was this window's acc + 1 + warp: its draw is the guess.
     const int from = acc + 1 + warp;
     carried = from <= last ? sh.drawn[from] : -1;
-    __syncthreads();  // z written and sh read before the next window
+    window_sync<kCtas>();  // z written and sh read before the next window
     g += acc + 1;
     t += acc + 1;
     if (t >= n) {

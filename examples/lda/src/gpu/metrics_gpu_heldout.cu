@@ -63,13 +63,13 @@ __device__ __forceinline__ fold_scratch warp_scratch(const fold_params &p, int l
   return scratch_at(p, base, lane);
 }
 
-// The long documents: block b folds in document order[b] with its warps together (fold_in_windows()),
-// p.window_docs blocks. Its own kernel, launched beside heldout_kernel on another stream, so that the
-// one-warp kernel keeps its registers. kShared as there; kBitmap: the warps' copies keep a bitmap
-// (present_bytes(K) > 0). A warp's scratch is a fold_scratch and its bitmap; in global memory, from
-// byte `window_first_byte` of p.scratch (after heldout_kernel's warps'). Block b's document's
-// window_token entries are tokens[b * token_stride ...].
-template <bool kShared, bool kHeld, bool kBitmap>
+// The long documents: cluster b (blocks kCtas b .. kCtas b + kCtas - 1; a block when kCtas is 1) folds in
+// document order[b] with its warps together (fold_in_windows()), p.window_docs clusters. Its own kernel,
+// launched beside heldout_kernel on another stream, so that the one-warp kernel keeps its registers.
+// kShared as there; kBitmap: the warps' copies keep a bitmap (present_bytes(K) > 0). A warp's scratch is
+// a fold_scratch and its bitmap; in global memory, from byte `window_first_byte` of p.scratch (after
+// heldout_kernel's warps'). Cluster b's document's window_token entries are tokens[b * token_stride ...].
+template <bool kShared, bool kHeld, bool kBitmap, int kCtas>
 __global__ void __launch_bounds__(kWindowWarps * 32)
     heldout_windows_kernel(fold_params p, size_t window_first_byte, window_token *tokens, int64_t token_stride) {
   extern __shared__ double fold_shared[];
@@ -81,18 +81,26 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
   window_scratch s;
   s.f = scratch_at(p, base, lane);
   s.present = (uint32_t *)(base + p.warp_bytes);  // written in full by fold_in_windows()'s start
-  fold_in_windows<kHeld, kBitmap>(p, s, sh, tokens + (int64_t)blockIdx.x * token_stride, p.order[blockIdx.x], lane);
+  const int64_t doc = (int64_t)(blockIdx.x / kCtas);
+  fold_in_windows<kHeld, kBitmap, kCtas>(p, s, sh, tokens + doc * token_stride, p.order[doc], lane);
 }
 
-// The windows kernel for a launch: shared or global scratch, the held draw or not, the bitmap or not.
+// The windows kernel for a launch: shared or global scratch, the held draw or not, the bitmap or not,
+// blocks a cluster.
 using windows_kernel_fn = void (*)(fold_params, size_t, window_token *, int64_t);
-template <bool kShared, bool kHeld>
-windows_kernel_fn windows_kernel_for(bool bitmap) {
-  return bitmap ? heldout_windows_kernel<kShared, kHeld, true> : heldout_windows_kernel<kShared, kHeld, false>;
+template <bool kShared, bool kHeld, bool kBitmap>
+windows_kernel_fn windows_kernel_for(int ctas) {
+  return ctas == 4   ? heldout_windows_kernel<kShared, kHeld, kBitmap, 4>
+         : ctas == 2 ? heldout_windows_kernel<kShared, kHeld, kBitmap, 2>
+                     : heldout_windows_kernel<kShared, kHeld, kBitmap, 1>;
 }
-windows_kernel_fn windows_kernel_for(bool shared, bool held, bool bitmap) {
-  return shared ? (held ? windows_kernel_for<true, true>(bitmap) : windows_kernel_for<true, false>(bitmap))
-                : (held ? windows_kernel_for<false, true>(bitmap) : windows_kernel_for<false, false>(bitmap));
+template <bool kShared, bool kHeld>
+windows_kernel_fn windows_kernel_for(bool bitmap, int ctas) {
+  return bitmap ? windows_kernel_for<kShared, kHeld, true>(ctas) : windows_kernel_for<kShared, kHeld, false>(ctas);
+}
+windows_kernel_fn windows_kernel_for(bool shared, bool held, bool bitmap, int ctas) {
+  return shared ? (held ? windows_kernel_for<true, true>(bitmap, ctas) : windows_kernel_for<true, false>(bitmap, ctas))
+                : (held ? windows_kernel_for<false, true>(bitmap, ctas) : windows_kernel_for<false, false>(bitmap, ctas));
 }
 
 // A persistent grid: each warp clears its counts once, then takes the next document of `order` from
@@ -154,6 +162,43 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
 // a bound of the problem's (K and the longest observed half), not of the GPU's shared memory.
 bool fold_held(const fold_params &p) { return p.warp_bytes <= kFoldSharedMax; }
 
+// A launch of `blocks` blocks of `warps` warps in clusters of `ctas`, with `shared_bytes` of dynamic
+// shared memory on `stream`: config, whose one attribute (the cluster's size) is `cluster`.
+void window_launch_config(cudaLaunchConfig_t *config, cudaLaunchAttribute *cluster, unsigned blocks, int ctas,
+                          int warps, size_t shared_bytes, cudaStream_t stream) {
+  *config = cudaLaunchConfig_t{};
+  config->gridDim = dim3(blocks, 1, 1);
+  config->blockDim = dim3((unsigned)warps * 32u, 1, 1);
+  config->dynamicSmemBytes = shared_bytes;
+  config->stream = stream;
+  *cluster = cudaLaunchAttribute{};
+  cluster->id = cudaLaunchAttributeClusterDimension;
+  cluster->val.clusterDim.x = (unsigned)ctas;
+  cluster->val.clusterDim.y = 1;
+  cluster->val.clusterDim.z = 1;
+  config->attrs = cluster;
+  config->numAttrs = ctas > 1 ? 1 : 0;  // one block: the plain launch
+}
+
+// Whether the GPU can hold a cluster of `ctas` blocks of the windows kernel (its shared memory attribute
+// set first). A width it cannot place is not an error: the caller tries a narrower one.
+bool window_clusters_fit(windows_kernel_fn kernel, int ctas, int warps, size_t shared_bytes) {
+  if (shared_bytes > 0 &&
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  cudaLaunchConfig_t config;
+  cudaLaunchAttribute cluster;
+  window_launch_config(&config, &cluster, (unsigned)ctas, ctas, warps, shared_bytes, 0);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return clusters > 0;
+}
+
 // Chooses the fold-in's kernels, blocks and grids, places their scratch (p.scratch, when in global
 // memory), clears the document counter and launches them: the one-warp kernel on the legacy default
 // stream, the windows kernel (the longest documents) on g->side between events that order it after the
@@ -188,8 +233,8 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
     SK_EX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0),
                     "sizing the fold-in's grid");
   }
-  // The long documents' windows: a block each of window_warps warps (heldout_windows_kernel, on g->side
-  // beside the one-warp kernel), when a block can have at least 4 (fewer make a window cost more than
+  // The long documents' windows: a block (or a cluster of blocks) each of window_warps warps
+  // (heldout_windows_kernel, on g->side beside the one-warp kernel), when a block can have at least 4 (fewer make a window cost more than
   // it saves). In shared memory the block's warps' scratch and its static window_shared must fit the
   // opt-in limit together. The one-warp kernel's grid leaves the windows the room of their warps; a
   // window's block also takes most of an SM's registers (16 warps of about 128), so a one-warp block
@@ -212,17 +257,38 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
     if (room / window_stride < (size_t)window_warps) window_warps = (int)(room / window_stride);
   }
   p.window_docs = window_warps >= 4 ? g->long_docs : 0;
-  // In the one-warp kernel's blocks, what the windows take (rounded up).
+  // In the one-warp kernel's blocks, what a window's block takes (rounded up).
   const int64_t per_window = (window_warps + warps - 1) / warps;
   if (p.window_docs * per_window > resident / 2) p.window_docs = (int32_t)(resident / 2 / per_window);
+  // Blocks a window's cluster: the widest (at most kWindowMaxCtas) whose blocks, each of which takes an
+  // SM's registers, fill at most half the SMs, whose documents all hold two windows (2W tokens), and that
+  // the GPU can place; g->window_ctas when a test asks for a width. Why half the SMs: the one-warp kernel
+  // needs the rest. On nips12 (about 100 documents long enough for windows) two blocks a window left it
+  // too few and the call took 1.08x longer, while on 20news's few long documents four made it 1.32x
+  // faster (H200, bench/RESULTS.md).
+  int ctas = 1;
+  if (p.window_docs > 0) {
+    for (int c = g->window_ctas > 0 ? g->window_ctas : kWindowMaxCtas; c > 1; c /= 2) {
+      if (g->window_ctas == 0 && (int64_t)p.window_docs * c > g->sm_count / 2) continue;
+      // (a width a test asks for may take more, but leaves the one-warp kernel a block)
+      if (p.window_docs * per_window * c > resident - 1) continue;
+      if (g->window_min_obs < 2 * (int64_t)c * window_warps) continue;
+      if (!window_clusters_fit(windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, c), c, window_warps,
+                               shared ? (size_t)window_warps * window_stride : 0))
+        continue;
+      ctas = c;
+      break;
+    }
+  }
+  g->window_ctas_used = p.window_docs > 0 ? ctas : 0;
   const int64_t blocks_wanted = ((int64_t)(p.num_docs - p.window_docs) + warps - 1) / warps;
-  int64_t blocks = resident - p.window_docs * per_window;
+  int64_t blocks = resident - p.window_docs * per_window * ctas;
   if (blocks > blocks_wanted) blocks = blocks_wanted;
   const size_t one_warp_warps = (size_t)blocks * (size_t)warps;
   if (!shared) {
     if (sk_lda_gpu::metrics_buf_reserve(g, &g->scratch,
                                         one_warp_warps * p.warp_bytes +
-                                            (size_t)p.window_docs * (size_t)window_warps * window_stride,
+                                            (size_t)p.window_docs * (size_t)ctas * (size_t)window_warps * window_stride,
                                         "allocating the fold-in's scratch", err) != 0)
       return 1;
     p.scratch = (char *)g->scratch.ptr;
@@ -234,7 +300,7 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_start, cudaEventDisableTiming), "creating an event");
     if (g->fold_done == NULL)
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_done, cudaEventDisableTiming), "creating an event");
-    const windows_kernel_fn windows = windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0);
+    const windows_kernel_fn windows = windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, ctas);
     // Each window document's tokens' window_token, gathered at its start (fold_in_windows()).
     if (sk_lda_gpu::metrics_buf_reserve(g, &g->window_tokens,
                                         (size_t)p.window_docs * (size_t)g->max_obs_len * sizeof(window_token),
@@ -246,8 +312,13 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
                       "sizing the fold-in's shared memory");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_start, 0), "starting the fold-in");
     SK_EX_CUDA_TRY(cudaStreamWaitEvent(g->side, g->fold_start, 0), "starting the fold-in");
-    windows<<<(unsigned)p.window_docs, window_warps * 32, window_bytes, g->side>>>(
-        p, one_warp_warps * p.warp_bytes, (window_token *)g->window_tokens.ptr, g->max_obs_len);
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute cluster;
+    window_launch_config(&config, &cluster, (unsigned)(p.window_docs * ctas), ctas, window_warps, window_bytes,
+                         g->side);
+    SK_EX_CUDA_TRY(cudaLaunchKernelEx(&config, windows, p, one_warp_warps * p.warp_bytes,
+                                      (window_token *)g->window_tokens.ptr, (int64_t)g->max_obs_len),
+                    "folding in the longest test documents");
     SK_EX_LAUNCH_CHECK("folding in the longest test documents");
     SK_EX_CUDA_TRY(cudaEventRecord(g->fold_done, g->side), "folding in the longest test documents");
   }
@@ -261,6 +332,18 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
 }
 
 }  // namespace
+
+extern "C" int sk_lda_gpu_metrics_set_window_ctas(sk_lda_gpu_metrics *g, int ctas, sk_ex_error *err) {
+  if (g == NULL) return sk_ex_fail(err, "GPU metrics: window width: the context is NULL");
+  if (ctas != 0 && ctas != 1 && ctas != 2 && ctas != 4)
+    return sk_ex_fail(err, "GPU metrics: window width: %d blocks a cluster (0, 1, 2 or 4)", ctas);
+  g->window_ctas = ctas;
+  return 0;
+}
+
+extern "C" int sk_lda_gpu_metrics_window_ctas_used(const sk_lda_gpu_metrics *g) {
+  return g != NULL ? g->window_ctas_used : 0;
+}
 
 extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters,
                                              double *ll_per_token, sk_ex_error *err) {

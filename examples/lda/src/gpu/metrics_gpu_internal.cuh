@@ -30,6 +30,9 @@ struct sk_lda_gpu_metrics {
   int64_t observed_tokens, heldout_tokens;
   int64_t max_obs_len;  // the longest observed half
   int32_t long_docs;    // the leading entries of order whose observed halves are long enough for windows
+  int64_t window_min_obs;  // the shortest of those observed halves
+  int window_ctas;         // blocks a window's cluster: 0 chooses (metrics_gpu_heldout.cu), else asked for
+  int window_ctas_used;    // what the last held-out call used (0: no windows)
   sk_lda_gpu_buf obs_tokens, obs_offsets, held_tokens, held_offsets, order, z, doc_ll, next_doc;
   sk_lda_gpu_buf inv, scratch;
   sk_lda_gpu_buf window_tokens;  // the long documents' tokens as the windows kernel reads them
