@@ -2,8 +2,8 @@
  * csr_pipeline_test_util.cuh: what the CSR pipeline tests (test_csr_pipeline.cu and
  * test_csr_pipeline_chunk_arrays.cu) share. CUDA C++ only (nvcc).
  *
- * - csr_test_xmalloc() allocates host memory or ends the program; csr_test_mix() is the integer hash
- *   that the tests' kernels and host references derive their values from.
+ * - csr_test_xmalloc() allocates host memory or ends the program; the tests' kernels and host
+ *   references derive their values from sk_test_mix_u32() (sk_test.h).
  * - Host arrays in three kinds of memory (kMalloc, kHostAlloc, kRegistered) and the memory modes that
  *   mix them (kMemPageable, kMemPinned, kMemMixed, named by kMemNames): csr_test_mem_kind(),
  *   csr_test_host_alloc(), csr_test_host_free(), csr_test_host_tokens().
@@ -34,16 +34,6 @@ static inline void *csr_test_xmalloc(size_t bytes) {
     exit(1);
   }
   return p;
-}
-
-/* lowbias32: every output bit depends on every input bit (the tests derive their values from it). */
-static __host__ __device__ inline uint32_t csr_test_mix(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
 }
 
 /* How one host array is allocated, and the memory modes of a test's set of host arrays. */

@@ -19,5 +19,6 @@
 #include "wary_tree.cuh"
 #include "segmented_count.cuh"
 #include "block_count_sort.cuh"
+#include "warp_sorted_set.cuh"
 
 #endif /* SAMPLEKIT_SAMPLEKIT_CUH */

@@ -9,10 +9,9 @@
 #include <stdint.h>
 
 #include "gpu/metrics_gpu_fold_draw.cuh"
-#include "gpu/warp_topic_list.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
-#include "samplekit/warp_lane.cuh"
+#include "samplekit/warp_sorted_set.cuh"
 #include "samplekit/warp_vote.cuh"
 
 namespace sk_lda_gpu {
@@ -44,22 +43,12 @@ __device__ __forceinline__ int32_t initial_topic(const fold_params &p, int64_t i
                                        sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)i));
 }
 
-// The nonzero topics of the warp's counts, increasing, into s.topics: a ballot-compacted pass over ndk
-// (K / 32 rounds a document, what clearing the dense counts cost before); each round's ballot is also
-// the bitmap's word when `present` is not null (the windows' copies). Returns nnz. Every lane calls.
+// The nonzero topics of the warp's counts, increasing, into s.topics: samplekit's ballot-compacted pass
+// over ndk (K / 32 rounds a document, what clearing the dense counts cost before); each round's ballot is
+// also the bitmap's word when `present` is not null (the windows' copies). Returns nnz. Every lane calls.
 __device__ __forceinline__ int32_t list_nonzero(const fold_params &p, const fold_scratch &s, uint32_t *present,
                                                 int lane) {
-  const int32_t K = p.num_topics;
-  int32_t nnz = 0;
-  for (int32_t k0 = 0; k0 < K; k0 += 32) {
-    const int32_t k = k0 + lane;
-    const bool nz = k < K && s.ndk[k] != 0;
-    const unsigned bal = __ballot_sync(SK_FULL_MASK, nz);
-    if (nz) s.topics[nnz + __popc(bal & sk_lanemask_lt())] = k;
-    if (present != nullptr && lane == 0) present[k0 / 32] = bal;
-    nnz += __popc(bal);
-  }
-  return nnz;
+  return sk_warp_sorted_set_from_counts_i32(s.ndk, p.num_topics, s.topics, present, lane);
 }
 
 // The fold-in's start for tokens [first, first + n): each token's initial topic written to z and counted
@@ -127,7 +116,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
         __syncwarp();
         if (lane == 0) s.ndk[old] = left;
         __syncwarp();
-        if (left == 0) nnz = sk_lda_warp_topics_remove(s.topics, nnz, old, lane);
+        if (left == 0) nnz = sk_warp_sorted_set_erase_i32(s.topics, nnz, old, lane);
         const int32_t k = fold_draw<kHeld>(p, s, nnz, p.b + (int64_t)w * p.num_topics, w0, m, S, Q, u, lane);
         const int32_t before = s.ndk[k];
         __syncwarp();  // every lane has read ndk before lane 0 changes it
@@ -136,7 +125,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
           s.ndk[k] = before + 1;
         }
         __syncwarp();
-        if (before == 0) nnz = sk_lda_warp_topics_insert(s.topics, nnz, k, lane);
+        if (before == 0) nnz = sk_warp_sorted_set_insert_i32(s.topics, nnz, k, lane);
       }
     }
   }

@@ -11,11 +11,10 @@
 
 #include "gpu/metrics_gpu_fold_draw.cuh"
 #include "gpu/metrics_gpu_fold_warp.cuh"
-#include "gpu/warp_topic_list.cuh"
 #include "model.h"
 #include "samplekit/rng.cuh"
 #include "samplekit/warp_lane.cuh"
-#include "samplekit/warp_scan.cuh"
+#include "samplekit/warp_sorted_set.cuh"
 
 namespace sk_lda_gpu {
 namespace fold {
@@ -82,18 +81,7 @@ __device__ __forceinline__ bool copy_mark(const window_scratch &s, int32_t k) {
 
 // The sorted nonzero topics from `present` into topics; returns nnz. Every lane calls.
 __device__ __forceinline__ int32_t copy_list(const window_scratch &s, int32_t K, int lane) {
-  const int32_t words = (K + 31) / 32;
-  int32_t nnz = 0;
-  for (int32_t w0 = 0; w0 < words; w0 += 32) {
-    const int32_t w = w0 + lane;
-    uint32_t bits = w < words ? s.present[w] : 0u;
-    const uint32_t c = (uint32_t)__popc(bits), inc = sk_warp_inclusive_sum_u32(SK_FULL_MASK, c);
-    int32_t at = nnz + (int32_t)(inc - c);
-    for (; bits != 0u; bits &= bits - 1u) s.f.topics[at++] = 32 * w + (__ffs((int)bits) - 1);
-    nnz += (int32_t)__shfl_sync(SK_FULL_MASK, inc, 31);
-  }
-  __syncwarp();
-  return nnz;
+  return sk_warp_sorted_set_from_bitmap_i32(s.present, (K + 31) / 32, s.f.topics, lane);
 }
 
 // Adds one token of topic k to a warp's copy kept move by move (ndk and the sorted topics); returns nnz.
@@ -103,7 +91,7 @@ __device__ __forceinline__ int32_t copy_add(const fold_scratch &s, int32_t nnz, 
   __syncwarp();  // every lane has read ndk before lane 0 changes it
   if (lane == 0) s.ndk[k] = before + 1;
   __syncwarp();
-  return before == 0 ? sk_lda_warp_topics_insert(s.topics, nnz, k, lane) : nnz;
+  return before == 0 ? sk_warp_sorted_set_insert_i32(s.topics, nnz, k, lane) : nnz;
 }
 
 // Takes one token of topic k (present) from a warp's copy kept move by move; returns nnz. Every lane calls.
@@ -112,7 +100,7 @@ __device__ __forceinline__ int32_t copy_remove(const fold_scratch &s, int32_t nn
   __syncwarp();
   if (lane == 0) s.ndk[k] = left;
   __syncwarp();
-  return left == 0 ? sk_lda_warp_topics_remove(s.topics, nnz, k, lane) : nnz;
+  return left == 0 ? sk_warp_sorted_set_erase_i32(s.topics, nnz, k, lane) : nnz;
 }
 
 // Every lane makes kMoves moves in the warp's copy, move m one token from topic a[m] to b[m] (-1 on the
