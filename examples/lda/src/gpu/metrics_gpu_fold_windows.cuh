@@ -21,7 +21,6 @@ namespace fold {
 
 constexpr int kWindowWarps = 16;     // warps a long document's block has: at most 16 of 128 registers
 constexpr int kWindowMaxCtas = 4;    // blocks a long document's cluster has: 1, 2 or 4
-constexpr int kWindowMaxWidth = kWindowMaxCtas * kWindowWarps;  // W, the draws of a window, at most
 
 // Why: a document's fold-in is one chain of dependent draws, and the longest one sets the call's time
 // (20news, K = 1,024: 48,840 draws in 20 sweeps, about 76 ms, while the sweeps of a 100-sweep run took
@@ -152,10 +151,11 @@ __device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz
 }
 
 // What the window's warps share about the current window: each position's token's topic before it, its
-// guess and its draw (-1 past the chain's end). With a cluster of blocks every block holds a copy, which
-// every warp writes its entries into.
+// guess and its draw (-1 past the chain's end), for windows of up to kCtas blocks. With a cluster of
+// blocks every block holds a copy, which every warp writes its entries into.
+template <int kCtas>
 struct window_shared {
-  int32_t old[kWindowMaxWidth], guess[kWindowMaxWidth], drawn[kWindowMaxWidth];
+  int32_t old[kCtas * kWindowWarps], guess[kCtas * kWindowWarps], drawn[kCtas * kWindowWarps];
 };
 
 // The window's barrier: the block's, or the cluster's (kCtas > 1; it orders the shared and global writes
@@ -194,7 +194,7 @@ __device__ __forceinline__ window_token cluster_token(const window_token *at) {
 // block holds at most 16 warps of the 128 registers a draw needs; a cluster's blocks share the window's
 // entries through distributed shared memory and its barrier.
 template <bool kHeld, bool kBitmap, int kCtas>
-__device__ __forceinline__ void fold_in_windows(const fold_params &p, const window_scratch &s, window_shared &sh,
+__device__ __forceinline__ void fold_in_windows(const fold_params &p, const window_scratch &s, window_shared<kCtas> &sh,
                                                 window_token *tokens, int32_t d, int lane) {
   constexpr int kPositions = kCtas;  // a lane's positions of the copy step: 2W = 32 kCtas
   const int32_t K = p.num_topics;
@@ -246,7 +246,7 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
         sh.guess[warp] = guess;
       }
     } else if (lane < kCtas) {  // lane r writes block r's copy
-      window_shared *at = cooperative_groups::this_cluster().map_shared_rank(&sh, lane);
+      window_shared<kCtas> *at = cooperative_groups::this_cluster().map_shared_rank(&sh, lane);
       at->old[warp] = o;
       at->guess[warp] = guess;
     }

@@ -73,7 +73,7 @@ template <bool kShared, bool kHeld, bool kBitmap, int kCtas>
 __global__ void __launch_bounds__(kWindowWarps * 32)
     heldout_windows_kernel(fold_params p, size_t window_first_byte, window_token *tokens, int64_t token_stride) {
   extern __shared__ double fold_shared[];
-  __shared__ window_shared sh;
+  __shared__ window_shared<kCtas> sh;
   const int lane = sk_lane_id(), warp = (int)(threadIdx.x / 32);
   const size_t stride = p.warp_bytes + present_bytes(p.num_topics);
   char *base = kShared ? (char *)fold_shared + (size_t)warp * stride
@@ -253,7 +253,7 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   int window_warps = kWindowWarps;
   const size_t window_stride = p.warp_bytes + present_bytes(p.num_topics);  // a windows warp's scratch
   if (shared) {
-    const size_t room = g->shared_optin > sizeof(window_shared) ? g->shared_optin - sizeof(window_shared) : 0;
+    const size_t room = g->shared_optin > sizeof(window_shared<1>) ? g->shared_optin - sizeof(window_shared<1>) : 0;
     if (room / window_stride < (size_t)window_warps) window_warps = (int)(room / window_stride);
   }
   p.window_docs = window_warps >= 4 ? g->long_docs : 0;
@@ -272,6 +272,10 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       if (g->window_ctas == 0 && (int64_t)p.window_docs * c > g->sm_count / 2) continue;
       // (a width a test asks for may take more, but leaves the one-warp kernel a block)
       if (p.window_docs * per_window * c > resident - 1) continue;
+      // (a wider window's entries take more of the block's static shared memory)
+      if (shared && (size_t)window_warps * window_stride + (c == 4 ? sizeof(window_shared<4>) : sizeof(window_shared<2>)) >
+                        g->shared_optin)
+        continue;
       if (g->window_min_obs < 2 * (int64_t)c * window_warps) continue;
       if (!window_clusters_fit(windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, c), c, window_warps,
                                shared ? (size_t)window_warps * window_stride : 0))
