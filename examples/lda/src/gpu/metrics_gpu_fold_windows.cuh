@@ -25,8 +25,8 @@ constexpr int kWindowMaxCtas = 4;    // blocks a long document's cluster has: 1,
 // Why: a document's fold-in is one chain of dependent draws, and the longest one sets the call's time
 // (20news, K = 1,024: 48,840 draws in 20 sweeps, about 76 ms, while the sweeps of a 100-sweep run took
 // about 105 ms).
-// The first p.window_docs documents of `order` (the longest) are each taken by a whole block, whose W
-// warps draw W consecutive draws of the chain at once, exactly. Every position of the chain has a
+// The first p.window_docs documents of `order` (the longest) are each taken by a whole block, or a
+// cluster of 2 or 4 blocks, whose W warps draw W consecutive draws of the chain at once, exactly. Every position of the chain has a
 // guess of its draw's topic: the token's topic before it (a position new to the window), or what the
 // position's draw gave in the window before (a position carried over). One pass a window:
 // 1. warp j draws position g + j from the counts that the guesses of positions g .. g + j - 1 give
@@ -43,8 +43,9 @@ constexpr int kWindowMaxCtas = 4;    // blocks a long document's cluster has: 1,
 // 1,024; 7.8 at K = 10,000): one token's move changes the counts by one, so a draw from counts a few
 // moves stale nearly always lands where the chain's does. (Predicting every position from the window's
 // start and then verifying, two passes a window, kept 6.5 a pass.)
-// W is kWindowWarps (16), or what fits the shared memory. A document needs at least 2W observed tokens,
-// so that a window and the next never hold one token twice.
+// W is kWindowWarps (16) a block, or what fits the shared memory, times the cluster's blocks (the
+// launch's choice, metrics_gpu_heldout.cu). A document needs at least 2W observed tokens, so that a
+// window and the next never hold one token twice.
 
 // Above this many topics a windows warp keeps its sorted topics move by move, not from a bitmap: the
 // bitmap's rebuild reads K / 32 words, and at K = 65,536 (2,048 words) it made the windows kernel 1.56x
