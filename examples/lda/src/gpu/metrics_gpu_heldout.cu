@@ -359,6 +359,7 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
     return sk_ex_fail(err, "GPU metrics: held-out LL: the test halves were checked against V = %d, the counts have V = %d",
                        (int)g->test_words, (int)c->num_words);
   if (fold_in_iters < 0) return sk_ex_fail(err, "GPU metrics: held-out LL: %d fold-in iterations", fold_in_iters);
+  g->window_ctas_used = 0;  // until fold_launch() says otherwise
   if (g->heldout_tokens == 0) {
     *ll_per_token = NAN;  // as sk_lda_heldout_ll()
     return 0;
