@@ -234,8 +234,8 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
                     "sizing the fold-in's grid");
   }
   // The long documents' windows: a block (or a cluster of blocks) each of window_warps warps
-  // (heldout_windows_kernel, on g->side beside the one-warp kernel), when a block can have at least 4 (fewer make a window cost more than
-  // it saves). In shared memory the block's warps' scratch and its static window_shared must fit the
+  // (heldout_windows_kernel, on g->side beside the one-warp kernel), when a block can have at least 4
+  // (fewer make a window cost more than it saves). In shared memory the block's warps' scratch and its static window_shared must fit the
   // opt-in limit together. The one-warp kernel's grid leaves the windows the room of their warps; a
   // window's block also takes most of an SM's registers (16 warps of about 128), so a one-warp block
   // can find no room at first: the grid is persistent and its blocks never wait for one another, so
@@ -263,9 +263,9 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   // Blocks a window's cluster: the widest (at most kWindowMaxCtas) whose blocks, each of which takes an
   // SM's registers, fill at most half the SMs, whose documents all hold two windows (2W tokens), and that
   // the GPU can place; g->window_ctas when a test asks for a width. Why half the SMs: the one-warp kernel
-  // needs the rest. On nips12 (about 100 documents long enough for windows) two blocks a window left it
-  // too few and the call took 1.08x longer, while on 20news's few long documents four made it 1.32x
-  // faster (H200, bench/RESULTS.md).
+  // needs the rest. On nips12 (66 documents take windows on an H200) clusters of two blocks made the
+  // held-out call 1.2x longer, while on 20news (10 documents) four blocks made it 1.34x faster at K =
+  // 1,024 and 1.55x at K = 10,000 (H200, bench/RESULTS.md).
   int ctas = 1;
   if (p.window_docs > 0) {
     for (int c = g->window_ctas > 0 ? g->window_ctas : kWindowMaxCtas; c > 1; c /= 2) {
@@ -273,9 +273,8 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       // (a width a test asks for may take more, but leaves the one-warp kernel a block)
       if (p.window_docs * per_window * c > resident - 1) continue;
       // (a wider window's entries take more of the block's static shared memory)
-      if (shared && (size_t)window_warps * window_stride + (c == 4 ? sizeof(window_shared<4>) : sizeof(window_shared<2>)) >
-                        g->shared_optin)
-        continue;
+      const size_t entries = c == 4 ? sizeof(window_shared<4>) : sizeof(window_shared<2>);
+      if (shared && (size_t)window_warps * window_stride + entries > g->shared_optin) continue;
       if (g->window_min_obs < 2 * (int64_t)c * window_warps) continue;
       if (!window_clusters_fit(windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, c), c, window_warps,
                                shared ? (size_t)window_warps * window_stride : 0))
