@@ -64,7 +64,10 @@
  * **Visibility.** A call reads the entries that any lane wrote before a `__syncwarp()` (or before a call
  * of this group that ends with one). Insert, erase and from_bitmap end with every lane's writes visible
  * to the warp; rank writes nothing; from_counts ends without a `__syncwarp()` (its callers usually have
- * one next): call one before any lane reads the keys or the bitmap it wrote.
+ * one next): call one before any lane reads the keys or the bitmap it wrote. The other way round, insert
+ * and erase pass a `__syncwarp()` before their first store, so the lanes' earlier reads of the array
+ * (their own rank's, or the caller's) come first; from_bitmap and from_counts do not: the caller passes
+ * one between its last read of `keys` and the rebuild.
  *
  * **Determinism.** The array after a sequence of calls is the sorted set of the keys, whatever the order
  * of the calls that made it; the functions use no atomics and no floating point.
