@@ -266,6 +266,9 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
   // needs the rest. On nips12 (66 documents take windows on an H200) clusters of two blocks made the
   // held-out call 1.2x longer, while on 20news (10 documents) four blocks made it 1.34x faster at K =
   // 1,024 and 1.55x at K = 10,000 (H200, bench/RESULTS.md).
+  // A window block's dynamic shared memory: its warps' copies, when they are in shared memory.
+  const size_t window_bytes = shared ? (size_t)window_warps * window_stride : 0;
+  const bool bitmap = present_bytes(p.num_topics) > 0;  // the copies keep a bitmap
   int ctas = 1;
   if (p.window_docs > 0) {
     for (int c = g->window_ctas > 0 ? g->window_ctas : kWindowMaxCtas; c > 1; c /= 2) {
@@ -274,10 +277,10 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       if (p.window_docs * per_window * c > resident - 1) continue;
       // (a wider window's entries take more of the block's static shared memory)
       const size_t entries = c == 4 ? sizeof(window_shared<4>) : sizeof(window_shared<2>);
-      if (shared && (size_t)window_warps * window_stride + entries > g->shared_optin) continue;
+      if (shared && window_bytes + entries > g->shared_optin) continue;
       if (g->window_min_obs < 2 * (int64_t)c * window_warps) continue;
-      if (!window_clusters_fit(windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, c), c, window_warps,
-                               shared ? (size_t)window_warps * window_stride : 0))
+      if (!window_clusters_fit(windows_kernel_for(shared, held, bitmap, c), c, window_warps,
+                               window_bytes))
         continue;
       ctas = c;
       break;
@@ -303,13 +306,12 @@ int fold_launch(sk_lda_gpu_metrics *g, fold_params &p, sk_ex_error *err) {
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_start, cudaEventDisableTiming), "creating an event");
     if (g->fold_done == NULL)
       SK_EX_CUDA_TRY(cudaEventCreateWithFlags(&g->fold_done, cudaEventDisableTiming), "creating an event");
-    const windows_kernel_fn windows = windows_kernel_for(shared, held, present_bytes(p.num_topics) > 0, ctas);
+    const windows_kernel_fn windows = windows_kernel_for(shared, held, bitmap, ctas);
     // Each window document's tokens' window_token, gathered at its start (fold_in_windows()).
     if (sk_lda_gpu::metrics_buf_reserve(g, &g->window_tokens,
                                         (size_t)p.window_docs * (size_t)g->max_obs_len * sizeof(window_token),
                                         "allocating the long documents' tokens", err) != 0)
       return 1;
-    const size_t window_bytes = shared ? (size_t)window_warps * window_stride : 0;
     if (shared)
       SK_EX_CUDA_TRY(cudaFuncSetAttribute(windows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)window_bytes),
                       "sizing the fold-in's shared memory");
