@@ -187,8 +187,8 @@ static sort_kernel_fn kernel_of(int variant, bool check) {
 // Labels: uniform, or 90% on component 0.
 __global__ void make_labels(int32_t *z, int64_t n, int32_t k, int skewed, uint32_t seed) {
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    const uint32_t h = bench_hash_u32((uint32_t)i ^ seed ^ (uint32_t)(i >> 32) * 0x9e3779b9u);
-    const uint32_t g = bench_hash_u32(h ^ 0x85ebca6bu);
+    const uint32_t h = sk_mix_u32((uint32_t)i ^ seed ^ (uint32_t)(i >> 32) * 0x9e3779b9u);
+    const uint32_t g = sk_mix_u32(h ^ 0x85ebca6bu);
     z[i] = skewed && g % 10u != 0u ? 0 : (int32_t)(h % (uint32_t)k);
   }
 }

@@ -59,10 +59,10 @@ static __device__ inline float bench_unit(uint32_t h) { return (float)(h >> 8) *
 // u^8 (most entries tiny, a few near 1).
 __global__ void fill_matrices(float *theta, float *phi, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    const uint32_t h = bench_hash_u32((uint32_t)i ^ bench_hash_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
-    const uint32_t g = bench_hash_u32(h + 0x632be5abu);
+    const uint32_t h = sk_mix_u32((uint32_t)i ^ sk_mix_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
+    const uint32_t g = sk_mix_u32(h + 0x632be5abu);
     theta[i] = 0.05f + (h % 8u == 0u ? 4.0f * bench_unit(g) : 0.0f);
-    const float u = bench_unit(bench_hash_u32(g));
+    const float u = bench_unit(sk_mix_u32(g));
     const float u2 = u * u, u4 = u2 * u2;
     phi[i] = 1e-4f + u4 * u4;
   }
@@ -70,8 +70,8 @@ __global__ void fill_matrices(float *theta, float *phi, size_t n) {
 
 __global__ void fill_items(int *docs, int *words, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    docs[i] = (int)(bench_hash_u32((uint32_t)i * 2u + 1u) % BENCH_ROWS);
-    words[i] = (int)(bench_hash_u32((uint32_t)i * 2u + 2u ^ 0xabcdef01u) % BENCH_ROWS);
+    docs[i] = (int)(sk_mix_u32((uint32_t)i * 2u + 1u) % BENCH_ROWS);
+    words[i] = (int)(sk_mix_u32((uint32_t)i * 2u + 2u ^ 0xabcdef01u) % BENCH_ROWS);
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "samplekit/sk_device.h"
 #include "samplekit/sk_status.h"
+#include "../tests/sk_mix.h"  // sk_mix_u32(), the tests' hash
 
 #ifndef BENCH_NAME
 #error "define BENCH_NAME before including bench_common.h"
@@ -43,16 +44,6 @@ static inline void bench_sk_check(sk_status st, const char *call, const char *fi
 
 // ---------------------------------------------------------------------------------------------------
 // Hashes: inputs are pure functions of an index and a seed, so any element can be recomputed.
-
-// lowbias32 (C. Wellons): a cheap integer hash whose output bits all depend on every input bit.
-static __host__ __device__ inline uint32_t bench_hash_u32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
 
 // splitmix64's finaliser: every output bit depends on every input bit.
 static __host__ __device__ inline uint64_t bench_mix64(uint64_t z) {

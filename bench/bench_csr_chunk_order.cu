@@ -59,8 +59,8 @@ __global__ void bench_gen_zipf(int32_t *tokens, size_t n, const double *cdf, con
                                int32_t num_cols, uint64_t seed) {
   const size_t i = (size_t)blockIdx.x * BENCH_THREADS + threadIdx.x;
   if (i >= n) return;
-  const uint32_t a = bench_hash_u32((uint32_t)i ^ (uint32_t)seed ^ bench_hash_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
-  const uint32_t b = bench_hash_u32(a ^ (uint32_t)(seed >> 32) ^ 0x85ebca6bu);
+  const uint32_t a = sk_mix_u32((uint32_t)i ^ (uint32_t)seed ^ sk_mix_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
+  const uint32_t b = sk_mix_u32(a ^ (uint32_t)(seed >> 32) ^ 0x85ebca6bu);
   const double u = ((double)(((uint64_t)a << 21) ^ (uint64_t)(b >> 11)) * 0x1p-53) * cdf[num_cols - 1];
   int32_t lo = 0, hi = num_cols - 1;
   while (lo < hi) {
@@ -232,7 +232,7 @@ static std::vector<int64_t> bench_make_rows(size_t n, int row_tokens) {
   std::vector<int64_t> off(1, 0);
   uint32_t r = 0;
   while ((size_t)off.back() < n) {
-    const int64_t len = 1 + (int64_t)(bench_hash_u32(r++ ^ 0x2d0c5u) % (uint32_t)(2 * row_tokens - 1));
+    const int64_t len = 1 + (int64_t)(sk_mix_u32(r++ ^ 0x2d0c5u) % (uint32_t)(2 * row_tokens - 1));
     off.push_back(std::min<int64_t>((int64_t)n, off.back() + len));
   }
   return off;

@@ -60,11 +60,11 @@ enum { kNumWorkerCounts = sizeof kWorkers / sizeof kWorkers[0] };
 // Data: ids and initial topics are pure functions of the token index, so any token can be checked.
 
 static __host__ __device__ inline int32_t bench_id(uint64_t i) {
-  return (int32_t)(bench_hash_u32((uint32_t)i ^ bench_hash_u32((uint32_t)(i >> 32) ^ (uint32_t)BENCH_SEED)) %
+  return (int32_t)(sk_mix_u32((uint32_t)i ^ sk_mix_u32((uint32_t)(i >> 32) ^ (uint32_t)BENCH_SEED)) %
                    (uint32_t)BENCH_NUM_COLS);
 }
 static __host__ __device__ inline uint16_t bench_topic0(uint64_t i) {
-  return (uint16_t)(bench_hash_u32((uint32_t)i * 0x9E3779B1u ^ (uint32_t)(i >> 32) ^ 0x2545F491u) % BENCH_TOPICS);
+  return (uint16_t)(sk_mix_u32((uint32_t)i * 0x9E3779B1u ^ (uint32_t)(i >> 32) ^ 0x2545F491u) % BENCH_TOPICS);
 }
 
 __global__ void bench_gen(int32_t *ids, uint16_t *topics, size_t n, uint64_t first) {

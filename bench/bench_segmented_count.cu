@@ -124,7 +124,7 @@ __device__ __forceinline__ int32_t zipf_rank(const zipf_law &z, float u) {
 
 // A uniform in [0, 1) with 24 bits from (i, salt).
 __device__ __forceinline__ float unit_of(uint32_t i, uint32_t salt) {
-  return (float)(bench_hash_u32(i * 0x9e3779b9u + salt) >> 8) * 0x1p-24f;
+  return (float)(sk_mix_u32(i * 0x9e3779b9u + salt) >> 8) * 0x1p-24f;
 }
 
 __device__ __forceinline__ uint32_t gcd_u32(uint32_t a, uint32_t b) {
@@ -144,10 +144,10 @@ __device__ __forceinline__ uint32_t gcd_u32(uint32_t a, uint32_t b) {
 
 __global__ void gen_keys(const int32_t *offsets, int32_t S, int32_t K, zipf_law z, uint32_t seed, uint32_t *keys) {
   BENCH_FOR_SEGMENTS(S) {
-    const uint32_t h = bench_hash_u32((uint32_t)s ^ seed);
+    const uint32_t h = sk_mix_u32((uint32_t)s ^ seed);
     uint32_t a = 1u + h % (uint32_t)K;
     while (gcd_u32(a, (uint32_t)K) != 1u) ++a;
-    const uint32_t b = bench_hash_u32(h + 0x632be5abu) % (uint32_t)K;
+    const uint32_t b = sk_mix_u32(h + 0x632be5abu) % (uint32_t)K;
     for (int32_t i = offsets[s] + lane_; i < offsets[s + 1]; i += 32) {
       const uint32_t r = (uint32_t)zipf_rank(z, unit_of((uint32_t)i, seed ^ 0x85ebca6bu));
       keys[i] = (uint32_t)(((uint64_t)a * r + b) % (uint32_t)K);

@@ -34,7 +34,7 @@ static void usage(FILE *f) {
 
 __global__ void fill_counts(int32_t *counts, uint64_t n, uint32_t density_ppm) {
   for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-    const uint32_t h = bench_hash_u32((uint32_t)i ^ bench_hash_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
+    const uint32_t h = sk_mix_u32((uint32_t)i ^ sk_mix_u32((uint32_t)(i >> 32) + 0x9e3779b9u));
     counts[i] = h % 1000000u < density_ppm ? (int32_t)(1u + (h >> 24) % 8u) : 0;
   }
 }

@@ -194,10 +194,10 @@ __global__ void __launch_bounds__(BENCH_THREADS) chain_kernel(double *out, uint3
   __shared__ sk_block_sum_storage_f64<BENCH_THREADS> storage;
   __shared__ double tree[BENCH_THREADS];
   const uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t h = bench_hash_u32(thread ^ bench_hash_u32(seed));
+  const uint32_t h = sk_mix_u32(thread ^ sk_mix_u32(seed));
   const int lane = sk_lane_id();
   double x = unit_signed(h);
-  const double salt = 0.5 * unit_signed(bench_hash_u32(h ^ 0x9e3779b9u));
+  const double salt = 0.5 * unit_signed(sk_mix_u32(h ^ 0x9e3779b9u));
   if constexpr (kPair == PAIR_INCLUSIVE) {
 #pragma unroll 1
     for (int i = 0; i < outer; ++i) {
@@ -236,8 +236,8 @@ __global__ void __launch_bounds__(BENCH_THREADS) chain_kernel(double *out, uint3
     // the tiles below (before) and the tile's total per warp. The point to find walks [before,
     // before + total) driven by the topics found, the same on every lane of a warp.
     for (int k = (int)threadIdx.x; k < baseline::kFoldTile; k += BENCH_THREADS) {
-      nda[k] = 0.5 + (double)(bench_hash_u32((uint32_t)k ^ seed) % 64u);
-      inv[k] = 1.0 / (1000.0 + (double)(bench_hash_u32((uint32_t)k * 3u ^ seed) % 5000u));
+      nda[k] = 0.5 + (double)(sk_mix_u32((uint32_t)k ^ seed) % 64u);
+      inv[k] = 1.0 / (1000.0 + (double)(sk_mix_u32((uint32_t)k * 3u ^ seed) % 5000u));
     }
     __syncthreads();
     const uint32_t warp = thread / SK_WARP_SIZE;
@@ -251,14 +251,14 @@ __global__ void __launch_bounds__(BENCH_THREADS) chain_kernel(double *out, uint3
     s.inv = inv;
     int32_t bt[baseline::kFoldPerLane];
 #pragma unroll
-    for (int j = 0; j < baseline::kFoldPerLane; ++j) bt[j] = (int32_t)(bench_hash_u32(h + (uint32_t)j) % 200u);
+    for (int j = 0; j < baseline::kFoldPerLane; ++j) bt[j] = (int32_t)(sk_mix_u32(h + (uint32_t)j) % 200u);
     double total_part = 0.0;
 #pragma unroll
     for (int j = 0; j < baseline::kFoldPerLane; ++j)
       total_part = __dadd_rn(total_part, baseline::fold_term(p, s, bt[j], j * 32 + lane));
     const double total = baseline::warp_sum(total_part);
-    const double before = (double)(bench_hash_u32(warp ^ 0x51ed270bu) % 1000u);
-    double u = (double)(bench_hash_u32(warp ^ seed) >> 8) * 0x1p-24;
+    const double before = (double)(sk_mix_u32(warp ^ 0x51ed270bu) % 1000u);
+    double u = (double)(sk_mix_u32(warp ^ seed) >> 8) * 0x1p-24;
     tile_terms terms;
     terms.nda = nda;
     terms.inv = inv;
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(BENCH_THREADS) sk_total_kernel(const double *p
 
 __global__ void fill_kernel(double *x, int64_t n, uint32_t seed) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = (double)bench_hash_u32((uint32_t)i ^ bench_hash_u32(seed ^ (uint32_t)(i >> 32))) * 0x1p-32;
+  if (i < n) x[i] = (double)sk_mix_u32((uint32_t)i ^ sk_mix_u32(seed ^ (uint32_t)(i >> 32))) * 0x1p-32;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -356,7 +356,7 @@ __device__ __forceinline__ int draw_once(int K, float x, uint32_t key) {
   for (int b = 0; b * W < K; ++b) {
 #pragma unroll
     for (int i = 0; i < 32; ++i) e[i] = i < W ? entry(x, b * W + i, K) : 0.0f;
-    const float ub = unit(bench_hash_u32(key + 0x9e3779b9u * (uint32_t)(b + 1)));
+    const float ub = unit(sk_mix_u32(key + 0x9e3779b9u * (uint32_t)(b + 1)));
     float h, t;
     int take;
     if (kImpl == kZstepH) {
@@ -386,7 +386,7 @@ __device__ __forceinline__ int draw_once(int K, float x, uint32_t key) {
       for (int i = 0; i < W; ++i) kept[i] = e[i];
     }
   }
-  const float u0 = unit(bench_hash_u32(key));
+  const float u0 = unit(sk_mix_u32(key));
   if (kImpl == kZstepH) return priv.sel * W + sk_mix_tree_search32(kept, sk_mix_fmul(u0, priv.t_sel));
   if (kImpl == kBroadcastBranch || kImpl == kBroadcastSelects)
     return priv.sel * W + bc_tree_search<W>(kept, __fmul_rn(u0, priv.t_sel));
@@ -398,8 +398,8 @@ __global__ void __launch_bounds__(256) draw_kernel(int K, int draws, uint32_t se
   const uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned long long sum = 0;
   for (int d = 0; d < draws; ++d) {
-    const uint32_t key = bench_hash_u32(seed ^ bench_hash_u32(thread * 0x632be5abu + (uint32_t)d));
-    const float x = 4.0f * unit(bench_hash_u32(key ^ 0x5bd1e995u)) - 2.0f;
+    const uint32_t key = sk_mix_u32(seed ^ sk_mix_u32(thread * 0x632be5abu + (uint32_t)d));
+    const float x = 4.0f * unit(sk_mix_u32(key ^ 0x5bd1e995u)) - 2.0f;
     sum += (unsigned long long)draw_once<W, kImpl>(K, x, key);
   }
   out[thread] = sum;

@@ -211,9 +211,9 @@ __global__ void __launch_bounds__(BENCH_BLOCK_THREADS)
   typename Prim::storage &warp_storage = storage[threadIdx.x / SK_WARP_SIZE];
 
   const uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t h = bench_hash_u32(thread ^ bench_hash_u32(seed));
+  const uint32_t h = sk_mix_u32(thread ^ sk_mix_u32(seed));
   typename Chain::state_type x = Chain::init(h);
-  const typename Chain::state_type salt = Chain::salt(bench_hash_u32(h ^ BENCH_SALT_KEY));
+  const typename Chain::state_type salt = Chain::salt(sk_mix_u32(h ^ BENCH_SALT_KEY));
 
 #pragma unroll 1
   for (int i = 0; i < outer_iters; ++i) {
@@ -435,8 +435,8 @@ static void bench_fill_check_inputs(bench_value_kind kind, uint32_t *bits, int n
   for (int i = 0; i < n; ++i) {
     const int warp = i / SK_WARP_SIZE;
     const int lane = i % SK_WARP_SIZE;
-    const uint32_t h = bench_hash_u32((uint32_t)i ^ bench_hash_u32(seed));
-    const uint32_t hw = bench_hash_u32((uint32_t)warp ^ bench_hash_u32(seed + 1u));
+    const uint32_t h = sk_mix_u32((uint32_t)i ^ sk_mix_u32(seed));
+    const uint32_t hw = sk_mix_u32((uint32_t)warp ^ sk_mix_u32(seed + 1u));
     uint32_t u;
     float f;
     switch (warp % 8) {
@@ -454,7 +454,7 @@ static void bench_fill_check_inputs(bench_value_kind kind, uint32_t *bits, int n
         break;
       default:
         u = h;
-        f = ldexpf(bench_unit_signed_f32(h), (int)(bench_hash_u32(h) % 17u) - 8);
+        f = ldexpf(bench_unit_signed_f32(h), (int)(sk_mix_u32(h) % 17u) - 8);
         break;
     }
     if (kind == BENCH_VALUE_F32) memcpy(&u, &f, sizeof u);

@@ -177,10 +177,10 @@ __global__ void __launch_bounds__(BENCH_THREADS)
     chain_kernel(int n, uint32_t seed, int outer, const float *dnt, uint32_t *out) {
   __shared__ int32_t wt[BENCH_AGA_WT_ROWS * BENCH_AGA_K];  // AGA's WT rows (read by source_aga only)
   for (int k = (int)threadIdx.x; k < BENCH_AGA_WT_ROWS * BENCH_AGA_K; k += (int)blockDim.x)
-    wt[k] = (int32_t)(bench_hash_u32((uint32_t)k ^ seed) % 50u);
+    wt[k] = (int32_t)(sk_mix_u32((uint32_t)k ^ seed) % 50u);
   __syncthreads();
   const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
-  uint32_t key = bench_hash_u32(warp ^ bench_hash_u32(seed));
+  uint32_t key = sk_mix_u32(warp ^ sk_mix_u32(seed));
 #pragma unroll 1
   for (int o = 0; o < outer; ++o) {
 #pragma unroll
@@ -222,7 +222,7 @@ template <class Draw>
 __global__ void __launch_bounds__(BENCH_THREADS)
     chain_kernel_f64(int n, uint32_t seed, int outer, const float *, uint32_t *out) {
   const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
-  uint32_t key = bench_hash_u32(warp ^ bench_hash_u32(seed));
+  uint32_t key = sk_mix_u32(warp ^ sk_mix_u32(seed));
 #pragma unroll 1
   for (int o = 0; o < outer; ++o) {
 #pragma unroll
@@ -468,7 +468,7 @@ int main(int argc, char **argv) {
   }
   // DNT = (DT + alpha) / (NT + V beta): a few large entries a row over a floor, all positive.
   for (int i = 0; i < BENCH_AGA_ROWS * BENCH_AGA_K; ++i) {
-    const uint32_t h = bench_hash_u32((uint32_t)i * 2654435761u + 12345u);
+    const uint32_t h = sk_mix_u32((uint32_t)i * 2654435761u + 12345u);
     h_dnt[i] = (h % 8u == 0u ? (float)(h >> 24) : 0.1f) / 1000.0f;
   }
   BENCH_CUDA(cudaMemcpy(d_dnt, h_dnt, (size_t)BENCH_AGA_ROWS * BENCH_AGA_K * sizeof(float), cudaMemcpyHostToDevice));

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(32 * BENCH_WARPS_PER_BLOCK)
   uint32_t acc = 0;
   int32_t size = n;
   for (int i = 0; i < iters; ++i) {
-    const uint32_t h = bench_hash_u32(seed ^ bench_hash_u32(wid * 0x9e3779b9u + (uint32_t)i));
+    const uint32_t h = sk_mix_u32(seed ^ sk_mix_u32(wid * 0x9e3779b9u + (uint32_t)i));
     if (V == kRankSk || V == kRankLane0) {
       const int32_t key = (int32_t)((h + acc) % (uint32_t)(2 * n + 1));  // depends on the rank before
       int32_t r;
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(32 * BENCH_WARPS_PER_BLOCK)
   }
   if (V != kRankSk && V != kRankLane0) {
     // The set after the updates (the start again): a hash of its entries and its size.
-    for (int32_t j = lane; j < size; j += 32) acc += bench_hash_u32((uint32_t)keys[j] + 0x9e3779b9u * (uint32_t)j);
+    for (int32_t j = lane; j < size; j += 32) acc += sk_mix_u32((uint32_t)keys[j] + 0x9e3779b9u * (uint32_t)j);
     acc = __reduce_add_sync(SK_FULL_MASK, acc) + 0x85ebca6bu * (uint32_t)size;
   }
   if (lane == 0) out[wid] = acc;

@@ -3,7 +3,7 @@
  * test_csr_pipeline_chunk_arrays.cu) share. CUDA C++ only (nvcc).
  *
  * - csr_test_xmalloc() allocates host memory or ends the program; the tests' kernels and host
- *   references derive their values from sk_test_mix_u32() (sk_test.h).
+ *   references derive their values from sk_mix_u32() (sk_test.h).
  * - Host arrays in three kinds of memory (kMalloc, kHostAlloc, kRegistered) and the memory modes that
  *   mix them (kMemPageable, kMemPinned, kMemMixed, named by kMemNames): csr_test_mem_kind(),
  *   csr_test_host_alloc(), csr_test_host_free(), csr_test_host_tokens().

@@ -11,8 +11,9 @@
  *   kernel path on fewer variants (each says which). sk_test_progress() prints a line to stderr
  *   under a sanitizer, so that a run cut by a time limit shows how far it got.
  * - sk_test_rand_*() is a seeded splitmix64 stream for inputs (host side; independent of the RNG under test).
- * - sk_test_mix_u32() is an integer hash (lowbias32), on the host and, in .cu files, on the device: for
- *   values a kernel and its host reference both derive, and for hashes of results.
+ * - sk_mix_u32() (sk_mix.h, shared with the benchmarks) is an integer hash (lowbias32), on the host and,
+ *   in .cu files, on the device: for values a kernel and its host reference both derive, and for hashes
+ *   of results.
  * - sk_test_require_gpu() exits 77 (ctest's skip code) with the reason when there is no usable GPU.
  * - sk_test_finish() prints "N passed, N failed" alone on the last line and returns the exit code.
  * - sk_test_wants_host_only(argc, argv): true when the program was run with --host (ctest label cpu).
@@ -26,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sk_mix.h"
 
 #define SK_TEST_SKIP_CODE 77
 #define SK_TEST_MAX_REPORTED_FAILURES 20
@@ -98,22 +101,6 @@ static inline uint64_t sk_test_rand_u64(uint64_t *state) {
 }
 
 static inline uint32_t sk_test_rand_u32(uint64_t *state) { return (uint32_t)(sk_test_rand_u64(state) >> 32); }
-
-#if defined(__CUDACC__)
-#define SK_TEST_HOST_DEVICE __host__ __device__
-#else
-#define SK_TEST_HOST_DEVICE
-#endif
-
-/* lowbias32 (C. Wellons): every output bit depends on every input bit. */
-static SK_TEST_HOST_DEVICE inline uint32_t sk_test_mix_u32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
 
 /* Uniform in [0, 1) with 24 bits. */
 static inline float sk_test_rand_unit_f32(uint64_t *state) {

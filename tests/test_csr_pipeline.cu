@@ -133,7 +133,7 @@ static void free_corpus(Corpus *c) {
 // The transformation, shared by the kernel and the reference (the test is about the pipeline: what
 // matters is that every token and document reaches it once, with the right ids and inputs).
 static __host__ __device__ inline int32_t test_out(uint32_t word, uint32_t doc, uint32_t topic, uint32_t weight) {
-  return (int32_t)((sk_test_mix_u32(word * 0x9E3779B1u ^ sk_test_mix_u32(doc + 0x632BE5ABu) ^ (topic << 7)) ^ weight) &
+  return (int32_t)((sk_mix_u32(word * 0x9E3779B1u ^ sk_mix_u32(doc + 0x632BE5ABu) ^ (topic << 7)) ^ weight) &
                    0x7fffffffu);
 }
 static __host__ __device__ inline uint16_t test_topic(uint32_t word, uint32_t doc, uint32_t topic, uint32_t weight) {

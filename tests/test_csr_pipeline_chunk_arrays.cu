@@ -115,15 +115,15 @@ static void free_corpus(Corpus *c) {
 static __host__ __device__ inline unsigned char test_b(unsigned char old, int64_t chunk, int64_t i, const uint32_t *a,
                                                        int64_t na) {
   const uint32_t av = na > 0 ? a[i % na] : 0x5bd1e995u;
-  return (unsigned char)(sk_test_mix_u32((uint32_t)old * 0x9E3779B1u ^ (uint32_t)chunk * 0x85EBCA77u ^ (uint32_t)i ^
-                                         sk_test_mix_u32(av)) >>
+  return (unsigned char)(sk_mix_u32((uint32_t)old * 0x9E3779B1u ^ (uint32_t)chunk * 0x85EBCA77u ^ (uint32_t)i ^
+                                         sk_mix_u32(av)) >>
                          24);
 }
 // Element j of the chunk's D slice.
 static __host__ __device__ inline uint64_t test_d(int64_t chunk, int64_t j, const uint32_t *a, int64_t na) {
   const uint32_t av = na > 0 ? a[j % na] : 0x27d4eb2fu;
-  return ((uint64_t)sk_test_mix_u32((uint32_t)j ^ av) << 32) |
-         sk_test_mix_u32((uint32_t)chunk * 0x165667B1u + (uint32_t)j);
+  return ((uint64_t)sk_mix_u32((uint32_t)j ^ av) << 32) |
+         sk_mix_u32((uint32_t)chunk * 0x165667B1u + (uint32_t)j);
 }
 // Row `row` (global) whose words are words[0 .. n), chunk-local row r: an order-sensitive hash.
 static __host__ __device__ inline int64_t test_row_sum(int64_t row, int64_t r, const int32_t *words, int64_t n,

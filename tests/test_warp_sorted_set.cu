@@ -57,7 +57,7 @@ __global__ void example_distinct_sum(const int32_t *stream, int len, const doubl
 
 // One entry of a set's hash: any change of a key or of its position changes the sum of the entries.
 __host__ __device__ static uint32_t entry_hash(int32_t j, int32_t key) {
-  return sk_test_mix_u32((uint32_t)key + 0x9e3779b9u * (uint32_t)(j + 1));
+  return sk_mix_u32((uint32_t)key + 0x9e3779b9u * (uint32_t)(j + 1));
 }
 
 static uint32_t host_set_hash(const int32_t *keys, int32_t n) {
