@@ -217,12 +217,10 @@ static options parse(int argc, char **argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, usage, &o.csv_path)) continue;
-    if (!strcmp(argv[i], "--device") && has_value) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, &o.device)) bench_bad_value("--device", argv[i], usage);
-    } else if (!strcmp(argv[i], "--reps") && has_value) {
-      if (!bench_parse_int(argv[++i], 1, 1001, &o.reps)) bench_bad_value("--reps", argv[i], usage);
-    } else if (!strcmp(argv[i], "--n") && has_value) {
+    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) || bench_device_option(argc, argv, &i, &o.device, usage) ||
+        bench_int_option(argc, argv, &i, "--reps", 1, 1001, &o.reps, usage))
+      continue;
+    if (!strcmp(argv[i], "--n") && has_value) {
       if (!bench_parse_ll(argv[++i], 1, 0x7fffffffll, &o.n)) bench_bad_value("--n", argv[i], usage);
     } else if (!strcmp(argv[i], "--keys") && has_value) {
       long long ks[BENCH_MAX_KS];

@@ -372,8 +372,7 @@ static void bench_parse_args(int argc, char **argv, bench_options *o) {
       if (!bench_parse_int(argv[++i], 10, 26, &o->log2_items)) bench_bad_value(a, argv[i], NULL);
     } else if (strcmp(a, "--runs") == 0 && has_value) {
       if (!bench_parse_int(argv[++i], 11, 201, &o->runs)) bench_bad_value(a, argv[i], NULL);
-    } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, &o->device)) bench_bad_value(a, argv[i], NULL);
+    } else if (bench_device_option(argc, argv, &i, &o->device, NULL)) {
     } else {
       bench_unknown_option(a, bench_usage);
     }

@@ -145,6 +145,21 @@ static inline bool bench_common_option(int argc, char **argv, int *i, void (*usa
   return false;
 }
 
+// An integer option: true when argv[*i] is `name` and a value follows it, which must be an integer in
+// [min, max] (else bench_bad_value(), exit 2): into *out, with *i moved onto it. False otherwise.
+static inline bool bench_int_option(int argc, char **argv, int *i, const char *name, int min, int max, int *out,
+                                    void (*usage)(FILE *)) {
+  if (strcmp(argv[*i], name) != 0 || *i + 1 >= argc) return false;
+  ++*i;
+  if (!bench_parse_int(argv[*i], min, max, out)) bench_bad_value(name, argv[*i], usage);
+  return true;
+}
+
+// --device D, the CUDA device number (0 to 65,536), as bench_int_option().
+static inline bool bench_device_option(int argc, char **argv, int *i, int *device, void (*usage)(FILE *)) {
+  return bench_int_option(argc, argv, i, "--device", 0, 1 << 16, device, usage);
+}
+
 // An option the program does not know, or one whose value is missing: say so, the usage to stderr,
 // exit 2.
 static inline void bench_unknown_option(const char *arg, void (*usage)(FILE *)) {
@@ -158,14 +173,10 @@ static inline void bench_unknown_option(const char *arg, void (*usage)(FILE *)) 
 static inline void bench_parse_chain_options(int argc, char **argv, void (*usage)(FILE *), int max_iters,
                                              int *iters, int *device, const char **csv_path) {
   for (int i = 1; i < argc; ++i) {
-    if (bench_common_option(argc, argv, &i, usage, csv_path)) continue;
-    if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
-      if (!bench_parse_int(argv[++i], 1, max_iters, iters)) bench_bad_value("--iters", argv[i], usage);
-    } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, device)) bench_bad_value("--device", argv[i], usage);
-    } else {
+    if (!bench_common_option(argc, argv, &i, usage, csv_path) &&
+        !bench_int_option(argc, argv, &i, "--iters", 1, max_iters, iters, usage) &&
+        !bench_device_option(argc, argv, &i, device, usage))
       bench_unknown_option(argv[i], usage);
-    }
   }
 }
 

@@ -156,9 +156,7 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     } else if (strcmp(a, "--runs") == 0 && has_value) {
       if (!bench_parse_count(argv[++i], 1, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
-    } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_count(argv[++i], 0, 1 << 16, &v)) bench_bad_value(a, argv[i], bench_usage);
-      opt->device = (int)v;
+    } else if (bench_device_option(argc, argv, &i, &opt->device, bench_usage)) {
     } else {
       bench_unknown_option(a, bench_usage);
     }

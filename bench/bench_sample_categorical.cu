@@ -43,20 +43,23 @@ static double median_ms(int reps, F f) {
   return t[t.size() / 2];
 }
 
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: %s [--csv FILE] [--reps N] [--help]\n"
+          "Times sk_sample_categorical_f32 on 1 GiB matrices (K = 32 to 10240) for each algorithm\n"
+          "and the device-to-device copy rate, in the same run.\n"
+          "  --csv FILE  also write the results to FILE as CSV\n"
+          "  --reps N    timed runs per figure, 1 to 1001 (default 21); the median is reported\n",
+          BENCH_NAME);
+}
+
 int main(int argc, char **argv) {
   const char *csv_path = NULL;
   int reps = 21;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else {
-      printf("usage: %s [--csv FILE] [--reps N (odd, default 21)]\n"
-             "Times sk_sample_categorical_f32 on 1 GiB matrices (K = 32 to 10240) for each algorithm\n"
-             "and the device-to-device copy rate, in the same run.\n", argv[0]);
-      return strcmp(argv[i], "--help") ? 2 : 0;
-    }
-  }
-  if (reps < 1) reps = 1;
+  for (int i = 1; i < argc; ++i)
+    if (!bench_common_option(argc, argv, &i, usage, &csv_path) &&
+        !bench_int_option(argc, argv, &i, "--reps", 1, 1001, &reps, usage))
+      bench_unknown_option(argv[i], usage);
   sk_device_info info;
   const sk_status st = sk_device_query(0, &info);
   if (st != SK_SUCCESS) {

@@ -715,27 +715,13 @@ int main(int argc, char **argv) {
   double zipf = 1.1;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (!strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--device") && has_value) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, &device)) {
-        usage(stderr);
-        return BENCH_EXIT_USAGE;
-      }
-    } else if (!strcmp(argv[i], "--reps") && has_value) {
-      if (!bench_parse_int(argv[++i], 1, 1001, &reps)) {
-        usage(stderr);
-        return BENCH_EXIT_USAGE;
-      }
-    } else if (!strcmp(argv[i], "--csv") && has_value) {
-      csv_path = argv[++i];
-    } else if (!strcmp(argv[i], "--shape") && has_value) {
+    if (bench_common_option(argc, argv, &i, usage, &csv_path) || bench_device_option(argc, argv, &i, &device, usage) ||
+        bench_int_option(argc, argv, &i, "--reps", 1, 1001, &reps, usage))
+      continue;
+    if (!strcmp(argv[i], "--shape") && has_value) {
       shape = argv[++i];
-      if (strcmp(shape, "nytimes") && strcmp(shape, "pubmed") && strcmp(shape, "kos") && strcmp(shape, "all")) {
-        usage(stderr);
-        return BENCH_EXIT_USAGE;
-      }
+      if (strcmp(shape, "nytimes") && strcmp(shape, "pubmed") && strcmp(shape, "kos") && strcmp(shape, "all"))
+        bench_bad_value("--shape", shape, usage);
     } else if (!strcmp(argv[i], "--keys") && has_value) {
       long long ks[kMaxKs];
       g_num_ks = bench_parse_list("--keys", argv[++i], 1, SK_SEGMENTED_COUNT_MAX_KEYS, ks, kMaxKs, usage);
@@ -743,13 +729,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--zipf") && has_value) {
       char *end = nullptr;
       zipf = strtod(argv[++i], &end);
-      if (end == argv[i] || *end != '\0' || !(zipf >= 0.0 && zipf <= 4.0)) {
-        usage(stderr);
-        return BENCH_EXIT_USAGE;
-      }
+      if (end == argv[i] || *end != '\0' || !(zipf >= 0.0 && zipf <= 4.0)) bench_bad_value("--zipf", argv[i], usage);
     } else {
-      usage(stderr);
-      return BENCH_EXIT_USAGE;
+      bench_unknown_option(argv[i], usage);
     }
   }
   bench_select_device(device);

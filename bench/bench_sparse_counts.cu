@@ -52,12 +52,10 @@ int main(int argc, char **argv) {
   long long ns[8] = {102400000LL, 1000000000LL}, ppms[8] = {25000, 100000, 400000};
   int num_n = 2, num_ppm = 3;
   for (int i = 1; i < argc; ++i) {
-    if (bench_common_option(argc, argv, &i, usage, &csv_path)) continue;
-    if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 20, &device)) bench_bad_value("--device", argv[i], usage);
-    } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-      if (!bench_parse_int(argv[++i], 1, 1000, &runs)) bench_bad_value("--runs", argv[i], usage);
-    } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+    if (bench_common_option(argc, argv, &i, usage, &csv_path) || bench_device_option(argc, argv, &i, &device, usage) ||
+        bench_int_option(argc, argv, &i, "--runs", 1, 1000, &runs, usage))
+      continue;
+    if (!strcmp(argv[i], "--n") && i + 1 < argc) {
       num_n = bench_parse_list("--n", argv[++i], 1, 1LL << 34, ns, 8, usage);
     } else if (!strcmp(argv[i], "--density-ppm") && i + 1 < argc) {
       num_ppm = bench_parse_list("--density-ppm", argv[++i], 0, 1000000, ppms, 8, usage);

@@ -803,23 +803,10 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
   opt->device = 0;
   opt->csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
-    if (strcmp(a, "--iters") == 0 && has_value) {
-      if (!bench_parse_int(argv[++i], 1, BENCH_MAX_ITERS, &opt->outer_iters)) {
-        fprintf(stderr, "bench_warp: --iters wants an integer from 1 to %d, got '%s'\n", BENCH_MAX_ITERS,
-                argv[i]);
-        exit(BENCH_EXIT_USAGE);
-      }
-    } else if (strcmp(a, "--device") == 0 && has_value) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, &opt->device)) {
-        fprintf(stderr, "bench_warp: --device wants a device number, got '%s'\n", argv[i]);
-        exit(BENCH_EXIT_USAGE);
-      }
-    } else {
-      bench_unknown_option(a, bench_usage);
-    }
+    if (!bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path) &&
+        !bench_int_option(argc, argv, &i, "--iters", 1, BENCH_MAX_ITERS, &opt->outer_iters, bench_usage) &&
+        !bench_device_option(argc, argv, &i, &opt->device, bench_usage))
+      bench_unknown_option(argv[i], bench_usage);
   }
 }
 

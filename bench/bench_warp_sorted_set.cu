@@ -161,14 +161,11 @@ static options parse(int argc, char **argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, usage, &o.csv_path)) continue;
-    if (!strcmp(argv[i], "--device") && has_value) {
-      if (!bench_parse_int(argv[++i], 0, 1 << 16, &o.device)) bench_bad_value("--device", argv[i], usage);
-    } else if (!strcmp(argv[i], "--reps") && has_value) {
-      if (!bench_parse_int(argv[++i], 1, 1001, &o.reps)) bench_bad_value("--reps", argv[i], usage);
-    } else if (!strcmp(argv[i], "--iters") && has_value) {
-      if (!bench_parse_int(argv[++i], 1, 65536, &o.iters)) bench_bad_value("--iters", argv[i], usage);
-    } else if (!strcmp(argv[i], "--sizes") && has_value) {
+    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) || bench_device_option(argc, argv, &i, &o.device, usage) ||
+        bench_int_option(argc, argv, &i, "--reps", 1, 1001, &o.reps, usage) ||
+        bench_int_option(argc, argv, &i, "--iters", 1, 65536, &o.iters, usage))
+      continue;
+    if (!strcmp(argv[i], "--sizes") && has_value) {
       long long v[BENCH_MAX_SIZES];
       o.num_sizes = bench_parse_list("--sizes", argv[++i], 1, BENCH_MAX_SIZE, v, BENCH_MAX_SIZES, usage);
       for (int k = 0; k < o.num_sizes; ++k) o.sizes[k] = (int32_t)v[k];
