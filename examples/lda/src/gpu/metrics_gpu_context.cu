@@ -148,7 +148,11 @@ extern "C" int sk_lda_gpu_metrics_set_test(sk_lda_gpu_metrics *g, const sk_lda_c
   free(keys);
   // The documents whose chains a block folds in (metrics_gpu_fold_windows.cuh): the leading run of
   // order with observed halves of at least a quarter of the longest (and kWindowMinTokens): the rest's
-  // chains are shorter than what the longest one's takes with windows.
+  // chains are shorter than what the longest one's takes with windows. Measured against wider rules
+  // (H200, bench/RESULTS.md, "the held-out call taken apart"): windows for up to 7/8 of the resident
+  // blocks, every document of 64 tokens or more, windows of 16, 8 or 4 warps) changed nips12's call by
+  // 0.84x to 1.12x and made 20news's 1.4x to 2.7x slower (its 10 longest documents lost their clusters
+  // of 4 blocks).
   const int64_t kWindowMinTokens = 64;  // at least two windows' warps (2 x 16: two windows hold no token twice)
   const int64_t window_min = g->max_obs_len / 4 > kWindowMinTokens ? g->max_obs_len / 4 : kWindowMinTokens;
   g->long_docs = 0;
