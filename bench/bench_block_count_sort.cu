@@ -217,7 +217,8 @@ static options parse(int argc, char **argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) || bench_device_option(argc, argv, &i, &o.device, usage) ||
+    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) ||
+        bench_device_option(argc, argv, &i, &o.device, usage) ||
         bench_int_option(argc, argv, &i, "--reps", 1, 1001, &o.reps, usage))
       continue;
     if (!strcmp(argv[i], "--n") && has_value) {

@@ -367,12 +367,13 @@ static void bench_parse_args(int argc, char **argv, bench_options *o) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, bench_usage, &o->csv_path)) continue;
+    if (bench_common_option(argc, argv, &i, bench_usage, &o->csv_path) ||
+        bench_device_option(argc, argv, &i, &o->device, NULL))
+      continue;
     if (strcmp(a, "--log2-items") == 0 && has_value) {
       if (!bench_parse_int(argv[++i], 10, 26, &o->log2_items)) bench_bad_value(a, argv[i], NULL);
     } else if (strcmp(a, "--runs") == 0 && has_value) {
       if (!bench_parse_int(argv[++i], 11, 201, &o->runs)) bench_bad_value(a, argv[i], NULL);
-    } else if (bench_device_option(argc, argv, &i, &o->device, NULL)) {
     } else {
       bench_unknown_option(a, bench_usage);
     }

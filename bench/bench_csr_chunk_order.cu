@@ -129,7 +129,9 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path) ||
+        bench_device_option(argc, argv, &i, &opt->device, bench_usage))
+      continue;
     if (strcmp(a, "--tokens") == 0 && has_value) {
       opt->num_sizes =
           bench_parse_list(a, argv[++i], 1, SK_CSR_CHUNK_MAX_TOKENS, opt->sizes, BENCH_MAX_LIST, bench_usage);
@@ -154,7 +156,6 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     } else if (strcmp(a, "--item-tokens") == 0 && has_value) {
       if (!bench_parse_ll(argv[++i], 1, INT32_MAX, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->item_tokens = (int)v;
-    } else if (bench_device_option(argc, argv, &i, &opt->device, bench_usage)) {
     } else {
       bench_unknown_option(a, bench_usage);
     }

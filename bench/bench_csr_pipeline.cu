@@ -145,7 +145,9 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path) ||
+        bench_device_option(argc, argv, &i, &opt->device, bench_usage))
+      continue;
     if (strcmp(a, "--tokens") == 0 && has_value) {
       if (!bench_parse_count(argv[++i], BENCH_MIN_TOKENS, BENCH_MAX_TOKENS, &v))
         bench_bad_value(a, argv[i], bench_usage);
@@ -156,7 +158,6 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     } else if (strcmp(a, "--runs") == 0 && has_value) {
       if (!bench_parse_count(argv[++i], 1, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
-    } else if (bench_device_option(argc, argv, &i, &opt->device, bench_usage)) {
     } else {
       bench_unknown_option(a, bench_usage);
     }

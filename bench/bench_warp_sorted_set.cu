@@ -161,7 +161,8 @@ static options parse(int argc, char **argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) || bench_device_option(argc, argv, &i, &o.device, usage) ||
+    if (bench_common_option(argc, argv, &i, usage, &o.csv_path) ||
+        bench_device_option(argc, argv, &i, &o.device, usage) ||
         bench_int_option(argc, argv, &i, "--reps", 1, 1001, &o.reps, usage) ||
         bench_int_option(argc, argv, &i, "--iters", 1, 65536, &o.iters, usage))
       continue;

@@ -248,7 +248,9 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     const char *a = argv[i];
     const bool has_value = i + 1 < argc;
     long long v = 0;
-    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path)) continue;
+    if (bench_common_option(argc, argv, &i, bench_usage, &opt->csv_path) ||
+        bench_device_option(argc, argv, &i, &opt->device, bench_usage))
+      continue;
     if (strcmp(a, "--rows") == 0 && has_value) {
       if (!bench_parse_ll(argv[++i], 1, 1 << 30, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->rows = (int)v;
@@ -258,7 +260,6 @@ static void bench_parse_args(int argc, char **argv, bench_options *opt) {
     } else if (strcmp(a, "--runs") == 0 && has_value) {
       if (!bench_parse_ll(argv[++i], BENCH_MIN_RUNS, BENCH_MAX_RUNS, &v)) bench_bad_value(a, argv[i], bench_usage);
       opt->runs = (int)v;
-    } else if (bench_device_option(argc, argv, &i, &opt->device, bench_usage)) {
     } else if (strcmp(a, "--ks") == 0 && has_value) {
       long long ks[BENCH_MAX_KS];
       opt->num_ks = bench_parse_list(a, argv[++i], 2, SK_WARY_TREE_MAX_LEAVES, ks, BENCH_MAX_KS, bench_usage);
