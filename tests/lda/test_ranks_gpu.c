@@ -12,7 +12,8 @@
  * R = 1 runs wherever there is a GPU (a communicator of one rank); R = 2 and 4 run when this host has
  * that many GPUs, and are left out, said, otherwise (`test_ranks_gpu 2` runs R = 2 only). Without a GPU
  * it exits 77. The GPUs are counted in a child process, so that this one starts the ranks before any
- * CUDA call (fork after CUDA is not allowed). The corpora come from ../shared/data or .data.
+ * CUDA call (fork after CUDA is not allowed). The corpora come from ../shared/data or .data; a planted
+ * corpus runs first, with them or without.
  */
 #include <math.h>
 #include <stdint.h>
@@ -176,6 +177,12 @@ static int rank_main(const sk_lda_rank_context *launched) {
     return 1;
   }
   int ok = 1;
+  /* A planted corpus (empty, one-token and one long document among them), which needs no data:
+     without ../shared/data the test still checks the ranks. */
+  const corpus_shape planted = {.V = 700, .planted_docs = 400, .mean_len = 60, .long_doc = 3000, .seed = 29};
+  sk_lda_corpus made = make_case_corpus(&planted);
+  ok = run_case(ctx, &made, "planted", 100, 0) && ok;
+  sk_lda_corpus_free(&made);
   for (int c = 0; c < 2; ++c) {
     sk_lda_corpus corpus;
     memset(&corpus, 0, sizeof corpus);
