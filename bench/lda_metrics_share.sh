@@ -30,6 +30,7 @@ build=$1
 # run SK CORPUS K RUN: one run into folder RUN, stopped once metrics.csv has the last sweep's row.
 run() {
   local sk_bin=$1 corpus=$2 K=$3 dir=$4 pid
+  rm -f "$dir/metrics.csv"  # a run before into this folder (a build named twice) is not this one's
   "$sk_bin" train --docword "$data/$corpus/docword.$corpus.txt.gz" --vocab "$(lda_vocab "$corpus")" --topics "$K" \
     --iters "$sweeps" --seed 1 --ll-every 10 --device gpu --out "$dir" --overwrite --checkpoint-every 0 \
     >"$dir.log" 2>&1 &

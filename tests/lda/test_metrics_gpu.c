@@ -18,13 +18,14 @@
  * Both must also give the same bits on a second call (determinism), and again after a GPU sweep
  * (against the CPU metrics of the model brought back with to_host).
  * Cases: small random corpora with empty documents (K = 1, 32, 100, 1024, 10000), long observed halves
- * with words unseen in training (K = 1024, 20000: global scratch; 11 of the 12 documents, those of at
- * least a quarter of the longest, 381 tokens, taken by the windows kernel of metrics_gpu_heldout.cu, the
- * other by the one-warp kernel; KOS's longest documents take the windows too; every held-out value is
- * also computed with the windows in clusters of 1, 2 and 4 blocks, and must have the same bits), test splits with
- * empty observed halves, empty held-out halves and no held-out token at all, zero fold-in sweeps; the
- * UCI KOS corpus (../shared/data/kos or .data/kos; skipped when absent) at K = 1, 32, 100, 1024, 10000;
- * the sampler seam (sk_lda_sampler_joint_ll/heldout_ll/get_stats on a GPU sampler); the argument checks.
+ * with words unseen in training (K = 1024; 8000: windows of the 6 warps that fit shared memory; 20000:
+ * global scratch; 11 of the 12 documents, those of at least a quarter of the longest, 381 tokens, taken by
+ * the windows kernel of metrics_gpu_heldout.cu, the other by the one-warp kernel; KOS's longest documents
+ * take the windows too; every held-out value is also computed with the windows in clusters of 1, 2 and 4
+ * blocks, and must have the same bits), test splits with empty observed halves, empty held-out halves and
+ * no held-out token at all, zero fold-in sweeps; the UCI KOS corpus (../shared/data/kos or .data/kos;
+ * skipped when absent) at K = 1, 32, 100, 1024, 10000; the sampler seam
+ * (sk_lda_sampler_joint_ll/heldout_ll/get_stats on a GPU sampler); the argument checks.
  * Under a sanitizer the KOS cases are left out; under racecheck the long observed halves are 4
  * documents with 2 fold-in sweeps, a case's second comparison makes one held-out call, and the widths
  * other than the one chosen are compared in a case's first comparison only.
@@ -212,7 +213,8 @@ static void test_small(void) {
   }
   /* The sparse fold-in's edges (metrics.h): observed halves of up to 400 tokens (more than 32 nonzero
      topics, so the warp's sorted topic list moves in several rounds), words that never occur in training
-     (no q terms), and K = 20000 (the warps' scratch in global memory). */
+     (no q terms), K = 20000 (the warps' scratch in global memory) and K = 8000 (in shared memory, where
+     a warp's copy, about 34 KB, leaves room for windows of 6 warps, not 16). */
   {
     sk_lda_corpus train = make_uniform_corpus(80, 300, 60, 91);
     for (int64_t t = 0; t < train.num_tokens; ++t) train.tokens[t] %= 290; /* words 290 .. 299 unseen */
@@ -223,6 +225,7 @@ static void test_small(void) {
                   held = make_uniform_corpus(race ? 4 : 12, 300, 100, 93);
     check_case("sparse", &train, &obs, &held, 1024, 2, race ? 2 : 5, 91);
     check_case("sparse", &train, &obs, &held, 20000, 1, race ? 2 : 3, 92);
+    check_case("sparse", &train, &obs, &held, 8000, 1, race ? 2 : 3, 94);
     sk_lda_corpus_free(&train);
     sk_lda_corpus_free(&obs);
     sk_lda_corpus_free(&held);
