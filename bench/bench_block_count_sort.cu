@@ -246,8 +246,7 @@ int main(int argc, char **argv) {
   BENCH_CUDA(cudaGetDeviceProperties(&prop, o.device));
   printf("%s: samplekit's block counting sort against sk-mixture's private one (issue 30)\n", BENCH_NAME);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MB; nvcc %d.%d\n", o.device, prop.name, prop.major,
-         prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1e6, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  bench_print_gpu(o.device);
   printf("method: N = %lld labels, blocks of %d threads, full-occupancy grid; %d warm-up launches, median of %d\n",
          o.n, kStatsThreads, BENCH_WARMUP, o.reps);
 

@@ -403,15 +403,11 @@ int main(int argc, char **argv) {
   bench_select_device(opt.device);
   cudaDeviceProp prop;
   BENCH_CUDA(cudaGetDeviceProperties(&prop, opt.device));
-  int clock_khz = 0;
-  BENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, opt.device));
 
   printf("bench_butterfly: butterfly-patterned partial sums vs the paper's Algorithms 1 and 4 (nvcc %d.%d)\n",
          __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz, %.1f GiB\n", opt.device, prop.name,
-         prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000,
-         (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+  bench_print_gpu(opt.device);
   const size_t items = (size_t)1 << opt.log2_items;
   printf("method: %zu items (one per lane, blocks of %d), theta and phi %d x K each (row-major, ld = K), "
          "random doc and word per item;\n        %d warm-up launches, median of %d timed launches per variant "

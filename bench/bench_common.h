@@ -194,6 +194,21 @@ static inline void bench_print_date_and_command(int argc, char **argv) {
   printf("\n");
 }
 
+// "GPU <n>: <name>, compute capability, SMs, peak SM clock, memory, L2; driver, nvcc": what RESULTS.md
+// asks to name with every figure, the same line in every benchmark.
+static inline void bench_print_gpu(int device) {
+  cudaDeviceProp prop;
+  BENCH_CUDA(cudaGetDeviceProperties(&prop, device));
+  int clock_khz = 0, driver = 0;
+  BENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  BENCH_CUDA(cudaDriverGetVersion(&driver));
+  printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz, %.1f GiB, L2 %.1f MiB; CUDA driver "
+         "%d.%d, nvcc %d.%d\n",
+         device, prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000,
+         (double)prop.totalGlobalMem / (double)(1u << 30), prop.l2CacheSize / (double)(1u << 20), driver / 1000,
+         driver % 1000 / 10, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+}
+
 // The CSV file of --csv: opened for writing, or NULL after saying why.
 static inline FILE *bench_open_csv(const char *path) {
   FILE *f = fopen(path, "w");

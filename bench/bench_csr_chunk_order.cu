@@ -525,9 +525,7 @@ int main(int argc, char **argv) {
          BENCH_NAME, SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__,
          __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
-         ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount, ctx.prop.totalGlobalMem / 1e9,
-         ctx.prop.l2CacheSize / 1e6);
+  bench_print_gpu(ctx.opt.device);
   printf("method: host: wall clock, one untimed warm-up run, median of %d runs, one thread, pinned buffers;\n"
          "        device and copies: %d warm-up runs, median of %d runs (CUDA events, back to back, default\n"
          "        stream); copies between pinned host memory and the device\n",

@@ -505,8 +505,7 @@ int main(int argc, char **argv) {
   printf(BENCH_NAME ": CSR chunker pipeline (samplekit %d.%d.%d) on a transfer-heavy job (nvcc %d.%d)\n",
          SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB\n", ctx.opt.device, ctx.prop.name, ctx.prop.major,
-         ctx.prop.minor, ctx.sm_count, ctx.prop.totalGlobalMem / 1e9);
+  bench_print_gpu(ctx.opt.device);
 
   if (!bench_alloc_pinned(&ctx)) return BENCH_EXIT_FAILED;
   if (ctx.tokens != ctx.opt.tokens)

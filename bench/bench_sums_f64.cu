@@ -463,8 +463,7 @@ int main(int argc, char **argv) {
   printf("bench_sums_f64: samplekit double sums and search vs sk-lda's private metrics code (nvcc %d.%d)\n",
          __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, L2 %d MiB\n", device, prop.name, prop.major, prop.minor,
-         sm_count, prop.l2CacheSize >> 20);
+  bench_print_gpu(device);
   printf("method: block %d threads, one full wave, %d outer x %d unrolled dependent calls; %d warm-up, median of "
          "%d launches, A B A B\n\n",
          BENCH_THREADS, outer, BENCH_INNER, BENCH_WARMUP, BENCH_TIMED);

@@ -815,8 +815,7 @@ static void bench_print_header(int argc, char **argv, const bench_context *ctx) 
          CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, __CUDACC_VER_MAJOR__,
          __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz\n", ctx->device,
-         ctx->prop.name, ctx->prop.major, ctx->prop.minor, ctx->sm_count, ctx->clock_khz / 1000);
+  bench_print_gpu(ctx->device);
   printf("method: block %d threads, grid one full wave (occupancy x SMs), %d outer x %d unrolled "
          "dependent calls = %.0f calls per warp;\n        %d warm-up launches, median of %d timed "
          "launches, rounds in A B A B order\n",

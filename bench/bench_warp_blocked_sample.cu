@@ -438,14 +438,12 @@ int main(int argc, char **argv) {
   bench_select_device(device);
   cudaDeviceProp prop;
   BENCH_CUDA(cudaGetDeviceProperties(&prop, device));
-  int sm_count = 0, clock_khz = 0;
+  int sm_count = 0;
   BENCH_CUDA(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  BENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   printf("bench_warp_blocked_sample: the blocked warp draw against AGA-LDA's private code and the prefix walk "
          "(nvcc %d.%d)\n", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, peak SM clock %d MHz\n", device, prop.name, prop.major,
-         prop.minor, sm_count, clock_khz / 1000);
+  bench_print_gpu(device);
   printf("method: blocks of %d threads, one full wave, %d x %d dependent draws a warp; %d warm-up launches,\n"
          "        median of %d timed launches, %d rounds (A B A B)\n",
          BENCH_THREADS, outer, BENCH_INNER, BENCH_WARMUP, BENCH_RUNS, BENCH_ROUNDS);

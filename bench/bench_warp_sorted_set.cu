@@ -184,8 +184,7 @@ int main(int argc, char **argv) {
   BENCH_CUDA(cudaGetDeviceProperties(&prop, o.device));
   printf("%s: samplekit's warp sorted set against lane 0's search and shift, and a bitmap rebuild\n", BENCH_NAME);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs; nvcc %d.%d\n", o.device, prop.name, prop.major, prop.minor,
-         prop.multiProcessorCount, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  bench_print_gpu(o.device);
   printf("method: one set a warp in shared memory, %d warps a block, a full-occupancy grid; %d calls (or pairs) a "
          "warp a launch; %d warm-up launches, median of %d\n\n",
          BENCH_WARPS_PER_BLOCK, o.iters, BENCH_WARMUP, o.reps);

@@ -516,8 +516,7 @@ int main(int argc, char **argv) {
   printf("bench_wary_tree: batched W-ary trees (samplekit %d.%d.%d) vs alias tables (Vose) on the GPU (nvcc %d.%d)\n",
          SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   bench_print_date_and_command(argc, argv);
-  printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GB, L2 %.1f MB\n", ctx.opt.device, ctx.prop.name,
-         ctx.prop.major, ctx.prop.minor, ctx.sm_count, ctx.prop.totalGlobalMem / 1e9, ctx.prop.l2CacheSize / 1e6);
+  bench_print_gpu(ctx.opt.device);
   printf("method: %d warm-up runs, median of %d timed runs (CUDA events, back to back); weights uniform in\n"
          "        (0, 1] with 1 in 16 zero, generated on the GPU; builds: GB/s = (weights read once + structure\n"
          "        written once) / time, as %% of the copy rate; draws from uniformly random rows, one Philox\n"
