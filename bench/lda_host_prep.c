@@ -24,6 +24,7 @@
 #endif
 
 #include "checkpoint.h"
+#include "cli.h"
 #include "corpus_read.h"
 #include "metrics.h"
 #include "model.h"
@@ -53,22 +54,46 @@ int main(int argc, char **argv) {
   int32_t item_tokens = 512;
   double test_fraction = SK_LDA_DEFAULT_TEST_FRACTION;
   uint64_t seed = 1;
+  static const char kCmd[] = "lda_host_prep";
+  long long v = 0;
+  /* Every number is checked whole and in range (sk-lda's parsers, which name the option): a typo is an
+     error, exit 2, not a silent 0. */
   while ((c = getopt_long(argc, argv, "k:s:h", options, NULL)) != -1) {
+    int ok = 1;
     switch (c) {
       case 'D': docword = optarg; break;
       case 'v': vocab = optarg; break;
-      case 'k': K = (int32_t)atoi(optarg); break;
-      case 'j': threads = atoi(optarg); break;
-      case 'F': test_fraction = atof(optarg); break;
-      case 's': seed = strtoull(optarg, NULL, 10); break;
+      case 'k':
+        ok = sk_lda_parse_ll(kCmd, "--topics", optarg, 1, SK_LDA_MAX_TOPICS, &v);
+        K = (int32_t)v;
+        break;
+      case 'j':
+        ok = sk_lda_parse_ll(kCmd, "--threads", optarg, 0, 4096, &v);
+        threads = (int)v;
+        break;
+      case 'F': ok = sk_lda_parse_double(kCmd, "--test-fraction", optarg, 0.0, 0.99, &test_fraction); break;
+      case 's': ok = sk_lda_parse_u64(kCmd, "--seed", optarg, &seed); break;
       case 'c': check = 1; break;
-      case 'I': item_tokens = (int32_t)atoi(optarg); break;
-      case 'R': plan_runs = atoi(optarg); break;
+      case 'I':
+        ok = sk_lda_parse_ll(kCmd, "--item-tokens", optarg, 1, 1 << 20, &v);
+        item_tokens = (int32_t)v;
+        break;
+      case 'R':
+        ok = sk_lda_parse_ll(kCmd, "--plan-runs", optarg, 0, 1000, &v);
+        plan_runs = (int)v;
+        break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
     }
+    if (!ok) return 2;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "lda_host_prep: unexpected argument '%s'\n", argv[optind]);
+    usage(stderr);
+    return 2;
   }
   if (docword == NULL) {
+    fprintf(stderr, "lda_host_prep: --docword FILE is required\n");
     usage(stderr);
     return 2;
   }
