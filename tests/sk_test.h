@@ -4,6 +4,7 @@
  * - SK_CHECK(cond, fmt, ...) counts a pass or prints a failure with file, line, the current context
  *   (seed, case) and the message; SK_CHECK_CUDA(call) checks a CUDA call (in .cu files).
  * - sk_test_seed_count() is how many seeds a seed loop runs: SK_TEST_SEEDS in the environment, or 8.
+ * - sk_test_parse_long(what, text, min, max): a whole number from an argument, or exit 2 saying why.
  * - sk_test_under_sanitizer(): SK_TEST_SANITIZER is set (not "0"); .ci/gpu sets it to the tool's name
  *   under compute-sanitizer, and tests may then leave out their largest inputs (each says which) to
  *   bound the time; the plain run keeps them. sk_test_under_racecheck(): it is "racecheck", which
@@ -67,10 +68,21 @@ static inline int sk_test_check(int ok, const char *file, int line, const char *
 /* Evaluates to 1 when cond holds, so a test can stop comparing a case after its first mismatch. */
 #define SK_CHECK(cond, ...) sk_test_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
+/* A whole number in [min, max] from an argument or variable named `what`; anything else (a typo, a
+   trailing letter, out of range) prints why and exits 2, rather than running a different test. */
+static inline long sk_test_parse_long(const char *what, const char *text, long min, long max) {
+  char *end = NULL;
+  const long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < min || v > max) {
+    fprintf(stderr, "%s: '%s' is not a whole number in [%ld, %ld]\n", what, text, min, max);
+    exit(2);
+  }
+  return v;
+}
+
 static inline int sk_test_seed_count(void) {
   const char *env = getenv("SK_TEST_SEEDS");
-  const int n = env ? atoi(env) : 0;
-  return n > 0 ? n : 8;
+  return env != NULL && env[0] != '\0' ? (int)sk_test_parse_long("SK_TEST_SEEDS", env, 1, 1000000) : 8;
 }
 
 static inline int sk_test_under_sanitizer(void) {

@@ -523,7 +523,10 @@ int main(int argc, char **argv) {
   if (sk_test_wants_host_only(argc, argv)) return sk_test_finish();
   if (!test_gpu_present(NULL, 0)) return SK_TEST_SKIP_CODE;
   if (argc == 6 && strcmp(argv[1], "--bench") == 0)
-    return bench((int32_t)atoi(argv[2]), (int32_t)atoi(argv[3]), (int32_t)atoi(argv[4]), (int32_t)atoi(argv[5]));
+    return bench((int32_t)sk_test_parse_long("--bench D", argv[2], 1, INT32_MAX),
+                 (int32_t)sk_test_parse_long("--bench V", argv[3], 1, INT32_MAX),
+                 (int32_t)sk_test_parse_long("--bench L", argv[4], 1, 1000000),
+                 (int32_t)sk_test_parse_long("--bench K", argv[5], 1, SK_LDA_MAX_TOPICS));
   test_errors_gpu();
   test_seam_gpu();
   test_small();

@@ -205,7 +205,7 @@ int main(int argc, char **argv) {
   const int gpus = count_gpus();
   if (gpus == 0) return SK_TEST_SKIP_CODE;
   int wanted[3] = {1, 2, 4}, num_wanted = 3;
-  if (argc > 1) wanted[0] = atoi(argv[1]), num_wanted = 1;
+  if (argc > 1) wanted[0] = (int)sk_test_parse_long("test_ranks_gpu R", argv[1], 1, 16), num_wanted = 1;
   printf("%d GPUs here\n", gpus);
   for (int i = 0; i < num_wanted; ++i) {
     const int R = wanted[i];
