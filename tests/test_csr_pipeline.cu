@@ -1,4 +1,4 @@
-// Tests the CSR streaming pipeline (csr_pipeline.h, kernels/csr_pipeline.c):
+// Tests the CSR streaming pipeline (csr_pipeline.h, kernels/csr_pipeline.c and csr_pipeline_run.c):
 // - host (--host): the chunk costs, and every argument check of sk_csr_pipeline_create() and the other
 //   calls that needs no GPU (they must return before touching CUDA);
 // - GPU: on a synthetic corpus (Zipf-like document lengths, empty documents at both ends and scattered,

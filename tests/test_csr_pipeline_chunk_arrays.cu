@@ -1,4 +1,4 @@
-// Tests two parts of the CSR streaming pipeline (csr_pipeline.h, kernels/csr_pipeline.c) that
+// Tests two parts of the CSR streaming pipeline (csr_pipeline.h, kernels/csr_pipeline*.c) that
 // test_csr_pipeline.cu leaves out: per-chunk arrays (SK_CSR_PIPELINE_PER_CHUNK, chunk i's slice is
 // elements [chunk_offsets[i], chunk_offsets[i + 1]) of the caller's sizes) and pipelines without tokens
 // (h_tokens NULL without an order).
