@@ -66,20 +66,31 @@ __device__ __forceinline__ int32_t fold_start(const fold_params &p, const fold_s
   return list_nonzero(p, s, nullptr, lane);
 }
 
+// The score's factor 1 / (n_d + A) for a document whose observed half has n tokens.
+__device__ __forceinline__ double fold_score_norm(const fold_params &p, int64_t n) {
+  return __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
+}
+
+// A held-out token of word w's term of the score, from the counts and nonzero topics in s (metrics.h:
+// log p(w | d) = log(((S + Q_w) + Y_dw) norm), Y a total in the tiles' order; S the s table's total).
+// Every lane of the warp calls.
+__device__ __forceinline__ double fold_score_term(const fold_params &p, const fold_scratch &s, int32_t nnz, int32_t w,
+                                                  double S, double norm, int lane) {
+  const int64_t w0 = p.word_start[w], w1 = p.word_start[w + 1];
+  const double Q = w1 > w0 ? p.word_q_cum[w1 - 1] : 0.0;
+  const y_terms y{&p, s.ndk, s.topics, nnz, p.b + (int64_t)w * p.num_topics};
+  return log(__dmul_rn(__dadd_rn(__dadd_rn(S, Q), tiles_total(y, nnz, lane)), norm));
+}
+
 // The score of document d's held-out half from the warp's counts after the fold-in of its observed
-// half of n tokens (metrics.h: p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A), Y a total in the tiles'
-// order; S the s table's total): the sum of its tokens' log-likelihoods. Every lane of the warp calls.
+// half of n tokens: its tokens' terms (fold_score_term()) added in token order from 0.0. Every lane of
+// the warp calls.
 __device__ __forceinline__ double fold_score(const fold_params &p, const fold_scratch &s, int32_t nnz, int32_t d,
                                              int64_t n, double S, int lane) {
-  const double norm = __ddiv_rn(1.0, __dadd_rn((double)n, p.kalpha));
+  const double norm = fold_score_norm(p, n);
   double ll = 0.0;
-  for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t) {
-    const int32_t w = p.held_tokens[t];
-    const int64_t w0 = p.word_start[w], w1 = p.word_start[w + 1];
-    const double Q = w1 > w0 ? p.word_q_cum[w1 - 1] : 0.0;
-    const y_terms y{&p, s.ndk, s.topics, nnz, p.b + (int64_t)w * p.num_topics};
-    ll = __dadd_rn(ll, log(__dmul_rn(__dadd_rn(__dadd_rn(S, Q), tiles_total(y, nnz, lane)), norm)));
-  }
+  for (int64_t t = p.held_offsets[d]; t < p.held_offsets[d + 1]; ++t)
+    ll = __dadd_rn(ll, fold_score_term(p, s, nnz, p.held_tokens[t], S, norm, lane));
   return ll;
 }
 

@@ -157,6 +157,7 @@ __device__ __forceinline__ void copy_moves(const window_scratch &s, int32_t &nnz
 template <int kCtas>
 struct window_shared {
   int32_t old[kCtas * kWindowWarps], guess[kCtas * kWindowWarps], drawn[kCtas * kWindowWarps];
+  int32_t score_nnz;  // warp 0's nonzero topics after the fold-in, for the score (block 0's copy)
 };
 
 // The window's barrier: the block's, or the cluster's (kCtas > 1; it orders the shared and global writes
@@ -187,16 +188,18 @@ __device__ __forceinline__ window_token cluster_token(const window_token *at) {
 }
 
 // The fold-in of document d's observed half by a window of W = kCtas x blockDim.x / 32 warps, a block
-// or a cluster of kCtas blocks (the scheme above), then the score of its held-out half by warp 0 of the
-// cluster's block 0; leaves every warp's ndk (and present) all zero. `tokens`: n_max entries of global
-// scratch, the cluster's, for the document's window_token. Every thread of the cluster calls.
+// or a cluster of kCtas blocks (the scheme above), then the score of its held-out half by the cluster's
+// block 0 (below); leaves every warp's ndk (and present) all zero. `tokens`: n_max entries of global
+// scratch, the cluster's, for the document's window_token; `copy0`: warp 0 of this block's copy, which
+// the other warps read for the score. Every thread of the cluster calls.
 // Why clusters: a window's draws per pass grow almost as W (a CPU replay of 20news's longest test
 // document at K = 1,024: 9.4, 17.1 and 31.5 at W = 16, 32 and 64; bench/lda_windows_replay.py), while a
 // block holds at most 16 warps of the 128 registers a draw needs; a cluster's blocks share the window's
 // entries through distributed shared memory and its barrier.
 template <bool kHeld, bool kBitmap, int kCtas>
 __device__ __forceinline__ void fold_in_windows(const fold_params &p, const window_scratch &s, window_shared<kCtas> &sh,
-                                                window_token *tokens, int32_t d, int lane) {
+                                                window_token *tokens, int64_t n_max, const fold_scratch &copy0,
+                                                int32_t d, int lane) {
   constexpr int kPositions = kCtas;  // a lane's positions of the copy step: 2W = 32 kCtas
   const int32_t K = p.num_topics;
   const int warps = (int)(blockDim.x / 32), W = kCtas * warps;
@@ -347,7 +350,33 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
     }
   }
   if (kBitmap && stale) nnz = copy_list(s, K, lane);
-  if (warp == 0) {
+  // The score, fold_score()'s bits: warp 0's copy holds the chain's counts; block 0's warps take its
+  // held-out tokens in turn, each token's term from that copy (the same function of the same counts),
+  // into the token scratch (free: the windows' last barrier is behind every read of it, in every block
+  // of the cluster), and warp 0 adds the terms in token order from 0.0. Why: one warp's pass over the held-out half (about 2,400
+  // tokens for 20news's longest test document) kept the block's other warps waiting (spread: 20news's
+  // held-out call 32.3 -> 27.7 ms at K = 10,000 on an H200, bench/RESULTS.md). A held-out half
+  // longer than the scratch holds is scored by warp 0 alone, the same sum.
+  const int64_t h0 = p.held_offsets[d], held = p.held_offsets[d + 1] - h0;
+  const int local = (int)(threadIdx.x / 32);
+  const int64_t room = n_max * (int64_t)(sizeof(window_token) / sizeof(double));
+  if (rank == 0 && held <= room) {
+    if (local == 0 && lane == 0) sh.score_nnz = nnz;
+    __syncthreads();  // every warp of the block is out of the windows and sees score_nnz
+    const int32_t nnz0 = sh.score_nnz;
+    const double norm = fold_score_norm(p, n);
+    double *terms = reinterpret_cast<double *>(tokens);
+    for (int64_t t = local; t < held; t += warps) {
+      const double term = fold_score_term(p, copy0, nnz0, p.held_tokens[h0 + t], S, norm, lane);
+      if (lane == 0) terms[t] = term;
+    }
+    __syncthreads();  // the terms are written; warp 0's copy is read
+    if (local == 0) {
+      double ll = 0.0;
+      for (int64_t t = 0; t < held; ++t) ll = __dadd_rn(ll, terms[t]);
+      if (lane == 0) p.doc_ll[d] = ll;
+    }
+  } else if (warp == 0) {
     const double ll = fold_score(p, s.f, nnz, d, n, S, lane);
     if (lane == 0) p.doc_ll[d] = ll;
   }

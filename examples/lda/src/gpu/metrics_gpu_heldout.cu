@@ -42,12 +42,18 @@ constexpr size_t kFoldSharedMax = 48u << 10;         // per warp: larger scratch
 constexpr size_t kFoldGlobalMin = (size_t)256 << 20;
 constexpr size_t kFoldGlobalMax = (size_t)2 << 30;
 
-// A warp's fold_scratch at base (p.warp_bytes), its counts cleared.
-__device__ __forceinline__ fold_scratch scratch_at(const fold_params &p, char *base, int lane) {
+// The fold_scratch of a warp whose scratch is at base (p.warp_bytes), as it is.
+__device__ __forceinline__ fold_scratch scratch_view(const fold_params &p, char *base) {
   fold_scratch s;
   s.tile_end = (double *)base;
   s.ndk = (int32_t *)(s.tile_end + p.tile_cap);
   s.topics = s.ndk + p.num_topics;
+  return s;
+}
+
+// A warp's fold_scratch at base (p.warp_bytes), its counts cleared.
+__device__ __forceinline__ fold_scratch scratch_at(const fold_params &p, char *base, int lane) {
+  const fold_scratch s = scratch_view(p, base);
   for (int32_t k = lane; k < p.num_topics; k += 32) s.ndk[k] = 0;
   __syncwarp();
   return s;
@@ -76,13 +82,15 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
   __shared__ window_shared<kCtas> sh;
   const int lane = sk_lane_id(), warp = (int)(threadIdx.x / 32);
   const size_t stride = p.warp_bytes + present_bytes(p.num_topics);
-  char *base = kShared ? (char *)fold_shared + (size_t)warp * stride
-                       : p.scratch + window_first_byte + ((size_t)blockIdx.x * (blockDim.x / 32) + (size_t)warp) * stride;
+  char *block_base = kShared ? (char *)fold_shared
+                             : p.scratch + window_first_byte + (size_t)blockIdx.x * (blockDim.x / 32) * stride;
+  char *base = block_base + (size_t)warp * stride;
   window_scratch s;
   s.f = scratch_at(p, base, lane);
   s.present = (uint32_t *)(base + p.warp_bytes);  // written in full by fold_in_windows()'s start
   const int64_t doc = (int64_t)(blockIdx.x / kCtas);
-  fold_in_windows<kHeld, kBitmap, kCtas>(p, s, sh, tokens + doc * token_stride, p.order[doc], lane);
+  fold_in_windows<kHeld, kBitmap, kCtas>(p, s, sh, tokens + doc * token_stride, token_stride,
+                                         scratch_view(p, block_base), p.order[doc], lane);
 }
 
 // The windows kernel for a launch: shared or global scratch, the held draw or not, the bitmap or not,
