@@ -94,7 +94,7 @@
  * \snippet test_csr_chunker.c csr_chunker_usage
  *
  * Usage (a chunk's groups and items on the host, sized by the count first):
- * \snippet test_csr_chunker.c csr_chunk_groups_usage
+ * \snippet test_csr_chunk_groups.c csr_chunk_groups_usage
  * @{
  */
 
