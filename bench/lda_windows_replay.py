@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """CPU replay of the held-out windows' acceptance on a corpus's longest document (issue 32).
 
-usage: lda_windows_replay.py LIBSK_LDA MODEL.skl DOCWORD.txt.gz SWEEPS
+usage: lda_windows_replay.py LIBSK_LDA MODEL.skl DOCWORD.txt.gz SWEEPS ["W LIST"]
 
 The GPU folds the longest test documents in by windows (examples/lda/src/gpu/metrics_gpu_fold_windows.cuh):
 W positions of the chain a pass, each drawn from the counts that the guesses of the positions before it give,
 and the chain keeps the draws up to the first that differs from its guess. This replays that scheme with
 numpy on the corpus's longest document (every other token as its observed half) and prints the draws kept a
-pass, for W = 16 and 32 and two starts of the fold-in: uniform topics and each word's phi (the default
-since 87b57cd). Not bit-exact with sk-lda (numpy's generator and sums): a statistic of the scheme, not of a
+pass, for W = 16 and 32 (or the W LIST given, e.g. "5 9 16") and two starts of the fold-in: uniform topics
+and each word's phi (the default since 87b57cd). Not bit-exact with sk-lda (numpy's generator and sums): a statistic of the scheme, not of a
 run. LIBSK_LDA: the built libsk_lda.so (the model is read through the Python package, examples/lda/python).
 """
 import gzip
@@ -17,8 +17,14 @@ import sys
 
 import numpy as np
 
-if len(sys.argv) != 5:
+if len(sys.argv) not in (5, 6):
     sys.exit(__doc__)
+try:
+    widths = [int(x) for x in sys.argv[5].split()] if len(sys.argv) == 6 else [16, 32]
+except ValueError:
+    sys.exit(f"W LIST: '{sys.argv[5]}' is not a list of integers")
+if not widths or min(widths) < 1:
+    sys.exit(f"W LIST: '{sys.argv[5]}': give widths of at least 1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "lda", "python"))
 os.environ.setdefault("SKLDA_LIBRARY", sys.argv[1])
 from sklda import LDA
@@ -70,6 +76,6 @@ def replay(kind, W):
         carried = {g + j: drawn[j] for j in range(acc + 1, last)}
         g += acc + 1; passes += 1
     return total / passes
-for W in (16, 32):
+for W in widths:
     for kind in ("uniform", "phi"):
         print(f"W = {W}, start {kind}: {replay(kind, W):.2f} draws a pass")
