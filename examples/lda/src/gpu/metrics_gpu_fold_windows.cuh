@@ -353,10 +353,10 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
   // The score, fold_score()'s bits: warp 0's copy holds the chain's counts; block 0's warps take its
   // held-out tokens in turn, each token's term from that copy (the same function of the same counts),
   // into the token scratch (free: the windows' last barrier is behind every read of it, in every block
-  // of the cluster), and warp 0 adds the terms in token order from 0.0. Why: one warp's pass over the held-out half (about 2,400
-  // tokens for 20news's longest test document) kept the block's other warps waiting (spread: 20news's
-  // held-out call 32.3 -> 27.7 ms at K = 10,000 on an H200, bench/RESULTS.md). A held-out half
-  // longer than the scratch holds is scored by warp 0 alone, the same sum.
+  // of the cluster), and warp 0 adds the terms in token order from 0.0. Why: one warp's pass over the
+  // held-out half (about 2,400 tokens for 20news's longest test document) kept the block's other warps
+  // waiting (spread: 20news's held-out call 32.3 -> 27.7 ms at K = 10,000 on an H200, bench/RESULTS.md).
+  // A held-out half longer than the scratch holds is scored by warp 0 alone, the same sum.
   const int64_t h0 = p.held_offsets[d], held = p.held_offsets[d + 1] - h0;
   const int local = (int)(threadIdx.x / 32);
   const int64_t room = n_max * (int64_t)(sizeof(window_token) / sizeof(double));
