@@ -8,8 +8,9 @@ W positions of the chain a pass, each drawn from the counts that the guesses of 
 and the chain keeps the draws up to the first that differs from its guess. This replays that scheme with
 numpy on the corpus's longest document (every other token as its observed half) and prints the draws kept a
 pass, for W = 16 and 32 (or the W LIST given, e.g. "5 9 16") and two starts of the fold-in: uniform topics
-and each word's phi (the default since 87b57cd). Not bit-exact with sk-lda (numpy's generator and sums): a statistic of the scheme, not of a
-run. LIBSK_LDA: the built libsk_lda.so (the model is read through the Python package, examples/lda/python).
+and each word's phi (the default since 87b57cd). Not bit-exact with sk-lda (numpy's generator and sums): a
+statistic of the scheme, not of a run. LIBSK_LDA: the built libsk_lda.so (the model is read through the
+Python package, examples/lda/python).
 """
 import gzip
 import os
