@@ -358,20 +358,19 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
   // waiting (spread: 20news's held-out call 32.3 -> 27.7 ms at K = 10,000 on an H200, bench/RESULTS.md).
   // A held-out half longer than the scratch holds is scored by warp 0 alone, the same sum.
   const int64_t h0 = p.held_offsets[d], held = p.held_offsets[d + 1] - h0;
-  const int local = (int)(threadIdx.x / 32);
   const int64_t room = n_max * (int64_t)(sizeof(window_token) / sizeof(double));
   if (rank == 0 && held <= room) {
-    if (local == 0 && lane == 0) sh.score_nnz = nnz;
+    if (warp == 0 && lane == 0) sh.score_nnz = nnz;  // in block 0, warp is the block's own warp index
     __syncthreads();  // every warp of the block is out of the windows and sees score_nnz
     const int32_t nnz0 = sh.score_nnz;
     const double norm = fold_score_norm(p, n);
     double *terms = reinterpret_cast<double *>(tokens);
-    for (int64_t t = local; t < held; t += warps) {
+    for (int64_t t = warp; t < held; t += warps) {
       const double term = fold_score_term(p, copy0, nnz0, p.held_tokens[h0 + t], S, norm, lane);
       if (lane == 0) terms[t] = term;
     }
     __syncthreads();  // the terms are written; warp 0's copy is read
-    if (local == 0) {
+    if (warp == 0) {
       double ll = 0.0;
       for (int64_t t = 0; t < held; ++t) ll = __dadd_rn(ll, terms[t]);
       if (lane == 0) p.doc_ll[d] = ll;
