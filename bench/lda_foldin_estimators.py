@@ -28,7 +28,6 @@ arrays (3.2 GB for nips12 at K = 10,000). Time on nips12's 174 test documents (1
 K = 10,000, one core: the collapsed chain is the slow one (one repetition of "10 20 40" with c and u took
 25 min beside other work); s 20 with its two branches took 100 s.
 """
-import gzip
 import os
 import sys
 import time
@@ -48,29 +47,20 @@ if not kinds or not set(kinds) <= {"c", "u", "s"}:
     sys.exit(f"SK_FOLDIN_KINDS: '{os.environ.get('SK_FOLDIN_KINDS')}': a list of c, u and s")
 if not marks or marks[0] < 1 or reps < 1:
     sys.exit("SWEEPS_LIST: sweep counts of at least 1; REPS: at least 1")
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "lda", "python"))
-os.environ.setdefault("SKLDA_LIBRARY", sys.argv[1])
-from sklda import LDA  # noqa: E402
+from lda_bench_model import load_model, read_docword  # noqa: E402
 
-est = LDA.load(sys.argv[2])
-nvk = est.components_ - est.beta  # K x V counts
+nvk, alpha, beta = load_model(sys.argv[1], sys.argv[2])  # K x V counts
 K, V = nvk.shape
-alpha = est.alpha if est.alpha is not None else 50.0 / K
-beta = est.beta
-phi_t = np.ascontiguousarray(((nvk + beta) / (nvk.sum(axis=1)[:, None] + V * beta)).T)  # V x K
+nk = nvk.sum(axis=1)
+phi_t = np.ascontiguousarray(((nvk + beta) / (nk[:, None] + V * beta)).T)  # V x K
 prior_cum = np.cumsum(alpha * phi_t, axis=1)  # a word's running sums of alpha phi (the q and s parts)
-c_k = 1.0 / (nvk.sum(axis=1) + V * beta)
+c_k = 1.0 / (nk + V * beta)
 word_topics = [np.flatnonzero(nvk[:, w]) for w in range(V)]  # each word's nonzero topics, increasing
 word_bc = [nvk[word_topics[w], w] * c_k[word_topics[w]] for w in range(V)]
 
-docs = {}
-with gzip.open(sys.argv[3], "rt") as f:
-    D, W_, _ = int(f.readline()), int(f.readline()), int(f.readline())
-    if W_ > V:
-        sys.exit(f"{sys.argv[3]}: {W_} words, the model has {V}")
-    for line in f:
-        d, w, c = map(int, line.split())
-        docs.setdefault(d, []).extend([w - 1] * c)
+docs, W_ = read_docword(sys.argv[3])
+if W_ > V:
+    sys.exit(f"{sys.argv[3]}: {W_} words, the model has {V}")
 cut = np.random.default_rng(seed)  # the halves: the same in every repetition
 halves = []
 for d in sorted(docs):

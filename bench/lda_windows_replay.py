@@ -12,8 +12,6 @@ and each word's phi (the default since 87b57cd). Not bit-exact with sk-lda (nump
 statistic of the scheme, not of a run. LIBSK_LDA: the built libsk_lda.so (the model is read through the
 Python package, examples/lda/python).
 """
-import gzip
-import os
 import sys
 
 import numpy as np
@@ -26,23 +24,14 @@ except ValueError:
     sys.exit(f"W LIST: '{sys.argv[5]}' is not a list of integers")
 if not widths or min(widths) < 1:
     sys.exit(f"W LIST: '{sys.argv[5]}': give widths of at least 1")
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "lda", "python"))
-os.environ.setdefault("SKLDA_LIBRARY", sys.argv[1])
-from sklda import LDA
+from lda_bench_model import load_model, read_docword
 model_path, corpus, iters = sys.argv[2], sys.argv[3], int(sys.argv[4])
-est = LDA.load(model_path)
-nvk = est.components_ - est.beta  # K x V counts
+nvk, alpha, beta = load_model(sys.argv[1], model_path)  # K x V counts
 K, V = nvk.shape
-alpha, beta = est.alpha if est.alpha is not None else 50.0 / K, est.beta
 nk = nvk.sum(axis=1)
 phi = (nvk + beta) / (nk[:, None] + V * beta)  # K x V
 # the longest document, every other token as its observed half
-docs = {}
-with gzip.open(corpus, "rt") as f:
-    D, W_, NNZ = int(f.readline()), int(f.readline()), int(f.readline())
-    for line in f:
-        d, w, c = map(int, line.split())
-        docs.setdefault(d, []).extend([w - 1] * c)
+docs, _ = read_docword(corpus)
 d = max(docs, key=lambda k: len(docs[k]))
 rng0 = np.random.default_rng(1)
 toks = np.array(docs[d]); rng0.shuffle(toks); words = toks[::2]
