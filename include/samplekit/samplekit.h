@@ -12,6 +12,7 @@
 #include "sk_version.h"
 #include "sk_device.h"
 #include "rng.h"
+#include "rng_gamma.h"
 #include "thread_tile_sample.h"
 #include "wary_tree.h"
 #include "sample_categorical.h"
