@@ -40,15 +40,16 @@ static void eval_usage(FILE *f) {
           "      --skip-unknown     drop words the model does not know (default: an error)\n"
           "      --test-fraction F  documents to evaluate (default %g)\n"
           "  -s, --seed N           seed of the split and the fold-in (default: the model's)\n"
-          "  -n, --iters N          fold-in sweeps, at least 1 (default %d,\n"
-          "                         %d above %d topics)\n"
+          "  -n, --iters N          fold-in sweeps, at least 1 (default %d up to %d topics, all but the\n"
+          "                         last 2 uncollapsed; %d up to %d, %d above, collapsed)\n"
           "      --coherence N      topic coherence of the top N words (2 .. %d) instead of the held-out LL;\n"
           "                         --test-fraction, --seed and --iters do not apply to it\n"
           "      --coherence-out FILE  also write the scores as CSV (topic,umass,npmi,top_words)\n"
           "      --threads N        CPU threads (default: all); results do not depend on it\n"
           "  -h, --help             this text\n",
-          SK_LDA_DEFAULT_TEST_FRACTION, SK_LDA_DEFAULT_FOLDIN_ITERS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS,
-          SK_LDA_FOLDIN_MANY_TOPICS, SK_LDA_EVAL_MAX_COHERENCE_TOP);
+          SK_LDA_DEFAULT_TEST_FRACTION, SK_LDA_DEFAULT_FOLDIN_ITERS_FEW, SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS,
+          SK_LDA_DEFAULT_FOLDIN_ITERS, SK_LDA_FOLDIN_MANY_TOPICS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS,
+          SK_LDA_EVAL_MAX_COHERENCE_TOP);
 }
 
 /* --coherence: the scores of each topic's top words over the whole corpus (coherence.h); 0, 1 or 2 as

@@ -30,13 +30,14 @@ static void infer_usage(FILE *f) {
           "      --vocab FILE       vocabulary of the documents: words are matched to the model's by\n"
           "                         string; without it, word ids must be the model's own\n"
           "      --skip-unknown     drop words the model does not know instead of failing\n"
-          "  -n, --iters N          fold-in Gibbs sweeps, at least 1 (default %d,\n"
-          "                         %d above %d topics)\n"
+          "  -n, --iters N          fold-in sweeps, at least 1 (default %d up to %d topics, all but the\n"
+          "                         last 2 uncollapsed; %d up to %d, %d above, collapsed Gibbs)\n"
           "  -s, --seed N           seed of the fold-in (default: the model's seed)\n"
           "      --threads N        OpenMP threads (default: all; the result does not depend on it)\n"
           "  -o, --out FILE         where the proportions go (written to FILE.tmp, then renamed)\n"
           "  -h, --help             this text\n",
-          SK_LDA_DEFAULT_FOLDIN_ITERS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS, SK_LDA_FOLDIN_MANY_TOPICS);
+          SK_LDA_DEFAULT_FOLDIN_ITERS_FEW, SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS, SK_LDA_DEFAULT_FOLDIN_ITERS,
+          SK_LDA_FOLDIN_MANY_TOPICS, 2 * SK_LDA_DEFAULT_FOLDIN_ITERS);
 }
 
 int sk_lda_cmd_infer(int argc, char **argv) {

@@ -103,8 +103,9 @@ static void train_usage(FILE *f) {
           SK_LDA_MAX_TOPICS, SK_LDA_DEFAULT_BETA, SK_LDA_AUTO_AGA_MAX_TOPICS, SK_LDA_DEFAULT_TEST_FRACTION);
   /* In parts: C99 compilers need only take string literals of up to 4,095 characters. */
   fputs(
-          "      --heldout-sweeps N fold-in sweeps of the held-out score (default 10, 20 above K = 10,000);\n"
-          "                         above K = 1,024 the score still rises with more (bench/RESULTS.md)\n"
+          "      --heldout-sweeps N fold-in sweeps of the held-out score (default 12 up to K = 1,024, all but\n"
+          "                         the last 2 uncollapsed; 10 up to K = 10,000, 20 above, collapsed); above\n"
+          "                         K = 1,024 the score still rises with more (bench/RESULTS.md)\n"
           "      --optimize-every N learn the priors from the counts every N sweeps: an asymmetric alpha (one\n"
           "                         value per topic, Minka's fixed point, as MALLET's --optimize-interval) and\n"
           "                         a symmetric beta; deterministic, the same on the CPU and the GPU, kept in\n"

@@ -15,10 +15,10 @@ heldout_of() { sed -n 's/.*held-out LL\/token \([-0-9.]*\) .*/\1/p' "$1" | head 
 
 # 1 and 2: the default, then 3 sweeps.
 train --out "$work/d" >"$work/d.log" 2>&1 || fail "train failed: $(tail -3 "$work/d.log")"
-grep -q 'held-out LL/token [-0-9.]* (perplexity [0-9.]*, [0-9]* documents, 10 fold-in sweeps)' "$work/d.log" ||
-  fail "train's summary does not name 10 fold-in sweeps: $(grep held-out "$work/d.log")"
+grep -q 'held-out LL/token [-0-9.]* (perplexity [0-9.]*, [0-9]* documents, 12 fold-in sweeps)' "$work/d.log" ||
+  fail "train's summary does not name 12 fold-in sweeps: $(grep held-out "$work/d.log")"
 "$sk_lda" eval --model "$work/d/model.skl" "${corpus[@]}" >"$work/d.eval" 2>&1 || fail "eval failed: $(cat "$work/d.eval")"
-grep -q ', 10 fold-in sweeps$' "$work/d.eval" || fail "eval's default is not 10 sweeps: $(cat "$work/d.eval")"
+grep -q ', 12 fold-in sweeps$' "$work/d.eval" || fail "eval's default is not 12 sweeps: $(cat "$work/d.eval")"
 [ "$(heldout_of "$work/d.log")" = "$(heldout_of "$work/d.eval")" ] ||
   fail "train printed $(heldout_of "$work/d.log"), eval $(heldout_of "$work/d.eval")"
 

@@ -207,19 +207,19 @@ static double heldout_with(const sklda_corpus *c, int32_t n, int *status, sklda_
   return ll;
 }
 
-/* heldout_sweeps: 0 (the default) is 10 at K = 5; another count gives another score; below 0 is refused. */
+/* heldout_sweeps: 0 (the default) is 12 at K = 5; another count gives another score; below 0 is refused. */
 static void check_heldout_sweeps(const sklda_corpus *c) {
   sklda_options o;
   sklda_options_default(&o);
   SK_CHECK(o.heldout_sweeps == 0, "heldout_sweeps defaults to %d, not 0", (int)o.heldout_sweeps);
   int st0 = 0, st10 = 0, st3 = 0, bad = 0;
   sklda_error err;
-  const double by_default = heldout_with(c, 0, &st0, &err), ten = heldout_with(c, 10, &st10, &err),
+  const double by_default = heldout_with(c, 0, &st0, &err), ten = heldout_with(c, 12, &st10, &err),
                three = heldout_with(c, 3, &st3, &err);
   SK_CHECK(st0 == SKLDA_OK && st10 == SKLDA_OK && st3 == SKLDA_OK && isfinite(by_default), "trains: %d %d %d", st0,
            st10, st3);
-  SK_CHECK(by_default == ten, "heldout_sweeps 0 scored %.17g, 10 %.17g", by_default, ten);
-  SK_CHECK(three != ten, "heldout_sweeps 3 scored as 10 did (%.17g)", three);
+  SK_CHECK(by_default == ten, "heldout_sweeps 0 scored %.17g, 12 %.17g", by_default, ten);
+  SK_CHECK(three != ten, "heldout_sweeps 3 scored as 12 did (%.17g)", three);
   (void)heldout_with(c, -1, &bad, &err);
   SK_CHECK(bad == SKLDA_ERROR_INPUT && strstr(err.message, "heldout_sweeps") != NULL, "heldout_sweeps -1: %d %s", bad,
            bad == SKLDA_ERROR_INPUT ? err.message : "");
@@ -297,7 +297,7 @@ int main(int argc, char **argv) {
   /* iters 0 (the default) is the held-out score's sweeps for the model's K; below 0 is refused by name. */
   {
     sklda_infer_options explicit_io = io;
-    explicit_io.iters = 10; /* sk_lda.h: 10 up to K = 10,000 */
+    explicit_io.iters = 12; /* sk_lda.h: 12 up to K = 1,024 */
     double ll_explicit = 0;
     SK_CHECK(io.iters == 0 && sklda_score(m, c, &explicit_io, &ll_explicit, NULL) == SKLDA_OK && ll_explicit == ll,
              "iters 0 scores %.17g, iters %d %.17g", ll, explicit_io.iters, ll_explicit);

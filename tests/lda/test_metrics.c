@@ -130,6 +130,9 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
   int64_t *n = (int64_t *)malloc((size_t)K * sizeof *n);
   int32_t *z = (int32_t *)malloc((size_t)(obs->num_tokens > 0 ? obs->num_tokens : 1) * sizeof *z);
   double *a = (double *)malloc((size_t)K * sizeof *a);
+  int64_t *cnt = (int64_t *)malloc((size_t)K * sizeof *cnt);
+  double *xw = (double *)malloc((size_t)K * sizeof *xw), *y = (double *)malloc((size_t)K * sizeof *y);
+  uint64_t *fx = (uint64_t *)malloc((size_t)K * sizeof *fx);
   for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)nk[k] + (double)V * beta), a[k] = alpha;
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     /* the start: each token drawn from its word's phi alone (the rule with no document counts) */
@@ -137,8 +140,14 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
     for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i)
       z[i] = lda_test_fold_draw(n, nvk + (size_t)obs->tokens[i] * (size_t)K, c, a, beta, K,
                                 sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)i));
+    const int uncollapsed = K <= 1024 && iters > 2 ? iters - 2 : 0; /* metrics.h */
+    for (int it = 0; it < uncollapsed; ++it)
+      lda_test_fold_uncollapsed(nvk, c, a, beta, K, seed, it, obs->tokens + obs->doc_offsets[d],
+                                obs->doc_offsets[d + 1] - obs->doc_offsets[d], obs->doc_offsets[d],
+                                z + obs->doc_offsets[d], cnt, xw, fx, y);
+    memset(n, 0, (size_t)K * sizeof *n);
     for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) ++n[z[i]];
-    for (int it = 0; it < iters; ++it)
+    for (int it = uncollapsed; it < iters; ++it)
       for (int64_t i = obs->doc_offsets[d]; i < obs->doc_offsets[d + 1]; ++i) {
         --n[z[i]];
         z[i] = lda_test_fold_draw(n, nvk + (size_t)obs->tokens[i] * (size_t)K, c, a, beta, K,
@@ -153,6 +162,10 @@ static double heldout_reference(const sk_lda_corpus *obs, const sk_lda_corpus *h
   free(n);
   free(z);
   free(a);
+  free(cnt);
+  free(xw);
+  free(y);
+  free(fx);
   return sum / (double)held->num_tokens;
 }
 
@@ -226,7 +239,8 @@ static void test_heldout_ll(void) {
 
   /* Against the fold-in written again, with several sweeps; the same bits for 1 and 2 threads. */
   for (int seed = 0; seed < sk_test_seed_count(); ++seed) {
-    const int32_t K = 2 + (seed * 13) % 40, V = 30;
+    /* seed 4: K above 1,024, where 4 sweeps are all collapsed (below, 2 uncollapsed + 2) */
+    const int32_t K = seed == 4 ? 1100 : 2 + (seed * 13) % 40, V = 30;
     sk_lda_corpus c = make_uniform_corpus(50, V, 40, 200 + (uint64_t)seed);
     /* odd seeds: the last 5 words never occur in training, so their tokens have no q terms */
     if (seed % 2 == 1)
@@ -234,7 +248,7 @@ static void test_heldout_ll(void) {
     sk_lda_corpus obs = make_uniform_corpus(20, V, 15, 300 + (uint64_t)seed);
     sk_lda_corpus held = make_uniform_corpus(20, V, 15, 400 + (uint64_t)seed);
     const double alpha = 0.1 + 0.2 * seed, beta = 0.05;
-    const int iters = seed % 5;
+    const int iters = seed % 7; /* 3 and more: uncollapsed sweeps first */
     sk_test_context("held-out LL vs reference, seed %d, K %d, %d sweeps", seed, (int)K, iters);
     if (SK_CHECK(sk_lda_model_init(&m, &c, K, alpha, beta, 1000 + (uint64_t)seed, &err) == 0, "init: %s",
                  err.message)) {
@@ -375,14 +389,21 @@ static void test_helpers(void) {
   SK_CHECK(sk_lda_peak_rss_bytes() > 0, "peak RSS %lld", (long long)sk_lda_peak_rss_bytes());
 }
 
-/* The fold-in's default sweeps: 10 up to K = 10,000 topics, 20 above (metrics.h). */
+/* The fold-in's default sweeps: 12 up to K = 1,024 topics, 10 up to 10,000, 20 above (metrics.h). */
 static void test_default_foldin_iters(void) {
   sk_test_context("default fold-in sweeps");
   const int32_t Ks[5] = {1, 1024, 10000, 10001, 65536};
-  const int expect[5] = {10, 10, 10, 20, 20};
+  const int expect[5] = {12, 12, 10, 20, 20};
   for (int i = 0; i < 5; ++i)
     SK_CHECK(sk_lda_default_foldin_iters(Ks[i]) == expect[i], "K = %d: %d sweeps, expected %d", (int)Ks[i],
              sk_lda_default_foldin_iters(Ks[i]), expect[i]);
+  /* up to K = 1,024 all but the last two sweeps uncollapsed, above none */
+  const int sweeps[7] = {0, 1, 2, 3, 12, 12, 10}, topics[7] = {5, 5, 1024, 1024, 1024, 1025, 10000},
+            uncollapsed[7] = {0, 0, 0, 1, 10, 0, 0};
+  for (int i = 0; i < 7; ++i)
+    SK_CHECK(sk_lda_detail_fold_uncollapsed(sweeps[i], topics[i]) == uncollapsed[i],
+             "%d sweeps at K = %d: %d uncollapsed, expected %d", sweeps[i], topics[i],
+             sk_lda_detail_fold_uncollapsed(sweeps[i], topics[i]), uncollapsed[i]);
 }
 
 int main(void) {

@@ -148,6 +148,11 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
   int64_t n64[16], b64[16];
   double c[16];
   for (int32_t k = 0; k < K; ++k) c[k] = 1.0 / ((double)m->n_k[k] + (double)m->num_words * m->beta);
+  int64_t cnt[16], *nvk = (int64_t *)malloc((size_t)m->num_words * (size_t)K * sizeof *nvk);
+  double xw[16], y[16];
+  uint64_t fx[16];
+  if (nvk == NULL) return NAN;
+  for (size_t e = 0; e < (size_t)m->num_words * (size_t)K; ++e) nvk[e] = m->n_vk[e];
   for (int32_t d = 0; d < obs->num_docs; ++d) {
     const int64_t first = obs->doc_offsets[d], n = obs->doc_offsets[d + 1] - first;
     memset(ndk, 0, sizeof ndk);
@@ -158,8 +163,12 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
       z[i] = lda_test_fold_draw(n64, b64, c, m->alpha_k, m->beta, K,
                                 sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, (uint64_t)(first + i)));
     }
+    const int uncollapsed = K <= 1024 && iters > 2 ? iters - 2 : 0; /* metrics.h */
+    for (int it = 0; it < uncollapsed; ++it)
+      lda_test_fold_uncollapsed(nvk, c, m->alpha_k, m->beta, K, m->seed, it, obs->tokens + first, n, first, z, cnt,
+                                xw, fx, y);
     for (int64_t i = 0; i < n; ++i) ++ndk[z[i]];
-    for (int it = 0; it < iters; ++it) /* the rule of lda_test_fold.h */
+    for (int it = uncollapsed; it < iters; ++it) /* the rule of lda_test_fold.h */
       for (int64_t i = 0; i < n; ++i) {
         const int32_t *b = m->n_vk + (size_t)obs->tokens[first + i] * (size_t)K;
         --ndk[z[i]];
@@ -174,6 +183,7 @@ static double heldout_direct(const sk_lda_model *m, const sk_lda_corpus *obs, co
       total += log(lda_test_fold_weight(n64, b64, c, m->alpha_k, m->beta, K) / ((double)n + A));
     }
   }
+  free(nvk);
   return total / (double)held->num_tokens;
 }
 

@@ -215,7 +215,7 @@ typedef struct sklda_options {
   int64_t optimize_every; /**< learn an asymmetric alpha and a symmetric beta every N sweeps (default 0: fixed priors) */
   int64_t optimize_burnin; /**< no optimisation before this sweep (default 0: the first is at sweep optimize_every) */
   int32_t start_topics;   /**< a new run's documents start on at most this many topics (< 0, the default: 128; 0: every token on its own uniform topic) */
-  int32_t heldout_sweeps; /**< fold-in sweeps of the held-out LL at the end (0, the default: 10 up to K = 10,000, 20 above, where more sweeps still raise it) */
+  int32_t heldout_sweeps; /**< fold-in sweeps of the held-out LL at the end (0, the default: 12 up to K = 1,024, all but the last 2 uncollapsed; 10 up to K = 10,000, 20 above, where more sweeps still raise it) */
   const char *out_dir;    /**< write the outputs, metrics.csv and checkpoints here (NULL: no files); phi.npy and theta.npy only up to 4 GiB each (`sk-lda train`'s default --npy-limit), as the log says */
   const char *resume_dir; /**< continue the run saved here (its checkpoint.skc) up to iters sweeps */
   int overwrite;          /**< out_dir may hold another run, which is removed */
@@ -338,7 +338,8 @@ int sklda_model_theta(const sklda_model *m, float *theta, sklda_error *err);
 /** \brief How sklda_infer() and sklda_score() fold documents in. sklda_infer_options_default() fills it. */
 typedef struct sklda_infer_options {
   int iters;         /**< Gibbs sweeps of the fold-in, >= 1, or 0 (the default): the held-out score's for the
-                          model's K (10 up to K = 10,000, 20 above) */
+                          model's K (12 up to K = 1,024, all but the last 2 uncollapsed;
+                          10 up to K = 10,000, 20 above) */
   int64_t seed;      /**< the key of the draws (< 0, the default: the model's seed) */
   int threads;       /**< CPU threads (0: all); the results do not depend on it */
   int skip_unknown;  /**< words (or ids) the model lacks are dropped instead of refused (default 0) */

@@ -17,28 +17,59 @@
 extern "C" {
 #endif
 
-/** \brief The fold-in's default Gibbs sweeps up to SK_LDA_FOLDIN_MANY_TOPICS topics (sk_lda_default_foldin_iters()). */
+/** \brief Where the fold-in has uncollapsed sweeps (up to this many topics), its last sweeps are collapsed
+ * Gibbs sweeps: this many (or all, for fewer sweeps). */
+#define SK_LDA_FOLDIN_COLLAPSED 2
+/** \brief Up to this many topics all but the fold-in's last SK_LDA_FOLDIN_COLLAPSED sweeps are uncollapsed;
+ * above, every sweep is collapsed (sk_lda_detail_fold_uncollapsed()). */
+#define SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS 1024
+/** \brief The fold-in's default sweeps up to SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS topics: 10 uncollapsed, 2
+ * collapsed (sk_lda_default_foldin_iters()). */
+#define SK_LDA_DEFAULT_FOLDIN_ITERS_FEW 12
+/** \brief The fold-in's default (collapsed) sweeps above SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS topics, up to
+ * SK_LDA_FOLDIN_MANY_TOPICS. */
 #define SK_LDA_DEFAULT_FOLDIN_ITERS 10
 /** \brief Above this many topics the fold-in's default is twice SK_LDA_DEFAULT_FOLDIN_ITERS. */
 #define SK_LDA_FOLDIN_MANY_TOPICS 10000
 
 /**
- * \brief The default number of fold-in Gibbs sweeps for a model of K topics: of the held-out
- * log-likelihood that sk-lda train reports, sk-lda eval and infer, theta.npy's held-out rows and the C
- * API's sklda_infer() and sklda_score(): 10 up to K = 10,000, 20 above.
+ * \brief The default number of fold-in sweeps for a model of K topics: of the held-out log-likelihood that
+ * sk-lda train reports, sk-lda eval and infer, theta.npy's held-out rows and the C API's sklda_infer() and
+ * sklda_score(): 12 up to K = 1,024 (10 uncollapsed, then 2 collapsed: sk_lda_detail_fold_uncollapsed()),
+ * 10 up to K = 10,000, 20 above (collapsed).
  *
- * Why (bench/RESULTS.md, issue 32, H200 and CPU): a test document is one chain of dependent draws, so the
- * longest one's length sets the held-out LL's time on a GPU. From the start drawn from each word's phi
- * (sk_lda_detail_fold_prior_draw()) 10 sweeps gave at least the held-out LL that 20 from uniform topics gave
- * (the rule before) on nips12 and 20news at K = 1,024 and 10,000; at K = 65,536 10 gave 0.038 less on
- * 20news, 20 gave 0.10 more. The chain mixes more slowly as K grows: at K = 1,024 10 sweeps are within 0.01
- * of 80, at K = 10,000 and above 80 sweeps are 0.06 to 0.39 above 10 and still rising, so give eval a larger
- * -n for a converged figure at large K.
+ * Why (bench/RESULTS.md, issue 32, H200 and CPU): a test document's collapsed sweeps are one chain of
+ * dependent draws, so on a GPU the longest document sets the held-out LL's time, while an uncollapsed
+ * sweep draws every token of every document at once. At K = 1,024 10 uncollapsed sweeps then 2 collapsed
+ * gave the 10 collapsed sweeps' held-out LL within 0.003 on nips12 and 20news and 0.01 on kos (seeds 1-4;
+ * 0.0015 and 0.0018 below on average) in about half the GPU's time (20 + 2: within 0.008, 0.6 of the
+ * time). At K = 10,000 20 + 2 gave 0.06-0.08 less on 20news and 0.02-0.04 less on kos (the uncollapsed
+ * chain mixes more slowly on short documents as K grows), outside issue 32's 0.02, so above
+ * K = 1,024 the sweeps stay collapsed: from the start drawn from each word's phi
+ * (sk_lda_detail_fold_prior_draw()) 10 collapsed sweeps gave at least the held-out LL that 20 from uniform
+ * topics gave on nips12 and 20news at K = 1,024 and 10,000; at K = 65,536 10 gave 0.038 less on 20news, 20
+ * gave 0.10 more. The chain mixes more slowly as K grows (at K = 10,000 and above 80 sweeps are 0.06 to
+ * 0.39 above 10 and still rising), so give eval a larger -n for a converged figure at large K.
  * \param K the number of topics.
  * \return the sweeps.
  */
 static inline int sk_lda_default_foldin_iters(int32_t K) {
-  return K > SK_LDA_FOLDIN_MANY_TOPICS ? 2 * SK_LDA_DEFAULT_FOLDIN_ITERS : SK_LDA_DEFAULT_FOLDIN_ITERS;
+  return K <= SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS ? SK_LDA_DEFAULT_FOLDIN_ITERS_FEW
+         : K > SK_LDA_FOLDIN_MANY_TOPICS         ? 2 * SK_LDA_DEFAULT_FOLDIN_ITERS
+                                                 : SK_LDA_DEFAULT_FOLDIN_ITERS;
+}
+
+/**
+ * \brief Of `iters` fold-in sweeps of a model of K topics, how many come first as uncollapsed sweeps: up to
+ * K = SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS all but the last SK_LDA_FOLDIN_COLLAPSED (none when iters <=
+ * SK_LDA_FOLDIN_COLLAPSED), above none.
+ * \param iters the sweeps.
+ * \param K the number of topics.
+ * \return the uncollapsed sweeps.
+ */
+static inline int sk_lda_detail_fold_uncollapsed(int iters, int32_t K) {
+  return K <= SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS && iters > SK_LDA_FOLDIN_COLLAPSED ? iters - SK_LDA_FOLDIN_COLLAPSED
+                                                                                      : 0;
 }
 
 /**
@@ -78,10 +109,26 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
  * (observed->doc d and heldout->doc d are the two halves of one document, e.g. from sk_lda_split_corpus()):
  *  - fold-in: the observed token with index i (in the observed corpus) starts in a topic drawn from the
  *    model's topics for its word alone, p(k) proportional to a_k phi[k][w] (sk_lda_detail_fold_prior_draw(),
- *    u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `fold_in_iters` Gibbs
- *    sweeps over the document's observed tokens in order: remove the token from n_dk, draw k with
- *    p(k) proportional to (a_k + n_dk) phi[k][w] by the sparse rule below (u =
+ *    u = sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `fold_in_iters` sweeps, numbered
+ *    0, 1, ...: the first U = sk_lda_detail_fold_uncollapsed(fold_in_iters, K) uncollapsed (all but the
+ *    last SK_LDA_FOLDIN_COLLAPSED up to K = SK_LDA_FOLDIN_UNCOLLAPSED_MAX_TOPICS, else none), the rest
+ *    collapsed Gibbs sweeps;
+ *  - a collapsed sweep goes over the document's observed tokens in order: remove the token from n_dk,
+ *    draw k with p(k) proportional to (a_k + n_dk) phi[k][w] by the sparse rule below (u =
  *    sk_rng_uniform_f64(m->seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back;
+ *  - an uncollapsed sweep draws theta from its conditional, then every token given theta (so a GPU draws
+ *    every token of every document at once). theta_k = X_k + y_k, the Gamma(n_dk + a_k) variate split as a
+ *    Gamma(n_dk) part of the document and a Gamma(a_k) part that the sweep shares with every document
+ *    (each document's chain is still the uncollapsed Gibbs chain; the documents are only correlated):
+ *    y_k = samplekit's sk_rng_gamma_f64(m->seed, SK_LDA_STREAM_FOLDIN_SHARED(sweep),
+ *    k SK_RNG_GAMMA_MAX_UNIFORMS, a_k); X_k the sum, over the document's tokens in topic k, of their
+ *    sk_rng_exponential_f64(m->seed, SK_LDA_STREAM_FOLDIN_THETA(sweep), i) in fixed point
+ *    (sk_lda_detail_fold_exp_fixed(), then sk_lda_detail_fold_fixed_value()). Each token then takes k with
+ *    p(k) proportional to theta_k phi[k][w] = r_k + q'_k + x_k: r_k = y_k (beta c_k) (every k; one table a
+ *    sweep), q'_k = y_k (n_wk c_k) (n_wk > 0; one table a word a sweep), x_k = X_k phi_wk (the document's
+ *    nonzero topics, per draw), each part's running sums from 0 in topic order, and the draw is the sparse
+ *    rule's below with r, q' and x in place of s, q and y (u = sk_rng_uniform_f64(m->seed,
+ *    SK_LDA_STREAM_FOLDIN(sweep), i));
  *  - score: theta_dk = (n_dk + a_k) / (n_d + A) with n_d the observed length, and every held-out token w
  *    adds log sum_k theta_dk phi[k][w], computed sparsely as below.
  *
@@ -192,27 +239,6 @@ typedef struct sk_lda_detail_fold_doc {
 } sk_lda_detail_fold_doc;
 
 /**
- * \brief Internal: the fold-in of one document, shared by the held-out log-likelihood, sk-lda infer and
- * theta.npy so that all give the same bits.
- *
- * The document's n tokens are words[0 .. n) with global indices first_index .. first_index + n - 1 (the
- * RNG's index). Token i starts in sk_lda_detail_fold_prior_draw()'s topic for its word with u =
- * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, first_index + i), then `iters` sweeps in order: remove
- * it, draw by the sparse rule of sk_lda_heldout_ll() with u from SK_LDA_STREAM_FOLDIN(sweep), add it back.
- * Work O(n log K) to start, then per token O(nnz(n_d.)), plus O(log K) for a draw that lands in s or q.
- * \param t the call's tables.
- * \param seed the key of the draws.
- * \param words the document's n word ids.
- * \param n its number of tokens.
- * \param first_index the global index of its first token.
- * \param iters fold-in sweeps.
- * \param doc its state: empty on entry (ndk zero, nnz 0); holds the document's counts, nonzero topics and
- *        topics z on return (sk_lda_detail_fold_in_docs() empties it after the visit: ndk zero at doc->topics).
- */
-void sk_lda_detail_fold_in_doc(const sk_lda_detail_fold_tables *t, uint64_t seed, const int32_t *words, int64_t n,
-                               int64_t first_index, int iters, sk_lda_detail_fold_doc *doc);
-
-/**
  * \brief Internal: a held-out token's probability p(w | d) = ((S + Q_w) + Y_dw) / (n_d + A)
  * (sk_lda_heldout_ll()), computed as that sum times norm.
  * \param t the call's tables.
@@ -239,7 +265,7 @@ typedef void (*sk_lda_detail_fold_in_visit)(void *ctx, int32_t d, const sk_lda_d
                                             const sk_lda_detail_fold_doc *doc, int64_t n);
 
 /**
- * \brief Internal: builds the tables, folds every document of `docs` in with sk_lda_detail_fold_in_doc()
+ * \brief Internal: builds the tables, folds every document of `docs` in by sk_lda_heldout_ll()'s rule
  * (tokens indexed by their position in docs, `iters` sweeps) on `threads` threads (0: all), then visits it;
  * documents are visited once each, in any order.
  *

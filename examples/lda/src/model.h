@@ -22,6 +22,10 @@
  *   SK_LDA_STREAM_SPLIT_TOKENS       global token index in the full corpus   halving each test document
  *   SK_LDA_STREAM_FOLDIN_INIT        token index in the observed halves      initial fold-in topic (a draw)
  *   SK_LDA_STREAM_FOLDIN(it)         token index in the observed halves      fold-in sweep it
+ *   SK_LDA_STREAM_FOLDIN_THETA(it)   token index in the observed halves      its Exp(1) share of theta in
+ *                                                                            uncollapsed fold-in sweep it
+ *   SK_LDA_STREAM_FOLDIN_SHARED(it)  k SK_RNG_GAMMA_MAX_UNIFORMS + j         topic k's shared Gamma(a_k)
+ *                                                                            in uncollapsed sweep it
  * \endverbatim
  * Streams at or above SK_LDA_STREAM_RESERVED are never sweep streams, so no two uses share numbers.
  */
@@ -49,6 +53,12 @@ extern "C" {
 #define SK_LDA_STREAM_FOLDIN_INIT (SK_LDA_STREAM_RESERVED + 3u)
 /** \brief RNG stream of fold-in sweep it (index: token index in the observed halves). */
 #define SK_LDA_STREAM_FOLDIN(it) (SK_LDA_STREAM_RESERVED + UINT64_C(0x100000000) + (uint64_t)(it))
+/** \brief RNG stream of the Exp(1) variates of uncollapsed fold-in sweep it (index: token index in the observed
+ * halves; metrics.h's sk_lda_heldout_ll()). */
+#define SK_LDA_STREAM_FOLDIN_THETA(it) (SK_LDA_STREAM_RESERVED + UINT64_C(0x200000000) + (uint64_t)(it))
+/** \brief RNG stream of the shared Gamma(a_k) variates of uncollapsed fold-in sweep it (topic k reads from
+ * index k SK_RNG_GAMMA_MAX_UNIFORMS, samplekit/rng_gamma.h). */
+#define SK_LDA_STREAM_FOLDIN_SHARED(it) (SK_LDA_STREAM_RESERVED + UINT64_C(0x300000000) + (uint64_t)(it))
 
 /** \brief Largest number of topics supported. */
 #define SK_LDA_MAX_TOPICS 65536
@@ -318,6 +328,30 @@ void sk_lda_detail_sort_i32(int32_t *a, int32_t n);
 #else
 #define SK_LDA_HOST_DEVICE
 #endif
+
+/** \brief The fold-in's fixed point for theta's Exp(1) shares: 2^32 units to 1 (sk_lda_detail_fold_exp_fixed()). */
+#define SK_LDA_FOLDIN_FIXED_ONE 4294967296.0
+
+/**
+ * \brief An Exp(1) variate e (at most 36.8, samplekit/rng_gamma.h) in the uncollapsed fold-in's fixed point:
+ * e 2^32 truncated. A topic's Gamma(n_dk) share of theta is the sum of its tokens' values: integer sums, so
+ * the host and the device, in any order, get the same bits (metrics.h, sk_lda_heldout_ll()). Exact to 2^-32;
+ * no sum overflows below 10^8 tokens of one topic in one document.
+ * \param e the variate, >= 0.
+ * \return floor(e 2^32).
+ */
+static inline SK_LDA_HOST_DEVICE uint64_t sk_lda_detail_fold_exp_fixed(double e) {
+  return (uint64_t)(e * SK_LDA_FOLDIN_FIXED_ONE);
+}
+
+/**
+ * \brief A fixed-point sum of sk_lda_detail_fold_exp_fixed() values as a double: (double)f 2^-32.
+ * \param f the sum.
+ * \return its value.
+ */
+static inline SK_LDA_HOST_DEVICE double sk_lda_detail_fold_fixed_value(uint64_t f) {
+  return (double)f * (1.0 / SK_LDA_FOLDIN_FIXED_ONE);
+}
 
 /**
  * \brief The first k in [0, n) with cum[k] > x for a non-decreasing cum, or n - 1 when rounding leaves

@@ -64,8 +64,9 @@ class LDA(ParamsMixin):
         options: other sklda_options fields by name (sk_lda.h), e.g. {"minibatch": 64, "save_z": 1}, or
             {"start_topics": 0} for every token on its own uniform initial topic (by default a document
             starts on at most 128 topics when K > 128: ESCA's first sweeps then cost what later ones do),
-            or {"heldout_sweeps": 80} for more fold-in sweeps in the held-out score than the default (10,
-            20 above K = 10,000; above K = 1,024 more sweeps still raise it).
+            or {"heldout_sweeps": 80} for more fold-in sweeps in the held-out score than the default (12 up
+            to K = 1,024, all but the last 2 uncollapsed; 10 up to K = 10,000, 20 above; above K = 1,024 more
+            sweeps still raise it).
 
     Attributes (after fit() or load()):
         components_: K x V float64 topic-word pseudo-counts n_vk + beta (scikit-learn's meaning).

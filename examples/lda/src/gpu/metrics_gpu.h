@@ -6,7 +6,9 @@
  *                                    on the device in double (CUDA's lgamma), summed in a fixed order;
  *   held-out log-likelihood per token the rule of sk_lda_heldout_ll() (document completion: fold-in of
  *                                    each test document's observed half with phi fixed, then the score
- *                                    of its held-out half) with the same random numbers.
+ *                                    of its held-out half) with the same random numbers: up to K = 1,024
+ *                                    the uncollapsed sweeps first, every token of every document at
+ *                                    once (metrics_gpu_uncollapsed.cu), then the collapsed sweeps below.
  *
  * With per-topic priors (gpu_counts.h's alpha_k set) both follow metrics.c's per-topic formulas: the pair
  * term of the joint log-likelihood takes its topic's alpha_k and lgamma(alpha_k) (the host's, uploaded with

@@ -204,7 +204,9 @@ extern "C" void sk_lda_gpu_metrics_destroy(sk_lda_gpu_metrics *g) {
   sk_lda_gpu::metrics_buf_free(g, &g->inv);
   sk_lda_gpu::metrics_buf_free(g, &g->scratch);
   sk_lda_gpu::metrics_buf_free(g, &g->window_tokens);
-  sk_lda_gpu_buf *tables[] = {&g->s_cum, &g->word_start, &g->word_topic, &g->word_q_cum};
+  sk_lda_gpu_buf *tables[] = {&g->s_cum,    &g->word_start, &g->word_topic, &g->word_q_cum,
+                              &g->u_token_doc, &g->u_doc_topic, &g->u_doc_x,  &g->u_doc_nnz,
+                              &g->u_y,         &g->u_r,         &g->u_word_r, &g->u_scratch};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; ++i) sk_lda_gpu::metrics_buf_free(g, tables[i]);
   if (g->fold_start != NULL) (void)cudaEventDestroy(g->fold_start);
   if (g->fold_done != NULL) (void)cudaEventDestroy(g->fold_done);

@@ -64,7 +64,9 @@ struct fold_params {
   const double *alpha_k;                      // K per-topic priors, or NULL: alpha for every topic
   double alpha, kalpha;                       // kalpha: K alpha, or sum_k alpha_k
   uint64_t seed;
-  int iters;
+  int iters;        // the collapsed sweeps
+  int first_sweep;  // the number of the first (its RNG stream): the uncollapsed sweeps come before
+  int z_given;      // 1: z holds the topics the uncollapsed sweeps left (the collapsed sweeps start there)
   unsigned *next_doc;  // the next entry of order to take, less window_docs
   int32_t window_docs;  // the first entries of order, a block each (metrics_gpu_fold_windows.cuh)
   double *doc_ll;      // per document: the sum of its held-out tokens' log-likelihoods
@@ -101,6 +103,33 @@ struct y_terms {
   }
 };
 
+// The x terms of an uncollapsed draw (metrics.h): the document's theta shares X over its nonzero topics
+// (entries 0 .. n - 1: x[i] for topics[i]) against the word's row of B, with fold_in.c's operations and
+// roundings: X_k ((n_wk + beta) c_k).
+struct x_terms {
+  const fold_params *p;
+  const double *x;
+  const int32_t *topics;
+  int32_t n;               // entries past n read 0
+  const int32_t *row;      // the word's row of B
+  __device__ __forceinline__ double operator()(int i) const {
+    if (i >= n) return 0.0;
+    const int32_t k = topics[i];
+    return __dmul_rn(x[i], __dmul_rn(__dadd_rn((double)__ldg(row + k), p->beta), __ldg(p->inv + k)));
+  }
+  // Entries first .. first + kPerLane - 1.
+  __device__ __forceinline__ void tile(int first, double (&w)[kPerLane]) const {
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) w[j] = (*this)(first + j);
+  }
+};
+
+// What a draw searches past its document part: the table for every topic (s, or an uncollapsed sweep's r)
+// and the words' tables over their nonzero topics (q, or the sweep's q'), each running sums in topic order.
+struct draw_tables {
+  const double *s_cum, *word_q_cum;
+};
+
 // The tiles' order of addition, the kernel's own (fixed; metrics_gpu.h): tile t holds entries
 // kTile t .. kTile t + kTile - 1 (entries past the end are +0.0), lane L entries kTile t + kPerLane L
 // + j, j = 0 .. kPerLane - 1. A lane adds its entries in order, ((w_0 + w_1) + w_2) + w_3 (l_L), the
@@ -115,7 +144,8 @@ __device__ __forceinline__ double lane_sum(const double (&w)[kPerLane]) {
 }
 
 // The total of n entries of t in the tiles' order: a score's Y. Every lane calls.
-__device__ __forceinline__ double tiles_total(const y_terms &t, int n, int lane) {
+template <class Terms>
+__device__ __forceinline__ double tiles_total(const Terms &t, int n, int lane) {
   double carry = 0.0;
   double w[kPerLane];
   t.tile(kPerLane * lane, w);
@@ -139,15 +169,17 @@ __device__ __forceinline__ double tiles_total(const y_terms &t, int n, int lane)
 // (rounding), the tile's last entry with a positive weight, else the last y entry; with no y part the
 // last q entry, else K - 1. The sums are the tiles' order, not the host's sequential one (metrics_gpu.h:
 // a draw can differ only within rounding of a boundary).
-__device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const fold_scratch &s, int32_t nnz,
-                                                   const int32_t *row, int64_t w0, int32_t m, double S, double Q,
-                                                   double u, int lane) {
+// Terms: y_terms (a collapsed draw) or x_terms (an uncollapsed one); topics the document's, tile_end the
+// warp's scratch for tiles past the 32nd, tb the tables searched past the document part.
+template <class Terms>
+__device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const Terms &t, const int32_t *topics,
+                                                   double *tile_end, draw_tables tb, int32_t nnz, int64_t w0,
+                                                   int32_t m, double S, double Q, double u, int lane) {
   const int32_t K = p.num_topics;
   const int n = nnz;
-  const y_terms t{&p, s.ndk, s.topics, n, row};
   const int tiles = (n + kTile - 1) / kTile;
   // The total: each tile's weights and warp sum, its end E_t; the first kKeep tiles' weights and lane
-  // sums stay in registers, E_t in lane t's register for t < 32, in s.tile_end past that.
+  // sums stay in registers, E_t in lane t's register for t < 32, in tile_end past that.
   double keep_w[kKeep][kPerLane], keep_inc[kKeep];
 #pragma unroll
   for (int r = 0; r < kKeep; ++r) {
@@ -164,7 +196,7 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
     const double inc = sk_warp_inclusive_sum_f64(SK_FULL_MASK, lane_sum(w));
     carry = __dadd_rn(carry, __shfl_sync(SK_FULL_MASK, inc, 31));
     if (tt == lane) my_end = carry;
-    if (tt >= 32 && lane == 0) s.tile_end[tt - 32] = carry;
+    if (tt >= 32 && lane == 0) tile_end[tt - 32] = carry;
 #pragma unroll
     for (int r = 0; r < kKeep; ++r)
       if (tt == r) {
@@ -178,9 +210,9 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
   if (tiles > 32) __syncwarp();  // lane 0's tile ends are visible to the search
   const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), carry));
   // The s and q parts: sk_lda_detail_fold_search_sq()'s steps (model.h), written out (see there).
-  if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
+  if (x < S) return sk_lda_detail_first_above(tb.s_cum, K, x);
   const double x1 = __dsub_rn(x, S);
-  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
+  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(tb.word_q_cum + w0, m, x1)];
   if (tiles == 0) return m > 0 ? p.word_topic[w0 + m - 1] : K - 1;
   const double y = __dsub_rn(x1, Q);
   // The tile: the first whose end exceeds y.
@@ -189,13 +221,13 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
     const unsigned hit = __ballot_sync(SK_FULL_MASK, lane < tiles && my_end > y);
     if (hit != 0u) tile = __ffs((int)hit) - 1;
     for (int c = 32; tile < 0 && c < tiles; c += 32) {
-      const unsigned h = __ballot_sync(SK_FULL_MASK, c + lane < tiles && s.tile_end[c + lane - 32] > y);
+      const unsigned h = __ballot_sync(SK_FULL_MASK, c + lane < tiles && tile_end[c + lane - 32] > y);
       if (h != 0u) tile = c + __ffs((int)h) - 1;
     }
     if (tile < 0) tile = tiles - 1;
   }
   const double before_lo = __shfl_sync(SK_FULL_MASK, my_end, (tile - 1) & 31);
-  const double before = tile == 0 ? 0.0 : tile <= 32 ? before_lo : s.tile_end[tile - 33];
+  const double before = tile == 0 ? 0.0 : tile <= 32 ? before_lo : tile_end[tile - 33];
   // The tile's weights and warp sums: kept, or read again.
   double inc = 0.0;
   if (tile < kKeep) {
@@ -233,7 +265,7 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
       i = tile * kTile + kPerLane * L + __shfl_sync(SK_FULL_MASK, last_j, L);
     }
   }
-  return s.topics[i];
+  return topics[i];
 }
 
 // The same draw for a document of at most 32 R nonzero topics: samplekit's one-block blocked draw on
@@ -242,22 +274,21 @@ __device__ __forceinline__ int32_t fold_draw_tiles(const fold_params &p, const f
 // gives the total Y and each lane's end; past the s and q parts, y = x1 - Q_w goes to the first lane
 // whose end exceeds y (and whose sum is positive), which walks its entries from (end - its sum); when
 // none does (rounding) the last positive entry.
-template <int R>
-__device__ __forceinline__ int32_t fold_draw_held(const fold_params &p, const fold_scratch &s, int32_t nnz,
-                                                  const int32_t *row, int64_t w0, int32_t m, double S, double Q,
-                                                  double u) {
+template <int R, class Terms>
+__device__ __forceinline__ int32_t fold_draw_held(const fold_params &p, const Terms &t, const int32_t *topics,
+                                                  draw_tables tb, int32_t nnz, int64_t w0, int32_t m, double S,
+                                                  double Q, double u) {
   const int32_t K = p.num_topics;
-  const y_terms t{&p, s.ndk, s.topics, nnz, row};
   sk_warp_blocked_hold_f64<R> hold;
   const double Y = sk_warp_blocked_hold_by_f64<R>(SK_FULL_MASK, t, nnz, &hold);
   const double x = __dmul_rn(u, __dadd_rn(__dadd_rn(S, Q), Y));
   // The s and q parts: sk_lda_detail_fold_search_sq()'s steps (model.h), written out (see there).
-  if (x < S) return sk_lda_detail_first_above(p.s_cum, K, x);
+  if (x < S) return sk_lda_detail_first_above(tb.s_cum, K, x);
   const double x1 = __dsub_rn(x, S);
-  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(p.word_q_cum + w0, m, x1)];
+  if (x1 < Q) return p.word_topic[w0 + sk_lda_detail_first_above(tb.word_q_cum + w0, m, x1)];
   if (nnz == 0) return m > 0 ? p.word_topic[w0 + m - 1] : K - 1;
   const int i = sk_warp_blocked_find_f64<R>(SK_FULL_MASK, hold, __dsub_rn(x1, Q));
-  return s.topics[i >= 0 ? i : nnz - 1];
+  return topics[i >= 0 ? i : nnz - 1];
 }
 
 // A draw: with kHeld, the held block for documents of up to kHeldMax nonzero topics (the usual case once
@@ -265,16 +296,26 @@ __device__ __forceinline__ int32_t fold_draw_held(const fold_params &p, const fo
 // tiles above; without, the tiles always. kHeld is fold_held(), a function of K and the longest observed
 // half alone, so that the draws do not depend on the GPU.
 constexpr int kHeldMax = 32 * 8;
+template <bool kHeld, class Terms>
+__device__ __forceinline__ int32_t fold_draw_terms(const fold_params &p, const Terms &t, const int32_t *topics,
+                                                   double *tile_end, draw_tables tb, int32_t nnz, int64_t w0,
+                                                   int32_t m, double S, double Q, double u, int lane) {
+  if (!kHeld) return fold_draw_tiles(p, t, topics, tile_end, tb, nnz, w0, m, S, Q, u, lane);
+  if (nnz <= 32) return fold_draw_held<1>(p, t, topics, tb, nnz, w0, m, S, Q, u);
+  if (nnz <= 64) return fold_draw_held<2>(p, t, topics, tb, nnz, w0, m, S, Q, u);
+  if (nnz <= 128) return fold_draw_held<4>(p, t, topics, tb, nnz, w0, m, S, Q, u);
+  if (nnz <= kHeldMax) return fold_draw_held<8>(p, t, topics, tb, nnz, w0, m, S, Q, u);
+  return fold_draw_tiles(p, t, topics, tile_end, tb, nnz, w0, m, S, Q, u, lane);
+}
+
+// A collapsed draw: the y terms of the counts in s, the s and q tables.
 template <bool kHeld>
 __device__ __forceinline__ int32_t fold_draw(const fold_params &p, const fold_scratch &s, int32_t nnz,
                                              const int32_t *row, int64_t w0, int32_t m, double S, double Q,
                                              double u, int lane) {
-  if (!kHeld) return fold_draw_tiles(p, s, nnz, row, w0, m, S, Q, u, lane);
-  if (nnz <= 32) return fold_draw_held<1>(p, s, nnz, row, w0, m, S, Q, u);
-  if (nnz <= 64) return fold_draw_held<2>(p, s, nnz, row, w0, m, S, Q, u);
-  if (nnz <= 128) return fold_draw_held<4>(p, s, nnz, row, w0, m, S, Q, u);
-  if (nnz <= kHeldMax) return fold_draw_held<8>(p, s, nnz, row, w0, m, S, Q, u);
-  return fold_draw_tiles(p, s, nnz, row, w0, m, S, Q, u, lane);
+  const y_terms t{&p, s.ndk, s.topics, nnz, row};
+  return fold_draw_terms<kHeld>(p, t, s.topics, s.tile_end, draw_tables{p.s_cum, p.word_q_cum}, nnz, w0, m, S, Q,
+                                u, lane);
 }
 
 }  // namespace fold

@@ -51,17 +51,22 @@ __device__ __forceinline__ int32_t list_nonzero(const fold_params &p, const fold
   return sk_warp_sorted_set_from_counts_i32(s.ndk, p.num_topics, s.topics, present, lane);
 }
 
-// The fold-in's start for tokens [first, first + n): each token's initial topic written to z and counted
-// into the warp's scratch (ndk all zero on entry), then the nonzero topics. Returns nnz. Every lane of
-// the warp calls.
+// Observed token i's topic where the collapsed sweeps start: what the uncollapsed sweeps left in z
+// (p.z_given), else its initial topic, written to z.
+__device__ __forceinline__ int32_t collapsed_start_topic(const fold_params &p, int64_t i) {
+  if (p.z_given) return p.z[i];
+  const window_token t = token_of(p, p.obs_tokens[i]);
+  const int32_t k = initial_topic(p, i, t.w0, t.m, t.q);
+  p.z[i] = k;
+  return k;
+}
+
+// The collapsed sweeps' start for tokens [first, first + n): each token's topic (collapsed_start_topic())
+// counted into the warp's scratch (ndk all zero on entry), then the nonzero topics. Returns nnz. Every
+// lane of the warp calls.
 __device__ __forceinline__ int32_t fold_start(const fold_params &p, const fold_scratch &s, int64_t first, int64_t n,
                                               int lane) {
-  for (int64_t i = lane; i < n; i += 32) {
-    const window_token t = token_of(p, p.obs_tokens[first + i]);
-    const int32_t k = initial_topic(p, first + i, t.w0, t.m, t.q);
-    p.z[first + i] = k;
-    atomicAdd(&s.ndk[k], 1);
-  }
+  for (int64_t i = lane; i < n; i += 32) atomicAdd(&s.ndk[collapsed_start_topic(p, first + i)], 1);
   __syncwarp();
   return list_nonzero(p, s, nullptr, lane);
 }
@@ -104,7 +109,7 @@ __device__ __forceinline__ int32_t fold_in(const fold_params &p, const fold_scra
   __syncwarp();
   const double S = p.s_cum[K - 1];
   for (int it = 0; it < p.iters; ++it) {
-    const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
+    const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)(p.first_sweep + it));
     for (int64_t i0 = 0; i0 < n; i0 += 32) {
       // The next 32 tokens' uniforms, words' nonzeros and topics, a token a lane, handed out by
       // shuffles: a token's topic changes only at its own draw, so reading it ahead is exact.

@@ -209,7 +209,7 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
   for (int64_t i = rank * (int64_t)blockDim.x + threadIdx.x; i < n; i += kCtas * (int64_t)blockDim.x) {
     const window_token t = token_of(p, p.obs_tokens[first + i]);
     tokens[i] = t;
-    p.z[first + i] = initial_topic(p, first + i, t.w0, t.m, t.q);  // the start, a token a thread
+    if (!p.z_given) p.z[first + i] = initial_topic(p, first + i, t.w0, t.m, t.q);  // the start, a token a thread
   }
   window_sync<kCtas>();  // z and the tokens are visible to every warp
   // Every warp counts the initial topics into its copy, and lists them (and their bitmap).
@@ -239,7 +239,7 @@ __device__ __forceinline__ void fold_in_windows(const fold_params &p, const wind
     double u = 0.0;
     window_token tk = {0.0, 0, 0, 0};
     if (valid) {
-      u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)it), (uint64_t)(first + t));
+      u = sk_rng_uniform_f64(p.seed, SK_LDA_STREAM_FOLDIN((uint64_t)(p.first_sweep + it)), (uint64_t)(first + t));
       o = cluster_load<kCtas>(p.z + first + t);
       tk = cluster_token<kCtas>(tokens + t);
     }

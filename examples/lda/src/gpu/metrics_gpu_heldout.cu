@@ -25,6 +25,8 @@
 #include "gpu/metrics_gpu_fold_warp.cuh"
 #include "gpu/metrics_gpu_fold_windows.cuh"
 #include "gpu/metrics_gpu_internal.cuh"
+#include "gpu/metrics_gpu_uncollapsed.cuh"
+#include "metrics.h"
 #include "samplekit/warp_lane.cuh"
 
 #define SK_EX_CUDA_SCOPE "GPU metrics"
@@ -129,8 +131,9 @@ __global__ void __launch_bounds__(kFoldWarps * 32) heldout_kernel(fold_params p)
 
 // --- host helpers -----------------------------------------------------------------------------------------
 
-// The fold-in's parameters for the counts c, the halves and tables in g, and fold_in_iters sweeps; the
-// global scratch is fold_launch()'s to place.
+// The fold-in's parameters for the counts c, the halves and tables in g, and fold_in_iters sweeps (the
+// collapsed ones: all but the uncollapsed ones, which come first); the global scratch is fold_launch()'s to
+// place.
 fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, int fold_in_iters) {
   const int32_t K = c->num_topics;
   fold_params p;
@@ -155,7 +158,9 @@ fold_params fold_params_of(const sk_lda_gpu_metrics *g, const sk_lda_gpu_counts 
   p.alpha_k = c->alpha_k;
   p.kalpha = c->alpha_k != NULL ? c->alpha_sum : (double)K * c->alpha;
   p.seed = c->seed;
-  p.iters = fold_in_iters;
+  p.first_sweep = sk_lda_detail_fold_uncollapsed(fold_in_iters, K);
+  p.iters = fold_in_iters - p.first_sweep;
+  p.z_given = p.first_sweep > 0;
   p.next_doc = (unsigned *)g->next_doc.ptr;
   p.doc_ll = (double *)g->doc_ll.ptr;
   // A draw's tiles: ceil(nnz / kTile) with nnz <= topic_cap; the first 32 tiles' ends are in registers.
@@ -379,6 +384,7 @@ extern "C" int sk_lda_gpu_metrics_heldout_ll(sk_lda_gpu_metrics *g, const sk_lda
   if (sk_lda_gpu::metrics_fold_tables(g, c, err) != 0) return 1;
 
   fold_params p = fold_params_of(g, c, fold_in_iters);
+  if (p.first_sweep > 0 && fold_uncollapsed(g, p, p.first_sweep, fold_held(p), err) != 0) return 1;
   if (fold_launch(g, p, err) != 0) return 1;
   const size_t D = (size_t)g->test_docs;
   if (D > 0)

@@ -40,6 +40,11 @@ struct sk_lda_gpu_metrics {
   // (topics and n_wk c_k).
   sk_lda_gpu_buf s_cum, word_start, word_topic;
   sk_lda_gpu_buf word_q_cum;  // each word's q running sums, a_k (n_wk c_k) from 0 in topic order
+  int64_t word_start_count;   // nnz(B) of the last tables
+  // The uncollapsed sweeps (metrics_gpu_uncollapsed.cu): each observed token's document, each test
+  // document's nonzero topics and theta shares (from its first token's place) and their number, the shared
+  // variates and r tables of all sweeps, a sweep's q' tables, the theta and draw kernels' scratch.
+  sk_lda_gpu_buf u_token_doc, u_doc_topic, u_doc_x, u_doc_nnz, u_y, u_r, u_word_r, u_scratch;
   double *h_doc_ll;
   // The long documents' fold-in kernel runs on `side` beside the one-warp kernel on the legacy stream
   // (metrics_gpu_heldout.cu), after fold_start and before fold_done; created at its first use.

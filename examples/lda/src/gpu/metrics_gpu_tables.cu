@@ -194,6 +194,7 @@ int metrics_fold_tables(sk_lda_gpu_metrics *g, const sk_lda_gpu_counts *c, sk_ex
   SK_EX_LAUNCH_CHECK("placing B's nonzeros");
   int64_t nnz = 0;
   SK_EX_CUDA_TRY(cudaMemcpy(&nnz, start + V, sizeof nnz, cudaMemcpyDeviceToHost), "counting B's nonzeros");
+  g->word_start_count = nnz;
   if (metrics_buf_reserve(g, &g->word_topic, (size_t)nnz * sizeof(int32_t), "allocating B's nonzero topics",
                           err) != 0 ||
       metrics_buf_reserve(g, &g->word_q_cum, (size_t)nnz * sizeof(double), "allocating the words' q tables",
