@@ -4,8 +4,9 @@
 usage: lda_foldin_estimators.py LIBSK_LDA MODEL.skl TEST_DOCWORD.txt.gz SWEEPS_LIST [REPS [SEED]]
 
 The held-out LL by document completion folds each test document's observed half in with phi fixed, then
-scores the other half from the final counts (examples/lda/src/metrics.h). sk-lda folds in by collapsed Gibbs
-sweeps: a test document is one chain of dependent draws, and the longest documents set the GPU's time. This
+scores the other half from the final counts (examples/lda/src/metrics.h). sk-lda folded in by collapsed Gibbs
+sweeps when this was written (now, up to K = 1,024, uncollapsed sweeps in the s form below come first): a test
+document is one chain of dependent draws, and the longest documents set the GPU's time. This
 compares, on the same documents, halves and model, the held-out LL per token of:
   c N        N collapsed Gibbs sweeps (sk-lda's estimator; scored along one chain at every N of SWEEPS_LIST)
   u N        N uncollapsed sweeps: theta ~ Dirichlet(n_d + alpha), then every token's topic given theta

@@ -78,16 +78,17 @@ int sk_lda_infer_map_words(const sk_lda_model_file *mf, sk_lda_corpus *docs, con
  * With phi[k][v] = (n_vk + beta) / (n_k + V beta) from mf and the model's alpha (its alpha_k[k] for topic k
  * when the model file has per-topic priors; out->alpha_k then gets a copy of them), the token with index i in
  * `docs` starts in a topic drawn from phi for its word alone (metrics.h's sk_lda_detail_fold_prior_draw(), u =
- * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters`
- * Gibbs sweeps over each document's tokens in order: remove the token from n_dk, draw k with p(k)
- * proportional to (n_dk + alpha) phi[k][w] (metrics.h's sparse rule for sk_lda_heldout_ll(), u =
+ * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN_INIT, i)); then `iters` sweeps, sk_lda_heldout_ll()'s
+ * (metrics.h): up to K = 1,024 all but the last 2 uncollapsed (theta drawn, then every token given it);
+ * the collapsed ones over each document's tokens in order: remove the token from n_dk, draw k with p(k)
+ * proportional to (n_dk + alpha) phi[k][w] (metrics.h's sparse rule, u =
  * sk_rng_uniform_f64(seed, SK_LDA_STREAM_FOLDIN(sweep), i)), add it back. The result is the
  * final n_dk. Deterministic for (mf, docs, iters, seed), whatever `threads` (<= 0: the OpenMP default).
  * Work O((iters + 1) T K); memory 8 D + 8 min(n_d, K) summed over documents, plus 16 K + 4 max n_d per
  * thread.
  * \param mf the model file.
  * \param docs the documents.
- * \param iters Gibbs sweeps (>= 0).
+ * \param iters fold-in sweeps (>= 0).
  * \param seed the key of the draws.
  * \param threads OpenMP threads (<= 0: the OpenMP default).
  * \param out overwritten with the result, and left zeroed on failure: a NULL pointer, iters < 0, a word

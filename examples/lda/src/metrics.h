@@ -156,7 +156,8 @@ double sk_lda_detail_doc_part_prior(const sk_lda_model *m);
  * Over `threads` OpenMP threads (<= 0: the default); the result does not depend on the thread count.
  * Work per call O(V K) to gather B's nonzeros (one pass over the dense counts), then per observed token and
  * sweep O(nnz(n_d.)) and per held-out token O(nnz(n_d.)); O(log K) for a draw that falls in s, O(log
- * nnz(n_w.)) for one in q.
+ * nnz(n_w.)) for one in q; an uncollapsed sweep adds O(K) draws and O(nnz(B) of the documents' words) for
+ * its tables, and a call with one 4 bytes an observed token for the topics between sweeps.
  * \param m the model.
  * \param observed the test documents' observed halves.
  * \param heldout their held-out halves, in the same order.
