@@ -26,9 +26,10 @@
  * first = k * SK_RNG_GAMMA_MAX_UNIFORMS) and the variates are independent whatever order, thread or
  * device draws them.
  *
- * **Host and device.** Both run the same operations, but `log`, `exp`, `sqrt` and `cos` of CUDA and of
- * the C library may differ by an ulp or so, so a variate drawn on the device agrees with the host's to a
- * few ulps, not bit for bit; a rejection test that falls within those ulps of its bound (never seen;
+ * **Host and device.** Both run the same operations, but `log`, `exp` and `sqrt` of CUDA and of the C
+ * library may differ by an ulp or so, and the device takes cos(2 pi u) as `cospi(2 u)` (no argument
+ * reduction; the C library has no cospi), so a variate drawn on the device agrees with the host's to a few
+ * ulps, not bit for bit; a rejection test that falls within those ulps of its bound (never seen;
  * probability about 1e-15 a variate) would take another candidate and give another value.
  *
  * **The method.** Marsaglia and Tsang (ACM TOMS 26(3), 2000) for a >= 1, with Box-Muller normals; for
@@ -42,6 +43,25 @@
 /** \brief The most uniforms one sk_rng_log_gamma_f64() call reads: the stride between independent variates. */
 #define SK_RNG_GAMMA_MAX_UNIFORMS 256u
 
+/** \cond SK_INTERNAL */
+/* The uniforms of a stream read in order, each Philox block (two doubles) computed once: the values of
+   sk_rng_uniform_f64() at the same indices. */
+typedef struct sk_detail_uniform_run {
+  uint64_t seed, stream_id, block;
+  int have;
+  sk_u32x4 bits;
+} sk_detail_uniform_run;
+
+SK_HOST_DEVICE double sk_detail_uniform_run_at(sk_detail_uniform_run *r, uint64_t index) {
+  if (!r->have || r->block != (index >> 1)) {
+    r->block = index >> 1;
+    r->bits = sk_rng_u32x4(r->seed, r->stream_id, r->block);
+    r->have = 1;
+  }
+  return (index & 1u) ? sk_rng_unit_f64(r->bits.z, r->bits.w) : sk_rng_unit_f64(r->bits.x, r->bits.y);
+}
+/** \endcond */
+
 /**
  * \brief log of a Gamma(a, 1) variate from the uniforms at indices first, first + 1, ... of a stream
  * (at most SK_RNG_GAMMA_MAX_UNIFORMS of them).
@@ -50,25 +70,35 @@
  * \param first the index of the first uniform read.
  * \param a the shape, > 0 (a <= 0 or NaN gives -INFINITY: the variate 0).
  * \return log G, G ~ Gamma(a, 1); -INFINITY for a <= 0.
- * \sk_rng_cost{about 1.05 Philox blocks a candidate (three uniforms), one more uniform when a < 1; a
- * `log`, a `sqrt` and a `cos` a candidate, two `log`s when the squeeze fails}
+ * \sk_rng_cost{three uniforms a candidate (about 1.05 candidates a variate) from 1.5 Philox blocks, each
+ * block computed once for its two uniforms; one more uniform when a < 1; a `log`, a `sqrt` and a `cos` a
+ * candidate, two `log`s when the squeeze fails}
  */
 SK_HOST_DEVICE double sk_rng_log_gamma_f64(uint64_t seed, uint64_t stream_id, uint64_t first, double a) {
   uint64_t next = first;
   const uint64_t end = first + SK_RNG_GAMMA_MAX_UNIFORMS;
   double boost = 0.0, d, c;
+  sk_detail_uniform_run run;
+  run.seed = seed;
+  run.stream_id = stream_id;
+  run.block = 0;
+  run.have = 0;
   if (!(a > 0.0)) return -INFINITY;
   if (a < 1.0) { /* Gamma(a) = Gamma(a + 1) U^(1/a); 1 - u keeps log's argument in (0, 1] */
-    boost = log(1.0 - sk_rng_uniform_f64(seed, stream_id, next++)) / a;
+    boost = log(1.0 - sk_detail_uniform_run_at(&run, next++)) / a;
     a += 1.0;
   }
   d = a - 1.0 / 3.0;
   c = 1.0 / sqrt(9.0 * d);
   while (next + 3 <= end) {
-    const double u1 = 1.0 - sk_rng_uniform_f64(seed, stream_id, next);
-    const double u2 = sk_rng_uniform_f64(seed, stream_id, next + 1);
-    const double u = 1.0 - sk_rng_uniform_f64(seed, stream_id, next + 2);
+    const double u1 = 1.0 - sk_detail_uniform_run_at(&run, next);
+    const double u2 = sk_detail_uniform_run_at(&run, next + 1);
+    const double u = 1.0 - sk_detail_uniform_run_at(&run, next + 2);
+#if defined(__CUDA_ARCH__)
+    const double x = sqrt(-2.0 * log(u1)) * cospi(2.0 * u2); /* no argument reduction: cos(2 pi u2) */
+#else
     const double x = sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+#endif
     double v = 1.0 + c * x;
     next += 3;
     if (v <= 0.0) continue;
