@@ -41,6 +41,11 @@ void sk_lda_detail_fold_tables_free(sk_lda_detail_fold_tables *t) {
   memset(t, 0, sizeof *t);
 }
 
+/* Topic k's document-topic prior a_k. */
+static double fold_alpha(const sk_lda_detail_fold_tables *t, int32_t k) {
+  return t->alpha_k != NULL ? t->alpha_k[k] : t->alpha;
+}
+
 int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_counts_view *view,
                                     const double *alpha_k, int threads) {
   const int32_t K = view->num_topics, V = view->num_words;
@@ -64,7 +69,7 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
   for (int32_t k = 0; k < K; ++k) {
     t->inv[k] = 1.0 / ((double)view->n_k[k] + vbeta);
     const double bc = view->beta * t->inv[k];
-    run += (alpha_k != NULL ? alpha_k[k] : view->alpha) * bc;
+    run += fold_alpha(t, k) * bc;
     t->s_cum[k] = run;
   }
   /* B's nonzeros: count a row each, offsets, then gather; rows are independent, so any thread count
@@ -97,7 +102,7 @@ int sk_lda_detail_fold_tables_build(sk_lda_detail_fold_tables *t, const sk_lda_c
     double run = 0.0; /* the word's q part: a_k (n_vk c_k), added in topic order from 0 */
     for (int32_t k = 0; k < K; ++k)
       if (b[k] != 0) {
-        run += (alpha_k != NULL ? alpha_k[k] : view->alpha) * ((double)b[k] * t->inv[k]);
+        run += fold_alpha(t, k) * ((double)b[k] * t->inv[k]);
         t->word_topic[j] = k;
         t->word_q_cum[j++] = run;
       }
@@ -127,14 +132,17 @@ static void fold_doc_remove(sk_lda_detail_fold_doc *doc, int32_t k) {
   --doc->nnz;
 }
 
-/* The y part for word w: n_dk phi_wk over the document's nonzero topics in increasing order (a draw's
-   token already out of the counts), running sums from 0 into cum (when not NULL); returns the total. */
-static double fold_y(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, int32_t w, double *cum) {
+/* The document part for word w: n_dk phi_wk (a collapsed draw, the token already out of the counts; x
+   NULL) or, in an uncollapsed sweep, X_k phi_wk with x[j] the X of the document's j-th topic, over the
+   document's nonzero topics in increasing order, running sums from 0 into cum (when not NULL); returns the
+   total. */
+static double fold_y(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, const double *x,
+                     int32_t w, double *cum) {
   const int32_t *b = t->n_vk + (size_t)w * (size_t)t->num_topics;
   double run = 0.0;
   for (int32_t j = 0; j < doc->nnz; ++j) {
     const int32_t k = doc->topics[j];
-    run += (double)doc->ndk[k] * (((double)b[k] + t->beta) * t->inv[k]);
+    run += (x != NULL ? x[j] : (double)doc->ndk[k]) * (((double)b[k] + t->beta) * t->inv[k]);
     if (cum != NULL) cum[j] = run;
   }
   return run;
@@ -146,19 +154,26 @@ static double fold_word_q(const sk_lda_detail_fold_tables *t, int32_t w) {
   return w1 > w0 ? t->word_q_cum[w1 - 1] : 0.0;
 }
 
-/* One draw of metrics.h's rule for a token of word w, out of the counts, with u in [0, 1). */
-static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_doc *doc, int32_t w, double u) {
+/* One draw of metrics.h's rule for a token of word w with u in [0, 1): the table of every topic s_cum (s,
+   or an uncollapsed sweep's r) and the words' tables q_cum (q, or the sweep's q') over B's nonzeros, and
+   the document part of x (fold_y(): NULL for the counts, the token already out of them). */
+static int32_t fold_draw_from(const sk_lda_detail_fold_tables *t, const double *s_cum, const double *q_cum,
+                              sk_lda_detail_fold_doc *doc, const double *x, int32_t w, double u) {
   const int32_t K = t->num_topics;
   const int64_t w0 = t->word_start[w], w1 = t->word_start[w + 1];
-  const double S = t->s_cum[K - 1], Q = fold_word_q(t, w);
-  const double Y = fold_y(t, doc, w, doc->y_cum);
-  const double x = u * ((S + Q) + Y);
+  const double S = s_cum[K - 1], Q = w1 > w0 ? q_cum[w1 - 1] : 0.0;
+  const double Y = fold_y(t, doc, x, w, doc->y_cum);
+  const double ux = u * ((S + Q) + Y);
   double x1 = 0.0; /* set by the search whenever it returns -1; gcc 13 cannot see that (-Wmaybe-uninitialized) */
-  const int32_t k =
-      sk_lda_detail_fold_search_sq(t->s_cum, K, t->word_topic, t->word_q_cum, w0, (int32_t)(w1 - w0), S, Q, x, &x1);
+  const int32_t k = sk_lda_detail_fold_search_sq(s_cum, K, t->word_topic, q_cum, w0, (int32_t)(w1 - w0), S, Q, ux, &x1);
   if (k >= 0) return k;
   if (doc->nnz > 0) return doc->topics[sk_lda_detail_first_above(doc->y_cum, doc->nnz, x1 - Q)];
   return w1 > w0 ? t->word_topic[w1 - 1] : K - 1; /* rounding with no y part: the last entry before it */
+}
+
+/* One collapsed draw for a token of word w, out of the counts. */
+static int32_t fold_draw(const sk_lda_detail_fold_tables *t, sk_lda_detail_fold_doc *doc, int32_t w, double u) {
+  return fold_draw_from(t, t->s_cum, t->word_q_cum, doc, NULL, w, u);
 }
 
 /* The fold-in's start for a document's tokens: each drawn from its word's phi alone (metrics.h). */
@@ -190,11 +205,6 @@ static void fold_collapsed(const sk_lda_detail_fold_tables *t, uint64_t seed, co
 }
 
 /* --- uncollapsed sweeps (metrics.h, sk_lda_heldout_ll()) ------------------------------------------- */
-
-/* Topic k's document-topic prior a_k. */
-static double fold_alpha(const sk_lda_detail_fold_tables *t, int32_t k) {
-  return t->alpha_k != NULL ? t->alpha_k[k] : t->alpha;
-}
 
 /* The tables that an uncollapsed sweep shares across documents: the shared Gamma(a_k) draws y_k, the r
    table (running sums of y_k (beta c_k) in topic order) and, for each word of the documents, its running
@@ -247,7 +257,6 @@ static void fold_shared_build(const sk_lda_detail_fold_tables *t, uint64_t seed,
 static void fold_uncollapsed(const sk_lda_detail_fold_tables *t, const fold_shared *sh, uint64_t seed,
                              const int32_t *words, int64_t n, int64_t first_index, int it, int32_t *z,
                              sk_lda_detail_fold_doc *doc, uint64_t *x_fix, double *x) {
-  const int32_t K = t->num_topics;
   for (int64_t i = 0; i < n; ++i) {
     fold_doc_add(doc, z[i]);
     x_fix[z[i]] += sk_lda_detail_fold_exp_fixed(
@@ -257,35 +266,17 @@ static void fold_uncollapsed(const sk_lda_detail_fold_tables *t, const fold_shar
     x[j] = sk_lda_detail_fold_fixed_value(x_fix[doc->topics[j]]);
     x_fix[doc->topics[j]] = 0;
   }
-  const double R = sh->r_cum[K - 1];
   const uint64_t stream = SK_LDA_STREAM_FOLDIN((uint64_t)it);
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t w = words[i];
-    const int32_t *b = t->n_vk + (size_t)w * (size_t)K;
-    const int64_t w0 = t->word_start[w];
-    const int32_t m = (int32_t)(t->word_start[w + 1] - w0);
-    const double Q = m > 0 ? sh->word_r_cum[w0 + m - 1] : 0.0;
-    double run = 0.0;
-    for (int32_t j = 0; j < doc->nnz; ++j) {
-      const int32_t k = doc->topics[j];
-      run += x[j] * (((double)b[k] + t->beta) * t->inv[k]);
-      doc->y_cum[j] = run;
-    }
-    const double xx = sk_rng_uniform_f64(seed, stream, (uint64_t)(first_index + i)) * ((R + Q) + run);
-    double x1 = 0.0;
-    int32_t k = sk_lda_detail_fold_search_sq(sh->r_cum, K, t->word_topic, sh->word_r_cum, w0, m, R, Q, xx, &x1);
-    if (k < 0)
-      k = doc->nnz > 0 ? doc->topics[sk_lda_detail_first_above(doc->y_cum, doc->nnz, x1 - Q)]
-                       : m > 0 ? t->word_topic[w0 + m - 1] : K - 1;
-    z[i] = k;
-  }
+  for (int64_t i = 0; i < n; ++i)
+    z[i] = fold_draw_from(t, sh->r_cum, sh->word_r_cum, doc, x, words[i],
+                          sk_rng_uniform_f64(seed, stream, (uint64_t)(first_index + i)));
   for (int32_t j = 0; j < doc->nnz; ++j) doc->ndk[doc->topics[j]] = 0;
   doc->nnz = 0;
 }
 
 double sk_lda_detail_fold_word_prob(const sk_lda_detail_fold_tables *t, const sk_lda_detail_fold_doc *doc, double norm,
                                     int32_t w) {
-  return ((t->s_cum[t->num_topics - 1] + fold_word_q(t, w)) + fold_y(t, doc, w, NULL)) * norm;
+  return ((t->s_cum[t->num_topics - 1] + fold_word_q(t, w)) + fold_y(t, doc, NULL, w, NULL)) * norm;
 }
 
 /* A thread's fold-in scratch: a document's state, and for the uncollapsed sweeps the fixed-point theta
