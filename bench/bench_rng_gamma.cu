@@ -7,7 +7,8 @@
 // timed both variants' outputs are checked: the mean of G against a (within 6 standard errors,
 // sqrt(a / n)), and no NaN; exit 1 otherwise, 77 without a GPU. The write alone (n doubles) against the
 // device copy's rate says how far from the memory ceiling a variate is: both are bound by the FP64 math
-// of a candidate (a log, a sqrt and a cos, about 1.05 candidates a variate), not by the stores. Timing:
+// of a candidate (a log, a sqrt and a cos or sincos, about 1.05 candidates a variate; both keep the pair's
+// second normal for a retry), not by the stores. Timing:
 // CUDA events, BENCH_WARMUP launches, median of --reps.
 //
 //   usage: bench_rng_gamma [--n N] [--reps N] [--device D] [--csv FILE]
