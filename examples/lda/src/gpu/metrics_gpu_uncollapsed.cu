@@ -18,14 +18,15 @@
 //
 // Agreement with the CPU (fold_in.c). X_k is a sum of fixed-point values (integer atomics: the host's bits
 // in any order). y_k comes from samplekit's sk_rng_gamma_f64(), whose log, exp, sqrt and cos are CUDA's
-// here, so it may differ from the host's by an ulp or so; the r and q' tables are warp scans, not the
-// host's sequential sums, and the document part is the tiles' order, as the collapsed draw's y part. So a
+// here, so it may differ from the host's by an ulp or so; the r and q' tables add those terms in the host's
+// order (samplekit's serial warp sum), and the document part is the tiles' order, as the collapsed draw's y
+// part. So a
 // draw can differ from the host's only when u W falls within a few ulps of a boundary between two topics,
 // as the collapsed draw's (metrics_gpu.h).
 //
-// Cost a sweep: the r tables of all sweeps at the start (a Gamma variate a topic a sweep, then a warp scan
-// of K a sweep); then per sweep one warp scan over each word's nonzero topics of B (nnz(B) / 32 steps in
-// all), one warp a test document for theta (its tokens' Exp(1) variates added into a K-entry scratch, then
+// Cost a sweep: the r tables of all sweeps at the start (a Gamma variate a topic a sweep, then a serial
+// warp sum of K a sweep); then per sweep one serial warp sum over each word's nonzero topics of B (nnz(B) /
+// 32 rounds in all), one warp a test document for theta (its tokens' Exp(1) variates added into a K-entry scratch, then
 // a pass of K / 32 ballots for its sorted topics) and one warp a token for the draw (its document's nonzero
 // topics, one read of the word's row of B each).
 #include <cuda_runtime.h>
@@ -84,15 +85,16 @@ __global__ void shared_gamma_kernel(fold_params p, int sweeps, double *y) {
   }
 }
 
-// Running sums of n terms term(i) in order, 32 a round: a warp scan a round onto the carry.
+// Running sums of n terms term(i) in order, 32 a round: samplekit's serial warp sum adds a round's terms one
+// at a time onto the carry, the host's `run += term` order (fold_in.c's fold_shared_build()), so the tables
+// are the host's bits given the same terms.
 template <class Term>
 __device__ __forceinline__ void warp_running_sums(int64_t n, const Term &term, double *out, int lane) {
   double carry = 0.0;
   for (int64_t base = 0; base < n; base += 32) {
     const int64_t i = base + lane;
-    const double inc = sk_warp_inclusive_sum_f64(SK_FULL_MASK, i < n ? term(i) : 0.0);
-    if (i < n) out[i] = __dadd_rn(carry, inc);
-    carry = __dadd_rn(carry, __shfl_sync(SK_FULL_MASK, inc, 31));
+    const unsigned mask = __ballot_sync(SK_FULL_MASK, i < n);
+    if (i < n) out[i] = sk_warp_serial_inclusive_sum_f64(mask, term(i), &carry);
   }
 }
 
