@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "samplekit/samplekit.h"
+#include "csr_test_groups.h"
 #include "csr_test_shapes.h"
 #include "sk_test.h"
 
@@ -75,10 +76,6 @@ static void chunk_work_free(chunk_work *w) {
  * linear walk, groups where (word, row) changes, each word's groups cut greedily, the items sorted by
  * qsort on (decreasing tokens, first group). */
 
-typedef struct {
-  int64_t num_groups, num_items;
-  int32_t *group_start, *group_row, *item_word, *item_group, *item_end;
-} groups_out;
 
 enum { kNoBug, kBugCutAtEqual, kBugTiesReversed }; /* planted bugs of the reference, for the control */
 
@@ -95,7 +92,7 @@ static int compare_ref_item(const void *a, const void *b) {
   return (x->first_group > y->first_group) - (x->first_group < y->first_group);
 }
 
-static void groups_out_free(groups_out *g) {
+static void groups_free(sk_test_groups *g) {
   free(g->group_start);
   free(g->group_row);
   free(g->item_word);
@@ -106,7 +103,7 @@ static void groups_out_free(groups_out *g) {
 
 /* The reference; off may start anywhere (its first entry is the chunk's first token). */
 static void ref_groups(const int64_t *off, int64_t num_rows, const int32_t *tokens, int64_t n, int32_t item_tokens,
-                       int bug, groups_out *out) {
+                       int bug, sk_test_groups *out) {
   word_position *wp = (word_position *)malloc((size_t)n * sizeof *wp + 8);
   int32_t *row = (int32_t *)malloc((size_t)n * sizeof *row + 4);
   ref_item *items = (ref_item *)malloc((size_t)n * sizeof *items + 12);
@@ -166,33 +163,10 @@ static void ref_groups(const int64_t *off, int64_t num_rows, const int32_t *toke
 }
 
 /* The first difference between two results, described; NULL when they are equal. */
-static const char *groups_difference(const groups_out *a, const groups_out *b) {
-  static char why[200];
-  int64_t i;
-  if (a->num_groups != b->num_groups || a->num_items != b->num_items) {
-    snprintf(why, sizeof why, "%lld groups and %lld items, reference %lld and %lld", (long long)a->num_groups,
-             (long long)a->num_items, (long long)b->num_groups, (long long)b->num_items);
-    return why;
-  }
-  for (i = 0; i <= a->num_groups; ++i)
-    if (a->group_start[i] != b->group_start[i] || (i < a->num_groups && a->group_row[i] != b->group_row[i])) {
-      snprintf(why, sizeof why, "group %lld: start %d row %d, reference %d and %d", (long long)i, a->group_start[i],
-               i < a->num_groups ? a->group_row[i] : -1, b->group_start[i], i < a->num_groups ? b->group_row[i] : -1);
-      return why;
-    }
-  for (i = 0; i < a->num_items; ++i)
-    if (a->item_word[i] != b->item_word[i] || a->item_group[i] != b->item_group[i] || a->item_end[i] != b->item_end[i]) {
-      snprintf(why, sizeof why, "item %lld: word %d groups [%d, %d), reference word %d groups [%d, %d)", (long long)i,
-               a->item_word[i], a->item_group[i], a->item_end[i], b->item_word[i], b->item_group[i], b->item_end[i]);
-      return why;
-    }
-  return NULL;
-}
-
 /* The library's order with rows, count and groups of one chunk; sized by the count, with a guard entry
  * after each array that must survive. The order's perm and offsets must be sk_csr_chunk_order_host's. */
 static sk_status lib_groups(const int64_t *off, int64_t num_rows, const int32_t *tokens, int64_t n, int32_t cols,
-                            int32_t item_tokens, groups_out *out) {
+                            int32_t item_tokens, sk_test_groups *out) {
   int32_t *perm = (int32_t *)malloc((size_t)n * sizeof *perm + 4);
   int32_t *position_row = (int32_t *)malloc((size_t)n * sizeof *position_row + 4);
   int32_t *perm2 = (int32_t *)malloc((size_t)n * sizeof *perm2 + 4);
@@ -246,16 +220,16 @@ done:
 /* One chunk against the reference. */
 static void check_groups(const int64_t *off, int64_t num_rows, const int32_t *tokens, int64_t n, int32_t cols,
                          int32_t item_tokens) {
-  groups_out got, ref;
+  sk_test_groups got, ref;
   const sk_status st = lib_groups(off, num_rows, tokens, n, cols, item_tokens, &got);
   if (SK_CHECK(st == SK_SUCCESS, "groups: %s", sk_status_name(st))) {
     const char *why;
     ref_groups(off, num_rows, tokens, n, item_tokens, kNoBug, &ref);
-    why = groups_difference(&got, &ref);
+    why = sk_test_groups_difference(&got, &ref, "reference");
     SK_CHECK(why == NULL, "%s", why);
-    groups_out_free(&ref);
+    groups_free(&ref);
   }
-  groups_out_free(&got);
+  groups_free(&got);
 }
 
 /* Words for n tokens of a chunk whose rows are off: kinds as test_order's, plus words repeated inside a
@@ -363,35 +337,37 @@ static void test_groups_control(void) {
    * 3 (2 + 1) and 3 (1 + 2), which cut-at-equal splits; word 1's 1 + 2 = 3 likewise; ties of 3. */
   static const int64_t off[] = {0, 3, 6, 7, 10, 12};
   static const int32_t tokens[] = {0, 0, 1, 0, 1, 1, 0, 2, 2, 2, 0, 0};
-  groups_out got, ref, bad;
+  sk_test_groups got, ref, bad;
   const char *why;
   sk_test_context("groups: planted bugs");
   if (!SK_CHECK(lib_groups(off, 5, tokens, 12, 3, 3, &got) == SK_SUCCESS, "library failed")) return;
   ref_groups(off, 5, tokens, 12, 3, kNoBug, &ref);
-  why = groups_difference(&got, &ref);
+  why = sk_test_groups_difference(&got, &ref, "reference");
   SK_CHECK(why == NULL, "the library differs from the reference: %s", why);
   SK_CHECK(got.num_groups == 7 && got.num_items == 4 && got.item_group[0] == 0 && got.item_end[0] == 2 &&
                got.item_group[1] == 2 && got.item_end[1] == 4 && got.item_word[2] == 1 && got.item_word[3] == 2,
            "the worked example: %lld groups, %lld items", (long long)got.num_groups, (long long)got.num_items);
   ref_groups(off, 5, tokens, 12, 3, kBugCutAtEqual, &bad);
-  SK_CHECK(groups_difference(&got, &bad) != NULL, "a reference that cuts at item_tokens is not told apart");
-  groups_out_free(&bad);
+  SK_CHECK(sk_test_groups_difference(&got, &bad, "reference") != NULL,
+           "a reference that cuts at item_tokens is not told apart");
+  groups_free(&bad);
   ref_groups(off, 5, tokens, 12, 3, kBugTiesReversed, &bad);
-  SK_CHECK(groups_difference(&got, &bad) != NULL, "a reference with ties reversed is not told apart");
-  groups_out_free(&bad);
+  SK_CHECK(sk_test_groups_difference(&got, &bad, "reference") != NULL,
+           "a reference with ties reversed is not told apart");
+  groups_free(&bad);
   /* Defects planted in a copy of the library's result. */
   ++got.group_start[3];
-  SK_CHECK(groups_difference(&got, &ref) != NULL, "a moved group start is not told apart");
+  SK_CHECK(sk_test_groups_difference(&got, &ref, "reference") != NULL, "a moved group start is not told apart");
   --got.group_start[3];
   ++got.group_row[1];
-  SK_CHECK(groups_difference(&got, &ref) != NULL, "a wrong row is not told apart");
+  SK_CHECK(sk_test_groups_difference(&got, &ref, "reference") != NULL, "a wrong row is not told apart");
   --got.group_row[1];
   ++got.item_end[0];
-  SK_CHECK(groups_difference(&got, &ref) != NULL, "a wrong item end is not told apart");
+  SK_CHECK(sk_test_groups_difference(&got, &ref, "reference") != NULL, "a wrong item end is not told apart");
   --got.item_end[0];
-  SK_CHECK(groups_difference(&got, &ref) == NULL, "the restored result is told apart");
-  groups_out_free(&got);
-  groups_out_free(&ref);
+  SK_CHECK(sk_test_groups_difference(&got, &ref, "reference") == NULL, "the restored result is told apart");
+  groups_free(&got);
+  groups_free(&ref);
 }
 
 /* The snippet over the chunks of a plan (empty rows, long rows): each chunk against the reference. */
@@ -411,7 +387,7 @@ static void test_groups_snippet(void) {
   for (c = 0; c < num_chunks; ++c) {
     sk_csr_chunk_info info;
     chunk_work w;
-    groups_out got, ref;
+    sk_test_groups got, ref;
     const char *why;
     sk_csr_chunk_plan_chunk(plan, c, &info);
     sk_test_context("groups snippet, chunk %lld (rows %lld, tokens %lld)", (long long)c, (long long)info.num_rows,
@@ -427,14 +403,14 @@ static void test_groups_snippet(void) {
       got.item_group = w.item_group;
       got.item_end = w.item_end;
       ref_groups(off + info.first_row, info.num_rows, tokens + info.first_token, info.num_tokens, 64, kNoBug, &ref);
-      why = groups_difference(&got, &ref);
+      why = sk_test_groups_difference(&got, &ref, "reference");
       SK_CHECK(why == NULL, "%s", why);
       /* Every token of item 0 is of its word. */
       for (i = w.group_start[w.item_group[0]]; w.num_items > 0 && i < w.group_start[w.item_end[0]]; ++i)
         if (!SK_CHECK(tokens[info.first_token + w.perm[i]] == w.item_word[0], "item 0 holds a token of word %d",
                       tokens[info.first_token + w.perm[i]]))
           break;
-      groups_out_free(&ref);
+      groups_free(&ref);
     }
     chunk_work_free(&w);
   }

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include "samplekit/samplekit.h"
+#include "csr_test_groups.h"
 #include "sk_test.h"
 
 //! [csr_chunk_order_device_usage]
@@ -787,14 +788,10 @@ static void test_usage_snippet(void) {
 // sk_csr_chunk_order_rows_host (which tests/test_csr_chunker.c checks against plain-C references), bit
 // for bit.
 
-typedef struct {
-  int64_t groups, items;
-  int32_t *group_start, *group_row, *item_word, *item_group, *item_end;  // n + 1 entries each
-} groups_result;
 
-static void groups_result_alloc(groups_result *r, int64_t n) {
+static void groups_alloc(sk_test_groups *r, int64_t n) {
   const size_t b = ((size_t)n + 1) * sizeof(int32_t);
-  r->groups = r->items = -1;
+  r->num_groups = r->num_items = -1;
   r->group_start = (int32_t *)xmalloc(b);
   r->group_row = (int32_t *)xmalloc(b);
   r->item_word = (int32_t *)xmalloc(b);
@@ -802,52 +799,24 @@ static void groups_result_alloc(groups_result *r, int64_t n) {
   r->item_end = (int32_t *)xmalloc(b);
 }
 
-static void groups_result_free(groups_result *r) {
+static void groups_free(sk_test_groups *r) {
   free(r->group_start), free(r->group_row), free(r->item_word), free(r->item_group), free(r->item_end);
   memset(r, 0, sizeof *r);
 }
 
 // The host's order with rows and groups of a chunk; the arrays have room for n entries (+ 1).
 static sk_status host_groups(const int64_t *off, int64_t rows, const int32_t *tokens, int64_t n, int32_t cols,
-                             int32_t item_tokens, groups_result *r) {
+                             int32_t item_tokens, sk_test_groups *r) {
   int32_t *perm = (int32_t *)xmalloc((size_t)n * 4), *position_row = (int32_t *)xmalloc((size_t)n * 4);
   int64_t *word_offsets = (int64_t *)xmalloc(((size_t)cols + 1) * 8);
-  groups_result_alloc(r, n);
+  groups_alloc(r, n);
   sk_status st =
       sk_csr_chunk_order_rows_host(off, rows, n > 0 ? tokens : NULL, n, cols, perm, position_row, word_offsets);
   if (st == SK_SUCCESS)
     st = sk_csr_chunk_groups_host(position_row, n, cols, word_offsets, item_tokens, r->group_start, r->group_row, n,
-                                  r->item_word, r->item_group, r->item_end, n, &r->groups, &r->items);
+                                  r->item_word, r->item_group, r->item_end, n, &r->num_groups, &r->num_items);
   free(perm), free(position_row), free(word_offsets);
   return st;
-}
-
-// The first difference of two results, described; NULL when they are equal.
-static const char *groups_mismatch(const groups_result *got, const groups_result *want) {
-  static char why[256];
-  int64_t i;
-  if (got->groups != want->groups || got->items != want->items) {
-    snprintf(why, sizeof why, "%lld groups and %lld items, host %lld and %lld", (long long)got->groups,
-             (long long)got->items, (long long)want->groups, (long long)want->items);
-    return why;
-  }
-  if ((i = first_difference(got->group_start, want->group_start, want->groups + 1, 4)) >= 0) {
-    snprintf(why, sizeof why, "group_start[%lld] = %d, host %d", (long long)i, got->group_start[i], want->group_start[i]);
-    return why;
-  }
-  if ((i = first_difference(got->group_row, want->group_row, want->groups, 4)) >= 0) {
-    snprintf(why, sizeof why, "group_row[%lld] = %d, host %d", (long long)i, got->group_row[i], want->group_row[i]);
-    return why;
-  }
-  const int32_t *const g[3] = {got->item_word, got->item_group, got->item_end};
-  const int32_t *const w[3] = {want->item_word, want->item_group, want->item_end};
-  static const char *const names[3] = {"item_word", "item_group", "item_end"};
-  for (int f = 0; f < 3; ++f)
-    if ((i = first_difference(g[f], w[f], want->items, 4)) >= 0) {
-      snprintf(why, sizeof why, "%s[%lld] = %d, host %d", names[f], (long long)i, g[f][i], w[f][i]);
-      return why;
-    }
-  return NULL;
 }
 
 // A device array of `bytes` with GUARD_BYTES after it, all poisoned.
@@ -862,7 +831,7 @@ static void *dalloc_poisoned(size_t bytes) {
 // the calls themselves with a workspace that starts ws_shift bytes into its allocation); the results
 // copied back; *guards_ok = 0 when a write went past an output array.
 static sk_status device_groups(const int64_t *off, int64_t rows, const int32_t *tokens, int64_t n, int32_t cols,
-                               int32_t item_tokens, size_t ws_shift, groups_result *r, int *guards_ok) {
+                               int32_t item_tokens, size_t ws_shift, sk_test_groups *r, int *guards_ok) {
   const size_t tb = (size_t)n * 4, ob = ((size_t)cols + 1) * 8;
   example_chunk_work d;
   int64_t *d_off = (int64_t *)dalloc_poisoned(((size_t)rows + 1) * 8);
@@ -905,11 +874,11 @@ static sk_status device_groups(const int64_t *off, int64_t rows, const int32_t *
     SK_CHECK_CUDA(cudaFree(ws));
   }
   SK_CHECK_CUDA(cudaGetLastError());
-  groups_result_alloc(r, n);
+  groups_alloc(r, n);
   int64_t counts[2] = {-1, -1};
   SK_CHECK_CUDA(cudaMemcpy(counts, d.counts, 16, cudaMemcpyDeviceToHost));
-  r->groups = counts[0];
-  r->items = counts[1];
+  r->num_groups = counts[0];
+  r->num_items = counts[1];
   if (st == SK_SUCCESS && counts[0] >= 0 && counts[0] <= n && counts[1] >= 0 && counts[1] <= n) {
     SK_CHECK_CUDA(cudaMemcpy(r->group_start, d.group_start, ((size_t)counts[0] + 1) * 4, cudaMemcpyDeviceToHost));
     SK_CHECK_CUDA(cudaMemcpy(r->group_row, d.group_row, (size_t)counts[0] * 4, cudaMemcpyDeviceToHost));
@@ -934,19 +903,19 @@ static void check_groups_case(const int64_t *off, int64_t rows, const int32_t *t
                               int32_t item_tokens, size_t ws_shift) {
   int32_t *as_placed = (int32_t *)xmalloc((size_t)n * 4);
   for (int64_t i = 0; i < n; ++i) as_placed[i] = (uint32_t)tokens[i] < (uint32_t)cols ? tokens[i] : cols - 1;
-  groups_result want, got;
+  sk_test_groups want, got;
   int guards_ok = 0;
   const sk_status hs = host_groups(off, rows, as_placed, n, cols, item_tokens, &want);
   if (SK_CHECK(hs == SK_SUCCESS, "host groups: %s", sk_status_name(hs))) {
     const sk_status ds = device_groups(off, rows, tokens, n, cols, item_tokens, ws_shift, &got, &guards_ok);
     if (SK_CHECK(ds == SK_SUCCESS, "device groups: %s (CUDA: %s)", sk_status_name(ds), sk_last_cuda_error_string())) {
-      const char *why = groups_mismatch(&got, &want);
+      const char *why = sk_test_groups_difference(&got, &want, "host");
       SK_CHECK(why == NULL, "%s", why);
       SK_CHECK(guards_ok, "a write past the end of a device array");
     }
-    groups_result_free(&got);
+    groups_free(&got);
   }
-  groups_result_free(&want);
+  groups_free(&want);
   free(as_placed);
 }
 
@@ -1300,31 +1269,31 @@ static void test_groups_checker(void) {
   const int64_t n = off[kRows] - off[0];
   int32_t *tokens = (int32_t *)xmalloc((size_t)n * 4);
   fill_tokens(tokens, n, kV, kKindZipf, &rng);
-  groups_result a, b;
+  sk_test_groups a, b;
   sk_test_context("groups comparison");
   if (SK_CHECK(host_groups(off, kRows, tokens, n, kV, 5, &a) == SK_SUCCESS &&
-                   host_groups(off, kRows, tokens, n, kV, 5, &b) == SK_SUCCESS && a.items >= 3,
+                   host_groups(off, kRows, tokens, n, kV, 5, &b) == SK_SUCCESS && a.num_items >= 3,
                "host groups")) {
-    SK_CHECK(groups_mismatch(&a, &b) == NULL, "equal results told apart");
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") == NULL, "equal results told apart");
     ++b.group_start[1];
-    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a moved group start accepted");
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") != NULL, "a moved group start accepted");
     --b.group_start[1];
-    ++b.group_row[b.groups - 1];
-    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a wrong last row accepted");
-    --b.group_row[b.groups - 1];
+    ++b.group_row[b.num_groups - 1];
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") != NULL, "a wrong last row accepted");
+    --b.group_row[b.num_groups - 1];
     const int32_t x = b.item_group[1];
     b.item_group[1] = b.item_group[2], b.item_group[2] = x;  // two items swapped
-    SK_CHECK(groups_mismatch(&a, &b) != NULL, "swapped items accepted");
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") != NULL, "swapped items accepted");
     b.item_group[2] = b.item_group[1], b.item_group[1] = x;
-    --b.items;
-    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a missing item accepted");
-    ++b.items;
-    ++b.item_end[b.items - 1];
-    SK_CHECK(groups_mismatch(&a, &b) != NULL, "a wrong last item end accepted");
-    --b.item_end[b.items - 1];
-    SK_CHECK(groups_mismatch(&a, &b) == NULL, "the restored result told apart");
+    --b.num_items;
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") != NULL, "a missing item accepted");
+    ++b.num_items;
+    ++b.item_end[b.num_items - 1];
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") != NULL, "a wrong last item end accepted");
+    --b.item_end[b.num_items - 1];
+    SK_CHECK(sk_test_groups_difference(&a, &b, "host") == NULL, "the restored result told apart");
   }
-  groups_result_free(&a), groups_result_free(&b);
+  groups_free(&a), groups_free(&b);
   free(tokens), free(off);
 }
 
