@@ -9,13 +9,10 @@
  *
  * - Normal: Box and Muller's transform, `sqrt(-2 log(1 - u_0)) cos(2 pi u_1)` (1 - u is in (0, 1], so
  *   the logarithm is finite).
- * - Gamma(a, 1), a >= 1: Marsaglia and Tsang's method (ACM TOMS 26(3), 2000): d = a - 1/3, c =
- *   1 / sqrt(9 d); repeat: a normal x from the next two uniforms, v = (1 + c x)^3, u the next uniform;
- *   accept d v when v > 0 and log(1 - u) < x^2 / 2 + d - d v + d log v. Three uniforms an attempt; the
- *   acceptance rate is above 95%, so the 65,536 uniforms of a draw are never all used (21,845 rejections
- *   in a row have probability below 10^-28,000); if they were, d itself is returned.
- * - Gamma(a, 1), a < 1: Gamma(a + 1, 1) U^(1/a) with U = 1 - u from the draw's last uniform, returned
- *   as a logarithm (sk_mix_log_gamma()), since for small a the variate underflows a double.
+ * - Gamma(a, 1): samplekit's sk_rng_log_gamma_f64() (rng_gamma.h) on the draw's first
+ *   SK_RNG_GAMMA_MAX_UNIFORMS uniforms: Marsaglia and Tsang's method (ACM TOMS 26(3), 2000), boosted
+ *   below shape 1, returned as a logarithm (sk_mix_log_gamma()), since for small a the variate
+ *   underflows a double.
  *
  * The libm functions (log, cos, sqrt, exp) are the host's: the chain is bit-identical between the CPU
  * and GPU samplers of one build, which run this same code; another C library may differ in last bits.
@@ -39,7 +36,7 @@ extern "C" {
 double sk_mix_normal(uint64_t seed, uint64_t stream, uint64_t draw);
 
 /**
- * \brief The logarithm of a Gamma(shape, 1) variate (Marsaglia-Tsang, boosted below shape 1).
+ * \brief The logarithm of a Gamma(shape, 1) variate: sk_rng_log_gamma_f64(seed, stream, draw * 2^16, shape).
  * \param shape > 0.
  * \param seed the run's seed.
  * \param stream the Philox stream.
