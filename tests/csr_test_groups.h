@@ -10,19 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sk_test.h"
+
 /* One chunk's groups and items: num_groups + 1 group starts, num_groups rows, num_items of each item array. */
 typedef struct {
   int64_t num_groups, num_items;
   int32_t *group_start, *group_row, *item_word, *item_group, *item_end;
 } sk_test_groups;
-
-/* The first index where a[i] != b[i], i < count; -1 when none. */
-static int64_t sk_test_groups_first_difference(const int32_t *a, const int32_t *b, int64_t count) {
-  int64_t i;
-  for (i = 0; i < count; ++i)
-    if (a[i] != b[i]) return i;
-  return -1;
-}
 
 /* The first difference of got against want, described (want named by want_name, e.g. "host"); NULL when
  * they are equal. The message is in a static buffer: not thread-safe, valid until the next call. */
@@ -41,7 +35,7 @@ static const char *sk_test_groups_difference(const sk_test_groups *got, const sk
     return why;
   }
   for (f = 0; f < 5; ++f) {
-    const int64_t i = sk_test_groups_first_difference(g[f], w[f], count[f]);
+    const int64_t i = sk_test_first_difference(g[f], w[f], count[f], sizeof *g[f]);
     if (i >= 0) {
       snprintf(why, sizeof why, "%s[%lld] = %d, %s %d", names[f], (long long)i, g[f][i], want_name, w[f][i]);
       return why;

@@ -149,6 +149,17 @@ static inline uint32_t sk_test_f32_bits(float f) {
 /* Bitwise equality of floats: what "the same numbers" means (and it sees -0.0f versus 0.0f). */
 static inline int sk_test_f32_bits_equal(float a, float b) { return sk_test_f32_bits(a) == sk_test_f32_bits(b); }
 
+/* The index of the first difference of two arrays of `count` elements of `size` bytes each (bytes
+   compared), or -1 when they are equal. */
+static inline int64_t sk_test_first_difference(const void *a, const void *b, int64_t count, size_t size) {
+  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+  int64_t i;
+  if (count <= 0 || memcmp(a, b, (size_t)count * size) == 0) return -1;
+  for (i = 0; i < count; ++i)
+    if (memcmp(x + (size_t)i * size, y + (size_t)i * size, size) != 0) return i;
+  return -1;
+}
+
 static inline int sk_test_wants_host_only(int argc, char **argv) {
   int i;
   for (i = 1; i < argc; ++i)

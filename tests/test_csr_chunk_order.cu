@@ -292,15 +292,6 @@ static const char *structure_defect(const int32_t *tokens, int64_t n, int32_t nu
   return defect;
 }
 
-// Index of the first difference of two arrays of `count` elements of `size` bytes, or -1.
-static int64_t first_difference(const void *a, const void *b, int64_t count, size_t size) {
-  if (count <= 0 || memcmp(a, b, (size_t)count * size) == 0) return -1;
-  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-  for (int64_t i = 0; i < count; ++i)
-    if (memcmp(x + (size_t)i * size, y + (size_t)i * size, size) != 0) return i;
-  return -1;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Host: argument checks, none of which may reach CUDA (on a machine without a GPU a call that did
 // would record a CUDA error).
@@ -545,12 +536,12 @@ static void check_case(int seed, int64_t n, int32_t num_cols, int kind, const ru
   if (SK_CHECK(ref == SK_SUCCESS, "host order: %s", sk_status_name(ref))) {
     const sk_status st = run_device(tokens, n, num_cols, o, perm, inverse, offsets);
     if (SK_CHECK(st == SK_SUCCESS, "device order: %s (CUDA: %s)", sk_status_name(st), sk_last_cuda_error_string())) {
-      int64_t i = first_difference(perm, ref_perm, n, 4);
+      int64_t i = sk_test_first_difference(perm, ref_perm, n, 4);
       SK_CHECK(i < 0, "perm[%lld] = %d, host %d", (long long)i, i >= 0 ? perm[i] : 0, i >= 0 ? ref_perm[i] : 0);
-      i = first_difference(inverse, ref_inverse, n, 4);
+      i = sk_test_first_difference(inverse, ref_inverse, n, 4);
       SK_CHECK(i < 0, "inverse[%lld] = %d, host %d", (long long)i, i >= 0 ? inverse[i] : 0,
                i >= 0 ? ref_inverse[i] : 0);
-      i = first_difference(offsets, ref_offsets, (int64_t)num_cols + 1, 8);
+      i = sk_test_first_difference(offsets, ref_offsets, (int64_t)num_cols + 1, 8);
       SK_CHECK(i < 0, "word_offsets[%lld] = %lld, host %lld", (long long)i, i >= 0 ? (long long)offsets[i] : 0,
                i >= 0 ? (long long)ref_offsets[i] : 0);
       SK_CHECK(guards_intact(n, num_cols), "a write past the end of an output");
@@ -741,13 +732,14 @@ static void snippet_check_chunk(const sk_csr_chunk_info *info, const int32_t *d_
   SK_CHECK_CUDA(cudaMemcpyAsync(offsets, d_word_offsets, ((size_t)v + 1) * 8, cudaMemcpyDeviceToHost, stream));
   SK_CHECK_CUDA(cudaStreamSynchronize(stream));
   sk_test_context("usage snippet, chunk at token %lld (%lld tokens)", (long long)info->first_token, (long long)n);
-  SK_CHECK(first_difference(tokens, s->h_tokens + info->first_token, n, 4) < 0, "the chunk's tokens were not copied");
+  SK_CHECK(sk_test_first_difference(tokens, s->h_tokens + info->first_token, n, 4) < 0,
+           "the chunk's tokens were not copied");
   SK_CHECK(sk_csr_chunk_order_host(s->h_tokens + info->first_token, n, v, ref_perm, ref_inverse, ref_offsets) ==
                SK_SUCCESS,
            "host order");
-  SK_CHECK(first_difference(perm, ref_perm, n, 4) < 0, "perm differs");
-  SK_CHECK(first_difference(inverse, ref_inverse, n, 4) < 0, "inverse differs");
-  SK_CHECK(first_difference(offsets, ref_offsets, (int64_t)v + 1, 8) < 0, "offsets differ");
+  SK_CHECK(sk_test_first_difference(perm, ref_perm, n, 4) < 0, "perm differs");
+  SK_CHECK(sk_test_first_difference(inverse, ref_inverse, n, 4) < 0, "inverse differs");
+  SK_CHECK(sk_test_first_difference(offsets, ref_offsets, (int64_t)v + 1, 8) < 0, "offsets differ");
   ++s->chunks_seen;
   free(perm), free(inverse), free(ref_perm), free(ref_inverse), free(tokens), free(offsets), free(ref_offsets);
 }
