@@ -314,12 +314,12 @@ static int fold_thread_alloc(fold_thread *f, int32_t K, int64_t cap, int64_t max
 }
 
 /* Phase one of a call with uncollapsed sweeps: every document's start into z_all, then the sweeps
-   0 .. uncollapsed - 1, each over every document with that sweep's shared tables. */
+   0 .. uncollapsed - 1, each over every document with that sweep's shared tables. cap: the most nonzero
+   topics a document has. */
 static int fold_uncollapsed_docs(const sk_lda_detail_fold_tables *t, uint64_t seed, const sk_lda_corpus *docs,
-                                 int64_t max_len, int uncollapsed, int threads, int32_t *z_all) {
+                                 int64_t cap, int uncollapsed, int threads, int32_t *z_all) {
   const int32_t K = t->num_topics, V = t->num_words, D = docs->num_docs;
   const int64_t nnz_b = t->word_start[V];
-  const int64_t cap = max_len < K ? (max_len > 0 ? max_len : 1) : K;
   fold_shared sh;
   int failed = 0;
   sh.y = (double *)malloc((size_t)K * sizeof *sh.y);
@@ -369,16 +369,16 @@ int sk_lda_detail_fold_in_docs(const sk_lda_counts_view *view, const double *alp
   sk_lda_detail_fold_tables t;
   int32_t *z_all = NULL;
   threads = sk_lda_detail_threads(threads);
+  const int64_t cap = max_len < K ? (max_len > 0 ? max_len : 1) : K; /* a document's nonzero topics */
   if (sk_lda_detail_fold_tables_build(&t, view, alpha_k, threads) != 0) return 1;
   if (uncollapsed > 0) {
     z_all = (int32_t *)malloc((size_t)(docs->doc_offsets[D] > 0 ? docs->doc_offsets[D] : 1) * sizeof *z_all);
-    if (z_all == NULL || fold_uncollapsed_docs(&t, view->seed, docs, max_len, uncollapsed, threads, z_all) != 0) {
+    if (z_all == NULL || fold_uncollapsed_docs(&t, view->seed, docs, cap, uncollapsed, threads, z_all) != 0) {
       free(z_all);
       sk_lda_detail_fold_tables_free(&t);
       return 1;
     }
   }
-  const int64_t cap = max_len < K ? (max_len > 0 ? max_len : 1) : K; /* a document's nonzero topics */
   int failed = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)

@@ -8,7 +8,6 @@
 
 /* Uniforms per draw: draw d uses indices d * 2^16 .. d * 2^16 + 65535. */
 #define SK_MIX_DRAW_SHIFT 16
-#define SK_MIX_DRAW_UNIFORMS (1u << SK_MIX_DRAW_SHIFT)
 
 static const double sk_mix_two_pi = 6.283185307179586476925286766559;
 
