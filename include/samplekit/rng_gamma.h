@@ -22,15 +22,15 @@
  *
  * **A variate is a pure function.** sk_rng_log_gamma_f64() reads the double uniforms
  * sk_rng_uniform_f64(seed, stream_id, first + j) for j in [0, SK_RNG_GAMMA_MAX_UNIFORMS) (j = 0, 1, ...
- * for its candidates, the last index for the boost below a = 1) and no others: give each variate its own range of that many indices (variate k at
- * first = k * SK_RNG_GAMMA_MAX_UNIFORMS) and the variates are independent whatever order, thread or
- * device draws them.
+ * for its candidates, the last index for the boost below a = 1) and no others: give each variate its own
+ * range of that many indices (variate k at first = k * SK_RNG_GAMMA_MAX_UNIFORMS) and the variates are
+ * independent whatever order, thread or device draws them.
  *
  * **Host and device.** Both run the same operations, but `log`, `exp` and `sqrt` of CUDA and of the C
  * library may differ by an ulp or so, and the device takes cos and sin of 2 pi u from `sincospi(2 u)` (no
- * argument reduction; the C library has no sincospi), so a variate drawn on the device agrees with the host's to a few
- * ulps, not bit for bit; a rejection test that falls within those ulps of its bound (never seen;
- * probability about 1e-15 a variate) would take another candidate and give another value.
+ * argument reduction; the C library has no sincospi), so a variate drawn on the device agrees with the
+ * host's to a few ulps, not bit for bit; a rejection test that falls within those ulps of its bound (never
+ * seen; probability about 1e-15 a variate) would take another candidate and give another value.
  *
  * **The method.** Marsaglia and Tsang (ACM TOMS 26(3), 2000) for a >= 1, with Box-Muller normals, both
  * of a pair used (cos for one candidate, sin for the next, four uniforms a pair); for a < 1,
