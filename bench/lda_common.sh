@@ -22,6 +22,8 @@ gen_corpus() {
     mkdir -p "$dir"
     local fmt=()
     "$sk" gen --help 2>&1 | grep -q -- "--binary" && fmt=(--binary)
+    # an earlier gen cut short (no done file) left files that gen refuses without --overwrite
+    "$sk" gen --help 2>&1 | grep -q -- "--overwrite" && fmt+=(--overwrite)
     "$sk" gen --out "$dir" --name "$1" --docs "$2" --words "$3" --mean-length 333 --topics 100 --seed 1 "${fmt[@]}" \
       >"$logs/gen-$1.log" 2>&1 || { echo "gen $1 failed: $(tail -1 "$logs/gen-$1.log")" >&2; return 1; }
     touch "$dir/done"

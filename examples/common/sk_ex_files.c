@@ -96,6 +96,29 @@ int sk_ex_temp_commit(FILE *f, const char *path, sk_ex_error *err) { return temp
 
 int sk_ex_temp_commit_unsynced(FILE *f, const char *path, sk_ex_error *err) { return temp_commit(f, path, 0, err); }
 
+int sk_ex_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return a != NULL && b != NULL && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+int sk_ex_prepare_outputs(const char *dir, const char *const *names, const char *input, int overwrite,
+                          sk_ex_error *err) {
+  char path[4096];
+  struct stat st;
+  for (int pass = 0; pass < 2; ++pass) /* every refusal before any removal */
+    for (int i = 0; names[i] != NULL; ++i) {
+      if (sk_ex_path(path, sizeof path, dir, names[i], err) != 0) return 1;
+      if (stat(path, &st) != 0) continue;
+      if (pass == 0 && sk_ex_same_file(path, input))
+        return sk_ex_fail(err, "%s is the input file %s: give another folder", path, input);
+      if (pass == 0 && !overwrite) return sk_ex_fail(err, "%s exists (--overwrite replaces it)", path);
+      if (pass == 1 && remove(path) != 0 && errno != ENOENT)
+        return sk_ex_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+    }
+  return 0;
+}
+
 int sk_ex_check_writable(const char *path, sk_ex_error *err) {
   struct stat st;
   if (path != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode))

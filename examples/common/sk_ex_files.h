@@ -87,6 +87,33 @@ void sk_ex_temp_abort(FILE *f, const char *path);
 int sk_ex_check_writable(const char *path, sk_ex_error *err);
 
 /**
+ * \brief Whether two paths name the same existing file (the same device and inode: links and other
+ * spellings of one path count). For refusing an output path that is one of the command's inputs, which
+ * writing it would destroy.
+ * \param a a path (NULL: no file).
+ * \param b another (NULL: no file).
+ * \return 1 when both exist and are one file, else 0.
+ */
+int sk_ex_same_file(const char *a, const char *b);
+
+/**
+ * \brief Readies `dir/name` for each of `names` for a command's new outputs, never destroying what the
+ * user did not ask to replace: a file that is `input` (the command's input, by sk_ex_same_file()) is
+ * refused whatever `overwrite` says; a file that exists is refused unless `overwrite`, and then removed
+ * now, so that a command cut short leaves none of an earlier run's outputs beside its own. Call it after
+ * sk_ex_check_output_dir() and before the work.
+ * \param dir the folder.
+ * \param names the files' names, ended by NULL.
+ * \param input the command's input file, or NULL.
+ * \param overwrite non-zero: files already there are replaced (the user's `--overwrite`).
+ * \param err the first file refused (`DIR/NAME exists (--overwrite replaces it)` or `... is the input
+ *        file ...`), or one that could not be removed.
+ * \return 0 when every output may be written.
+ */
+int sk_ex_prepare_outputs(const char *dir, const char *const *names, const char *input, int overwrite,
+                          sk_ex_error *err);
+
+/**
  * \brief Whether folder `dir` can take the files `names`: creates it with its parents (sk_ex_mkdir_p()),
  * then checks each `dir/name` with sk_ex_check_writable(). For refusing an output folder before long work
  * starts (a bad output path is the user's input: exit 2 in both examples).

@@ -38,7 +38,8 @@ typedef struct sk_ex_command {
  * \brief The whole of a program's main(): stdout line-buffered (progress reaches a pipe as it happens),
  * no command or `--help`/`-h`/`help` prints `usage` (to stderr with exit 2, or stdout with exit 0),
  * `--version` prints `PROGRAM (samplekit X.Y.Z)`, a command of the table runs, anything else is named
- * as unknown (exit 2).
+ * as unknown (exit 2). A command that succeeds but whose output to stdout could not be written (a full
+ * disk) ends with `PROGRAM COMMAND: writing to stdout failed: ...` and exit 1.
  * \param program the program's name, for messages.
  * \param commands the table, ended by an entry whose name is NULL.
  * \param usage prints the program's usage to the stream it is given.

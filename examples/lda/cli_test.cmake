@@ -41,9 +41,16 @@ file(STRINGS ${WORK}/docword.t.txt header LIMIT_COUNT 2)
 if(NOT header STREQUAL "50;200")
   message(FATAL_ERROR "unexpected docword header: ${header}")
 endif()
+# Files already there (this corpus, or anyone's) are refused without --overwrite, naming the first; a NAME
+# that is not a plain file name part is refused.
+expect_message(2 "sk-lda gen: --out: .*/docword.t.txt exists \\(--overwrite replaces it"
+               ${SK_LDA} gen --out ${WORK} --name t --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7)
+expect_message(2 "sk-lda gen: --name '../t': give 1 to 200 letters" ${SK_LDA} gen --out ${WORK} --name ../t --docs 5)
+expect_message(2 "sk-lda gen: --name '.t': give 1 to 200 letters" ${SK_LDA} gen --out ${WORK} --name .t --docs 5)
 # The same options give the same bytes.
 file(SHA256 ${WORK}/docword.t.txt first)
-expect_exit(0 ${SK_LDA} gen --out ${WORK} --name t --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7)
+expect_exit(0 ${SK_LDA} gen --out ${WORK} --name t --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7
+            --overwrite)
 file(SHA256 ${WORK}/docword.t.txt second)
 if(NOT first STREQUAL second)
   message(FATAL_ERROR "gen is not deterministic")
@@ -53,7 +60,7 @@ endif()
 set(gen_b gen --out ${WORK} --name b --docs 50 --words 200 --topics 4 --mean-length 30 --seed 7 --binary)
 expect_exit(0 ${SK_LDA} ${gen_b} --threads 1)
 file(SHA256 ${WORK}/docword.b.bin first)
-expect_exit(0 ${SK_LDA} ${gen_b} --threads 3)
+expect_exit(0 ${SK_LDA} ${gen_b} --threads 3 --overwrite)
 file(SHA256 ${WORK}/docword.b.bin second)
 if(NOT first STREQUAL second OR EXISTS ${WORK}/docword.b.txt OR NOT last_out MATCHES "wrote .*/docword.b.bin")
   message(FATAL_ERROR "gen --binary: not the same bytes for 1 and 3 threads, or not a binary corpus: ${last_out}")
@@ -221,15 +228,18 @@ expect_exit(0 ${SK_LDA} train ${corpus} -n 2 --out ${WORK}/again --overwrite)
 if(EXISTS ${WORK}/again/z.bin)
   message(FATAL_ERROR "--overwrite left the earlier run's z.bin")
 endif()
-# A run killed before its first checkpoint leaves its metrics.csv at most, and its lock file (run.lock,
-# with the id of a process that is gone): nothing to resume, no model. --resume says so; the command that
-# started it starts it again, says so, and writes what a fresh run writes; the lock file goes at the end.
+# A run killed before its first checkpoint leaves its metrics.csv at most (the log's header line), and its
+# lock file (run.lock, with the id of a process that is gone): nothing to resume, no model. --resume says
+# so; the command that started it starts it again, says so, and writes what a fresh run writes; the lock
+# file goes at the end.
+file(STRINGS ${WORK}/whole/metrics.csv metrics_header LIMIT_COUNT 1)
 foreach(left "metrics.csv;run.lock" "run.lock")
   string(MAKE_C_IDENTIFIER "early_${left}" early)
   file(MAKE_DIRECTORY ${WORK}/${early})
-  foreach(f IN LISTS left)
-    file(WRITE ${WORK}/${early}/${f} "999999999\n")
-  endforeach()
+  file(WRITE ${WORK}/${early}/run.lock "999999999\n")
+  if(left MATCHES "metrics.csv")
+    file(WRITE ${WORK}/${early}/metrics.csv "${metrics_header}\n")
+  endif()
   expect_message(2 "--resume ${WORK}/${early}: the run there stopped before its first checkpoint, so there is nothing to resume"
                  ${SK_LDA} train ${corpus} ${esca} -n 12 --resume ${WORK}/${early})
   file(WRITE ${WORK}/${early}/run.lock "999999999\n") # the refused resume removed the lock file it took

@@ -21,7 +21,9 @@ static void export_usage(FILE *f) {
         "                 model has a vocabulary, i.e. it was trained with --vocab or on --text)\n"
         "Each file is written under a temporary name and renamed: no reader sees half a file.\n\n"
         "  -o, --out DIR          the folder, created with its parents; refused (exit 2) when the files\n"
-        "                         cannot be written there\n"
+        "                         cannot be written there, or when DIR already holds phi.npy or vocab.txt\n"
+        "      --overwrite        replace DIR's phi.npy and vocab.txt (a vocab.txt is removed when the\n"
+        "                         model has no vocabulary, so that no other model's words stay beside phi)\n"
         "  -h, --help             this text\n",
         f);
 }
@@ -36,13 +38,15 @@ static int vocab_body(FILE *f, const void *p) {
 
 int sk_lda_cmd_export(int argc, char **argv) {
   static const struct option options[] = {
-      {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+      {"out", required_argument, 0, 'o'}, {"overwrite", no_argument, 0, 'O'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   const char *out = NULL;
-  int ok = 1, c;
+  int ok = 1, c, overwrite = 0;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
     switch (c) {
       case 'o': out = optarg; break;
+      case 'O': overwrite = 1; break;
       case 'h': export_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
@@ -80,11 +84,20 @@ int sk_lda_cmd_export(int argc, char **argv) {
     sk_lda_model_file_free(&mf);
     return SK_EX_EXIT_USAGE;
   }
+  /* Files already there are another export's or a run's: replaced only when asked (then removed first, so
+     that a model without a vocabulary leaves no other model's vocab.txt beside its phi), and never the
+     model being read. */
+  static const char *const replaced[] = {"phi.npy", "vocab.txt", NULL};
   char phi_path[4096], vocab_path[4096];
+  if (sk_ex_prepare_outputs(out, replaced, model, overwrite, &err) != 0 ||
+      sk_ex_path(phi_path, sizeof phi_path, out, "phi.npy", &err) != 0 ||
+      sk_ex_path(vocab_path, sizeof vocab_path, out, "vocab.txt", &err) != 0) {
+    fprintf(stderr, "sk-lda export: --out: %s\n", err.message);
+    sk_lda_model_file_free(&mf);
+    return SK_EX_EXIT_USAGE;
+  }
   int status = SK_EX_EXIT_OK;
-  if (sk_ex_path(phi_path, sizeof phi_path, out, "phi.npy", &err) != 0 ||
-      sk_ex_path(vocab_path, sizeof vocab_path, out, "vocab.txt", &err) != 0 ||
-      sk_lda_write_phi_npy(phi_path, mf.n_vk, mf.n_k, mf.num_words, mf.num_topics, mf.beta, &err) != 0 ||
+  if (sk_lda_write_phi_npy(phi_path, mf.n_vk, mf.n_k, mf.num_words, mf.num_topics, mf.beta, &err) != 0 ||
       (mf.vocab != NULL && sk_ex_write_file(vocab_path, vocab_body, &mf, &err) != 0)) {
     fprintf(stderr, "sk-lda export: %s\n", err.message);
     status = SK_EX_EXIT_RUNTIME;

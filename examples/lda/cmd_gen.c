@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,7 +32,9 @@ static void gen_usage(FILE *f) {
           "The output is a pure function of the options, the same bits for any --threads\n"
           "(see examples/lda/src/gen.h).\n\n"
           "  -o, --out DIR          folder to write into (created with its parents)\n"
-          "      --name NAME        file name part (default synthetic)\n"
+          "      --name NAME        file name part (default synthetic; letters, digits, '.', '-', '_')\n"
+          "      --overwrite        replace the files of an earlier gen of the same NAME in DIR (without\n"
+          "                         it, DIR holding any of them is refused, exit 2)\n"
           "  -d, --docs D           documents (default %d)\n"
           "  -V, --words V          vocabulary size (default %d)\n"
           "  -k, --topics K         planted topics (default %d)\n"
@@ -54,6 +57,9 @@ static void gen_usage(FILE *f) {
           d.zipf_exponent, d.topic_support, (unsigned long long)d.seed);
 }
 
+/* The characters of a corpus NAME (it becomes part of file names). */
+static const char kNameChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+
 int sk_lda_cmd_gen(int argc, char **argv) {
   static const struct option options[] = {
       {"out", required_argument, 0, 'o'},        {"name", required_argument, 0, 'N'},
@@ -64,12 +70,12 @@ int sk_lda_cmd_gen(int argc, char **argv) {
       {"support", required_argument, 0, 'f'},    {"seed", required_argument, 0, 's'},
       {"top", required_argument, 0, 't'},        {"help", no_argument, 0, 'h'},
       {"binary", no_argument, 0, 'B'},           {"threads", required_argument, 0, 'j'},
-      {0, 0, 0, 0}};
+      {"overwrite", no_argument, 0, 'O'},        {0, 0, 0, 0}};
   sk_lda_gen_params p;
   sk_lda_gen_params_default(&p);
   const char *out = NULL, *name = "synthetic";
   long long top = 20;
-  int ok = 1, c, binary = 0;
+  int ok = 1, c, binary = 0, overwrite = 0;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:d:V:k:L:a:b:s:h", options, NULL)) != -1) {
     long long v;
@@ -88,6 +94,7 @@ int sk_lda_cmd_gen(int argc, char **argv) {
       case 's': ok = sk_lda_parse_u64("gen", "--seed", optarg, &p.seed); break;
       case 't': ok = sk_lda_parse_ll("gen", "--top", optarg, 1, 1000000, &top); break;
       case 'B': binary = 1; break;
+      case 'O': overwrite = 1; break;
       case 'j': ok = sk_lda_parse_ll("gen", "--threads", optarg, 1, 4096, &v); p.threads = (int)v; break;
       case 'h': gen_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
@@ -121,14 +128,27 @@ int sk_lda_cmd_gen(int argc, char **argv) {
       return SK_EX_EXIT_USAGE;
     }
   }
-  /* The folder before the work: an output path that cannot be written is the user's (exit 2). */
-  char docword[512];
-  snprintf(docword, sizeof docword, "docword.%s.%s", name, binary ? "bin" : "txt");
-  const char *const outputs[] = {docword, NULL};
-  if (sk_ex_check_output_dir(out, outputs, &err) != 0) {
+  /* NAME becomes part of file names: no separators, nothing hidden or empty. */
+  if (name[0] == '\0' || name[0] == '.' || strlen(name) > 200 || name[strspn(name, kNameChars)] != '\0') {
+    fprintf(stderr, "sk-lda gen: --name '%s': give 1 to 200 letters, digits, '.', '-' or '_', not starting with '.'\n",
+            name);
+    return SK_EX_EXIT_USAGE;
+  }
+  /* The folder before the work: an output path that cannot be written is the user's (exit 2), and so are
+     files already there (another corpus of this NAME, or someone's own), unless --overwrite. */
+  char files[5][256];
+  snprintf(files[0], sizeof files[0], "docword.%s.%s", name, binary ? "bin" : "txt");
+  snprintf(files[1], sizeof files[1], "vocab.%s.txt", name);
+  snprintf(files[2], sizeof files[2], "topics.%s.planted.txt", name);
+  snprintf(files[3], sizeof files[3], "phi.%s.planted.f32", name);
+  snprintf(files[4], sizeof files[4], "theta.%s.planted.f32", name);
+  const char *const outputs[] = {files[0], files[1], files[2], files[3], files[4], NULL};
+  if (sk_ex_check_output_dir(out, outputs, &err) != 0 ||
+      sk_ex_prepare_outputs(out, outputs, NULL, overwrite, &err) != 0) {
     fprintf(stderr, "sk-lda gen: --out: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
   }
+
 #ifdef _OPENMP
   if (p.threads > 0) omp_set_num_threads(p.threads); /* the writers' threads too */
 #endif

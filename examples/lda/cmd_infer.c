@@ -88,7 +88,8 @@ int sk_lda_cmd_infer(int argc, char **argv) {
     return SK_EX_EXIT_USAGE;
   }
   const input_options in = {docword, ldac, text, vocab, stopwords, 0};
-  if (sk_lda_cmd_check_input("infer", &in) != 0) return SK_EX_EXIT_USAGE;
+  if (sk_lda_cmd_check_input("infer", &in) != 0 || sk_lda_cmd_check_output_not_input("infer", "--out", out, model, &in))
+    return SK_EX_EXIT_USAGE;
   sk_ex_error err;
   if (sk_ex_check_writable(out, &err) != 0) {
     fprintf(stderr, "sk-lda infer: --out: %s\n", err.message);
@@ -104,6 +105,7 @@ int sk_lda_cmd_infer(int argc, char **argv) {
   memset(&docs, 0, sizeof docs);
   const char *input = docword != NULL ? docword : ldac != NULL ? ldac : text;
   int rc = sk_lda_cmd_read_corpus(&in, &docs, &err);
+  if (rc == 0) sk_lda_cmd_note_word_ids("infer", &in, &docs, mf.num_words, mf.vocab != NULL);
   int64_t dropped = 0;
   const int id_base = docword != NULL && !sk_lda_is_binary_corpus(docword); /* UCI ids are 1-based */
   if (rc == 0 && sk_lda_infer_map_words(&mf, &docs, input, id_base, skip_unknown, &dropped, &err) != 0) {

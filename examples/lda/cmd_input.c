@@ -1,10 +1,10 @@
 /* The corpus options train, infer and eval share (commands.h). */
 
 #include <stdio.h>
-
 #include <stdlib.h>
 #include "api_internal.h"
 #include "commands.h"
+#include "sk_ex_files.h"
 
 /* Options given for an input they do not apply to are refused, not ignored: --stopwords and --min-count
    shape a --text corpus only, and a --text corpus's words are its vocabulary. 0 when the options fit; else
@@ -20,6 +20,31 @@ int sk_lda_cmd_check_input(const char *cmd, const input_options *in) {
   if (why == NULL) return 0;
   fprintf(stderr, "sk-lda %s: %s\n", cmd, why);
   return 1;
+}
+
+int sk_lda_cmd_check_output_not_input(const char *cmd, const char *option, const char *out, const char *model,
+                                      const input_options *in) {
+  const char *const paths[] = {model, in->docword, in->ldac, in->text, in->vocab, in->stopwords};
+  const char *const names[] = {"--model", "--docword", "--ldac", "--text", "--vocab", "--stopwords"};
+  for (size_t i = 0; out != NULL && i < sizeof paths / sizeof *paths; ++i)
+    if (sk_ex_same_file(out, paths[i])) {
+      fprintf(stderr, "sk-lda %s: %s %s is the %s file (%s), which writing it would destroy: give another path\n",
+              cmd, option, out, names[i], paths[i]);
+      return 1;
+    }
+  return 0;
+}
+
+void sk_lda_cmd_note_word_ids(const char *cmd, const input_options *in, const sk_lda_corpus *corpus,
+                              int32_t model_words, int model_has_vocab) {
+  if (in->docword == NULL || in->vocab != NULL || corpus->vocab != NULL || !model_has_vocab ||
+      corpus->num_words == model_words)
+    return;
+  fprintf(stderr,
+          "sk-lda %s: note: %s declares %d words and the model has %d with a vocabulary of its own: without "
+          "--vocab its word ids are taken as the model's, which is right only for a corpus made with the model's "
+          "vocabulary (--vocab FILE matches the words by name)\n",
+          cmd, in->docword, (int)corpus->num_words, (int)model_words);
 }
 
 sklda_corpus *sk_lda_cmd_open_corpus(const input_options *in, sk_ex_error *err) {

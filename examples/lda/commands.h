@@ -36,6 +36,32 @@ typedef struct input_options {
 int sk_lda_cmd_check_input(const char *cmd, const input_options *in);
 
 /**
+ * \brief Refuses an output path that names one of the command's input files (the model or a corpus
+ * option's file), which writing it would destroy: `sk-lda CMD: OPTION PATH is the --model file ...`.
+ * \param cmd the command's name, for the message.
+ * \param option the output's option (such as "--out").
+ * \param out the output path (NULL: none, nothing to check).
+ * \param model the --model file (NULL: none).
+ * \param in the corpus options.
+ * \return 0 when the output is none of the inputs; else 1, the message printed.
+ */
+int sk_lda_cmd_check_output_not_input(const char *cmd, const char *option, const char *out, const char *model,
+                                      const input_options *in);
+
+/**
+ * \brief Says on stderr (a note, not an error) when a --docword corpus read without --vocab declares another
+ * number of words than the model has and the model has a vocabulary of its own: its ids are then taken as
+ * the model's, which is right only for a corpus made with the model's vocabulary.
+ * \param cmd the command's name, for the message.
+ * \param in the corpus options.
+ * \param corpus the corpus as read (before its words are mapped to the model's).
+ * \param model_words the model's V.
+ * \param model_has_vocab whether the model has a vocabulary.
+ */
+void sk_lda_cmd_note_word_ids(const char *cmd, const input_options *in, const sk_lda_corpus *corpus,
+                              int32_t model_words, int model_has_vocab);
+
+/**
  * \brief Reads the corpus the options name, through the library (sk_lda.h's sklda_corpus_read()).
  * \param in the options.
  * \param err filled on failure.

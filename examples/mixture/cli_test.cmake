@@ -48,7 +48,9 @@ count_lines(${WORK}/g/truth_assign.txt 3000)
 count_lines(${WORK}/gc/data.csv 3000)
 count_lines(${WORK}/g/truth_components.csv 5)
 file(SHA256 ${WORK}/g/data.npy first)
-check(0 "" ${M} gen --out ${WORK}/g -N 3000 -d 3 -k 4 --seed 9 --threads 1)
+check(2 "gen: --out: .*g/data.npy exists \\(--overwrite replaces it\\)"
+      ${M} gen --out ${WORK}/g -N 3000 -d 3 -k 4 --seed 9)
+check(0 "" ${M} gen --out ${WORK}/g -N 3000 -d 3 -k 4 --seed 9 --threads 1 --overwrite)
 file(SHA256 ${WORK}/g/data.npy second)
 if(NOT first STREQUAL second)
   message(FATAL_ERROR "gen is not deterministic (or depends on the thread count)")
@@ -83,6 +85,26 @@ foreach(f assign.txt components.csv)
     message(FATAL_ERROR "${f} differs between the default thread count and --threads 1")
   endif()
 endforeach()
+
+# Results already in --out are refused unless --overwrite, which removes them before the first sweep;
+# an output that is the input file is refused even then (the data would become the trace).
+file(SHA256 ${WORK}/fit_npy/components.csv before)
+check(2 "fit: --out: .*fit_npy/trace.csv exists \\(--overwrite replaces it\\)" ${M} fit --npy ${WORK}/g/data.npy -k 4
+      -n 3 --device cpu --out ${WORK}/fit_npy)
+file(SHA256 ${WORK}/fit_npy/components.csv after)
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "a refused fit changed the earlier results")
+endif()
+check(0 "" ${M} fit --npy ${WORK}/g/data.npy -k 4 -n 30 --device cpu --out ${WORK}/fit_npy --overwrite)
+file(SHA256 ${WORK}/fit_npy/components.csv after)
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "fit --overwrite with the same seed wrote other results")
+endif()
+file(MAKE_DIRECTORY ${WORK}/self)
+file(COPY_FILE ${WORK}/gc/data.csv ${WORK}/self/trace.csv)
+check(2 "fit: --out: .*self/trace.csv is the input file" ${M} fit --csv ${WORK}/self/trace.csv -k 4 -n 3 --device cpu
+      --out ${WORK}/self --overwrite)
+count_lines(${WORK}/self/trace.csv 3000)
 
 # Bad files: exit 2 with the file and the row named.
 file(WRITE ${WORK}/ragged.csv "a,b\n1,2\n3\n")

@@ -54,7 +54,10 @@ static void fit_usage(FILE *f) {
           "  -o, --out DIR          write assign.txt (each point's component, 0 to K-1), components.csv\n"
           "                         (weight, means, variances: the last sweep's and the average over the\n"
           "                         second half), trace.csv (per sweep: seconds, log-likelihood, log joint\n"
-          "                         density, component sizes); DIR is created with its parents\n"
+          "                         density, component sizes); DIR is created with its parents. A DIR that\n"
+          "                         holds any of the three, or whose file would be the input, is refused\n"
+          "      --overwrite        replace the three files in DIR (removed before the first sweep, so that\n"
+          "                         a run cut short leaves none of the earlier run's beside its trace)\n"
           "  -h, --help             this text\n",
 #ifdef SK_MIX_HAVE_GPU
           " on a GPU or the CPU",
@@ -79,6 +82,7 @@ static int cmd_fit(int argc, char **argv) {
                                           {"a0", required_argument, 0, 'A'},
                                           {"b0", required_argument, 0, 'B'},
                                           {"out", required_argument, 0, 'o'},
+                                          {"overwrite", no_argument, 0, 'W'},
                                           {"verbose", no_argument, 0, 'v'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
@@ -126,6 +130,7 @@ static int cmd_fit(int argc, char **argv) {
           ok = 0, fprintf(stderr, "sk-mixture fit: --device: '%s' is not auto, cpu or gpu\n", optarg);
         break;
       case 'o': o.out = optarg; break;
+      case 'W': o.overwrite = 1; break;
       case 'h': fit_usage(stdout); return SK_EX_EXIT_OK;
       default: ok = 0; break;
     }
@@ -178,6 +183,8 @@ static void gen_usage(FILE *f) {
           "  -s, --seed S           seed (default 1)\n"
           "      --csv              write data.csv instead of data.npy\n"
           "      --threads N        CPU threads (default: all); the data does not depend on it\n"
+          "      --overwrite        replace the files of an earlier gen in DIR (without it, DIR holding any\n"
+          "                         of them is refused, exit 2)\n"
           "  -h, --help             this text\n",
           SK_MIX_MAX_D, SK_MIX_MAX_K);
 }
@@ -204,10 +211,11 @@ static int cmd_gen(int argc, char **argv) {
       {"dims", required_argument, 0, 'd'}, {"components", required_argument, 0, 'k'},
       {"overlap", no_argument, 0, 'O'},    {"seed", required_argument, 0, 's'},
       {"csv", no_argument, 0, 'C'},        {"threads", required_argument, 0, 'j'},
-      {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+      {"overwrite", no_argument, 0, 'W'},  {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   sk_mix_gen_params p = {100000, 8, 10, 0, 1, 0};
   const char *out = NULL;
-  int ok = 1, c, csv = 0;
+  int ok = 1, c, csv = 0, overwrite = 0;
   long long v = 0;
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:N:d:k:s:h", options, NULL)) != -1) {
@@ -228,6 +236,7 @@ static int cmd_gen(int argc, char **argv) {
       case 'O': p.overlap = 1; break;
       case 's': ok = sk_mix_parse_value("gen", "--seed", optarg, SK_MIX_VALUE_U64, 0, 0, &p.seed); break;
       case 'C': csv = 1; break;
+      case 'W': overwrite = 1; break;
       case 'j':
         ok = sk_mix_parse_value("gen", "--threads", optarg, SK_MIX_VALUE_INT, 1, 4096, &v);
         p.threads = (int)v;
@@ -246,7 +255,8 @@ static int cmd_gen(int argc, char **argv) {
   }
   /* The folder before the work: an output path that cannot be written is the user's (exit 2). */
   const char *const outputs[] = {csv ? "data.csv" : "data.npy", "truth_assign.txt", "truth_components.csv", NULL};
-  if (sk_ex_check_output_dir(out, outputs, &err) != 0) {
+  if (sk_ex_check_output_dir(out, outputs, &err) != 0 ||
+      sk_ex_prepare_outputs(out, outputs, NULL, overwrite, &err) != 0) {
     fprintf(stderr, "sk-mixture gen: --out: %s\n", err.message);
     return SK_EX_EXIT_USAGE;
   }

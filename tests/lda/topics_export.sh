@@ -26,16 +26,6 @@ vocab_file=$work/corpus/vocab.synthetic.txt
   fail "train failed: $(tail -3 "$work/train.log")"
 model=$work/run/model.skl
 
-# expect CODE REGEX COMMAND...: COMMAND exits CODE, its stderr matching REGEX (an extended regex; empty: any).
-expect() {
-  local code=$1 re=$2 rc=0
-  shift 2
-  "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "exit $rc, not $code: $* (stderr: $(head -c 600 "$work/err.txt"))"
-  [ -z "$re" ] || grep -Eq -- "$re" "$work/err.txt" ||
-    fail "stderr of '$*' does not match '$re': $(head -c 600 "$work/err.txt")"
-}
-
 # --- 1. the three forms ---------------------------------------------------------------------------------
 expect 0 "" "$sk_lda" --help
 grep -q "^  topics " "$work/out.txt" && grep -q "^  export " "$work/out.txt" ||

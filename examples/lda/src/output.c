@@ -263,6 +263,19 @@ static int sk_lda_metrics_append_old_rows(sk_lda_metrics_log *log, const char *r
   return 0;
 }
 
+int sk_lda_metrics_file_is_log(const char *path) {
+  char head[512];
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return 0;
+  const size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = '\0';
+  static const char *const headers[] = {sk_lda_metrics_header, sk_lda_metrics_header_v1, sk_lda_metrics_header_v2};
+  for (size_t i = 0; i < sizeof headers / sizeof *headers; ++i)
+    if (strncmp(head, headers[i], strlen(headers[i])) == 0) return 1;
+  return n == 0;
+}
+
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err) {
   if (log == NULL || path == NULL) return sk_ex_fail(err, "metrics log: a pointer is NULL");
   memset(log, 0, sizeof *log);

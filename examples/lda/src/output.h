@@ -289,6 +289,15 @@ typedef struct sk_lda_metrics_priors {
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err);
 
 /**
+ * \brief Whether the file at PATH is a metrics log of sk-lda's (it starts with the metrics header, this
+ * version's or an earlier one's) or empty: what a run leaves before its first checkpoint, as against a
+ * file of the same name that someone else wrote.
+ * \param path the file.
+ * \return 1 when so, 0 otherwise (also when it cannot be read).
+ */
+int sk_lda_metrics_file_is_log(const char *path);
+
+/**
  * \brief Appends one row with its prior columns and rewrites the file.
  * \param log the log.
  * \param iteration the sweep.

@@ -46,9 +46,14 @@ int sk_lda_run_dir_restartable(const char *dir) {
   char path[4096];
   struct stat st;
   if (sk_lda_run_dir_holds_run(dir) == NULL) return 0;
-  static const char *const resumable[] = {SK_LDA_CHECKPOINT_FILE, "model.skl", NULL};
-  for (int i = 0; resumable[i] != NULL; ++i)
-    if (sk_ex_path(path, sizeof path, dir, resumable[i], NULL) != 0 || stat(path, &st) == 0) return 0;
+  /* What a run leaves before its first checkpoint is its metrics.csv; any other of the run files (a
+     model, an export's phi.npy, a z.bin) or a metrics.csv that is not sk-lda's log is something a
+     restart would remove. */
+  for (int i = 0; sk_lda_run_dir_files[i] != NULL; ++i) {
+    if (sk_ex_path(path, sizeof path, dir, sk_lda_run_dir_files[i], NULL) != 0) return 0;
+    if (stat(path, &st) != 0) continue;
+    if (strcmp(sk_lda_run_dir_files[i], "metrics.csv") != 0 || !sk_lda_metrics_file_is_log(path)) return 0;
+  }
   return 1;
 }
 

@@ -102,9 +102,11 @@ void sk_lda_run_dir_lock_release(sk_lda_run_dir_lock *lock);
 int sk_lda_run_dir_in_use(const char *dir, long *holder);
 
 /**
- * \brief Whether DIR holds the files of a run that stopped before its first checkpoint: some of
- * sk_lda_run_dir_files, but neither checkpoint.skc nor model.skl. Nothing there can be resumed or used,
- * so a new run may replace it without --overwrite. Call it with DIR's lock held.
+ * \brief Whether DIR holds what a run that stopped before its first checkpoint leaves of
+ * sk_lda_run_dir_files: its metrics.csv (sk-lda's log: sk_lda_metrics_file_is_log()) and no other.
+ * Nothing there can be resumed or used, so a new run may replace it without --overwrite; a folder with
+ * any other of those files, or a metrics.csv of someone else's, is not a stopped run's. Call it with
+ * DIR's lock held.
  * \param dir the folder (DIR).
  * \return 1 when so, else 0.
  */

@@ -33,12 +33,21 @@ int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64
 
 /* --- devices ------------------------------------------------------------------------------------- */
 
+int sk_lda_device_contradicts(int device_kind, int sampler_kind, sk_ex_error *err) {
+  if (device_kind == SK_LDA_DEVICE_CPU && sampler_kind == SK_LDA_SAMPLER_AGA)
+    return sk_ex_fail(err, "--device cpu: --sampler aga runs on the GPU only (AGA-LDA; on the CPU use esca or cgs)");
+  if (device_kind == SK_LDA_DEVICE_GPU && sampler_kind == SK_LDA_SAMPLER_CGS)
+    return sk_ex_fail(err, "--device gpu: --sampler cgs runs on the CPU only (the GPU samplers are esca and aga)");
+  return 0;
+}
+
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
                           const char **note, sk_ex_error *err) {
   static char fallback[600];
   if (note != NULL) *note = NULL;
   if (requested == NULL || resolved == NULL) return sk_ex_fail(err, "device: a pointer is NULL");
   *resolved = *requested;
+  if (sk_lda_device_contradicts(requested->kind, sampler_kind, err)) return SK_LDA_DEVICE_CONTRADICTS;
   if (requested->kind == SK_LDA_DEVICE_CPU) return 0;
   sk_ex_error why;
   if (sampler_kind == SK_LDA_SAMPLER_CGS) {
@@ -56,8 +65,8 @@ int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_l
 #endif
   }
   if (requested->kind == SK_LDA_DEVICE_GPU) {
-    sk_ex_fail(err, "--device gpu: %s", why.message);
-    return sampler_kind == SK_LDA_SAMPLER_CGS ? SK_LDA_DEVICE_CONTRADICTS : 1;
+    sk_ex_fail(err, "--device gpu: %s", why.message); /* CGS on the GPU was refused above */
+    return 1;
   }
   if (sampler_kind == SK_LDA_SAMPLER_AGA)
     return sk_ex_fail(err, "--sampler aga runs on the GPU only (%s); use --sampler esca on the CPU", why.message);

@@ -213,15 +213,26 @@ const char *sk_lda_sampler_kind_name(int kind);
  */
 int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64_t num_tokens);
 
-/** \brief sk_lda_device_resolve()'s answer when the options contradict (CGS asked to run on the GPU). */
+/** \brief sk_lda_device_resolve()'s answer when the options contradict (CGS asked to run on the GPU, AGA
+ * on the CPU). */
 #define SK_LDA_DEVICE_CONTRADICTS 2
+
+/**
+ * \brief Whether a device kind and a sampler kind contradict whatever the machine: AGA on the CPU, CGS on
+ * the GPU (AUTO on either side never does).
+ * \param device_kind an SK_LDA_DEVICE_* kind.
+ * \param sampler_kind an SK_LDA_SAMPLER_* kind.
+ * \param err says which, when they do.
+ * \return 1 when they contradict (err filled), else 0.
+ */
+int sk_lda_device_contradicts(int device_kind, int sampler_kind, sk_ex_error *err);
 
 /**
  * \brief Resolves `requested` to the device a sampler of `sampler_kind` will really run on (CPU or GPU),
  * filling `resolved`.
  *
- * CPU stays CPU; GPU needs ESCA or AGA (CGS runs on the CPU only: the options contradict, whatever the
- * machine), a build with the GPU part and a usable GPU `requested->gpu` (else an error that says which is
+ * CPU stays CPU, for CGS or ESCA (AGA runs on the GPU only: the options contradict); GPU needs ESCA or
+ * AGA (CGS runs on the CPU only: the options contradict, whatever the machine), a build with the GPU part and a usable GPU `requested->gpu` (else an error that says which is
  * missing: the machine); AUTO is GPU
  * when all three are there and CPU otherwise, with `*note` (when not NULL) set to a one-line explanation of
  * the fallback ("--device auto: ...; training on the CPU"), or NULL. The note points to static storage
@@ -231,8 +242,8 @@ int sk_lda_sampler_auto(const sk_lda_device *resolved, int32_t num_topics, int64
  * \param resolved receives the device it will run on.
  * \param note receives the fallback's explanation or NULL (static storage); may be NULL.
  * \param err says which is missing when GPU cannot be honoured.
- * \return 0 on success; #SK_LDA_DEVICE_CONTRADICTS when the options contradict (CGS on the GPU: exit
- *         status 2 in the CLI); 1 when the machine or the build lacks the GPU (exit status 1).
+ * \return 0 on success; #SK_LDA_DEVICE_CONTRADICTS when the options contradict (CGS on the GPU, AGA on
+ *         the CPU: exit status 2 in the CLI); 1 when the machine or the build lacks the GPU (exit status 1).
  */
 int sk_lda_device_resolve(const sk_lda_device *requested, int sampler_kind, sk_lda_device *resolved,
                           const char **note, sk_ex_error *err);

@@ -166,6 +166,7 @@ int sk_mix_fit(const sk_mix_fit_options *o, const sk_mix_data *data, const char 
   memset(&trace, 0, sizeof trace);
   static const char *const outputs[] = {"trace.csv", "assign.txt", "components.csv", NULL};
   if (o->out != NULL && (sk_ex_check_output_dir(o->out, outputs, &err) != 0 ||
+                         sk_ex_prepare_outputs(o->out, outputs, source, o->overwrite, &err) != 0 ||
                          sk_ex_path(path, sizeof path, o->out, "trace.csv", &err) != 0)) {
     fprintf(stderr, "sk-mixture fit: --out: %s\n", err.message);
     return SK_EX_EXIT_USAGE;

@@ -32,6 +32,7 @@ typedef struct sk_mix_fit_options {
   int device;         /**< #sk_mix_fit_device (default auto) */
   int threads;        /**< CPU threads (<= 0: all) */
   const char *out;    /**< output folder (created with its parents), or NULL: no files */
+  int overwrite;      /**< replace results already in `out` (without it they are refused, exit 2) */
   int quiet;          /**< no progress, no summary (tests) */
   int verbose;        /**< `-v`: say how the sweeps run (on a GPU: the z-step kernel table, the chosen row and why) */
 } sk_mix_fit_options;

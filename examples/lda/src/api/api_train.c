@@ -53,6 +53,9 @@ int sklda_detail_run_options(const sklda_options *o, sk_lda_run_options *ro, sk_
   else if (strcmp(o->device, "cpu") == 0) ro->device.kind = SK_LDA_DEVICE_CPU;
   else if (strcmp(o->device, "gpu") == 0) ro->device.kind = SK_LDA_DEVICE_GPU;
   else return sk_ex_fail(err, "device '%s' is not auto, cpu or gpu", o->device), SK_EX_EXIT_USAGE;
+  /* Contradictions refused before the corpus is read (sk_lda_device_resolve() refuses them too, for a
+     resumed run's sampler). */
+  if (sk_lda_device_contradicts(ro->device.kind, ro->sampler, err)) return SK_EX_EXIT_USAGE;
   if (o->gpu < 0) return sk_ex_fail(err, "gpu = %d is negative", o->gpu), SK_EX_EXIT_USAGE;
   if (o->threads < 0 || o->threads > 4096)
     return sk_ex_fail(err, "threads = %d is out of range 0..4096", o->threads), SK_EX_EXIT_USAGE;
