@@ -363,6 +363,7 @@ expect_message(2 "--overwrite does not apply to --resume" ${SK_LDA} train ${corp
                --overwrite)
 expect_message(2 "--start-topics applies to a new run" ${SK_LDA} train ${corpus} --resume ${WORK}/refused
                --start-topics 8)
+expect_message(2 "--seed: ' -1' is not a whole number" ${SK_LDA} train ${corpus} --seed " -1") # not 2^64 - 1
 expect_message(2 "--start-topics: '-1' is not a whole number" ${SK_LDA} train ${corpus} --start-topics -1
                --out ${WORK}/refused)
 expect_exit(0 ${SK_LDA} train ${corpus} --start-topics 2 -n 3 --device cpu)

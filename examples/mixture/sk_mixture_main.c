@@ -151,11 +151,11 @@ static int cmd_fit(int argc, char **argv) {
   sk_ex_error err;
   const char *path = npy != NULL ? npy : csv;
   const double t0 = sk_ex_now();
-  if ((npy != NULL ? sk_mix_read_npy(npy, &data, &err) : sk_mix_read_csv(csv, &data, &err)) != 0 ||
-      sk_mix_data_check_k(&data, o.k, path, &err) != 0) {
+  const int read = npy != NULL ? sk_mix_read_npy(npy, &data, &err) : sk_mix_read_csv(csv, &data, &err);
+  if (read != 0 || sk_mix_data_check_k(&data, o.k, path, &err) != 0) {
     fprintf(stderr, "sk-mixture fit: %s\n", err.message);
     sk_mix_data_free(&data);
-    return SK_EX_EXIT_USAGE;
+    return read == SK_MIX_READ_MACHINE ? SK_EX_EXIT_RUNTIME : SK_EX_EXIT_USAGE;
   }
   printf("read %s: %lld points x %d dimensions in %.2f s\n", path, (long long)data.n, (int)data.d, sk_ex_now() - t0);
   sk_mix_fit_result r;

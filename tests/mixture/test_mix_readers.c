@@ -1,13 +1,14 @@
 /*
  * sk-mixture's readers (examples/mixture/src/data.h) and the standardization:
- * - good files: CSV with and without a header, CRLF, spaces around cells, a blank last line;
- *   .npy float32 and float64 (format versions 1 and 2), written here byte by byte; the values and the
- *   per-dimension mean and scale they give;
+ * - good files: CSV with and without a header, CRLF, spaces around cells, a blank last line, a UTF-8
+ *   byte order mark; .npy float32 and float64 (format versions 1 and 2; a header in double quotes),
+ *   written here byte by byte; the values and the per-dimension mean and scale they give;
  * - every malformed case is an error whose message names the file and, where there is one, the row:
  *   ragged CSV rows (fewer and more cells), non-numeric, empty, NaN, infinite and out-of-range cells,
  *   hexadecimal cells and other strtod forms that are not plain decimal numbers (line and column named),
- *   a blank line between rows, no data, too many columns, a NUL byte, a missing file; a .npy that is
- *   not one, of another version, dtype (int, big-endian, float16) or order (Fortran), 1-D and 3-D,
+ *   a blank line between rows, no data, too many columns, a NUL byte, a missing file, a first line of
+ *   numbers and words; a .npy that is not one, of another version, dtype (int, big-endian, float16,
+ *   structured) or order (Fortran), 1-D and 3-D,
  *   truncated in its header or data, with bytes after its data, with NaN or infinity (row and
  *   column), with no rows, with too many columns; and N < K.
  */
@@ -99,6 +100,9 @@ static void test_csv(void) {
   expect_good_csv("no header", "1.5,-2,3e2\n4,5,6\n7,8,9\n", 3, 3, r1);
   expect_good_csv("CRLF, spaces, a blank last line", "x, y ,z\r\n 1.5 , -2,3e2\r\n4,5,6\r\n\r\n", 2, 3, r1);
   expect_good_csv("no final newline", "1.5,-2,300\n4,5,6", 2, 3, r1);
+  /* A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell: no row is lost to it. */
+  expect_good_csv("a byte order mark, no header", "\xEF\xBB\xBF" "1.5,-2,3e2\n4,5,6\n", 2, 3, r1);
+  expect_good_csv("a byte order mark and a header", "\xEF\xBB\xBF" "a,b,c\n1.5,-2,3e2\n4,5,6\n", 2, 3, r1);
   {
     /* Every form of a plain decimal number: signs, a point with digits on one side, exponents. */
     const double r2[4] = {1.5, 0.5, 5.0, -0.25};
@@ -148,6 +152,11 @@ static void test_csv(void) {
       {"nan(...)", "nan_chars.csv", "1,2\nnan(0x1),4\n", 0, "row 2 (line 2), column 1", "NaN"},
       {"a vertical tab before a number", "vtab.csv", "1,2\n3,\v4\n", 0, "row 2 (line 2), column 2",
        "is not a plain decimal number"},
+      /* A first line of numbers and words: a typo in row 1 (or a header with a number), refused rather than
+         taken for a header, which would drop a row without a word. */
+      {"a first line of numbers and a typo", "typo_first.csv", "1,2x\n3,4\n5,6\n", 0,
+       "line 1 holds numbers and 1 cell(s) that are not, the first in column 2 ('2x')", "fix the line"},
+      {"a header with a number in it", "header_number.csv", "x,2\n3,4\n", 0, "column 1 ('x')", NULL},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     write_bytes(bad[i].file, bad[i].content, bad[i].len ? bad[i].len : strlen(bad[i].content));
@@ -192,6 +201,15 @@ static void test_npy(void) {
       sk_mix_data_free(&data);
     }
   }
+  {
+    /* A header in double quotes, as JSON-minded writers make it (Python's literal_eval reads it). */
+    sk_test_context("npy: a header in double quotes");
+    write_npy("dq.npy", 1, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 2)}", f, sizeof f);
+    if (SK_CHECK(sk_mix_read_npy(path_of("dq.npy"), &data, &err) == 0, "%s", err.message)) {
+      SK_CHECK(data.n == 3 && data.d == 2 && data.mean[1] == 4.0, "3 x 2, column 2's mean 4");
+      sk_mix_data_free(&data);
+    }
+  }
   write_text("not.npy", "just,text\n1,2\n");
   expect_error("not a .npy file", 1, "not.npy", "not a .npy file", NULL);
   /* Each case: version, header dictionary, data bytes (of f), and two parts of the message. */
@@ -209,6 +227,10 @@ static void test_npy(void) {
       {"big-endian float64", "big.npy", 1, "{'descr': '>f8', 'fortran_order': False, 'shape': (3, 1), }", 24, "'>f8'",
        NULL},
       {"float16", "half.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 1), }", 6, "'<f2'", NULL},
+      {"int32 in double quotes", "int_dq.npy", 1,
+       "{\"descr\": \"<i4\", \"fortran_order\": False, \"shape\": (3, 2)}", 24, "dtype '<i4' is not supported", NULL},
+      {"a structured dtype", "struct.npy", 1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3, 2), }",
+       24, "dtype '[('a', '<f4')]", "not supported"},
       {"Fortran order", "fortran.npy", 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 2), }", 24, "Fortran",
        NULL},
       {"a 1-D array", "one_d.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", 24, "1-D", NULL},

@@ -1,6 +1,7 @@
 /* Strict number parsing for sk-lda's options (see cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,8 @@ int sk_lda_parse_u64(const char *cmd, const char *option, const char *text, uint
   char *end = NULL;
   errno = 0;
   const unsigned long long v = strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || errno == ERANGE || text[0] == '-') {
+  /* strtoull skips blanks and takes a sign ("-1" wraps to 2^64 - 1): a digit must come first */
+  if (end == text || *end != '\0' || errno == ERANGE || !isdigit((unsigned char)text[0])) {
     fprintf(stderr, "sk-lda %s: %s: '%s' is not a whole number in [0, 2^64 - 1]\n", cmd, option, text);
     return 0;
   }
@@ -38,7 +40,7 @@ int sk_lda_parse_bytes(const char *cmd, const char *option, const char *text, ui
   errno = 0;
   const unsigned long long v = strtoull(text, &end, 10);
   int shift = -1;
-  if (end != text && errno != ERANGE && text[0] != '-')
+  if (end != text && errno != ERANGE && isdigit((unsigned char)text[0]))
     for (int i = 0; i < 5 && shift < 0; ++i) {
       const size_t n = strlen(suffixes[i]);
       if (strncmp(end, suffixes[i], n) == 0 && (end[n] == '\0' || (i > 0 && strcmp(end + n, "iB") == 0)))

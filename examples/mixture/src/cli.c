@@ -1,6 +1,7 @@
 /* Option values of sk-mixture (cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@ int sk_mix_parse_value(const char *cmd, const char *option, const char *text, in
   errno = 0;
   if (kind == SK_MIX_VALUE_U64) {
     const unsigned long long v = strtoull(text, &end, 10);
-    ok = end != text && *end == '\0' && errno != ERANGE && text[0] != '-';
+    /* strtoull skips blanks and takes a sign (" -1" wraps to 2^64 - 1): a digit must come first */
+    ok = end != text && *end == '\0' && errno != ERANGE && isdigit((unsigned char)text[0]);
     if (ok)
       *(uint64_t *)out = (uint64_t)v;
     else

@@ -25,7 +25,8 @@ static int from_raw(const raw_view *r, int64_t n, int32_t d, sk_mix_data *out, s
   out->scale = (double *)calloc((size_t)d, sizeof(double));
   if (out->x == NULL || out->mean == NULL || out->scale == NULL) {
     sk_mix_data_free(out);
-    return sk_ex_fail(err, "out of memory for %lld x %d values", (long long)n, (int)d);
+    sk_ex_fail(err, "out of memory for %lld x %d values", (long long)n, (int)d);
+    return SK_MIX_READ_MACHINE;
   }
   /* Two passes in row order: the mean, then the mean squared deviation (no cancellation). */
   for (int64_t i = 0; i < n; ++i)

@@ -5,8 +5,9 @@
  *
  * Readers check everything and name the file, and the row where there is one, in every error:
  * - CSV: numbers separated by commas (spaces or tabs around them are ignored), one row a line, LF or
- *   CRLF; an optional first line of column names (taken as a header when one of its cells is not a
- *   number); every row with the header's (or the first row's) number of cells; no empty cell, no
+ *   CRLF, a UTF-8 byte order mark at the start ignored; an optional first line of column names (a header
+ *   when none of its cells is a number; a first line of numbers and names both is refused, not guessed);
+ *   every row with the header's (or the first row's) number of cells; no empty cell, no
  *   blank line between rows; no NaN or infinity. Row numbers in messages count data rows from 1, and
  *   the line number is given too.
  * - `.npy`: format version 1, 2 or 3; a 2-D array of little-endian float32 (`<f4`) or float64 (`<f8`)
@@ -25,6 +26,10 @@
 extern "C" {
 #endif
 
+/** \brief What the readers and sk_mix_data_from_f32() / _f64() return when the machine failed (out of
+ * memory, a read error), as against 1 for the input's fault: exit 1 and exit 2 in the CLI. */
+#define SK_MIX_READ_MACHINE 2
+
 /**
  * \brief Standardizes N x D raw values (row-major floats) into `out`: per dimension, mean and
  * population standard deviation in double (two passes, in row order), then (x - mean) / scale rounded
@@ -34,7 +39,7 @@ extern "C" {
  * \param d dimensions, 1 to #SK_MIX_MAX_D.
  * \param out filled; free with sk_mix_data_free().
  * \param err sizes out of range, a non-finite value, or out of memory.
- * \return 0 on success.
+ * \return 0 on success; 1 for values that cannot be standardized; #SK_MIX_READ_MACHINE out of memory.
  */
 int sk_mix_data_from_f32(const float *raw, int64_t n, int32_t d, sk_mix_data *out, sk_ex_error *err);
 
@@ -45,7 +50,7 @@ int sk_mix_data_from_f32(const float *raw, int64_t n, int32_t d, sk_mix_data *ou
  * \param d dimensions, 1 to #SK_MIX_MAX_D.
  * \param out filled; free with sk_mix_data_free().
  * \param err as for sk_mix_data_from_f32().
- * \return 0 on success.
+ * \return as sk_mix_data_from_f32().
  */
 int sk_mix_data_from_f64(const double *raw, int64_t n, int32_t d, sk_mix_data *out, sk_ex_error *err);
 
@@ -67,7 +72,7 @@ int sk_mix_data_check_k(const sk_mix_data *data, int32_t k, const char *source, 
  * \param path the file.
  * \param out filled; free with sk_mix_data_free().
  * \param err the file, the row where there is one, and what is wrong.
- * \return 0 on success.
+ * \return 0 on success; 1 for a fault of the file; #SK_MIX_READ_MACHINE out of memory or a read error.
  */
 int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_ex_error *err);
 
@@ -76,7 +81,8 @@ int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_ex_error *err);
  * \param path the file.
  * \param out filled; free with sk_mix_data_free().
  * \param err the file, the row and line, and what is wrong.
- * \return 0 on success.
+ * \return 0 on success; 1 for a fault of the file; #SK_MIX_READ_MACHINE out of memory or a read error (a
+ *         file is never taken as shorter than it is).
  */
 int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err);
 

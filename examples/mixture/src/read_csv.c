@@ -109,7 +109,10 @@ static int take_row(char **cells, int n, int cols, int header, const char *path,
                          "%s: row %lld (line %lld), column %d: '%.40s' is %s (sk-mixture reads decimal numbers only)",
                          path, row, line, j + 1, cells[j],
                          is_hexadecimal(cells[j]) ? "hexadecimal" : "not a plain decimal number");
-    if (push(out, x) != 0) return sk_ex_fail(err, "%s: out of memory at row %lld", path, row);
+    if (push(out, x) != 0) {
+      sk_ex_fail(err, "%s: out of memory at row %lld", path, row);
+      return SK_MIX_READ_MACHINE;
+    }
   }
   return 0;
 }
@@ -124,13 +127,15 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err) {
   long long line_no = 0, rows = 0, blank_line = 0;
   int cols = -1, header = 0, rc = 0;
   values v = {NULL, 0, 0};
-  while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+  while (rc == 0 && (errno = 0, len = getline(&line, &cap, f)) >= 0) {
     ++line_no;
     if ((size_t)len != strlen(line)) {
       rc = sk_ex_fail(err, "%s: line %lld holds a NUL byte (not a text file?)", path, line_no);
       break;
     }
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    /* A UTF-8 byte order mark (as spreadsheet programs write) is not part of the first cell. */
+    if (line_no == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0) memmove(line, line + 3, (size_t)(len -= 3) + 1);
     if (trim(line)[0] == '\0') { /* blank: fine only at the end of the file */
       if (blank_line == 0) blank_line = line_no;
       continue;
@@ -141,11 +146,27 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err) {
       break;
     }
     const int n = split(line, cells, SK_MIX_CSV_MAX_CELLS - 1);
-    /* The first line: a header when any of its cells is not a number to strtod (its wider syntax, so that
-       a first line of "0x10" or "nan" is refused as data, not skipped as a header). */
+    /* The first line: a header when none of its cells is a number to strtod (its wider syntax, so that
+       a first line of "0x10" or "nan" is refused as data, not skipped as a header). A line of numbers and
+       words both is a row with a typo or a header with a number in it: refused, not guessed (taken as a
+       header it would drop a row without a word). */
     if (cols < 0) {
       double x;
-      for (int j = 0; j < n && j < SK_MIX_CSV_MAX_CELLS - 1; ++j) header |= !parse_number(cells[j], &x);
+      const int counted = n < SK_MIX_CSV_MAX_CELLS - 1 ? n : SK_MIX_CSV_MAX_CELLS - 1;
+      int words = 0, first_word = -1;
+      for (int j = 0; j < counted; ++j)
+        if (!parse_number(cells[j], &x)) {
+          ++words;
+          if (first_word < 0) first_word = j;
+        }
+      if (words > 0 && words < counted) {
+        rc = sk_ex_fail(err,
+                        "%s: line 1 holds numbers and %d cell(s) that are not, the first in column %d ('%.40s'): "
+                        "a header's cells are all names and a row's all numbers; fix the line",
+                        path, words, first_word + 1, cells[first_word]);
+        break;
+      }
+      header = words > 0;
       if (n > SK_MIX_MAX_D) {
         rc = sk_ex_fail(err, "%s: line 1 has more than %d columns; sk-mixture takes 1 to %d dimensions", path,
                          SK_MIX_MAX_D, SK_MIX_MAX_D);
@@ -157,11 +178,17 @@ int sk_mix_read_csv(const char *path, sk_mix_data *out, sk_ex_error *err) {
     ++rows;
     rc = take_row(cells, n, cols, header, path, rows, line_no, &v, err);
   }
-  if (rc == 0 && ferror(f)) rc = sk_ex_fail(err, "%s: read error: %s", path, strerror(errno));
+  /* getline's -1 is the end of the file only when feof says so: out of memory (a line longer than memory)
+     or a read error must not pass for a file that ends there. */
+  if (rc == 0 && (ferror(f) || !feof(f))) {
+    sk_ex_fail(err, "%s: reading line %lld failed: %s", path, line_no + 1,
+               errno != 0 ? strerror(errno) : "read error");
+    rc = SK_MIX_READ_MACHINE;
+  }
   if (rc == 0 && rows == 0) rc = sk_ex_fail(err, "%s: no data rows", path);
   fclose(f);
   free(line);
-  if (rc == 0 && sk_mix_data_from_f64(v.p, rows, cols, out, err) != 0) rc = sk_ex_error_prefix(err, path);
+  if (rc == 0 && (rc = sk_mix_data_from_f64(v.p, rows, cols, out, err)) != 0) sk_ex_error_prefix(err, path);
   free(v.p);
   return rc;
 }

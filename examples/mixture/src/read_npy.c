@@ -29,6 +29,13 @@ static const char *dict_value(const char *header, const char *key) {
   return p;
 }
 
+/* Whether a header's descr value is the string `want`, in single quotes (numpy's own) or double (JSON-like
+   writers; Python reads both). */
+static int dtype_is(const char *descr, const char *want) {
+  const size_t n = strlen(want);
+  return (descr[0] == '\'' || descr[0] == '"') && strncmp(descr + 1, want, n) == 0 && descr[n + 1] == descr[0];
+}
+
 /* Parses "(N, D)" into dims (at most 3 kept); returns the number of dimensions, or -1 if malformed. */
 static int parse_shape(const char *p, long long dims[3]) {
   int count = 0;
@@ -72,7 +79,10 @@ static int read_header(FILE *f, const char *path, int *elem, long long *rows, lo
   if (len == 0 || len > SK_MIX_NPY_MAX_HEADER)
     return sk_ex_fail(err, "%s: .npy header length %u is out of range (a corrupt file?)", path, (unsigned)len);
   char *header = (char *)malloc((size_t)len + 1);
-  if (header == NULL) return sk_ex_fail(err, "%s: out of memory for the header", path);
+  if (header == NULL) {
+    sk_ex_fail(err, "%s: out of memory for the header", path);
+    return SK_MIX_READ_MACHINE;
+  }
   if (fread(header, 1, len, f) != len) {
     free(header);
     return sk_ex_fail(err, "%s: truncated .npy header (%u bytes announced)", path, (unsigned)len);
@@ -90,9 +100,10 @@ static int read_header(FILE *f, const char *path, int *elem, long long *rows, lo
   if (descr == NULL || order == NULL || shape == NULL || ndim < 0) {
     rc = sk_ex_fail(err, "%s: malformed .npy header (it needs 'descr', 'fortran_order' and 'shape'): %.120s", path,
                      header);
-  } else if (strncmp(descr, "'<f4'", 5) != 0 && strncmp(descr, "'<f8'", 5) != 0) {
-    char dt[16] = "";
-    sscanf(descr, "'%15[^']", dt);
+  } else if (!dtype_is(descr, "<f4") && !dtype_is(descr, "<f8")) {
+    char dt[48] = "";
+    if (sscanf(descr, "'%47[^']", dt) != 1 && sscanf(descr, "\"%47[^\"]", dt) != 1)
+      snprintf(dt, sizeof dt, "%.40s", descr); /* not a quoted string: a structured dtype, say */
     rc = sk_ex_fail(err,
                      "%s: dtype '%s' is not supported: sk-mixture reads little-endian float32 ('<f4') or float64 "
                      "('<f8'); convert with numpy's astype",
@@ -171,17 +182,20 @@ int sk_mix_read_npy(const char *path, sk_mix_data *out, sk_ex_error *err) {
   void *values = malloc((size_t)want);
   if (values == NULL) {
     fclose(f);
-    return sk_ex_fail(err, "%s: out of memory for %lld x %lld values", path, rows, cols);
+    sk_ex_fail(err, "%s: out of memory for %lld x %lld values", path, rows, cols);
+    return SK_MIX_READ_MACHINE;
   }
   int rc = 0;
-  if (fseek(f, header_end, SEEK_SET) != 0 || fread(values, 1, (size_t)want, f) != (size_t)want)
-    rc =
-        sk_ex_fail(err, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "the file changed while being read");
+  if (fseek(f, header_end, SEEK_SET) != 0 || fread(values, 1, (size_t)want, f) != (size_t)want) {
+    const int machine = ferror(f); /* else short: the file changed after its size was checked */
+    sk_ex_fail(err, "%s: read error: %s", path, machine ? strerror(errno) : "the file changed while being read");
+    rc = machine ? SK_MIX_READ_MACHINE : 1;
+  }
   fclose(f);
   if (rc == 0) rc = find_non_finite(values, elem, rows, cols, path, err);
-  if (rc == 0 && (elem == 4 ? sk_mix_data_from_f32((const float *)values, rows, (int32_t)cols, out, err)
-                            : sk_mix_data_from_f64((const double *)values, rows, (int32_t)cols, out, err)) != 0)
-    rc = sk_ex_error_prefix(err, path);
+  if (rc == 0 && (rc = elem == 4 ? sk_mix_data_from_f32((const float *)values, rows, (int32_t)cols, out, err)
+                                 : sk_mix_data_from_f64((const double *)values, rows, (int32_t)cols, out, err)) != 0)
+    sk_ex_error_prefix(err, path);
   free(values);
   return rc;
 }
