@@ -72,6 +72,29 @@ static void check_csr_refusals(void) {
   ro.format = "csv";
   SK_CHECK(sklda_corpus_read("x", &ro, &c, &err) == SKLDA_ERROR_INPUT && strstr(err.message, "csv") != NULL,
            "bad format named: %s", err.message);
+  /* A vocabulary the outputs cannot hold or a model could not save is refused when it is given, not after
+     the training; a corpus of no token has nothing to train on. */
+  if (SK_CHECK(sklda_corpus_from_csr(2, 3, good, ok_words, NULL, &c, &err) == SKLDA_OK, "%s", err.message)) {
+    const char *repeated[3] = {"a", "b", "a"}, *tab[3] = {"a", "b\tc", "d"}, *line[3] = {"a", "b", "c\nd"};
+    SK_CHECK(sklda_corpus_set_vocab(c, repeated, 3, &err) == SKLDA_ERROR_INPUT &&
+                 strstr(err.message, "word 2 \"a\" repeats word 0") != NULL,
+             "a repeated word refused: %s", err.message);
+    SK_CHECK(sklda_corpus_set_vocab(c, tab, 3, &err) == SKLDA_ERROR_INPUT && strstr(err.message, "word 1") != NULL,
+             "a word with a tab refused: %s", err.message);
+    SK_CHECK(sklda_corpus_set_vocab(c, line, 3, &err) == SKLDA_ERROR_INPUT && strstr(err.message, "word 2") != NULL,
+             "a word with a line break refused: %s", err.message);
+    SK_CHECK(sklda_corpus_word(c, 0) == NULL, "a refused vocabulary was kept");
+    sklda_corpus_free(c);
+  }
+  const int64_t empty_offsets[3] = {0, 0, 0};
+  c = NULL;
+  if (SK_CHECK(sklda_corpus_from_csr(2, 3, empty_offsets, NULL, NULL, &c, &err) == SKLDA_OK, "%s", err.message)) {
+    sklda_model *m = NULL;
+    SK_CHECK(sklda_train(c, NULL, &m, &err) == SKLDA_ERROR_INPUT && m == NULL &&
+                 strstr(err.message, "no tokens") != NULL,
+             "a corpus of no token refused: %s", err.message);
+    sklda_corpus_free(c);
+  }
 }
 
 typedef struct {
@@ -271,6 +294,9 @@ int main(int argc, char **argv) {
   /* Saved and loaded: the same phi, bit for bit, and the same words. */
   const char *path = "test_api_model.skl";
   sklda_model *loaded = NULL;
+  sklda_error save_err;
+  SK_CHECK(sklda_model_save(m, "", &save_err) == SKLDA_ERROR_INPUT && strstr(save_err.message, "empty") != NULL,
+           "an empty path refused as the caller's: %s", save_err.message);
   SK_CHECK(sklda_model_save(m, path, NULL) == SKLDA_OK && sklda_model_load(path, &loaded, NULL) == SKLDA_OK,
            "save and load");
   if (loaded != NULL) {

@@ -140,7 +140,9 @@ int sklda_corpus_read(const char *path, const sklda_read_options *ro, sklda_corp
  * \param words V NUL-terminated words (copied), V = sklda_corpus_num_words().
  * \param num_words must equal V.
  * \param err filled on failure.
- * \return SKLDA_OK, SKLDA_ERROR_INPUT (a count that is not V, a NULL word) or SKLDA_ERROR_RUNTIME.
+ * \return SKLDA_OK, SKLDA_ERROR_INPUT (a count that is not V; a NULL or empty word; a word with a tab or a
+ *         line break; a word that repeats an earlier one, as the vocabulary files' readers refuse) or
+ *         SKLDA_ERROR_RUNTIME.
  */
 int sklda_corpus_set_vocab(sklda_corpus *c, const char *const *words, int32_t num_words, sklda_error *err);
 
@@ -245,7 +247,8 @@ void sklda_options_default(sklda_options *o);
  * \param out receives the model (sklda_model_free()): on SKLDA_OK and SKLDA_STOPPED; NULL otherwise.
  * \param err filled on failure.
  * \return SKLDA_OK; SKLDA_STOPPED when progress or a signal stopped the run (the model is valid);
- *         SKLDA_ERROR_INPUT for bad options, a bad or mismatched checkpoint, an out_dir refused or in use;
+ *         SKLDA_ERROR_INPUT for bad options, a corpus with no tokens, a bad or mismatched checkpoint, an
+ *         out_dir refused or in use;
  *         SKLDA_ERROR_RUNTIME for a failure of the machine (memory, device, disk).
  */
 int sklda_train(const sklda_corpus *corpus, const sklda_options *o, sklda_model **out, sklda_error *err);
@@ -341,7 +344,7 @@ typedef struct sklda_infer_options {
                           model's K (12 up to K = 1,024, all but the last 2 uncollapsed;
                           10 up to K = 10,000, 20 above) */
   int64_t seed;      /**< the key of the draws (< 0, the default: the model's seed) */
-  int threads;       /**< CPU threads (0: all); the results do not depend on it */
+  int threads;       /**< CPU threads, 0..4096 (0: all); the results do not depend on it */
   int skip_unknown;  /**< words (or ids) the model lacks are dropped instead of refused (default 0) */
 } sklda_infer_options;
 

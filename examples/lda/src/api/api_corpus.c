@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_lines.h"
 #include "corpus_read.h"
 #ifdef SK_LDA_HAVE_GPU
 #include "sk_ex_gpu_probe.h"
@@ -196,13 +197,34 @@ int sklda_corpus_set_vocab(sklda_corpus *c, const char *const *words, int32_t nu
   if (num_words != c->c.num_words)
     return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "the vocabulary has %d words; the corpus has V = %d",
                               (int)num_words, (int)c->c.num_words);
-  for (int32_t i = 0; i < num_words; ++i)
+  for (int32_t i = 0; i < num_words; ++i) {
     if (words[i] == NULL || words[i][0] == '\0')
       return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "word %d of the vocabulary is %s", (int)i,
                                 words[i] == NULL ? "NULL" : "empty");
+    /* topics.txt separates words by tabs and vocab.txt holds a word a line: such a word would corrupt both */
+    if (strpbrk(words[i], "\t\n\r") != NULL)
+      return sklda_detail_failf(err, SKLDA_ERROR_INPUT,
+                                "word %d of the vocabulary holds a tab or a line break (\"%.40s\"), which the "
+                                "outputs (a word a line, tab-separated topics) cannot hold",
+                                (int)i, words[i]);
+  }
   char **v;
   if (sklda_detail_copy_words(words, num_words, &v) != 0)
     return sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for the vocabulary");
+  /* As the vocabulary files' readers: each word once (a model cannot save two ids under one spelling, and
+     infer would match the first), refused now rather than when the trained model is saved. */
+  int64_t first = 0, repeat = 0;
+  const int repeated = sk_lda_detail_find_repeated_word(v, num_words, &first, &repeat);
+  if (repeated != 0) {
+    const int code = repeated < 0 ? SKLDA_ERROR_RUNTIME : SKLDA_ERROR_INPUT;
+    if (repeated < 0)
+      sklda_detail_failf(err, code, "out of memory checking the vocabulary");
+    else
+      sklda_detail_failf(err, code, "vocabulary word %lld \"%.40s\" repeats word %lld (each word may appear once)",
+                         (long long)repeat, v[repeat], (long long)first);
+    sklda_detail_free_words(v, num_words);
+    return code;
+  }
   sklda_detail_free_words(c->c.vocab, c->c.num_words);
   c->c.vocab = v;
   return SKLDA_OK;

@@ -132,6 +132,8 @@ static int model_docs(const sklda_model *m, const sklda_corpus *docs, int skip_u
 static int infer_iters(const sklda_model *m, const sklda_infer_options *io, int *iters, sklda_error *err) {
   if (io->iters < 0)
     return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "iters = %d must be at least 1 (or 0: the default)", io->iters);
+  if (io->threads < 0 || io->threads > 4096) /* as sklda_train()'s */
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "threads = %d is out of range 0..4096", io->threads);
   *iters = io->iters > 0 ? io->iters : sk_lda_default_foldin_iters(m->mf.num_topics);
   return SKLDA_OK;
 }
@@ -211,6 +213,11 @@ int sklda_coherence(const sklda_model *m, const sklda_corpus *docs, int32_t top_
   sk_lda_corpus c;
   int status = model_docs(m, docs, 1, &c, NULL, err);
   if (status != SKLDA_OK) return status;
+  if (c.num_docs == 0) { /* the caller's documents: nothing to count co-occurrences in */
+    sk_lda_corpus_free(&c);
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "sklda_coherence: the documents hold no token of the model's "
+                                                      "words (no document to count the top words in)");
+  }
   int32_t *top = (int32_t *)malloc((size_t)m->mf.num_topics * (size_t)top_n * sizeof *top);
   sk_ex_error e;
   if (top == NULL) {
@@ -226,6 +233,7 @@ int sklda_coherence(const sklda_model *m, const sklda_corpus *docs, int32_t top_
 
 int sklda_model_save(const sklda_model *m, const char *path, sklda_error *err) {
   if (null_argument(err, "sklda_model_save", m, path, "path")) return SKLDA_ERROR_INPUT;
+  if (path[0] == '\0') return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "sklda_model_save: path is empty");
   sk_ex_error e;
   if (sk_lda_model_file_write(path, &m->mf, &e) != 0) return sklda_detail_fail(err, SKLDA_ERROR_RUNTIME, &e);
   return SKLDA_OK;
