@@ -47,26 +47,47 @@ class Corpus(_lib.Handle):
     def from_csr(cls, indptr, indices, counts, n_words, vocab=None):
         """A corpus from CSR arrays (sklda_corpus_from_csr(); the arrays are copied).
 
+        Each array is 1-D and holds integers: any integer dtype, Python ints, or floats with whole values
+        (2.0 is 2; 2.5 is refused, never truncated). Values are checked against the C arrays' types and
+        ranges before the library sees them, never wrapped. indices and counts need at least indptr[-1]
+        entries; entries past indptr[-1] are ignored (as scipy.sparse ignores them). Arrays that already are
+        contiguous int64 (indptr) and int32 (indices, counts) are passed without a copy.
+
         Args:
-            indptr: D + 1 non-decreasing offsets from 0 (int64).
-            indices: the entries' word ids, each in [0, n_words) (int32).
-            counts: the entries' counts >= 0 (int32), or None (each entry is one token).
-            n_words: V >= 1.
-            vocab: V words, or None.
+            indptr: D + 1 offsets (D <= 2^31 - 1), indptr[0] = 0, non-decreasing (int64).
+            indices: at least indptr[-1] entries: the entries' word ids, each in [0, n_words) (int32).
+            counts: at least indptr[-1] entries: the entries' counts, in 0..2^31 - 1 (int32), or None (each
+                entry is one token).
+            n_words: V, an int in 1..2^31 - 1.
+            vocab: V words (str without NUL characters), or None.
         Raises:
-            SkldaInputError: an entry, size or count the library refuses (it names the first bad one).
+            SkldaInputError: an array that is not 1-D, is too short, or holds a non-integer or a value out
+                of range, or offsets that do not start at 0 or decrease (the message names the argument and
+                the first bad entry); totals the library refuses (T >= 2^63, a document of 2^31 tokens).
         """
-        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(indices, dtype=np.int32)
+        n_words = _lib.check_int(n_words, "from_csr", "n_words", 1, _INT32_MAX)
+        indptr = _csr_array(indptr, "indptr", np.int64, 0, _lib.INT64_MAX)
+        if indptr.shape[0] == 0:
+            raise SkldaInputError("sklda: from_csr(indptr): is empty: it needs D + 1 entries, [0] for no documents")
         n_docs = indptr.shape[0] - 1
-        if n_docs > _INT32_MAX or n_words > _INT32_MAX:
-            raise SkldaInputError("sklda: %d documents and %d words: at most 2^31 - 1 of each" % (n_docs, n_words))
+        if n_docs > _INT32_MAX:
+            raise SkldaInputError("sklda: from_csr(indptr): %d documents: at most 2^31 - 1" % n_docs)
+        if indptr[0] != 0:
+            raise SkldaInputError("sklda: from_csr(): indptr[0] = %d: the offsets must start at 0" % indptr[0])
+        down = np.flatnonzero(indptr[1:] < indptr[:-1])
+        if down.size:
+            d = int(down[0])
+            raise SkldaInputError("sklda: from_csr(): indptr[%d] = %d is below indptr[%d] = %d: the offsets must "
+                                  "not decrease" % (d + 1, indptr[d + 1], d, indptr[d]))
+        nnz = int(indptr[-1])
+        indices = _csr_array(indices, "indices", np.int32, 0, n_words - 1, nnz,
+                             "word ids are below n_words = %d" % n_words)
         lib = _lib.lib()
         out = _lib.CorpusP()
         err = _lib.new_error()
         c_counts = None
         if counts is not None:
-            counts = np.ascontiguousarray(counts, dtype=np.int32)
+            counts = _csr_array(counts, "counts", np.int32, 0, _INT32_MAX, nnz)
             c_counts = counts.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         status = lib.sklda_corpus_from_csr(n_docs, n_words, indptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                                            indices.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), c_counts,
@@ -96,12 +117,17 @@ class Corpus(_lib.Handle):
         """Gives the corpus its V words (sklda_corpus_set_vocab()): topics then show them.
 
         Raises:
-            SkldaInputError: len(vocab) is not V.
+            SkldaInputError: len(vocab) is not V; a word is empty or holds a NUL character (C strings end at
+                the first NUL: "a\\0x" would become "a").
         """
         words = [_lib.encode_word(w) for w in vocab]
         if len(words) != self.n_words:
             raise SkldaInputError("sklda: vocab has %d words, the documents have V = %d (one word per column "
                                   "or word id)" % (len(words), self.n_words))
+        for v, w in enumerate(words):
+            if b"\0" in w:
+                raise SkldaInputError("sklda: vocab[%d] = %r holds a NUL character, which would cut the "
+                                      "word short (C strings end at it)" % (v, _lib.decode_word(w)))
         arr = (ctypes.c_char_p * len(words))(*words)
         err = _lib.new_error()
         status = _lib.lib().sklda_corpus_set_vocab(self.handle, arr, len(words), ctypes.byref(err))
@@ -225,6 +251,63 @@ def _counts_int32(data, what):
     return data.astype(np.int32)
 
 
+def _csr_array(x, name, dtype, lo, hi, length=None, why=None):
+    """One of from_csr()'s arrays as a contiguous array of dtype (no copy when it is one already): its first
+    `length` entries (None: all of them), checked to be 1-D, long enough, and integers in [lo, hi].
+
+    Args:
+        x: the caller's array (anything numpy.asarray takes).
+        name: the argument's name, for the messages.
+        dtype: the C array's type (np.int32 or np.int64).
+        lo, hi: the values allowed.
+        length: the entries the library reads (indptr[-1]), or None.
+        why: what the range means, for the message, or None.
+    Raises:
+        SkldaInputError: the first bad entry by index, or the shape or dtype that is wrong.
+    """
+    try:
+        a = np.asarray(x)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise SkldaInputError("sklda: from_csr(%s): not a 1-D array of integers (numpy: %s)" % (name, e)) from None
+    if a.ndim != 1:
+        raise SkldaInputError("sklda: from_csr(%s): must be 1-D, not of shape %s" % (name, a.shape))
+    if length is not None:
+        if a.shape[0] < length:
+            raise SkldaInputError("sklda: from_csr(%s): has %d entries; indptr[-1] = %d needs at least that many"
+                                  % (name, a.shape[0], length))
+        a = a[:length]
+    where = " (%s)" % why if why else ""
+    kind = a.dtype.kind
+    if kind == "O":  # Python ints beyond 64 bits, or a mixture
+        values = a.tolist()
+        for i, v in enumerate(values):
+            if not _lib.is_int(v) or not lo <= int(v) <= hi:
+                raise SkldaInputError("sklda: from_csr(): %s[%d] = %r: must be an int %s%s"
+                                      % (name, i, v, _lib.span(lo, hi), where))
+        return np.array([int(v) for v in values], dtype=dtype)
+    if kind not in "iuf":
+        raise SkldaInputError("sklda: from_csr(%s): holds %s: it must hold integers" % (name, a.dtype))
+    if a.size:
+        if kind == "f":
+            bad = ~np.isfinite(a) | (a != np.floor(a))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise SkldaInputError("sklda: from_csr(): %s[%d] = %r: must be a whole number (it is not rounded)"
+                                      % (name, i, a[i].item()))
+        # Python's comparisons of ints and floats are exact: nothing is rounded or wrapped here.
+        if a.min().item() < lo or a.max().item() > hi:
+            if kind == "f":
+                b = a.astype(np.float64)
+                bad = (b < lo) | (b >= float(hi + 1))  # hi + 1 is 2^31, 2^63 or V: exact in float64
+            else:
+                info = np.iinfo(a.dtype)
+                bad = (a < a.dtype.type(max(lo, info.min))) | (a > a.dtype.type(min(hi, info.max)))
+            i = int(np.flatnonzero(bad)[0])
+            raise SkldaInputError("sklda: from_csr(): %s[%d] = %r: must be %s%s"
+                                  % (name, i, a[i].item(), _lib.span(lo, hi), where))
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
 def _from_sparse(X):
     csr = X.tocsr()
     n_docs, v = csr.shape
@@ -246,17 +329,28 @@ def _from_lists(docs, vocab, n_words, word_index, skip_unknown):
     """Token lists to CSR arrays (counts None: an entry per token). Returns (..., built vocab or None)."""
     arrays, kind = [], None
     for d, doc in enumerate(docs):
-        a = np.asarray(doc)
+        try:
+            a = np.asarray(doc)
+        except (ValueError, TypeError, OverflowError) as e:  # e.g. [0, [1]]: numpy makes no 1-D array of it
+            raise SkldaInputError("sklda: document %d is not a list of word ids or words (numpy: %s)"
+                                  % (d, e)) from None
         if a.ndim != 1:
             raise SkldaInputError("sklda: document %d is not a list of word ids or words" % d)
         if a.size == 0:
             arrays.append(np.zeros(0, dtype=np.int64))
             continue
         k = "ids" if a.dtype.kind in "iu" else "words" if a.dtype.kind in "USO" else None
+        if k == "words" and not (isinstance(doc, np.ndarray) and doc.dtype.kind in "US"):
+            k = _check_words(doc, d)  # numpy turns [0, "a"] into strings, [0, 2**64] into objects
+            if k == "words":  # the words as given: numpy's strings lose trailing NULs ("b\0" -> "b")
+                a = np.empty(a.shape[0], dtype=object)
+                a[:] = list(doc)
         if k is None or (kind is not None and k != kind):
             raise SkldaInputError("sklda: document %d holds %s: every document must be a list of word ids "
                                   "(ints) or of words (str), the same kind throughout" % (d, a.dtype))
         kind = k
+        if k == "ids":
+            a = _ids_int64(a, d)
         arrays.append(a)
     built, dropped = None, 0
     if kind == "words":
@@ -269,6 +363,11 @@ def _from_lists(docs, vocab, n_words, word_index, skip_unknown):
         t = int(np.argmin(ids))
         d = int(np.searchsorted(indptr, t, side="right") - 1)
         raise SkldaInputError("sklda: document %d, token %d: word id %d is negative" % (d, t - indptr[d], ids[t]))
+    if ids.size and ids.max() > _INT32_MAX - 1:
+        t = int(np.argmax(ids))
+        d = int(np.searchsorted(indptr, t, side="right") - 1)
+        raise SkldaInputError("sklda: document %d, token %d: word id %d is above 2^31 - 2, the largest a vocabulary "
+                              "of at most 2^31 - 1 words has" % (d, t - indptr[d], ids[t]))
     top = int(ids.max()) + 1 if ids.size else 1
     if built is not None:
         v = len(built)
@@ -290,6 +389,47 @@ def _from_lists(docs, vocab, n_words, word_index, skip_unknown):
     if v < 1:
         v = 1
     return indptr, ids.astype(np.int32), None, v, built, dropped
+
+
+def _check_words(doc, d):
+    """The kind of a document numpy made strings or objects of: "words" when every token is a str (or
+    bytes); "ids" when every token is an int (ids beyond 64 bits, which _ids_int64() refuses).
+
+    Raises:
+        SkldaInputError: a document that mixes words and ids (numpy would turn id 0 into the word "0"), or
+            holds something else (None, a float among words).
+    """
+    tokens = list(doc)
+    if all(_lib.is_int(w) for w in tokens):
+        return "ids"
+    for t, w in enumerate(tokens):
+        if not isinstance(w, (str, bytes)) and not _lib.is_int(w):
+            raise SkldaInputError("sklda: document %d, token %d: %r (%s) is neither a word id (int) nor a word "
+                                  "(str)" % (d, t, w, type(w).__name__))
+    t = next((t for t, w in enumerate(tokens) if _lib.is_int(w)), None)
+    if t is None:
+        return "words"
+    raise SkldaInputError("sklda: document %d, token %d: the word id %r among words: every document must be a "
+                          "list of word ids (ints) or of words (str), the same kind throughout" % (d, t, tokens[t]))
+
+
+def _ids_int64(a, d):
+    """A document's word ids as int64. Ids that int64 cannot hold (uint64 ones above 2^63 - 1, Python ints
+    beyond 64 bits) are refused here, before a conversion could wrap them; _from_lists() checks the rest.
+
+    Raises:
+        SkldaInputError: the first such id, by document and token.
+    """
+    if a.dtype.kind == "O" or a.dtype == np.uint64:
+        values = a.tolist()
+        for t, w in enumerate(values):
+            if int(w) < 0:  # also below -2^63
+                raise SkldaInputError("sklda: document %d, token %d: word id %d is negative" % (d, t, w))
+            if int(w) > _lib.INT64_MAX:
+                raise SkldaInputError("sklda: document %d, token %d: word id %d is above 2^31 - 2, the largest a "
+                                      "vocabulary of at most 2^31 - 1 words has" % (d, t, w))
+        a = np.array(values, dtype=np.int64) if a.dtype.kind == "O" else a
+    return a.astype(np.int64)
 
 
 def _map_words(arrays, vocab, word_index, skip_unknown):

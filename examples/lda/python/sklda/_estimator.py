@@ -24,6 +24,23 @@ _OWN_FIELDS = {"num_topics", "alpha", "beta", "seed", "iters", "test_fraction", 
                "gpu_exact", "threads", "device_memory", "ll_every", "optimize_every", "optimize_burnin",
                "out_dir", "resume_dir", "overwrite", "checkpoint_every", "handle_signals", "progress", "log",
                "user"}
+# LDA's integer parameters: (smallest, largest), the range of the sklda_options or sklda_infer_options field
+# each fills (ctypes would wrap a value beyond it), narrowed where sk_lda.h or the library documents less.
+_INT_PARAMS = {
+    "n_topics": (1, 65536),                    # num_topics, int32: K 1 .. 65,536 (sk_lda.h)
+    "n_iter": (1, 10**9),                      # iters, int64: the library's range, 1 .. 10^9
+    "seed": (0, _lib.INT64_MAX),               # seed, int64 (< 0 is the library's "default")
+    "ll_every": (0, _lib.INT64_MAX),           # int64
+    "optimize_every": (0, _lib.INT64_MAX),     # int64
+    "optimize_burnin": (0, _lib.INT64_MAX),    # int64
+    "threads": (0, 4096),                      # threads, int: the library's range, 0 .. 4,096
+    "gpu": (0, _lib.INT32_MAX),                # int
+    "device_memory": (0, _lib.UINT64_MAX),     # uint64
+    "checkpoint_every": (-1, _lib.INT64_MAX),  # int64 (-1: automatic)
+    "infer_iter": (1, _lib.INT32_MAX),         # sklda_infer_options.iters, int (its 0, "default", is not offered)
+}
+# Fields of `options` that are flags: a bool is taken as 0 or 1 (their other fields take ints only).
+_FLAG_OPTIONS = {"whole_word_panels", "save_z"}
 
 
 class LDA(ParamsMixin):
@@ -32,31 +49,39 @@ class LDA(ParamsMixin):
 
     X, everywhere: a document-word count matrix (scipy.sparse CSR, CSC or COO, or a dense 2-D numpy array;
     integer counts >= 0), a list of documents each a list of word ids or of words (str), or an
-    sklda.Corpus (read_corpus()). A document may be empty.
+    sklda.Corpus (read_corpus()). A document may be empty; a document mixing word ids and words is refused.
+
+    Integer parameters take an int or a numpy integer, never a bool or a float (2.0 is refused, not
+    rounded), within the range given here, which is the range of the sklda_options field each fills (or
+    narrower, as sk_lda.h documents): a value outside raises SkldaInputError instead of wrapping. Flags
+    (gpu_exact, overwrite, skip_unknown) take any truth value. fit() checks them all; transform() and
+    score() check the ones they use (seed, threads, infer_iter).
 
     Args:
-        n_topics: K, the number of topics.
+        n_topics: K, the number of topics, 1 .. 65,536.
         alpha: document-topic prior (None: 50 / K).
         beta: topic-word prior (None: 0.01).
-        n_iter: Gibbs sweeps.
-        seed: seed of every draw (>= 0): the same data, parameters and seed give the same model, on any
-            number of threads (and with sampler="esca", on the CPU or the GPU with gpu_exact=True).
+        n_iter: Gibbs sweeps, 1 .. 10^9.
+        seed: seed of every draw, 0 .. 2^63 - 1: the same data, parameters and seed give the same model, on
+            any number of threads (and with sampler="esca", on the CPU or the GPU with gpu_exact=True).
         sampler: "auto" (AGA on a GPU for K <= 128, ESCA otherwise), "esca", "cgs" (CPU) or "aga" (GPU).
         device: "auto" (GPU 0 when one is found, else the CPU), "cpu" or "gpu".
         test_fraction: fraction of the documents held out and scored at the end (heldout_ll_). Default 0:
             like scikit-learn, fit() trains on every document (`sk-lda train` holds out 0.1); use score()
             on documents of your own for a held-out figure.
-        ll_every: joint log-likelihood every N sweeps, and at the first and last (0: only those).
+        ll_every: joint log-likelihood every N sweeps, and at the first and last (0: only those), >= 0.
         optimize_every: learn an asymmetric alpha and a symmetric beta every N sweeps (0: fixed priors).
         optimize_burnin: no optimisation before this sweep (0: the first is at sweep optimize_every).
-        threads: CPU threads (0: all); results never depend on it.
-        gpu: CUDA device ordinal.
+            These three: 0 .. 2^63 - 1.
+        threads: CPU threads, 0 .. 4,096 (0: all); results never depend on it.
+        gpu: CUDA device ordinal, 0 .. 2^31 - 1.
         gpu_exact: the GPU ESCA's exact (double) sweep, bit for bit the CPU ESCA's (slower).
-        device_memory: the most GPU bytes the sampler may hold (0: free memory less 1 GiB).
+        device_memory: the most GPU bytes the sampler may hold, 0 .. 2^64 - 1 (0: free memory less 1 GiB).
         out_dir: also write what `sk-lda train --out` writes there (model.skl, theta, metrics.csv, ...).
         overwrite: out_dir may hold another run, which is removed.
-        checkpoint_every: checkpoints in out_dir every N sweeps (-1: automatic; 0: only at the end).
-        infer_iter: Gibbs sweeps of transform() and score()'s fold-in.
+        checkpoint_every: checkpoints in out_dir every N sweeps, -1 .. 2^63 - 1 (-1: automatic; 0: only at
+            the end).
+        infer_iter: Gibbs sweeps of transform() and score()'s fold-in, 1 .. 2^31 - 1.
         skip_unknown: transform(), score(), coherence(): words or ids the model lacks are dropped
             instead of refused.
         verbose: 0 silent; 1 a line per evaluated sweep and the library's warnings; 2 also the library's
@@ -66,7 +91,8 @@ class LDA(ParamsMixin):
             starts on at most 128 topics when K > 128: ESCA's first sweeps then cost what later ones do),
             or {"heldout_sweeps": 80} for more fold-in sweeps in the held-out score than the default (12 up
             to K = 1,024, all but the last 2 uncollapsed; 10 up to K = 10,000, 20 above; above K = 1,024 more
-            sweeps still raise it).
+            sweeps still raise it). Each takes an int in its C type's range (whole_word_panels and save_z
+            also a bool).
 
     Attributes (after fit() or load()):
         components_: K x V float64 topic-word pseudo-counts n_vk + beta (scikit-learn's meaning).
@@ -182,34 +208,28 @@ class LDA(ParamsMixin):
         return self.fit(X, y, vocab=vocab, callback=callback).theta_
 
     def _train_options(self):
-        """sklda_options from the parameters, checked first (the library treats 0 and < 0 as "default")."""
-        def need(cond, what):
+        """sklda_options from the parameters, checked first: the library treats 0 and < 0 as "default", and
+        ctypes would wrap a value too large for its field (2^32 + 2 topics would train 2)."""
+        def need(cond, what):  # what: "name=value): why"
             if not cond:
-                raise SkldaInputError("sklda: LDA(%s)" % what)
+                raise SkldaInputError("sklda: LDA(%s" % what)
 
-        def is_int(x):
-            return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+        def is_real(x):
+            return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
-        need(is_int(self.n_topics) and self.n_topics >= 1, "n_topics=%r): must be an int >= 1" % (self.n_topics,))
-        need(is_int(self.n_iter) and self.n_iter >= 1, "n_iter=%r): must be an int >= 1" % (self.n_iter,))
-        need(is_int(self.seed) and self.seed >= 0, "seed=%r): must be an int >= 0" % (self.seed,))
+        for name, (lo, hi) in _INT_PARAMS.items():
+            _lib.check_int(getattr(self, name), "LDA", name, lo, hi)
         for name in ("alpha", "beta"):
             v = getattr(self, name)
-            need(v is None or (isinstance(v, (int, float, np.number)) and math.isfinite(v) and v > 0),
+            need(v is None or (is_real(v) and math.isfinite(v) and v > 0),
                  "%s=%r): must be None or a number > 0" % (name, v))
-        need(isinstance(self.test_fraction, (int, float, np.number)) and 0 <= self.test_fraction <= 0.99,
-             "test_fraction=%r): must be in [0, 0.99]" % (self.test_fraction,))
+        need(is_real(self.test_fraction) and 0 <= self.test_fraction <= 0.99,
+             "test_fraction=%r): must be a number in [0, 0.99]" % (self.test_fraction,))
         need(self.sampler in _SAMPLERS, "sampler=%r): one of %s" % (self.sampler, ", ".join(_SAMPLERS)))
         need(self.device in _DEVICES, "device=%r): one of %s" % (self.device, ", ".join(_DEVICES)))
-        for name in ("ll_every", "optimize_every", "optimize_burnin", "threads", "gpu", "device_memory",
-                     "infer_iter"):
-            v = getattr(self, name)
-            need(is_int(v) and v >= 0, "%s=%r): must be an int >= 0" % (name, v))
-        need(is_int(self.checkpoint_every) and self.checkpoint_every >= -1,
-             "checkpoint_every=%r): must be an int >= -1" % (self.checkpoint_every,))
         o = _lib.SkldaOptions()
         _lib.lib().sklda_options_default(ctypes.byref(o))
-        o.num_topics = self.n_topics
+        o.num_topics = int(self.n_topics)
         o.alpha = float(self.alpha) if self.alpha is not None else 0.0
         o.beta = float(self.beta) if self.beta is not None else 0.0
         o.seed, o.iters, o.test_fraction = int(self.seed), int(self.n_iter), float(self.test_fraction)
@@ -221,11 +241,16 @@ class LDA(ParamsMixin):
         o.out_dir = _lib.encode_path(self.out_dir) if self.out_dir is not None else None
         o.overwrite, o.checkpoint_every = int(bool(self.overwrite)), int(self.checkpoint_every)
         o.handle_signals = 0  # Python keeps its own SIGINT handler: KeyboardInterrupt stops the run
-        fields = {name for name, _ in _lib.SkldaOptions._fields_} - _OWN_FIELDS
+        types = dict(_lib.SkldaOptions._fields_)
+        fields = set(types) - _OWN_FIELDS
         for name, value in (self.options or {}).items():
             need(name in fields, "options={%r: ...}): not an sklda_options field LDA leaves open (%s)"
                  % (name, ", ".join(sorted(fields))))
-            setattr(o, name, value.encode() if isinstance(value, str) else value)
+            flag = name in _FLAG_OPTIONS and isinstance(value, (bool, np.bool_))
+            lo, hi = _lib.ctype_range(types[name])  # the fields left open are all integers
+            need(flag or (_lib.is_int(value) and lo <= int(value) <= hi), "options={%r: %r}): must be an int %s%s"
+                 % (name, value, _lib.span(lo, hi), " (or a bool)" if name in _FLAG_OPTIONS else ""))
+            setattr(o, name, int(value))
         return o
 
     def _say(self, level, text):
@@ -296,7 +321,13 @@ class LDA(ParamsMixin):
         return self._cached("vocab", lambda: self.model_.vocab)
 
     def top_words(self, n=10):
-        """The n most probable words of every topic (a list of K lists of str; "w%06d" ids without a vocab)."""
+        """The n most probable words of every topic (a list of K lists of str; "w%06d" ids without a vocab).
+
+        Args:
+            n: an int >= 1; n above V gives every word of each topic, ranked (V words a topic).
+        Raises:
+            SkldaInputError: n is not an int >= 1 (a bool or a float such as 2.5 included).
+        """
         return self.model_.top_words(n)
 
     # ------------------------------------------------------------------------------------------------
@@ -309,13 +340,23 @@ class LDA(ParamsMixin):
         return to_corpus(X, n_words=m.n_words, word_index=index, skip_unknown=bool(self.skip_unknown),
                          build_vocab=False)
 
-    def _infer_options(self, n_iter=None):
+    def _infer_options(self, call, n_iter=None):
+        """sklda_infer_options for transform() or score() (`call`, named in messages), checked as
+        _train_options() checks: LDA.load() makes an LDA whose parameters fit() never saw."""
+        if n_iter is None:
+            iters = _lib.check_int(self.infer_iter, "LDA", "infer_iter", *_INT_PARAMS["infer_iter"])
+        else:
+            iters = _lib.check_int(n_iter, call, "n_iter", 1, _lib.INT32_MAX)
+        seed = _lib.check_int(self.seed, "LDA", "seed", 0, _lib.UINT64_MAX)
+        if seed > _lib.INT64_MAX:
+            if seed != self.model_.seed:
+                _lib.check_int(seed, "LDA", "seed", *_INT_PARAMS["seed"])  # raises
+            seed = -1  # the model's own seed (`sk-lda train --seed` takes up to 2^64 - 1): the library's default
         io = _lib.SkldaInferOptions()
         _lib.lib().sklda_infer_options_default(ctypes.byref(io))
-        io.iters = int(self.infer_iter if n_iter is None else n_iter)
-        if io.iters < 1:
-            raise SkldaInputError("sklda: n_iter=%r: the fold-in needs at least one sweep" % (n_iter,))
-        io.seed, io.threads, io.skip_unknown = int(self.seed), int(self.threads), int(bool(self.skip_unknown))
+        io.iters, io.seed = iters, seed
+        io.threads = _lib.check_int(self.threads, "LDA", "threads", *_INT_PARAMS["threads"])
+        io.skip_unknown = int(bool(self.skip_unknown))
         return io
 
     def transform(self, X, n_iter=None):
@@ -323,12 +364,14 @@ class LDA(ParamsMixin):
 
         Args:
             X: the documents, in the model's word ids (or words, when the model has a vocabulary).
-            n_iter: fold-in sweeps (None: infer_iter).
+            n_iter: fold-in sweeps, an int in 1 .. 2^31 - 1 (None: infer_iter).
         Returns:
             n_docs x K float32, rows summing to 1 (an empty document gets the prior's mean).
+        Raises:
+            SkldaInputError: bad X, n_iter, seed or threads; a word or id the model lacks (without skip_unknown).
         """
         m = self.model_
-        io = self._infer_options(n_iter)
+        io = self._infer_options("transform", n_iter)
         corpus, owned = self._corpus(X)
         try:
             theta = np.empty((corpus.n_docs, m.n_topics), dtype=np.float32)
@@ -353,7 +396,7 @@ class LDA(ParamsMixin):
             the value (NaN when no document has two tokens).
         """
         m = self.model_
-        io = self._infer_options(n_iter)
+        io = self._infer_options("score", n_iter)
         corpus, owned = self._corpus(X)
         try:
             ll = ctypes.c_double(float("nan"))
@@ -374,12 +417,14 @@ class LDA(ParamsMixin):
         """Topic coherence of every topic's top_n words over the reference documents X (usually the training
         documents): UMass (Mimno et al. 2011) and NPMI (Bouma 2009), as `sk-lda eval --coherence N`.
 
+        Args:
+            X: the reference documents.
+            top_n: the words of each topic, an int in 2 .. V.
         Returns:
             {"umass": K float64, "npmi": K float64}.
         """
         m = self.model_
-        if int(top_n) < 2:
-            raise SkldaInputError("sklda: coherence(top_n=%r): needs at least 2 words" % (top_n,))
+        top_n = _lib.check_int(top_n, "coherence", "top_n", 2, _lib.INT32_MAX)  # the library refuses > V
         corpus, owned = self._corpus(X)
         try:
             umass = np.empty(m.n_topics, dtype=np.float64)

@@ -6,6 +6,7 @@ loaded on first use, so the readers of files that need no library (read_theta_tx
 """
 
 import ctypes
+import numbers
 import os
 import threading
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int32,
@@ -13,14 +14,17 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c
 
 from ._errors import SkldaError, SkldaInputError
 
-__all__ = ["lib", "library_path", "check", "new_error", "encode_path", "encode_word", "decode_word", "SkldaErrorStruct", "SkldaReadOptions",
-           "SkldaOptions", "SkldaInferOptions", "SkldaProgress", "PROGRESS_FN", "LOG_FN", "CorpusP", "ModelP"]
+__all__ = ["lib", "library_path", "check", "new_error", "encode_path", "encode_word", "decode_word", "is_int",
+           "check_int", "ctype_range", "span", "INT32_MAX", "INT64_MAX", "UINT64_MAX", "SkldaErrorStruct",
+           "SkldaReadOptions", "SkldaOptions", "SkldaInferOptions", "SkldaProgress", "PROGRESS_FN", "LOG_FN",
+           "CorpusP", "ModelP"]
 
 LIBRARY_NAME = "libsk_lda.so"
 ENV_VAR = "SKLDA_LIBRARY"
 
 SKLDA_OK, SKLDA_ERROR_RUNTIME, SKLDA_ERROR_INPUT, SKLDA_STOPPED = 0, 1, 2, 3
 SKLDA_LOG_INFO, SKLDA_LOG_WARNING = 0, 1
+INT32_MAX, INT64_MAX, UINT64_MAX = 2**31 - 1, 2**63 - 1, 2**64 - 1
 
 
 class SkldaErrorStruct(Structure):
@@ -188,6 +192,49 @@ def check(status, err, what=None):
     if status == SKLDA_ERROR_INPUT:
         raise SkldaInputError(message, status)
     raise SkldaError(message, status)
+
+
+def is_int(value):
+    """Whether value is an integer: a Python int or a numpy integer; bools (and numpy's) and floats are not."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+_NAMED = {INT32_MAX: "2^31 - 1", INT64_MAX: "2^63 - 1", UINT64_MAX: "2^64 - 1", -2**31: "-2^31", -2**63: "-2^63"}
+
+
+def span(lo, hi=None):
+    """The range [lo, hi] in messages: "in 1..65536", "in 0..2^63 - 1", or ">= lo" when hi is None."""
+    if hi is None:
+        return ">= %d" % lo
+    return "in %s..%s" % (_NAMED.get(lo, str(lo)), _NAMED.get(hi, str(hi)))
+
+
+def check_int(value, call, name, lo, hi=None):
+    """A parameter that must be an integer in [lo, hi], as an int (nothing is rounded or wrapped).
+
+    Args:
+        value: the caller's value: an int or a numpy integer (a bool or a float, even 2.0, is refused).
+        call: the function or class it was given to, for the message ("LDA", "top_words").
+        name: the parameter's name, for the message.
+        lo: the smallest value allowed.
+        hi: the largest value allowed (usually the C field's limit, see ctype_range()), or None: no limit.
+    Returns:
+        int(value).
+    Raises:
+        SkldaInputError: naming call, name and the value, e.g. "sklda: LDA(n_topics=2.5): must be an int in
+            1..65536".
+    """
+    if not is_int(value) or int(value) < lo or (hi is not None and int(value) > hi):
+        raise SkldaInputError("sklda: %s(%s=%r): must be an int %s" % (call, name, value, span(lo, hi)))
+    return int(value)
+
+
+def ctype_range(ctype):
+    """(smallest, largest) value of a ctypes integer type, e.g. (-2^31, 2^31 - 1) for c_int32."""
+    bits = 8 * ctypes.sizeof(ctype)
+    if ctype(-1).value == -1:
+        return -2**(bits - 1), 2**(bits - 1) - 1
+    return 0, 2**bits - 1
 
 
 def encode_path(path):

@@ -99,8 +99,18 @@ class Model(_lib.Handle):
         return t
 
     def top_word_ids(self, n=10):
-        """The n most probable word ids of every topic, K x n int32 (ties: the smaller id first)."""
-        n = min(int(n), self.n_words)
+        """The n most probable word ids of every topic, K x n int32 (ties: the smaller id first).
+
+        Args:
+            n: an int >= 1; above V it is clamped to V (every word, ranked): K x V.
+        Raises:
+            SkldaInputError: n is not an int >= 1 (a bool or a float such as 2.5 included).
+        """
+        return self._top_word_ids(n, "top_word_ids")
+
+    def _top_word_ids(self, n, call):
+        """top_word_ids(n), whose message names `call` as the function given n."""
+        n = min(_lib.check_int(n, call, "n", 1), self.n_words)
         ids = np.empty((self.n_topics, n), dtype=np.int32)
         self._call("sklda_model_top_words", n, _ptr(ids, ctypes.c_int32))
         return ids
@@ -109,8 +119,13 @@ class Model(_lib.Handle):
         """The n most probable words of every topic, a list of K lists of str.
 
         Words without a vocabulary are named as sk-lda's outputs name them: "w%06d" of the 0-based id.
+
+        Args:
+            n: an int >= 1; above V it is clamped to V (every word, ranked).
+        Raises:
+            SkldaInputError: n is not an int >= 1 (a bool or a float such as 2.5 included).
         """
-        ids = self.top_word_ids(n)
+        ids = self._top_word_ids(n, "top_words")
         vocab = self.vocab
         name = (lambda v: vocab[v]) if vocab is not None else (lambda v: "w%06d" % v)
         return [[name(int(v)) for v in row] for row in ids]

@@ -77,3 +77,19 @@ def test_same_proportions_as_cli_infer(cli_run):
     t = sklda.read_theta_txt(work / "new_theta.txt")
     lda = sklda.LDA.load(work / "run" / "model.skl", seed=5, infer_iter=30)
     np.testing.assert_allclose(lda.transform(new_docs)[t.doc_ids], t.theta, rtol=1e-5, atol=1e-6)
+
+
+def test_a_model_whose_seed_is_above_int64(cli_run, tmp_path):
+    """`sk-lda train --seed` takes up to 2^64 - 1, which sklda_options.seed (int64) cannot hold: LDA.load()
+    keeps it, and transform() then folds in with the model's own seed (the library's default)."""
+    work, docs, _, _, bin_ = cli_run
+    seed = 2**64 - 1
+    subprocess.run([bin_, "train", "--docword", str(work / "docword.txt"), "-k", "4", "-n", "3", "--seed", str(seed),
+                    "--device", "cpu", "--out", str(tmp_path / "run")], check=True, capture_output=True)
+    lda = sklda.LDA.load(tmp_path / "run" / "model.skl", infer_iter=5)
+    assert lda.seed == seed == lda.model_.seed
+    theta = lda.transform(docs[:10])
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(theta, lda.transform(docs[:10]))
+    with pytest.raises(sklda.SkldaInputError, match="seed=18446744073709551614"):
+        sklda.LDA.load(tmp_path / "run" / "model.skl", seed=seed - 1).transform(docs[:10])
