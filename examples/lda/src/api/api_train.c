@@ -157,8 +157,9 @@ int sklda_train(const sklda_corpus *corpus, const sklda_options *o, sklda_model 
   /* As the corpus files' readers refuse an empty corpus: a model of no token is NaN likelihoods and
      uniform topics, not a result. */
   if (corpus->c.num_tokens == 0)
-    return sklda_detail_failf(err, SKLDA_ERROR_INPUT, "sklda_train: the corpus has no tokens (%d documents, all "
-                                                      "empty): nothing to train on", (int)sk_lda_corpus_input_docs(&corpus->c));
+    return sklda_detail_failf(err, SKLDA_ERROR_INPUT,
+                              "sklda_train: the corpus has no tokens (%d documents, all empty): nothing to train on",
+                              (int)sk_lda_corpus_input_docs(&corpus->c));
   e.message[0] = '\0';
   const int status = sklda_detail_train(corpus, &ro, out, &e);
   switch (status) {
