@@ -11,7 +11,7 @@
 #     otherwise (model.skl as without the limit), and export still writes phi.npy from it; --npy-limit 0
 #     writes both; a bad --npy-limit exits 2 naming the option;
 #  5. the user's mistakes exit 2 with a message naming the file or option: no or a missing model, a
-#     corrupt model, --top 0, an unknown --format, a --vocab of the wrong length, export without --out, an
+#     corrupt, empty or folder model, --top 0, an unknown --format, a --vocab of the wrong length, export without --out, an
 #     --out under a file and a phi.npy that is a folder.
 # usage: topics_export.sh SK_LDA WORK_DIR
 set -uo pipefail
@@ -144,6 +144,9 @@ printf '\x5a' | dd of="$work/corrupt.skl" bs=1 seek=100 conv=notrunc status=none
 expect 2 "sk-lda topics: .*corrupt.skl.*checksum mismatch" "$sk_lda" topics "$work/corrupt.skl"
 expect 2 "sk-lda export: .*corrupt.skl.*checksum mismatch" "$sk_lda" export "$work/corrupt.skl" --out "$work/x"
 head -c 40 "$model" >"$work/short.skl"
+: >"$work/empty.skl"
+expect 2 "sk-lda topics: .*empty.skl: is empty, not an sk-lda model file" "$sk_lda" topics "$work/empty.skl"
+expect 2 "sk-lda topics: .*corpus: is a folder, not an sk-lda model file" "$sk_lda" topics "$work/corpus"
 expect 2 "sk-lda topics: .*short.skl" "$sk_lda" topics "$work/short.skl" --format csv
 expect 2 "sk-lda topics: --top: '0' is not a whole number" "$sk_lda" topics "$model" --top 0
 expect 2 "sk-lda topics: --format: 'xml' is not one of text, csv, json" "$sk_lda" topics "$model" --format xml

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <zlib.h>
 
@@ -126,6 +127,11 @@ FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t ver
                              size_t header_bytes, uint64_t *size, unsigned char **buf_out, sk_ex_error *err) {
   const size_t min_size = header_bytes + 4u;
   *buf_out = NULL;
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a folder for reading on Linux */
+    sk_ex_fail(err, "%s: is a folder, not an sk-lda %s file", path, kind);
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
     sk_ex_fail(err, "%s: cannot open: %s", path, strerror(errno));
@@ -139,6 +145,10 @@ FILE *sk_lda_bin_open_header(const char *path, const char magic[8], uint32_t ver
   }
   if (fseeko(f, 0, SEEK_END) != 0 || (end = ftello(f)) < 0 || fseeko(f, 0, SEEK_SET) != 0) {
     sk_ex_fail(err, "%s: cannot determine the file size: %s", path, strerror(errno));
+    goto fail;
+  }
+  if (end == 0) {
+    sk_ex_fail(err, "%s: is empty, not an sk-lda %s file", path, kind);
     goto fail;
   }
   if (end < 8 || fread(buf, 1, 8, f) != 8 || memcmp(buf, magic, 8) != 0) {
