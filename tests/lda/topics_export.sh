@@ -11,8 +11,8 @@
 #     otherwise (model.skl as without the limit), and export still writes phi.npy from it; --npy-limit 0
 #     writes both; a bad --npy-limit exits 2 naming the option;
 #  5. the user's mistakes exit 2 with a message naming the file or option: no or a missing model, a
-#     corrupt, empty or folder model, --top 0, an unknown --format, a --vocab of the wrong length, export without --out, an
-#     --out under a file and a phi.npy that is a folder.
+#     corrupt, empty or folder model, --top 0, an unknown --format, a --vocab of the wrong length, export
+#     without --out, an --out under a file and a phi.npy that is a folder.
 # usage: topics_export.sh SK_LDA WORK_DIR
 set -uo pipefail
 sk_lda=$1
