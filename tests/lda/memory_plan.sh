@@ -9,6 +9,7 @@
 #     a corpus that fits but whose model (V x K counts) does not is refused by train with both figures,
 #     before the model is built; ESCA on the CPU refuses its V x K tables the same way.
 #  4. gen with --words 2147483647 is refused at once, exit 2, with both figures.
+#  5. A model whose memory runs out past the plan (under ulimit -v) exits 1, the machine's failure.
 # usage: memory_plan.sh SK_LDA WORK_DIR
 set -uo pipefail
 sk_lda=$1
@@ -75,4 +76,20 @@ echo "ok: ESCA's tables refused: $(grep -o 'ESCA on the CPU.*' "$work/tables.log
 expect_refusal "gen --words 2147483647" "--words 2147483647" "need about" "of host memory" -- \
   "$sk_lda" gen --words 2147483647 --out "$work/gen"
 [ ! -e "$work/gen/docword.synthetic.txt" ] || fail "gen wrote a corpus it refused"
+# 5. Memory that runs out past the plan (an address-space limit the plan does not see) is the machine's
+#    failure: exit 1 with the message, not exit 2. The corpus of lda_cli_common.sh at K = 65536 needs
+#    V K = 210 MB of counts for B; under 300 MB of address space, of which the program and its libraries
+#    (CUDA, NCCL) map about 200 MB, it cannot have them (2026-11-30, this machine: exit 1 at 250 to 400 MB).
+if [ "$(ulimit -v)" = unlimited ]; then
+  rc=0
+  (ulimit -v 300000 && exec "$sk_lda" train --docword "$docword" -k 65536 --device cpu -n 1 --test-fraction 0) \
+    >"$work/oom.log" 2>&1 || rc=$?
+  if grep -q "out of memory for a model" "$work/oom.log"; then
+    [ "$rc" -eq 1 ] || fail "a model that runs out of memory: exit $rc, expected 1: $(tail -2 "$work/oom.log")"
+    echo "ok: memory run out past the plan: exit 1: $(tail -1 "$work/oom.log")"
+  else
+    echo "memory run out past the plan: left out (under 300 MB of address space the run ended otherwise, exit" \
+      "$rc: $(tail -1 "$work/oom.log"))"
+  fi
+fi
 echo "all memory plan checks passed"

@@ -156,8 +156,8 @@ static int model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_t
   if (m->z == NULL || m->dk_start == NULL || m->dk_nnz == NULL || m->dk_topic == NULL || m->dk_count == NULL ||
       m->n_vk == NULL || m->n_k == NULL) {
     sk_lda_model_free(m);
-    return sk_ex_fail(err, "out of memory for a model with T = %lld, V = %d, K = %d", (long long)T, (int)V,
-                       (int)K);
+    sk_ex_fail(err, "out of memory for a model with T = %lld, V = %d, K = %d", (long long)T, (int)V, (int)K);
+    return SK_LDA_MODEL_NO_MEMORY;
   }
   m->dk_start[0] = 0;
   for (int32_t d = 0; d < D; ++d) {

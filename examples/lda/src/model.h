@@ -128,6 +128,9 @@ double sk_lda_default_alpha(int32_t num_topics);
  */
 uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics, uint64_t *b_bytes);
 
+/** \brief sk_lda_model_init()'s answer when memory runs out (other failures return 1). */
+#define SK_LDA_MODEL_NO_MEMORY 2
+
 /**
  * \brief Builds a model on `train` (borrowed, must outlive the model) with K topics and priors alpha, beta.
  *
@@ -145,8 +148,9 @@ uint64_t sk_lda_model_host_bytes(const sk_lda_corpus *corpus, int32_t num_topics
  * \param err filled on failure.
  * \return 0 on success; non-zero (and *m left zeroed) when a pointer is NULL, K is outside
  *         1 .. SK_LDA_MAX_TOPICS, alpha or beta is not finite and positive, the corpus is inconsistent
- *         (offsets not increasing from 0 to T, a word id outside [0, V)), V * K overflows, or memory runs out
- *         (a bad offset or word id is named as a serial scan would find it first).
+ *         (offsets not increasing from 0 to T, a word id outside [0, V)), V * K overflows (a bad offset or
+ *         word id is named as a serial scan would find it first); #SK_LDA_MODEL_NO_MEMORY when memory runs
+ *         out (the machine's failure, as against the caller's).
  */
 int sk_lda_model_init(sk_lda_model *m, const sk_lda_corpus *train, int32_t num_topics, double alpha,
                       double beta, uint64_t seed, sk_ex_error *err);

@@ -119,8 +119,11 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
   r->start_beta = resumed ? ck->beta : o->beta;
   if (!resumed) {
     const double alpha = o->alpha > 0 ? o->alpha : sk_lda_default_alpha(o->num_topics);
-    if (sk_lda_model_init_started(m, &split->train, o->num_topics, alpha, o->beta, seed, o->start_topics, &err) != 0)
-      return sk_lda_run_fail_usage(r, "", &err);
+    const int made = sk_lda_model_init_started(m, &split->train, o->num_topics, alpha, o->beta, seed, o->start_topics,
+                                               &err);
+    /* Past check_host_memory(), memory that runs out is the machine's (exit 1), not a request to refuse. */
+    if (made == SK_LDA_MODEL_NO_MEMORY) return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "%s", err.message);
+    if (made != 0) return sk_lda_run_fail_usage(r, "", &err);
     return SK_EX_EXIT_OK;
   }
   if (ck->num_docs != split->train.num_docs || ck->num_tokens != split->train.num_tokens ||
@@ -136,8 +139,9 @@ static int start_model(const sk_lda_run_options *o, const sk_lda_corpus *corpus,
                 : "");
   }
   /* Learnt priors before the sampler is made (a GPU sampler takes them at create). */
-  if (sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err) != 0 ||
-      sk_lda_model_set_z(m, ck->z, &err) != 0 ||
+  const int made = sk_lda_model_init(m, &split->train, ck->num_topics, ck->alpha, ck->beta, ck->seed, &err);
+  if (made == SK_LDA_MODEL_NO_MEMORY) return sk_lda_run_refuse(r, SK_EX_EXIT_RUNTIME, "--resume: %s", err.message);
+  if (made != 0 || sk_lda_model_set_z(m, ck->z, &err) != 0 ||
       (ck->alpha_k != NULL && sk_lda_model_set_priors(m, ck->alpha_k, ck->prior_beta, &err) != 0))
     return sk_lda_run_fail_usage(r, "--resume: ", &err);
   r->seconds_before = ck->seconds;
