@@ -241,6 +241,8 @@ void layout_fixed(int64_t num_tokens, Layout *l) {
 sk_status layout_with_cub(int64_t num_tokens, Layout *l) {
   layout_fixed(num_tokens, l);
   if (num_tokens == 0) return SK_SUCCESS;
+  const sk_status device = sk_detail_check_device();
+  if (device != SK_SUCCESS) return device;
   size_t scan_bytes = 0, sort_bytes = 0;
   cudaError_t err = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int32_t *)nullptr, num_tokens + 1,
                                                   (cudaStream_t)0);
@@ -293,7 +295,8 @@ sk_status groups_device(const int64_t *d_row_offsets, int64_t num_rows, const in
   const size_t n = (size_t)num_tokens;
   const size_t token_bytes = n * sizeof(int32_t);
   const size_t ws_bytes = num_tokens > 0 ? workspace_bytes : 0;  // unused (and unchecked) without tokens
-  // Outputs (the first six) against every array and the workspace.
+  // Outputs (the first six) against every array and the workspace, and the workspace against the inputs
+  // (the kernels write it while they read them).
   const void *arrays[11] = {d_group_start, d_group_row, d_item_word, d_item_group, d_item_end, d_counts,
                             d_tokens,      d_perm,      d_row_offsets, d_word_offsets, d_workspace};
   const size_t bytes[11] = {token_bytes + sizeof(int32_t),
@@ -310,6 +313,8 @@ sk_status groups_device(const int64_t *d_row_offsets, int64_t num_rows, const in
   for (int a = 0; a < 6; ++a)
     for (int b = a + 1; b < 11; ++b)
       if (overlap(arrays[a], bytes[a], arrays[b], bytes[b])) return SK_ERROR_INVALID_VALUE;
+  for (int b = 6; b < 10; ++b)
+    if (overlap(arrays[10], bytes[10], arrays[b], bytes[b])) return SK_ERROR_INVALID_VALUE;
   Layout l;
   layout_fixed(num_tokens, &l);
   if (workspace_bytes < l.fixed_bytes) return SK_ERROR_WORKSPACE_TOO_SMALL;

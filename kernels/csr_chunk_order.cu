@@ -96,6 +96,8 @@ void layout_fixed(int64_t num_tokens, int32_t num_cols, Layout *l) {
 sk_status layout_with_cub(int64_t num_tokens, int32_t num_cols, Layout *l) {
   layout_fixed(num_tokens, num_cols, l);
   if (num_tokens == 0 || l->end_bit == 0) return SK_SUCCESS;
+  const sk_status device = sk_detail_check_device();
+  if (device != SK_SUCCESS) return device;
   cub::DoubleBuffer<uint32_t> keys(nullptr, nullptr);
   cub::DoubleBuffer<int32_t> values(nullptr, nullptr);
   size_t bytes = 0;

@@ -157,7 +157,8 @@ sk_status sk_csr_chunk_plan_create(const int64_t *h_row_offsets, int64_t num_row
     const size_t need = sk_detail_chunk_bytes(bytes_per_token, bytes_per_row, fixed_bytes_per_chunk, 1,
                                               h_row_offsets[stuck + 1] - h_row_offsets[stuck], &overflow);
     if (bad_row != NULL) *bad_row = stuck;
-    if (bad_row_bytes != NULL) *bad_row_bytes = overflow ? SIZE_MAX : need;
+    /* At least 1: a row over SK_CSR_CHUNK_MAX_TOKENS at no cost is still "budget too small", not malformed. */
+    if (bad_row_bytes != NULL) *bad_row_bytes = overflow ? SIZE_MAX : need > 0 ? need : 1;
     return SK_ERROR_INVALID_VALUE;
   }
 

@@ -462,8 +462,11 @@ sk_status launch_group_row(const Args &args, size_t num_items, int K, Uniforms u
   const int rounds = (K + G * V - 1) / (G * V);
   const size_t smem = sizeof(float) * (size_t)rounds * (kThreads / G);
   auto kernel = group_row_kernel<G, V, Args, Row, Uniforms>;
-  if (smem > 48 * 1024)
+  if (smem > 48 * 1024) {  // past the default limit: within the device's opt-in one, or UNSUPPORTED
+    const sk_status fits = sk_detail_check_shared_bytes(smem);
+    if (fits != SK_SUCCESS) return fits;
     SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  }
   const size_t rows_per_block = kThreads / G;
   const size_t blocks = (num_items + rows_per_block - 1) / rows_per_block;
   kernel<<<blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX, kThreads, smem, stream>>>(
@@ -476,8 +479,11 @@ sk_status launch_warp_row(const Args &args, size_t num_items, int K, Uniforms un
   const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
   const size_t smem = sizeof(float) * (size_t)rounds * kWarpsPerBlock;
   auto kernel = warp_row_kernel<V, Args, Row, Uniforms>;
-  if (smem > 48 * 1024)
+  if (smem > 48 * 1024) {  // past the default limit: within the device's opt-in one, or UNSUPPORTED
+    const sk_status fits = sk_detail_check_shared_bytes(smem);
+    if (fits != SK_SUCCESS) return fits;
     SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  }
   kernel<<<grid_for(num_items), kThreads, smem, stream>>>(args, num_items, K, uniforms, out);
   return sk_detail_check_launch();
 }

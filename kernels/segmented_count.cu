@@ -111,6 +111,8 @@ sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_la
   layout->distinct_offset = layout->tile_segment_offset + align_up((size_t)(tiles + 1) * sizeof(int));
   layout->scan_offset = layout->distinct_offset;
   layout->scan_bytes = 0;
+  const sk_status device = sk_detail_check_device();
+  if (device != SK_SUCCESS) return device;
   if (use_dense(num_keys)) {
     layout->scan_offset += align_up((size_t)(num_segments + 1) * sizeof(int));
     SK_DETAIL_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, layout->scan_bytes, (const int *)nullptr, (int *)nullptr,
@@ -124,8 +126,8 @@ sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_la
 }
 
 bool sizes_ok(int32_t num_segments, int32_t num_items, int32_t num_keys) {
-  return num_segments >= 0 && num_segments < INT32_MAX && num_items >= 0 && num_keys >= 1 &&
-         num_keys <= SK_SEGMENTED_COUNT_MAX_KEYS;
+  return num_segments >= 0 && num_segments <= SK_SEGMENTED_COUNT_MAX_SEGMENTS && num_items >= 0 &&
+         num_items <= SK_SEGMENTED_COUNT_MAX_ITEMS && num_keys >= 1 && num_keys <= SK_SEGMENTED_COUNT_MAX_KEYS;
 }
 
 int grid_for(long long work) { return work / 256 + 1 < 4096 ? (int)(work / 256 + 1) : 4096; }
@@ -247,9 +249,11 @@ extern "C" sk_status sk_segmented_count_check_u32(const int32_t *d_segment_offse
   if (st != SK_SUCCESS) return st;
   cudaStream_t s = (cudaStream_t)stream;
   unsigned long long *d_bad = NULL;
-  if (cudaMalloc(&d_bad, 3 * sizeof(unsigned long long)) != cudaSuccess) {
-    (void)sk_status_from_cuda_error((int)cudaGetLastError());
-    return SK_ERROR_CUDA_ALLOCATION_FAILED;
+  const cudaError_t allocated = cudaMalloc(&d_bad, 3 * sizeof(unsigned long long));
+  if (allocated != cudaSuccess) {
+    (void)cudaGetLastError();
+    const sk_status why = sk_status_from_cuda_error((int)allocated); /* out of memory, no device, ... */
+    return why == SK_ERROR_CUDA ? SK_ERROR_CUDA_ALLOCATION_FAILED : why;
   }
   unsigned long long h_bad[3] = {~0ull, ~0ull, ~0ull};  // offsets, permutation, keys
   st = sk_status_from_cuda_error((int)cudaMemcpyAsync(d_bad, h_bad, sizeof h_bad, cudaMemcpyHostToDevice, s));

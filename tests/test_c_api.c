@@ -2,11 +2,14 @@
  * The C API from a C99 program: every status has a name and a description, the version agrees with
  * the macros, CUDA errors map as documented, and invalid arguments give the documented status without
  * touching the GPU (this test runs where there is no GPU: a call that reached CUDA would report
- * SK_ERROR_NO_DEVICE instead of the status checked here).
+ * SK_ERROR_NO_DEVICE instead of the status checked here), and where there is none, the calls that do
+ * reach CUDA report SK_ERROR_NO_DEVICE.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "samplekit/csr_chunk_groups.h"
+#include "samplekit/csr_chunk_order.h"
 #include "samplekit/samplekit.h"
 #include "sk_test.h"
 
@@ -89,6 +92,31 @@ static void test_invalid_arguments(void) {
   SK_CHECK(sk_last_cuda_error() == 0, "an argument check reached CUDA");
 }
 
+/* Without a driver or a device, launching calls and the size queries that ask the device (CUB) report
+   SK_ERROR_NO_DEVICE, as documented: not SK_ERROR_CUDA_PENDING (every runtime call fails then,
+   cudaGetLastError() too, which is no earlier work) nor CUB's code for an invalid device. Only where
+   sk_device_query() finds no device: elsewhere these arguments would launch. */
+static void test_without_a_device(void) {
+  sk_device_info info;
+  size_t bytes = 7;
+  float dummy = 0.0f;
+  int out = 0;
+  sk_test_context("without a device");
+  if (sk_device_query(0, &info) != SK_ERROR_NO_DEVICE) {
+    printf("note: a CUDA device is present: the no-device statuses are not checked here\n");
+    return;
+  }
+  SK_CHECK(sk_rng_fill_uniform_f32(1, 2, 3, &dummy, 1, 0) == SK_ERROR_NO_DEVICE, "a fill");
+  SK_CHECK(sk_sample_categorical_f32(&dummy, 1, 1, 1, 1, 0, &out, 0) == SK_ERROR_NO_DEVICE, "a categorical draw");
+  SK_CHECK(sk_csr_chunk_order_device_workspace_size(100, 100, &bytes) == SK_ERROR_NO_DEVICE && bytes == 7,
+           "the order's workspace size");
+  SK_CHECK(sk_csr_chunk_groups_device_workspace_size(10, &bytes) == SK_ERROR_NO_DEVICE && bytes == 7,
+           "the groups' workspace size");
+  SK_CHECK(sk_segmented_count_workspace_size(1, 1, 4, &bytes) == SK_ERROR_NO_DEVICE && bytes == 7,
+           "the segmented count's workspace size");
+  SK_CHECK(sk_rng_fill_uniform_f32(1, 2, 3, &dummy, 1, 0) == SK_ERROR_NO_DEVICE, "a second fill (none pending)");
+}
+
 /* rng.h compiled by a C compiler: the host path must give the Random123 known answer. */
 static void test_rng_from_c(void) {
   const sk_u32x4 ctr = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
@@ -104,6 +132,7 @@ int main(void) {
   test_version();
   test_cuda_error_mapping();
   test_invalid_arguments();
+  test_without_a_device();
   test_rng_from_c();
   return sk_test_finish();
 }

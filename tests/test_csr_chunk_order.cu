@@ -1234,6 +1234,19 @@ static void test_groups_api_arguments(void) {
   SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, iw + 4, 64) ==
                SK_ERROR_INVALID_VALUE,
            "workspace over item_word");
+  // The workspace over an input: the kernels write it while they read the inputs.
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, perm, wsb) ==
+               SK_ERROR_INVALID_VALUE,
+           "workspace = perm");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, tokens + 7, 64) ==
+               SK_ERROR_INVALID_VALUE,
+           "workspace over the tokens' last entry");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, off + 3, 64) ==
+               SK_ERROR_INVALID_VALUE,
+           "workspace over the row offsets' last entry");
+  SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, counts, word_offsets, 64) ==
+               SK_ERROR_INVALID_VALUE,
+           "workspace = word offsets");
   SK_CHECK(GROUPS(off, 3, tokens, 8, 10, perm, word_offsets, 4, gs, gr, iw, ig, ie, (int64_t *)(void *)(off + 3), ws,
                   wsb) == SK_ERROR_INVALID_VALUE,
            "counts over the row offsets' last entry");

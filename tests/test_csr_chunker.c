@@ -365,6 +365,10 @@ static void test_plan_too_big(void) {
                      SK_ERROR_INVALID_VALUE &&
                  bad_row == 1 && bad_bytes == 1,
              "row over INT32_MAX tokens: row %lld, %zu bytes", (long long)bad_row, bad_bytes);
+    /* With every cost 0 such a row needs 0 bytes, yet it is the budget case, not a malformed matrix. */
+    SK_CHECK(sk_csr_chunk_plan_create(off_big, 3, 0, 0, 0, 0, &plan, &bad_row, &bad_bytes) == SK_ERROR_INVALID_VALUE &&
+                 bad_row == 1 && bad_bytes != 0,
+             "row over INT32_MAX tokens at no cost: row %lld, %zu bytes", (long long)bad_row, bad_bytes);
     SK_CHECK(plan == NULL, "plan not NULL after a failure");
     /* A chunk may hold exactly INT32_MAX tokens, not one more: two such rows make two chunks. */
     {

@@ -1470,6 +1470,13 @@ static void test_arguments(void) {
   SK_CHECK(sk_segmented_count_workspace_size(-1, 2, 10, &bytes) == SK_ERROR_INVALID_VALUE, "num_segments = -1");
   SK_CHECK(sk_segmented_count_workspace_size(INT32_MAX, 2, 10, &bytes) == SK_ERROR_INVALID_VALUE,
            "num_segments = INT32_MAX");
+  SK_CHECK(sk_segmented_count_workspace_size(SK_SEGMENTED_COUNT_MAX_SEGMENTS + 1, 2, 10, &bytes) ==
+               SK_ERROR_INVALID_VALUE,
+           "num_segments = SK_SEGMENTED_COUNT_MAX_SEGMENTS + 1");
+  SK_CHECK(sk_segmented_count_workspace_size(2, SK_SEGMENTED_COUNT_MAX_ITEMS + 1, 10, &bytes) == SK_ERROR_INVALID_VALUE,
+           "num_items = SK_SEGMENTED_COUNT_MAX_ITEMS + 1 (the kernels' int indices step past a segment's end)");
+  SK_CHECK(sk_segmented_count_workspace_size(2, INT32_MAX, 10, &bytes) == SK_ERROR_INVALID_VALUE,
+           "num_items = INT32_MAX");
   SK_CHECK(sk_segmented_count_workspace_size(2, -1, 10, &bytes) == SK_ERROR_INVALID_VALUE, "num_items = -1");
   SK_CHECK(sk_segmented_count_workspace_size(2, 2, 0, &bytes) == SK_ERROR_INVALID_VALUE, "num_keys = 0");
   SK_CHECK(sk_segmented_count_workspace_size(2, 2, -3, &bytes) == SK_ERROR_INVALID_VALUE, "num_keys = -3");
@@ -1548,6 +1555,8 @@ static void test_arguments(void) {
     const char *what;
   } ranges[] = {{-1, 2, 10, "num_segments = -1"},
                 {INT32_MAX, 2, 10, "num_segments = INT32_MAX"},
+                {SK_SEGMENTED_COUNT_MAX_SEGMENTS + 1, 2, 10, "num_segments one past the most"},
+                {2, SK_SEGMENTED_COUNT_MAX_ITEMS + 1, 10, "num_items one past the most"},
                 {2, -1, 10, "num_items = -1"},
                 {2, 2, 0, "num_keys = 0"},
                 {2, 2, kMax + 1, "num_keys too large"}};

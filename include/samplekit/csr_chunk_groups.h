@@ -215,7 +215,8 @@ SK_API sk_status sk_csr_chunk_groups_device_workspace_size(int64_t max_tokens, s
  * \retval SK_SUCCESS launched.
  * \retval SK_ERROR_INVALID_VALUE `num_rows`, `num_tokens`, `num_cols` or `item_tokens` out of range
  *         (num_rows = 0 or num_cols = 0 with num_tokens > 0 included); after the pointer checks: an
- *         output array overlaps another array or the workspace's `workspace_bytes` bytes.
+ *         output array overlaps another array or the workspace's `workspace_bytes` bytes, or the workspace
+ *         overlaps an input array (`d_tokens`, `d_perm`, `d_row_offsets`, `d_word_offsets`).
  * \retval SK_ERROR_NULL_POINTER `d_row_offsets`, `d_word_offsets`, `d_group_start` or `d_counts` is
  *         NULL, or another array or `d_workspace` is NULL while num_tokens > 0.
  * \retval SK_ERROR_WORKSPACE_TOO_SMALL `workspace_bytes` is below the size query's answer for

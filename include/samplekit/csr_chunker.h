@@ -145,8 +145,9 @@ SK_EXTERN_C_BEGIN
  *        for a row: then the first row that does not fit in a chunk of its own.
  * \param[out] bad_row_bytes optional (may be NULL): on every return, 0, except when the budget is too
  *        small: then the bytes needed, fixed_bytes_per_chunk + bytes_per_row + bytes_per_token *
- *        (the row's tokens) for row `*bad_row` (SIZE_MAX when that does not fit in a size_t), or
- *        fixed_bytes_per_chunk when `*bad_row` is -1. A non-zero value tells "budget too small" apart
+ *        (the row's tokens) for row `*bad_row` (SIZE_MAX when that does not fit in a size_t; at least 1,
+ *        also for a row of too many tokens when every cost is 0), or fixed_bytes_per_chunk when
+ *        `*bad_row` is -1. A non-zero value tells "budget too small" apart
  *        from the other causes of `SK_ERROR_INVALID_VALUE`.
  * \retval SK_SUCCESS `*plan` holds the plan.
  * \retval SK_ERROR_NULL_POINTER `plan` or `h_row_offsets` is NULL.

@@ -284,17 +284,18 @@ SK_EXTERN_C_BEGIN
  *
  * With R = 4 + num_arrays device regions (scratch, row offsets, tokens, the arrays), plus 3 with an
  * order (permutation, inverse, word offsets):
- * - `*bytes_per_token` = 4 + the element bytes of the per-token arrays + (8 with an order);
+ * - `*bytes_per_token` = 4 + the element bytes of the per-token arrays + (8 with an order) + (10 with
+ *   the device order, DEVICE or AUTO: its workspace's sort buffers and CUB's storage, a bound);
  * - `*bytes_per_row` = 4 + the element bytes of the per-row arrays;
- * - `*fixed_bytes_per_chunk` = 4 + scratch_bytes + (8 (num_cols + 1) with an order) + 255 R
- *   (alignment).
+ * - `*fixed_bytes_per_chunk` = 4 + scratch_bytes + (8 (num_cols + 1) with an order) + (1 MiB with the
+ *   device order: its workspace's fixed part) + 255 R (alignment).
  *
  * A chunk's footprint under these costs bounds the device bytes a worker needs for it, so a plan made
- * with them and budget B gives #sk_csr_pipeline_info::device_bytes_per_worker <= B. Two exceptions:
- * with the device order, its workspace (sk_csr_chunk_order_device_workspace_size()) shares the scratch
- * region and is not in these costs; pass a `scratch_bytes` at least that large to cover it. And a
- * per-chunk array (#SK_CSR_PIPELINE_PER_CHUNK) adds only its region's alignment (in R): its slices'
- * sizes are not known before the plan is made, so the caller adds its own bound on a chunk's slice
+ * with them and budget B gives #sk_csr_pipeline_info::device_bytes_per_worker <= B. The device order's
+ * workspace (sk_csr_chunk_order_device_workspace_size()) shares the scratch region, so its terms above
+ * bound it without a larger `scratch_bytes`. One exception: a per-chunk array
+ * (#SK_CSR_PIPELINE_PER_CHUNK) adds only its region's alignment (in R): its slices' sizes are not known
+ * before the plan is made, so the caller adds its own bound on a chunk's slice
  * bytes (to `*fixed_bytes_per_chunk`, or per token or row when it grows with them) before making the
  * plan; sk_csr_pipeline_create() then checks the actual slices against `device_budget_bytes`.
  *
@@ -304,7 +305,8 @@ SK_EXTERN_C_BEGIN
  *        `chunk_offsets`); may be NULL when num_arrays is 0.
  * \param num_arrays 0 to #SK_CSR_PIPELINE_MAX_ARRAYS.
  * \param num_cols number of words, >= 0.
- * \param order the order wanted (any value of #sk_csr_pipeline_order; all but NONE cost the same).
+ * \param order the order wanted (any value of #sk_csr_pipeline_order; DEVICE and AUTO cost the same, HOST
+ *        less: no workspace).
  * \param scratch_bytes device scratch bytes per worker for the caller.
  * \param[out] bytes_per_token receives the cost per token.
  * \param[out] bytes_per_row receives the cost per row.

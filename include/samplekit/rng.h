@@ -220,6 +220,7 @@ SK_EXTERN_C_BEGIN
  * \retval SK_SUCCESS the kernel was launched (errors during its run surface at the next synchronisation).
  * \retval SK_ERROR_NULL_POINTER `d_out` is NULL and `num` > 0 (CUDA is not touched).
  * \retval SK_ERROR_INVALID_VALUE `first_index + num` overflows 64 bits (CUDA is not touched).
+ * \retval SK_ERROR_NO_DEVICE no driver or no usable device; nothing was launched.
  * \retval SK_ERROR_CUDA_PENDING a CUDA error from earlier work was pending; nothing was launched.
  * \retval SK_ERROR_CUDA_LAUNCH_FAILED the launch failed; see sk_last_cuda_error().
  *

@@ -114,7 +114,13 @@ SK_EXTERN_C_BEGIN
  * \retval SK_SUCCESS launched.
  * \retval SK_ERROR_NULL_POINTER `d_weights` or `d_out` is NULL while M > 0.
  * \retval SK_ERROR_INVALID_VALUE K outside [1, #SK_CATEGORICAL_MAX_K], ld < K, or offset + M overflows.
+ * \retval SK_ERROR_NO_DEVICE no driver or no usable device; nothing was launched.
  * \retval SK_ERROR_CUDA_PENDING an error from earlier work was pending; nothing was launched.
+ * \retval SK_ERROR_UNSUPPORTED a block needs K bytes of shared memory when the rows are read a float at a
+ *         time (`d_weights` or `ld` not 16-byte aligned; K / 4 otherwise), more than the device gives one:
+ *         K above 101,376 on GPUs with 99 KiB (sm_86, sm_89) or 65,536 with 64 KiB (sm_75), never on
+ *         sm_80 or sm_90; nothing was launched.
+ * \retval SK_ERROR_CUDA a query of the device's limits failed (see sk_last_cuda_error()).
  * \retval SK_ERROR_CUDA_LAUNCH_FAILED the launch failed (see sk_last_cuda_error()).
  */
 SK_API sk_status sk_sample_categorical_f32(const float *d_weights, size_t ld, size_t num_rows, int K, uint64_t seed,

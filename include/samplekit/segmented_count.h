@@ -93,6 +93,11 @@
 
 /** \brief Largest number of keys K: keys are tagged with a segment index in 32 bits. */
 #define SK_SEGMENTED_COUNT_MAX_KEYS (1 << 20)
+/** \brief Largest number of items, 2^31 - 2^16: the kernels step their 32-bit item indices up to 1,024
+ * past a segment's end, and this margin keeps every step within an int. */
+#define SK_SEGMENTED_COUNT_MAX_ITEMS (INT32_MAX - 65535)
+/** \brief Largest number of segments, 2^31 - 2^16 - 1 (segment indices step up to 256 past the last). */
+#define SK_SEGMENTED_COUNT_MAX_SEGMENTS (INT32_MAX - 65536)
 
 /**
  * \brief Items per piece of the device-wide kernel: 256 threads x 8 keys. Segments at most this long
@@ -115,8 +120,8 @@ SK_EXTERN_C_BEGIN
 
 /**
  * \brief Device bytes of workspace that sk_segmented_count_u32() needs.
- * \param num_segments number of segments, 0 to INT32_MAX - 1.
- * \param num_items number of items, 0 to INT32_MAX.
+ * \param num_segments number of segments, 0 to #SK_SEGMENTED_COUNT_MAX_SEGMENTS.
+ * \param num_items number of items, 0 to #SK_SEGMENTED_COUNT_MAX_ITEMS.
  * \param num_keys K, 1 to #SK_SEGMENTED_COUNT_MAX_KEYS.
  * \param[out] workspace_bytes receives the size, never 0: about 12 bytes per tile (of 1024 to 8192 item
  *        positions on the dense path, 1024 on the sorted one) plus alignment; dense path: 4
@@ -142,8 +147,8 @@ SK_API sk_status sk_segmented_count_workspace_size(int32_t num_segments, int32_t
 /**
  * \brief Counts the distinct keys of every segment on the device (group rules; one phase or two).
  * \param d_segment_offsets device array of num_segments + 1 offsets (group rules).
- * \param num_segments number of segments, 0 to INT32_MAX - 1.
- * \param num_items number of items, 0 to INT32_MAX.
+ * \param num_segments number of segments, 0 to #SK_SEGMENTED_COUNT_MAX_SEGMENTS.
+ * \param num_items number of items, 0 to #SK_SEGMENTED_COUNT_MAX_ITEMS.
  * \param d_keys device array of keys in [0, num_keys): num_items of them, or as many as `d_perm` reaches.
  *        May be NULL when num_items is 0.
  * \param d_perm optional device array of num_items entries: item i's key is d_keys[d_perm[i]]. NULL:
@@ -160,14 +165,18 @@ SK_API sk_status sk_segmented_count_workspace_size(int32_t num_segments, int32_t
  * \retval SK_ERROR_NULL_POINTER `d_segment_offsets`, `d_out_offsets` or `d_workspace` is NULL; `d_keys`
  *         is NULL while num_items > 0; or a pair array is NULL while out_capacity > 0.
  * \retval SK_ERROR_INVALID_VALUE num_segments, num_items, num_keys or out_capacity out of range.
+ * \retval SK_ERROR_NO_DEVICE no driver or no usable device; nothing was launched.
  * \retval SK_ERROR_CUDA_PENDING an error from earlier work was pending; nothing was launched. (Checked
  *         before the workspace: sizing it queries the device, which would consume the pending error.)
+ * \retval SK_ERROR_UNSUPPORTED as for sk_segmented_count_workspace_size() (found while sizing the
+ *         workspace, by read-only device queries).
  * \retval SK_ERROR_WORKSPACE_TOO_SMALL `workspace_bytes` is below the size query's answer.
  * \retval SK_ERROR_CUDA_LAUNCH_FAILED a launch failed (see sk_last_cuda_error()).
- * \retval SK_ERROR_CUDA a CUDA call (a memset, a device query, CUB's scan) failed.
- * \retval SK_ERROR_UNSUPPORTED as for sk_segmented_count_workspace_size().
+ * \retval SK_ERROR_CUDA a CUDA call (a device query or CUB's size query while sizing the workspace; a
+ *         memset or CUB's scan after it) failed.
  *
- * Checked in the order listed. Asynchronous on `stream`; the workspace must not be used by another
+ * Checked in the order listed (SK_ERROR_CUDA from sizing the workspace comes where
+ * SK_ERROR_UNSUPPORTED does). Asynchronous on `stream`; the workspace must not be used by another
  * call until this one completes.
  */
 SK_API sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, int32_t num_segments, int32_t num_items,
@@ -200,7 +209,7 @@ SK_API sk_status sk_segmented_count_u32(const int32_t *d_segment_offsets, int32_
  * \retval SK_ERROR_INVALID_VALUE an argument is out of range, or the device input is bad (`*bad_index`
  *         says where).
  * \retval SK_ERROR_CUDA_ALLOCATION_FAILED its 24 bytes of device memory could not be allocated.
- * \retval SK_ERROR_CUDA_PENDING, SK_ERROR_CUDA_LAUNCH_FAILED, SK_ERROR_CUDA as for
+ * \retval SK_ERROR_NO_DEVICE, SK_ERROR_CUDA_PENDING, SK_ERROR_CUDA_LAUNCH_FAILED, SK_ERROR_CUDA as for
  *         sk_segmented_count_u32().
  *
  * Reads everything once; allocates and frees 24 bytes of device memory; synchronizes `stream`.

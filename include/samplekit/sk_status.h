@@ -14,8 +14,13 @@
  * Bands: 0 success; 1xx usage errors (the caller can fix the call); 2xx resource errors (the device or
  * the CUDA runtime failed, see sk_last_cuda_error(); or, for `SK_ERROR_HOST_ALLOCATION_FAILED`, host
  * memory ran out); 999 an internal error (a samplekit bug: please report it).
- * Every public host function returns an #sk_status. Functions validate all their arguments before they
- * touch CUDA, so a 1xx status means nothing was launched or allocated.
+ * Every public host function returns an #sk_status. A 1xx status means nothing was launched or allocated.
+ * Functions check the values and pointers of their arguments before they touch CUDA; a check that needs
+ * the device's properties (a workspace size from CUB, the shared memory a block may have) comes after
+ * read-only device queries, and then the 1xx status (`SK_ERROR_WORKSPACE_TOO_SMALL`,
+ * `SK_ERROR_UNSUPPORTED`) follows those queries: each function's list of statuses says which. Without a
+ * driver or a usable device, a call that would launch, allocate or query the device returns
+ * `SK_ERROR_NO_DEVICE` (not `SK_ERROR_CUDA_PENDING`, whatever its list of statuses names).
  * @{
  */
 

@@ -11,6 +11,7 @@
 #include "gpu/gpu_sampler.cuh"
 #include "gpu/pdow_plan_gpu.h"
 #include "pdow_plan.h"
+#include "samplekit/segmented_count.h"
 
 #define SK_EX_CUDA_SCOPE "GPU ESCA"
 #include "sk_ex_cuda_check.cuh"
@@ -124,9 +125,9 @@ int chunk_tokens_for(int gpu, const sk_lda_esca_options *o, int64_t *chunk_token
 int prepare(resident *r, const sk_lda_model *m, const sk_lda_device *device, const sk_lda_esca_options *o,
             const sk_lda_rank_link *rank, sk_ex_error *err) {
   if (check_options(o, err) != 0) return 1;
-  if (m->num_tokens > INT32_MAX)
+  if (m->num_tokens > SK_SEGMENTED_COUNT_MAX_ITEMS) /* int32 positions; A's count by the segmented count */
     return sk_ex_fail(err, "GPU ESCA: %lld tokens; the resident sweep takes at most %d (the streamed one more)",
-                       (long long)m->num_tokens, INT32_MAX);
+                       (long long)m->num_tokens, SK_SEGMENTED_COUNT_MAX_ITEMS);
   unsigned parts = 0;
   if (resident_parts(m, o, rank, &parts, err) != 0 || state_init(&r->base.state, m, device->gpu, parts, rank, err) != 0)
     return 1;
@@ -295,8 +296,9 @@ extern "C" int sk_lda_esca_resident_fits(const sk_lda_model *m, const sk_lda_dev
     return sk_ex_fail(err, "GPU ESCA fits: a pointer is NULL");
   const sk_lda_esca_options defaults = {0, 0, 0, 0, 0};
   if (o == NULL) o = &defaults;
-  if (m->num_tokens > INT32_MAX) {
-    fit_cannot(fit, budget, "the resident GPU ESCA takes at most 2^31 - 1 tokens (its positions are int32)");
+  if (m->num_tokens > SK_SEGMENTED_COUNT_MAX_ITEMS) {
+    fit_cannot(fit, budget, "the resident GPU ESCA takes at most 2^31 - 2^16 tokens (its positions are int32, and "
+                            "samplekit's segmented count takes at most that many)");
     return 0;
   }
   resident r;

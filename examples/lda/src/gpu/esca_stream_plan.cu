@@ -65,6 +65,12 @@ int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, s
     return sk_ex_fail(err, "GPU ESCA (streamed): sizing the segmented count: %s", sk_status_string(ws0_st));
   const size_t fixed = (kRegions + 4) * kStreamAlign + ws0;
   size_t budget = per_worker;
+  // A chunk's tokens and documents within what samplekit's segmented count takes: a budget past that many
+  // tokens' (or documents') bytes would let a chunk hold more (only with tens of GB a worker).
+  const size_t most_tokens = (size_t)kBytesPerToken * (size_t)SK_SEGMENTED_COUNT_MAX_ITEMS;
+  const size_t most_docs = (size_t)kBytesPerDoc * (size_t)SK_SEGMENTED_COUNT_MAX_SEGMENTS;
+  const size_t most = fixed + (most_tokens < most_docs ? most_tokens : most_docs);
+  if (budget > most) budget = most;
   for (int attempt = 0; attempt < 32; ++attempt) {
     int64_t bad_row = -1;
     size_t bad_bytes = 0;
@@ -120,9 +126,9 @@ int chunks_at(const sk_lda_model *m, size_t per_worker, uint64_t total_budget, s
 int least_share(const sk_lda_model *m, stream_layout *l, size_t *share, sk_ex_error *err) {
   size_t ws = 0;
   const int64_t T = m->num_tokens, D = m->num_docs;
-  if (sk_segmented_count_workspace_size((int32_t)(D < INT32_MAX ? D : INT32_MAX),
-                                        (int32_t)(T < INT32_MAX ? T : INT32_MAX), m->num_topics, &ws) != SK_SUCCESS)
-    ws = 0;
+  const int32_t docs = (int32_t)(D < SK_SEGMENTED_COUNT_MAX_SEGMENTS ? D : SK_SEGMENTED_COUNT_MAX_SEGMENTS);
+  const int32_t tokens = (int32_t)(T < SK_SEGMENTED_COUNT_MAX_ITEMS ? T : SK_SEGMENTED_COUNT_MAX_ITEMS);
+  if (sk_segmented_count_workspace_size(docs, tokens, m->num_topics, &ws) != SK_SUCCESS) ws = 0;
   size_t lo = 1, hi = 2 * (stream_worker_own_bytes(D, T, ws) + worker_pipe_bytes(D, T)) + (1u << 20);
   char why[8];
   while (lo < hi) {

@@ -176,9 +176,9 @@ int state_init(lda_state *st, const sk_lda_model *m, int gpu, unsigned parts, co
   if ((parts & kStateTouched) && (parts & (kStateNext | kStateSegments)) != kStateSegments)
     return sk_ex_fail(err, "GPU sampler: the touched part goes with segments, not next (internal)");
   if (!(parts & kStateDocuments)) return 0;
-  if (m->num_tokens > INT32_MAX)
+  if (m->num_tokens > SK_SEGMENTED_COUNT_MAX_ITEMS) /* A's count by samplekit's segmented count */
     return sk_ex_fail(err, "GPU sampler: %lld tokens; the corpus kept on the device takes at most %d",
-                       (long long)m->num_tokens, INT32_MAX);
+                       (long long)m->num_tokens, SK_SEGMENTED_COUNT_MAX_ITEMS);
   const sk_status s = sk_segmented_count_workspace_size(st->num_docs, (int32_t)st->num_tokens, st->num_topics,
                                                         &st->workspace_bytes);
   return s == SK_SUCCESS ? 0 : segc_fail(err, "sizing the segmented count's workspace", s);
