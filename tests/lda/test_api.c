@@ -337,6 +337,17 @@ int main(int argc, char **argv) {
   SK_CHECK(sklda_coherence(m, c, 2, umass, npmi, NULL) == SKLDA_OK, "coherence");
   SK_CHECK(fabs(umass[0] - direct_umass2(top[0], top[1])) < 1e-12,
            "UMass of topic 0's top 2 words %.15g, direct count %.15g", umass[0], direct_umass2(top[0], top[1]));
+  {
+    /* Documents with no token: nothing to count co-occurrences in, the caller's error. */
+    const int64_t empty_offsets[3] = {0, 0, 0};
+    sklda_corpus *none = NULL;
+    sklda_error cerr;
+    if (SK_CHECK(sklda_corpus_from_csr(2, V, empty_offsets, NULL, NULL, &none, &cerr) == SKLDA_OK, "%s", cerr.message))
+      SK_CHECK(sklda_coherence(m, none, 2, umass, npmi, &cerr) == SKLDA_ERROR_INPUT &&
+                   strstr(cerr.message, "no token") != NULL,
+               "coherence over empty documents: %s", cerr.message);
+    sklda_corpus_free(none);
+  }
 
   /* The same seed, the same model. */
   int status2;
