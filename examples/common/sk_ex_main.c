@@ -2,6 +2,7 @@
 #include "sk_ex_main.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 
 #include "samplekit/sk_version.h"
@@ -37,4 +38,31 @@ int sk_ex_main(const char *program, const sk_ex_command *commands, void (*usage)
     }
   fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", program, cmd, program);
   return SK_EX_EXIT_USAGE;
+}
+
+void sk_ex_note_repeated_options(const char *who, int argc, char **argv, const char *shortopts,
+                                 const struct option *longopts) {
+  int times[256] = {0};
+  const char *last[256] = {NULL};
+  const int saved_opterr = opterr;
+  int c;
+  opterr = 0; /* the command's own loop reports bad options */
+  optind = 1;
+  while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+    if (c > 0 && c < 256 && c != '?' && c != ':' && optarg != NULL) {
+      ++times[c];
+      last[c] = optarg;
+    }
+  opterr = saved_opterr;
+  optind = 1;
+  for (c = 1; c < 256; ++c) {
+    if (times[c] < 2) continue;
+    const char *name = NULL;
+    for (const struct option *o = longopts; o != NULL && o->name != NULL && name == NULL; ++o)
+      if (o->flag == NULL && o->val == c) name = o->name;
+    if (name != NULL)
+      fprintf(stderr, "%s: note: --%s was given %d times; the last, %s, is used\n", who, name, times[c], last[c]);
+    else
+      fprintf(stderr, "%s: note: -%c was given %d times; the last, %s, is used\n", who, c, times[c], last[c]);
+  }
 }

@@ -49,6 +49,23 @@ typedef struct sk_ex_command {
  */
 int sk_ex_main(const char *program, const sk_ex_command *commands, void (*usage)(FILE *), int argc, char **argv);
 
+struct option;
+
+/**
+ * \brief Says on stderr, once an option, when an option that takes a value was given more than once:
+ * `WHO: note: --seed was given 2 times; the last, 3, is used`. The commands keep the last value (a
+ * script may append an option to override a default it passes), but a user who typed one twice by
+ * mistake sees which one counts. Call it before the command's own getopt_long() loop, with the same
+ * options; it parses argv once with error messages off and leaves optind at 1.
+ * \param who the message's prefix, e.g. "sk-lda train".
+ * \param argc the command's argc.
+ * \param argv the command's argv.
+ * \param shortopts the command's short options, as given to getopt_long().
+ * \param longopts the command's long options (each `val` a character below 256).
+ */
+void sk_ex_note_repeated_options(const char *who, int argc, char **argv, const char *shortopts,
+                                 const struct option *longopts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -364,6 +364,12 @@ expect_message(2 "--overwrite does not apply to --resume" ${SK_LDA} train ${corp
 expect_message(2 "--start-topics applies to a new run" ${SK_LDA} train ${corpus} --resume ${WORK}/refused
                --start-topics 8)
 expect_message(2 "--seed: ' -1' is not a whole number" ${SK_LDA} train ${corpus} --seed " -1") # not 2^64 - 1
+# An option given twice: the last value counts (a script may override its own default), and a note says so.
+expect_message(0 "sk-lda train: note: --topics was given 2 times; the last, 3, is used" ${SK_LDA} train
+               --docword ${WORK}/docword.t.txt -k 2 --topics=3 -n 1 --device cpu)
+if(NOT last_out MATCHES "K = 3")
+  message(FATAL_ERROR "the last of two --topics did not count: ${last_out}")
+endif()
 expect_message(2 "--start-topics: '-1' is not a whole number" ${SK_LDA} train ${corpus} --start-topics -1
                --out ${WORK}/refused)
 expect_exit(0 ${SK_LDA} train ${corpus} --start-topics 2 -n 3 --device cpu)

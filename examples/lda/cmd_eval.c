@@ -14,6 +14,7 @@
 #include "output.h"
 #include "run.h"
 #include "commands.h"
+#include "sk_ex_main.h"
 #include "sk_ex_clock.h"
 #include "sk_ex_files.h"
 
@@ -148,6 +149,7 @@ int sk_lda_cmd_eval(int argc, char **argv) {
   const char *model_path = NULL, *coherence_out = NULL, *heldout_option = NULL;
   long long iters = 0 /* the default for the model's K */, coherence_n = 0;
   int ok = 1, c, seed_given = 0, skip_unknown = 0;
+  sk_ex_note_repeated_options("sk-lda eval", argc, argv, "s:n:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "s:n:h", options, NULL)) != -1) {
     switch (c) {

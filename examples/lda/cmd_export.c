@@ -42,6 +42,7 @@ int sk_lda_cmd_export(int argc, char **argv) {
       {0, 0, 0, 0}};
   const char *out = NULL;
   int ok = 1, c, overwrite = 0;
+  sk_ex_note_repeated_options("sk-lda export", argc, argv, "o:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
     switch (c) {

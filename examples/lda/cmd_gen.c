@@ -13,6 +13,7 @@
 #include "sk_ex_memory.h"
 #include "run.h"
 #include "commands.h"
+#include "sk_ex_main.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -76,6 +77,7 @@ int sk_lda_cmd_gen(int argc, char **argv) {
   const char *out = NULL, *name = "synthetic";
   long long top = 20;
   int ok = 1, c, binary = 0, overwrite = 0;
+  sk_ex_note_repeated_options("sk-lda gen", argc, argv, "o:d:V:k:L:a:b:s:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:d:V:k:L:a:b:s:h", options, NULL)) != -1) {
     long long v;

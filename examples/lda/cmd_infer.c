@@ -12,6 +12,7 @@
 #include "output.h"
 #include "run.h"
 #include "commands.h"
+#include "sk_ex_main.h"
 
 static void infer_usage(FILE *f) {
   fprintf(f,
@@ -53,6 +54,7 @@ int sk_lda_cmd_infer(int argc, char **argv) {
   long long iters = 0 /* the default for the model's K */, threads = 0;
   uint64_t seed = 0;
   int have_seed = 0, skip_unknown = 0, ok = 1, c;
+  sk_ex_note_repeated_options("sk-lda infer", argc, argv, "m:n:s:o:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "m:n:s:o:h", options, NULL)) != -1) {
     switch (c) {

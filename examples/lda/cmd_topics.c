@@ -154,6 +154,7 @@ int sk_lda_cmd_topics(int argc, char **argv) {
   long long top = SK_LDA_DEFAULT_TOP_WORDS;
   topics_format format = FORMAT_TEXT;
   int ok = 1, c;
+  sk_ex_note_repeated_options("sk-lda topics", argc, argv, "n:f:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "n:f:h", options, NULL)) != -1) {
     switch (c) {

@@ -13,6 +13,7 @@
 #include "run.h"
 #include "demo.h"
 #include "commands.h"
+#include "sk_ex_main.h"
 
 /* getopt_long values of the options with no short letter. */
 enum { kOptStartTopics = 1000, kOptNpyLimit, kOptHeldoutSweeps };
@@ -238,6 +239,7 @@ int sk_lda_cmd_train(int argc, char **argv) {
   int rank_exchange = SK_LDA_EXCHANGE_AUTO;
   long long v;
   uint64_t npy_limit = SK_LDA_NPY_MAX_BYTES;
+  sk_ex_note_repeated_options("sk-lda train", argc, argv, "k:n:s:o:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "k:n:s:o:h", options, NULL)) != -1) {
     switch (c) {

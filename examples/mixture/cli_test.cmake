@@ -38,6 +38,7 @@ check(2 "--device: 'tpu' is not auto, cpu or gpu" ${M} fit --demo --device tpu)
 check(2 "--demo makes its own data" ${M} fit --demo --csv ${WORK}/x.csv)
 check(2 "--alpha: '-1'" ${M} fit --demo --alpha -1)
 check(2 "--seed: ' -1' is not a whole number" ${M} fit --demo --seed " -1") # strtoull would wrap it
+check(0 "fit: note: --sweeps was given 2 times; the last, 2, is used" ${M} fit --demo -n 5 --sweeps 2 --device cpu)
 check(2 "--out DIR is required" ${M} gen -N 10)
 check(2 "-d: '300'" ${M} gen --out ${WORK}/g -d 300)
 check(2 "fewer than K" ${M} gen --out ${WORK}/g -N 5 -k 6)

@@ -91,6 +91,7 @@ static int cmd_fit(int argc, char **argv) {
   const char *npy = NULL, *csv = NULL;
   int ok = 1, c, demo = 0;
   long long v = 0;
+  sk_ex_note_repeated_options("sk-mixture fit", argc, argv, "k:n:s:o:vh", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "k:n:s:o:vh", options, NULL)) != -1) {
     switch (c) {
@@ -217,6 +218,7 @@ static int cmd_gen(int argc, char **argv) {
   const char *out = NULL;
   int ok = 1, c, csv = 0, overwrite = 0;
   long long v = 0;
+  sk_ex_note_repeated_options("sk-mixture gen", argc, argv, "o:N:d:k:s:h", options);
   optind = 1;
   while (ok && (c = getopt_long(argc, argv, "o:N:d:k:s:h", options, NULL)) != -1) {
     switch (c) {
