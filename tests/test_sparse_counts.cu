@@ -3,7 +3,7 @@
 // by entry against a host reference (as multisets: the order is unspecified), values beyond one entry
 // (up to INT32_MIN and INT32_MAX), a capacity too small (the count still whole, no write past it), and
 // the add: two arrays' entries added into a third give the exact sums, entries out of range skipped.
-// The argument checks and the usage snippet run too.
+// The argument checks (also without a GPU) and the usage snippet run too.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "samplekit/sk_device.h"
 #include "samplekit/sparse_counts.h"
 #include "sk_test.h"
 
@@ -219,12 +220,14 @@ static void test_add(uint64_t seed) {
   SK_CHECK_CUDA(cudaFree(d_num));
 }
 
-static void test_arguments(void) {
-  sk_test_context("arguments");
-  unsigned long long *d_num = NULL;
-  SK_CHECK_CUDA(cudaMalloc((void **)&d_num, sizeof *d_num));
+// The argument checks, which return before CUDA is touched: host pointers stand in for device ones (no
+// check dereferences them), and no CUDA error may be recorded.
+static void test_argument_checks(void) {
+  sk_test_context("arguments (host)");
+  unsigned long long num_stand_in = 0, *d_num = &num_stand_in;
   int32_t dummy_counts[1] = {0};
   uint64_t dummy_entries[1] = {0};
+  sk_clear_cuda_error();
   SK_CHECK(sk_sparse_counts_pack_i32(NULL, 1, NULL, 0, d_num, 0) == SK_ERROR_NULL_POINTER, "NULL counts");
   SK_CHECK(sk_sparse_counts_pack_i32(dummy_counts, 1, NULL, 1, d_num, 0) == SK_ERROR_NULL_POINTER, "NULL entries");
   SK_CHECK(sk_sparse_counts_pack_i32(dummy_counts, 1, dummy_entries, 1, NULL, 0) == SK_ERROR_NULL_POINTER,
@@ -233,6 +236,13 @@ static void test_arguments(void) {
            "2^40 values");
   SK_CHECK(sk_sparse_counts_add_i32(NULL, 1, NULL, 1, 0) == SK_ERROR_NULL_POINTER, "NULL add");
   SK_CHECK(sk_sparse_counts_add_i32(NULL, 0, NULL, 0, 0) == SK_SUCCESS, "an empty add");
+  SK_CHECK(sk_last_cuda_error() == 0, "an argument check reached CUDA (error %d recorded)", sk_last_cuda_error());
+}
+
+static void test_arguments(void) {
+  sk_test_context("arguments");
+  unsigned long long *d_num = NULL;
+  SK_CHECK_CUDA(cudaMalloc((void **)&d_num, sizeof *d_num));
   /* no values: the count is 0 */
   SK_CHECK_CUDA(cudaMemset(d_num, 0xFF, sizeof *d_num));
   SK_CHECK(sk_sparse_counts_pack_i32(NULL, 0, NULL, 0, d_num, 0) == SK_SUCCESS, "an empty pack");
@@ -244,6 +254,7 @@ static void test_arguments(void) {
 
 int main(int argc, char **argv) {
   test_entry_layout();
+  test_argument_checks();
   if (!sk_test_wants_host_only(argc, argv)) {
     sk_test_require_gpu();
     test_arguments();
