@@ -457,16 +457,24 @@ unsigned grid_for(size_t warps_needed) {
   return blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX;
 }
 
+// A kernel's `smem` bytes of dynamic shared memory: past the default 48 KiB, within the device's opt-in
+// limit (then raised for it) or SK_ERROR_UNSUPPORTED.
+template <class Kernel>
+sk_status allow_dynamic_shared(Kernel kernel, size_t smem) {
+  if (smem <= 48 * 1024) return SK_SUCCESS;
+  const sk_status fits = sk_detail_check_shared_bytes(smem);
+  if (fits != SK_SUCCESS) return fits;
+  SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  return SK_SUCCESS;
+}
+
 template <int G, int V, class Args, class Row, class Uniforms>
 sk_status launch_group_row(const Args &args, size_t num_items, int K, Uniforms uniforms, int *out, sk_stream stream) {
   const int rounds = (K + G * V - 1) / (G * V);
   const size_t smem = sizeof(float) * (size_t)rounds * (kThreads / G);
   auto kernel = group_row_kernel<G, V, Args, Row, Uniforms>;
-  if (smem > 48 * 1024) {  // past the default limit: within the device's opt-in one, or UNSUPPORTED
-    const sk_status fits = sk_detail_check_shared_bytes(smem);
-    if (fits != SK_SUCCESS) return fits;
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  }
+  const sk_status allowed = allow_dynamic_shared(kernel, smem);
+  if (allowed != SK_SUCCESS) return allowed;
   const size_t rows_per_block = kThreads / G;
   const size_t blocks = (num_items + rows_per_block - 1) / rows_per_block;
   kernel<<<blocks < (size_t)INT32_MAX ? (unsigned)blocks : (unsigned)INT32_MAX, kThreads, smem, stream>>>(
@@ -479,11 +487,8 @@ sk_status launch_warp_row(const Args &args, size_t num_items, int K, Uniforms un
   const int rounds = (K + SK_WARP_SIZE * V - 1) / (SK_WARP_SIZE * V);
   const size_t smem = sizeof(float) * (size_t)rounds * kWarpsPerBlock;
   auto kernel = warp_row_kernel<V, Args, Row, Uniforms>;
-  if (smem > 48 * 1024) {  // past the default limit: within the device's opt-in one, or UNSUPPORTED
-    const sk_status fits = sk_detail_check_shared_bytes(smem);
-    if (fits != SK_SUCCESS) return fits;
-    SK_DETAIL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  }
+  const sk_status allowed = allow_dynamic_shared(kernel, smem);
+  if (allowed != SK_SUCCESS) return allowed;
   kernel<<<grid_for(num_items), kThreads, smem, stream>>>(args, num_items, K, uniforms, out);
   return sk_detail_check_launch();
 }

@@ -111,16 +111,16 @@ sk_status layout_for(int num_segments, int num_items, int num_keys, workspace_la
   layout->distinct_offset = layout->tile_segment_offset + align_up((size_t)(tiles + 1) * sizeof(int));
   layout->scan_offset = layout->distinct_offset;
   layout->scan_bytes = 0;
-  const sk_status device = sk_detail_check_device();
-  if (device != SK_SUCCESS) return device;
+  // The device's blocks first: its cudaGetDevice() makes no driver or device SK_ERROR_NO_DEVICE, where
+  // CUB's query would report an invalid device ordinal.
+  const sk_status st = resident_blocks(num_keys, &layout->blocks, &layout->first_blocks);
+  if (st != SK_SUCCESS) return st;
   if (use_dense(num_keys)) {
     layout->scan_offset += align_up((size_t)(num_segments + 1) * sizeof(int));
     SK_DETAIL_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, layout->scan_bytes, (const int *)nullptr, (int *)nullptr,
                                                      num_segments + 1));
   }
   layout->bins_offset = layout->scan_offset + align_up(layout->scan_bytes);
-  const sk_status st = resident_blocks(num_keys, &layout->blocks, &layout->first_blocks);
-  if (st != SK_SUCCESS) return st;
   layout->total = layout->bins_offset + (size_t)layout->blocks * window_for(num_keys) * sizeof(uint32_t);
   return SK_SUCCESS;
 }
