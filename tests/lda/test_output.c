@@ -218,6 +218,13 @@ static void test_model_file(void) {
   SK_CHECK(sk_lda_model_file_write(path, &mf, &err) != 0 && strstr(err.message, "topic total") != NULL, "'%s'",
            err.message);
   mf.n_k[0] -= 1;
+  /* A vocabulary with a repeated word: refused before anything is written, naming both words. */
+  char *repeated[4] = {"apple", "banana", "apple", "d"};
+  mf.vocab = repeated;
+  SK_CHECK(sk_lda_model_file_write(path, &mf, &err) != 0 &&
+               strstr(err.message, "vocabulary word 2 \"apple\" repeats word 0") != NULL,
+           "'%s'", err.message);
+  tiny_model(&mf, 1);
   unsigned char *after = slurp(path, &n1);
   SK_CHECK(n0 == n1 && memcmp(before, after, n0) == 0 && no_temp(path), "old file changed or temporary file left");
   free(before);

@@ -209,6 +209,29 @@ static inline int sk_lda_detail_find_repeated_word(char *const *words, int64_t c
 }
 
 /**
+ * \brief sk_lda_detail_find_repeated_word() as a check with its message, for a vocabulary given whole (a
+ * model file's, or one a caller of the C API sets): `WHAT: vocabulary word R "w" repeats word F (each word
+ * may appear once)`, without `WHAT: ` when `what` is NULL.
+ * \param words count NUL-terminated words (none NULL).
+ * \param count how many.
+ * \param what the message's prefix (the file), or NULL.
+ * \param err filled when a word repeats or memory runs out.
+ * \return 0 when every word is distinct, 1 when one repeats, -1 out of memory.
+ */
+static inline int sk_lda_detail_check_vocab_distinct(char *const *words, int64_t count, const char *what,
+                                                     sk_ex_error *err) {
+  int64_t first = 0, repeat = 0;
+  const int found = sk_lda_detail_find_repeated_word(words, count, &first, &repeat);
+  const char *sep = what != NULL ? ": " : "";
+  if (what == NULL) what = "";
+  if (found < 0) sk_ex_fail(err, "%s%sout of memory checking the vocabulary", what, sep);
+  if (found > 0)
+    sk_ex_fail(err, "%s%svocabulary word %lld \"%.40s\" repeats word %lld (each word may appear once)", what, sep,
+               (long long)repeat, words[repeat], (long long)first);
+  return found;
+}
+
+/**
  * \brief Frees count words and the array.
  * \param vocab the array.
  * \param count its words.

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include "binary_io.h"
 
-#include "corpus_lines.h" /* sk_lda_detail_find_repeated_word(), inline: nothing to link */
+#include "corpus_lines.h" /* sk_lda_detail_check_vocab_distinct(), inline: nothing to link */
 #include "output.h"
 
 static const char sk_lda_model_magic[8] = {'S', 'K', 'L', 'D', 'A', 'M', 'O', 'D'};
@@ -27,19 +27,6 @@ void sk_lda_model_file_free(sk_lda_model_file *mf) {
   free(mf->n_k);
   free(mf->alpha_k);
   memset(mf, 0, sizeof *mf);
-}
-
-/* Checks that no vocabulary word repeats an earlier one: the corpus readers refuse such a vocabulary, and
-   in a model it would show two word ids under one spelling, of which infer's word map keeps one. Names
-   `what` in the message. */
-static int check_vocab_distinct(char *const *vocab, int32_t num_words, const char *what, sk_ex_error *err) {
-  int64_t first = 0, repeat = 0;
-  const int found = sk_lda_detail_find_repeated_word(vocab, num_words, &first, &repeat);
-  if (found < 0) return sk_ex_fail(err, "%s: out of memory checking the vocabulary", what);
-  if (found > 0)
-    return sk_ex_fail(err, "%s: vocabulary word %lld \"%.40s\" repeats word %lld (each word may appear once)", what,
-                       (long long)repeat, vocab[repeat], (long long)first);
-  return 0;
 }
 
 /* Checks a model's sizes, priors and counts (n_k the column sums of n_vk); names `what` in messages. */
@@ -87,7 +74,8 @@ int sk_lda_model_file_write(const char *path, const sk_lda_model_file *mf, sk_ex
       const size_t len = mf->vocab[v] != NULL ? strlen(mf->vocab[v]) : 0;
       if (len == 0 || len > UINT32_MAX) return sk_ex_fail(err, "%s: vocabulary word %d is empty or NULL", path, (int)v);
     }
-  if (mf->vocab != NULL && check_vocab_distinct(mf->vocab, V, path, err)) return 1;
+  /* A repeated word would show two word ids under one spelling, of which infer's word map keeps one. */
+  if (mf->vocab != NULL && sk_lda_detail_check_vocab_distinct(mf->vocab, V, path, err) != 0) return 1;
   /* version 1 without per-topic priors: the bytes of every model file before them */
   sk_lda_bin_enc *e = sk_lda_bin_create(
       path, sk_lda_model_magic, mf->alpha_k != NULL ? SK_LDA_MODEL_FILE_VERSION_PRIORS : SK_LDA_MODEL_FILE_VERSION, err);
@@ -218,7 +206,7 @@ int sk_lda_model_file_read(const char *path, sk_lda_model_file *out, sk_ex_error
         }
         pos += len;
       }
-      if (check_vocab_distinct(mf.vocab, V, path, err)) goto fail;
+      if (sk_lda_detail_check_vocab_distinct(mf.vocab, V, path, err) != 0) goto fail;
     }
     if (pos + counts_bytes != size) {
       sk_ex_fail(err, "%s: file is %llu bytes but its header and vocabulary call for %llu", path,

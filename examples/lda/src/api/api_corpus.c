@@ -213,17 +213,11 @@ int sklda_corpus_set_vocab(sklda_corpus *c, const char *const *words, int32_t nu
     return sklda_detail_failf(err, SKLDA_ERROR_RUNTIME, "out of memory for the vocabulary");
   /* As the vocabulary files' readers: each word once (a model cannot save two ids under one spelling, and
      infer would match the first), refused now rather than when the trained model is saved. */
-  int64_t first = 0, repeat = 0;
-  const int repeated = sk_lda_detail_find_repeated_word(v, num_words, &first, &repeat);
+  sk_ex_error e;
+  const int repeated = sk_lda_detail_check_vocab_distinct(v, num_words, NULL, &e);
   if (repeated != 0) {
-    const int code = repeated < 0 ? SKLDA_ERROR_RUNTIME : SKLDA_ERROR_INPUT;
-    if (repeated < 0)
-      sklda_detail_failf(err, code, "out of memory checking the vocabulary");
-    else
-      sklda_detail_failf(err, code, "vocabulary word %lld \"%.40s\" repeats word %lld (each word may appear once)",
-                         (long long)repeat, v[repeat], (long long)first);
     sklda_detail_free_words(v, num_words);
-    return code;
+    return sklda_detail_fail(err, repeated < 0 ? SKLDA_ERROR_RUNTIME : SKLDA_ERROR_INPUT, &e);
   }
   sklda_detail_free_words(c->c.vocab, c->c.num_words);
   c->c.vocab = v;
