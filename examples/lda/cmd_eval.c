@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "coherence.h"
-#include "corpus_binary.h"
 #include "infer.h"
 #include "metrics.h"
 #include "output.h"
@@ -116,22 +115,6 @@ static int eval_coherence(const sk_lda_model_file *mf, const sk_lda_corpus *corp
   return status;
 }
 
-/* The model and the corpus, its words mapped to the model's (infer.h); the tokens of words the model does
-   not know, dropped with --skip-unknown, are counted on stderr (as infer does). */
-static int read_model_and_corpus(const char *model_path, const input_options *o, int skip_unknown,
-                                 sk_lda_model_file *mf, sk_lda_corpus *corpus, sk_ex_error *err) {
-  const char *input = o->docword ? o->docword : o->ldac ? o->ldac : o->text;
-  int64_t dropped = 0;
-  if (sk_lda_model_file_read(model_path, mf, err) != 0 || sk_lda_cmd_read_corpus(o, corpus, err) != 0) return 1;
-  sk_lda_cmd_note_word_ids("eval", o, corpus, mf->num_words, mf->vocab != NULL);
-  if (sk_lda_infer_map_words(mf, corpus, input, o->docword && !sk_lda_is_binary_corpus(o->docword), skip_unknown,
-                             &dropped, err) != 0)
-    return 1;
-  if (dropped > 0)
-    fprintf(stderr, "sk-lda eval: dropped %lld tokens of words the model does not know\n", (long long)dropped);
-  return 0;
-}
-
 int sk_lda_cmd_eval(int argc, char **argv) {
   static const struct option options[] = {
       {"model", required_argument, 0, 'M'},      {"docword", required_argument, 0, 'D'},
@@ -211,7 +194,8 @@ int sk_lda_cmd_eval(int argc, char **argv) {
   memset(&split, 0, sizeof split);
   int status = SK_EX_EXIT_USAGE;
   const char *input = o.docword ? o.docword : o.ldac ? o.ldac : o.text;
-  if (read_model_and_corpus(model_path, &o, skip_unknown, &mf, &corpus, &err) != 0 ||
+  if (sk_lda_model_file_read(model_path, &mf, &err) != 0 ||
+      sk_lda_cmd_read_model_words("eval", &o, &mf, skip_unknown, &corpus, &err) != 0 ||
       (coherence_n == 0 &&
        sk_lda_split_corpus(&corpus, test_fraction, seed_given ? seed : mf.seed, &split, &err) != 0)) {
     fprintf(stderr, "sk-lda eval: %s\n", err.message);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "corpus_binary.h"
 #include "infer.h"
 #include "metrics.h"
 #include "output.h"
@@ -104,26 +103,11 @@ int sk_lda_cmd_infer(int argc, char **argv) {
   }
   if (iters == 0) iters = sk_lda_default_foldin_iters(mf.num_topics);
   sk_lda_corpus docs;
-  memset(&docs, 0, sizeof docs);
-  const char *input = docword != NULL ? docword : ldac != NULL ? ldac : text;
-  int rc = sk_lda_cmd_read_corpus(&in, &docs, &err);
-  if (rc == 0) sk_lda_cmd_note_word_ids("infer", &in, &docs, mf.num_words, mf.vocab != NULL);
-  int64_t dropped = 0;
-  const int id_base = docword != NULL && !sk_lda_is_binary_corpus(docword); /* UCI ids are 1-based */
-  if (rc == 0 && sk_lda_infer_map_words(&mf, &docs, input, id_base, skip_unknown, &dropped, &err) != 0) {
-    rc = 1;
-    if (!skip_unknown && strstr(err.message, "not in the model") != NULL)
-      snprintf(err.message + strlen(err.message), sizeof err.message - strlen(err.message),
-               " (--skip-unknown drops such words)");
-  }
-  if (rc != 0) {
+  if (sk_lda_cmd_read_model_words("infer", &in, &mf, skip_unknown, &docs, &err) != 0) {
     fprintf(stderr, "sk-lda infer: %s\n", err.message);
-    sk_lda_corpus_free(&docs);
     sk_lda_model_file_free(&mf);
     return SK_EX_EXIT_USAGE;
   }
-  if (dropped > 0)
-    fprintf(stderr, "sk-lda infer: dropped %lld tokens of words the model does not know\n", (long long)dropped);
   sk_lda_infer_result r;
   int status = SK_EX_EXIT_OK;
   const double t0 = sk_ex_now();

@@ -2,8 +2,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "api_internal.h"
 #include "commands.h"
+#include "corpus_binary.h"
+#include "infer.h"
 #include "sk_ex_files.h"
 
 /* Options given for an input they do not apply to are refused, not ignored: --stopwords and --min-count
@@ -35,16 +38,30 @@ int sk_lda_cmd_check_output_not_input(const char *cmd, const char *option, const
   return 0;
 }
 
-void sk_lda_cmd_note_word_ids(const char *cmd, const input_options *in, const sk_lda_corpus *corpus,
-                              int32_t model_words, int model_has_vocab) {
-  if (in->docword == NULL || in->vocab != NULL || corpus->vocab != NULL || !model_has_vocab ||
-      corpus->num_words == model_words)
-    return;
-  fprintf(stderr,
-          "sk-lda %s: note: %s declares %d words and the model has %d with a vocabulary of its own: without "
-          "--vocab its word ids are taken as the model's, which is right only for a corpus made with the model's "
-          "vocabulary (--vocab FILE matches the words by name)\n",
-          cmd, in->docword, (int)corpus->num_words, (int)model_words);
+int sk_lda_cmd_read_model_words(const char *cmd, const input_options *in, const sk_lda_model_file *mf,
+                                int skip_unknown, sk_lda_corpus *docs, sk_ex_error *err) {
+  memset(docs, 0, sizeof *docs);
+  if (sk_lda_cmd_read_corpus(in, docs, err) != 0) return 1;
+  if (in->docword != NULL && in->vocab == NULL && docs->vocab == NULL && mf->vocab != NULL &&
+      docs->num_words != mf->num_words)
+    fprintf(stderr,
+            "sk-lda %s: note: %s declares %d words and the model has %d with a vocabulary of its own: without "
+            "--vocab its word ids are taken as the model's, which is right only for a corpus made with the "
+            "model's vocabulary (--vocab FILE matches the words by name)\n",
+            cmd, in->docword, (int)docs->num_words, (int)mf->num_words);
+  const char *input = in->docword != NULL ? in->docword : in->ldac != NULL ? in->ldac : in->text;
+  const int id_base = in->docword != NULL && !sk_lda_is_binary_corpus(in->docword); /* UCI ids are 1-based */
+  int64_t dropped = 0;
+  if (sk_lda_infer_map_words(mf, docs, input, id_base, skip_unknown, &dropped, err) != 0) {
+    if (!skip_unknown && strstr(err->message, "not in the model") != NULL)
+      snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message),
+               " (--skip-unknown drops such words)");
+    sk_lda_corpus_free(docs);
+    return 1;
+  }
+  if (dropped > 0)
+    fprintf(stderr, "sk-lda %s: dropped %lld tokens of words the model does not know\n", cmd, (long long)dropped);
+  return 0;
 }
 
 sklda_corpus *sk_lda_cmd_open_corpus(const input_options *in, sk_ex_error *err) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "corpus.h"
+#include "model_file.h"
 #include "sk_ex_error.h"
 #include "sk_lda.h"
 
@@ -49,17 +50,22 @@ int sk_lda_cmd_check_output_not_input(const char *cmd, const char *option, const
                                       const input_options *in);
 
 /**
- * \brief Says on stderr (a note, not an error) when a --docword corpus read without --vocab declares another
- * number of words than the model has and the model has a vocabulary of its own: its ids are then taken as
- * the model's, which is right only for a corpus made with the model's vocabulary.
- * \param cmd the command's name, for the message.
+ * \brief Reads the corpus the options name and maps its words to the model's (infer.h's
+ * sk_lda_infer_map_words()), as infer and eval both need: a note on stderr when a --docword corpus read
+ * without --vocab declares another number of words than the model, which has a vocabulary of its own (its
+ * ids are then taken as the model's, right only for a corpus made with the model's vocabulary); a word
+ * the model lacks is an error that names `--skip-unknown`; with it, the tokens dropped are counted on
+ * stderr (`sk-lda CMD: dropped N tokens of words the model does not know`).
+ * \param cmd the command's name, for the messages.
  * \param in the corpus options.
- * \param corpus the corpus as read (before its words are mapped to the model's).
- * \param model_words the model's V.
- * \param model_has_vocab whether the model has a vocabulary.
+ * \param mf the model.
+ * \param skip_unknown drop the tokens of words the model lacks instead of failing.
+ * \param docs receives the corpus (sk_lda_corpus_free()), zeroed on failure.
+ * \param err filled on failure (the input's: exit 2).
+ * \return 0, or non-zero with err filled.
  */
-void sk_lda_cmd_note_word_ids(const char *cmd, const input_options *in, const sk_lda_corpus *corpus,
-                              int32_t model_words, int model_has_vocab);
+int sk_lda_cmd_read_model_words(const char *cmd, const input_options *in, const sk_lda_model_file *mf,
+                                int skip_unknown, sk_lda_corpus *docs, sk_ex_error *err);
 
 /**
  * \brief Reads the corpus the options name, through the library (sk_lda.h's sklda_corpus_read()).
