@@ -263,17 +263,22 @@ static int sk_lda_metrics_append_old_rows(sk_lda_metrics_log *log, const char *r
   return 0;
 }
 
+/* Which header a log's text starts with: 3 this version's, 2 and 1 the earlier ones (v2, v1), 0 none. */
+static int metrics_header_version(const char *text) {
+  if (strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) == 0) return 3;
+  if (strncmp(text, sk_lda_metrics_header_v2, sizeof sk_lda_metrics_header_v2 - 1) == 0) return 2;
+  if (strncmp(text, sk_lda_metrics_header_v1, sizeof sk_lda_metrics_header_v1 - 1) == 0) return 1;
+  return 0;
+}
+
 int sk_lda_metrics_file_is_log(const char *path) {
-  char head[512];
+  char head[512]; /* more than any header */
   FILE *f = fopen(path, "rb");
   if (f == NULL) return 0;
   const size_t n = fread(head, 1, sizeof head - 1, f);
   fclose(f);
   head[n] = '\0';
-  static const char *const headers[] = {sk_lda_metrics_header, sk_lda_metrics_header_v1, sk_lda_metrics_header_v2};
-  for (size_t i = 0; i < sizeof headers / sizeof *headers; ++i)
-    if (strncmp(head, headers[i], strlen(headers[i])) == 0) return 1;
-  return n == 0;
+  return n == 0 || metrics_header_version(head) != 0;
 }
 
 int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const char *text, sk_ex_error *err) {
@@ -282,9 +287,9 @@ int sk_lda_metrics_log_open(sk_lda_metrics_log *log, const char *path, const cha
   if (strlen(path) >= sizeof log->path) return sk_ex_fail(err, "metrics log: path is too long");
   memcpy(log->path, path, strlen(path) + 1);
   const int continued = text != NULL && text[0] != '\0';
-  const int v1 = continued && strncmp(text, sk_lda_metrics_header_v1, sizeof sk_lda_metrics_header_v1 - 1) == 0;
-  const int v2 = continued && strncmp(text, sk_lda_metrics_header_v2, sizeof sk_lda_metrics_header_v2 - 1) == 0;
-  if (continued && !v1 && !v2 && strncmp(text, sk_lda_metrics_header, sizeof sk_lda_metrics_header - 1) != 0) {
+  const int version = continued ? metrics_header_version(text) : 3;
+  const int v1 = version == 1, v2 = version == 2;
+  if (version == 0) {
     memset(log, 0, sizeof *log);
     return sk_ex_fail(err, "%s: the log to continue does not start with the metrics header", path);
   }
